@@ -1,0 +1,58 @@
+// Command lab is the idempotency lab: a playground, a course and a drill
+// for message handlers that survive duplicates.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitError = 1 // something broke inside the lab
+	exitUsage = 2 // bad input: a flag, a name, a script
+)
+
+const usage = `lab: the idempotency lab
+
+Usage:
+  lab run PRESET|FILE|- [--handlers a,b|core|all] [--json] [--steps N]
+                          run a scenario on each handler and print the outcome
+  lab scenarios           list the preset scenarios
+  lab handlers            list the handlers
+  lab help                show this help
+
+A FILE is a scenario script; - reads one from standard input.
+`
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "run":
+		return cmdRun(args[1:], stdin, stdout, stderr)
+	case "scenarios":
+		return cmdScenarios(args[1:], stdout, stderr)
+	case "handlers":
+		return cmdHandlers(args[1:], stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "lab: unknown command %q; valid commands: run, scenarios, handlers, help\n\n%s", args[0], usage)
+	return exitUsage
+}

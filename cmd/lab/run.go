@@ -1,0 +1,181 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// parseInterleaved parses flags that may come before or after the
+// positional arguments, as in "lab run crash-before-ack --json".
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("lab run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	handlerList := fs.String("handlers", "core", "handlers to run: a comma-separated list of names, core or all")
+	asJSON := fs.Bool("json", false, "print the full result, with traces, as JSON")
+	steps := fs.Int("steps", 0, "run only the first N steps (0: all)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(pos) != 1 {
+		fmt.Fprintf(stderr, "lab run: want one scenario (a preset name, a script file or -), got %d\n", len(pos))
+		return exitUsage
+	}
+	if *steps < 0 {
+		fmt.Fprintf(stderr, "lab run: --steps %d: must be 0 (all) or more\n", *steps)
+		return exitUsage
+	}
+	name, script, err := loadScenario(pos[0], stdin)
+	if err != nil {
+		fmt.Fprintf(stderr, "lab run: %v\n", err)
+		return exitUsage
+	}
+	var names []string
+	for _, n := range strings.Split(*handlerList, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, n)
+		}
+	}
+	if _, err := sim.Handlers(names); err != nil {
+		fmt.Fprintf(stderr, "lab run: --handlers: %v\n", err)
+		return exitUsage
+	}
+	res, err := sim.Execute(script, sim.Options{Handlers: names, Steps: *steps})
+	if err != nil {
+		fmt.Fprintf(stderr, "lab run: %v\n", err)
+		return exitError
+	}
+	if *asJSON {
+		out := struct {
+			Scenario string       `json:"scenario"`
+			Title    string       `json:"title,omitempty"`
+			Steps    int          `json:"steps"`
+			Results  []sim.Result `json:"results"`
+		}{name, script.Title, res.Steps, res.Results}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			fmt.Fprintf(stderr, "lab run: %v\n", err)
+			return exitError
+		}
+		return exitOK
+	}
+	printTable(stdout, name, script, res)
+	return exitOK
+}
+
+// loadScenario resolves a preset name, a file path or - (standard input).
+func loadScenario(arg string, stdin io.Reader) (string, *sim.Script, error) {
+	presets, err := sim.Presets()
+	if err != nil {
+		return "", nil, err
+	}
+	if p, err := sim.FindPreset(presets, arg); err == nil {
+		return p.Name, p.Script, nil
+	}
+	var src []byte
+	if arg == "-" {
+		src, err = io.ReadAll(io.LimitReader(stdin, sim.MaxScriptBytes+1))
+	} else {
+		src, err = readFile(arg)
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		_, err := sim.FindPreset(presets, arg)
+		return "", nil, fmt.Errorf("%v (or give the path of a script file)", err)
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	s, err := sim.Parse(string(src))
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %v", arg, err)
+	}
+	return arg, s, nil
+}
+
+func readFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, sim.MaxScriptBytes+1))
+}
+
+func printTable(w io.Writer, name string, s *sim.Script, res *sim.Run) {
+	title := name
+	if s.Title != "" {
+		title = s.Title + " (" + name + ")"
+	}
+	fmt.Fprintf(w, "%s: %d steps\n\n", title, res.Steps)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "handler\tbalance\tsettled\texpected\tverdict\tdeliveries\tdead-lettered\tquarantined\tgateway calls\t")
+	for _, r := range res.Results {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t\n", r.Handler, r.Balance, r.Settled, r.Expected,
+			r.Verdict, r.Deliveries, r.DeadLettered, r.Quarantined, r.GatewayCalls)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	for _, r := range res.Results {
+		fmt.Fprintf(w, "%-18s %s\n", r.Handler+":", r.Reason)
+	}
+}
+
+func cmdScenarios(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "lab scenarios: takes no arguments, got %q\n", strings.Join(args, " "))
+		return exitUsage
+	}
+	presets, err := sim.Presets()
+	if err != nil {
+		fmt.Fprintf(stderr, "lab scenarios: %v\n", err)
+		return exitError
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	for _, p := range presets {
+		fmt.Fprintf(tw, "%s\t%s\n", p.Name, p.Script.Summary)
+	}
+	tw.Flush()
+	return exitOK
+}
+
+func cmdHandlers(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		fmt.Fprintf(stderr, "lab handlers: takes no arguments, got %q\n", strings.Join(args, " "))
+		return exitUsage
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
+	for _, h := range handlers.List() {
+		kind := "anti-pattern"
+		if h.Core {
+			kind = "core"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", h.Name, kind, h.Summary)
+	}
+	tw.Flush()
+	return exitOK
+}

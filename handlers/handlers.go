@@ -1,0 +1,164 @@
+// Package handlers holds the code the lab teaches: message handlers that
+// credit a top-up to an account, each defending against duplicates in its
+// own way (or failing to).
+//
+// Every handler is one function in a file of its own, short enough to read
+// as lecture material. A handler sees a Message and the Deps of the worker
+// process that runs it: a *sql.DB, a *redis.Client, the payment Gateway and
+// a simulated clock. It returns nil to ack the message and an error to nack
+// it (the broker then redelivers it).
+//
+// The calls to Deps.Point mark where the lab may stop the worker:
+// BeforeEffect and AfterEffect are the crash points, Yield is where a second
+// worker may run in between when two deliveries race. Handlers defer nothing
+// but tx.Rollback, which is what the database does anyway when a dead
+// worker's connection drops, so a crash runs no cleanup that a real one
+// would not.
+package handlers
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"modernc.org/sqlite"
+)
+
+// Message is what a worker receives from the broker.
+type Message struct {
+	Key         string            // idempotency key chosen by the producer
+	Tenant      string            // the tenant the operation belongs to
+	Account     string            // the account to credit
+	OrderID     string            // the order being paid
+	Amount      int64             // minor units (cents), never a float
+	Headers     map[string]string // transport headers
+	TransportID string            // the broker's own id (topic/partition/offset)
+}
+
+// Gateway is an external payment provider: a side effect the handler cannot
+// wrap in its own database transaction.
+type Gateway interface {
+	Charge(ctx context.Context, account string, amount int64, reference string) error
+}
+
+// Deps is what the worker process gives a handler.
+type Deps struct {
+	DB      *sql.DB
+	Redis   *redis.Client
+	Gateway Gateway
+	Now     func() time.Time // the lab's simulated clock
+
+	// ProcessingTTL and DoneTTL are the lifetimes of the Redis idempotency
+	// key while a message is being processed and after it succeeded.
+	ProcessingTTL time.Duration
+	DoneTTL       time.Duration
+
+	// Point marks a named place in the handler: a crash point or a yield.
+	// The lab may stop the worker there, as a crashing process would stop.
+	Point func(name string)
+	// Log records what the handler decided, as a logger would.
+	Log func(format string, args ...any)
+}
+
+// The places a handler marks with Deps.Point.
+const (
+	// BeforeEffect is just before the business effect runs (inside the
+	// transaction, if the effect has one).
+	BeforeEffect = "before-effect"
+	// AfterEffect is right after the effect became durable (after the
+	// commit) and before anything else the handler does.
+	AfterEffect = "after-effect"
+	// Yield is where another worker handling a duplicate may run in between:
+	// the window between a check and the write it guards.
+	Yield = "yield"
+)
+
+// Func is the signature every handler has.
+type Func func(ctx context.Context, d Deps, m Message) error
+
+// Info describes a handler for the lab.
+type Info struct {
+	Name    string // as used in scripts, URLs and the CLI
+	Summary string // one line: what it guarantees or how it fails
+	Core    bool   // one of the five patterns the lectures teach
+	Redis   bool   // needs Redis
+	Schema  string // the tables the handler needs, besides accounts and orders
+	File    string // the source file, for the lab to show
+	Func    string // the function's name in that file
+	Handle  Func
+}
+
+// List returns every handler: the five core patterns first, then the
+// anti-patterns.
+func List() []Info {
+	return []Info{
+		{Name: "naive", Summary: "credits every delivery: no protection at all", Core: true,
+			File: "naive.go", Func: "Naive", Handle: Naive},
+		{Name: "unique", Summary: "UNIQUE(idempotency_key) in the same transaction as the credit", Core: true,
+			Schema: uniqueSchema, File: "unique.go", Func: "Unique", Handle: Unique},
+		{Name: "setnx", Summary: "Redis SET NX EX guards an external gateway call", Core: true, Redis: true,
+			File: "setnx.go", Func: "SetNX", Handle: SetNX},
+		{Name: "statemachine", Summary: "UPDATE orders ... WHERE status='CREATED' decides who pays", Core: true,
+			File: "statemachine.go", Func: "StateMachine", Handle: StateMachine},
+		{Name: "inbox", Summary: "(tenant, operation) inbox with payload hash and saved response, one transaction", Core: true,
+			Schema: inboxSchema, File: "inbox.go", Func: "Inbox", Handle: Inbox},
+
+		{Name: "check-then-insert", Summary: "SELECT the key, then INSERT: two racing workers both pass",
+			Schema: checkThenInsertSchema, File: "check_then_insert.go", Func: "CheckThenInsert", Handle: CheckThenInsert},
+		{Name: "unique-error", Summary: "UNIQUE, but a duplicate is returned as an error: a redelivery loop",
+			Schema: uniqueSchema, File: "unique_error.go", Func: "UniqueError", Handle: UniqueError},
+		{Name: "marker-first", Summary: "commits the marker, then the credit: a crash in between loses it",
+			Schema: markerSchema, File: "marker_first.go", Func: "MarkerFirst", Handle: MarkerFirst},
+		{Name: "effect-first", Summary: "commits the credit, then the marker: a crash in between doubles it",
+			Schema: markerSchema, File: "effect_first.go", Func: "EffectFirst", Handle: EffectFirst},
+		{Name: "broker-key", Summary: "deduplicates on the broker's transport id, not the producer's key",
+			Schema: brokerKeySchema, File: "broker_key.go", Func: "BrokerKey", Handle: BrokerKey},
+		{Name: "setnx-no-release", Summary: "SET NX without DEL when the gateway fails: the retry is skipped", Redis: true,
+			File: "setnx_no_release.go", Func: "SetNXNoRelease", Handle: SetNXNoRelease},
+		{Name: "inbox-no-hash", Summary: "inbox without a payload hash: a changed amount passes as a repeat",
+			Schema: inboxNoHashSchema, File: "inbox_no_hash.go", Func: "InboxNoHash", Handle: InboxNoHash},
+	}
+}
+
+// BaseSchema is what every world has: the accounts handlers credit and the
+// orders the order service creates.
+const BaseSchema = `
+CREATE TABLE accounts (
+    id      TEXT PRIMARY KEY,
+    balance INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE orders (
+    tenant  TEXT NOT NULL,
+    id      TEXT NOT NULL,
+    status  TEXT NOT NULL,
+    paid_at TEXT,
+    PRIMARY KEY (tenant, id)
+);
+`
+
+// isUniqueViolation reports whether err is SQLite's answer to a duplicate
+// key: extended code 2067 (UNIQUE) or 1555 (PRIMARY KEY). The plain code 19
+// (any constraint) would also match NOT NULL and CHECK failures.
+// PostgreSQL's equivalent is SQLSTATE 23505.
+func isUniqueViolation(err error) bool {
+	var e *sqlite.Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	return e.Code() == 2067 || e.Code() == 1555
+}
+
+// execer is what *sql.DB and *sql.Tx have in common.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// credit adds amount to the account: the business effect of every handler
+// that keeps money in the database.
+func credit(ctx context.Context, db execer, account string, amount int64) error {
+	_, err := db.ExecContext(ctx,
+		`UPDATE accounts SET balance = balance + ? WHERE id = ?`, amount, account)
+	return err
+}

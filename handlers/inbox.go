@@ -1,0 +1,116 @@
+package handlers
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+)
+
+const inboxSchema = `
+CREATE TABLE inbox (
+    tenant       TEXT NOT NULL,
+    operation_id TEXT NOT NULL,
+    payload_hash TEXT NOT NULL,
+    response     TEXT NOT NULL,
+    created_at   TEXT NOT NULL,
+    PRIMARY KEY (tenant, operation_id)
+);
+CREATE TABLE quarantine (
+    id           INTEGER PRIMARY KEY,
+    tenant       TEXT    NOT NULL,
+    operation_id TEXT    NOT NULL,
+    payload_hash TEXT    NOT NULL,
+    saved_hash   TEXT    NOT NULL,
+    amount       INTEGER NOT NULL,
+    transport_id TEXT    NOT NULL,
+    received_at  TEXT    NOT NULL
+);
+`
+
+// payloadHash fingerprints the business content of a message: the hex
+// SHA-256 of a canonical text with fixed field names in a fixed order.
+// Transport fields (TransportID, Headers) are left out on purpose: a
+// redelivery or a replay carries the same business payload under a new
+// transport id. Hashing the raw JSON instead would make equal payloads
+// differ by key order or whitespace.
+func payloadHash(m Message) string {
+	canonical := fmt.Sprintf("account=%s\namount=%d\norder=%s\n", m.Account, m.Amount, m.OrderID)
+	sum := sha256.Sum256([]byte(canonical))
+	return hex.EncodeToString(sum[:])
+}
+
+// Inbox records each operation under (tenant, operation id) together with a
+// hash of its payload and the response it produced, in the same transaction
+// as the credit.
+//
+// Guarantees exactly one credit per (tenant, operation) and survives a crash
+// at every point, because the inbox row, the credit and the response commit
+// together or not at all. A repeat with the same payload gets the saved
+// response replayed; a repeat with a different payload is a conflict, kept
+// in quarantine for a person to resolve instead of being applied or
+// redelivered for ever. It fails when a retention job deletes inbox rows
+// before the replay horizon has closed (the longest time a duplicate can
+// still arrive): a late duplicate then finds no row and is credited again.
+func Inbox(ctx context.Context, d Deps, m Message) error {
+	hash := payloadHash(m)
+	d.Point(Yield)
+	tx, err := d.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+
+	var savedHash, response string
+	err = tx.QueryRowContext(ctx,
+		`SELECT payload_hash, response FROM inbox WHERE tenant = ? AND operation_id = ?`,
+		m.Tenant, m.Key).Scan(&savedHash, &response)
+	switch {
+	case err == nil && savedHash == hash:
+		d.Log("repeat of %s/%s: replaying saved response %q", m.Tenant, m.Key, response)
+		return nil
+	case err == nil:
+		// Same operation id, different content: neither a repeat nor a new
+		// operation. Keep the evidence and ack; a nack would only loop.
+		_, err = tx.ExecContext(ctx,
+			`INSERT INTO quarantine (tenant, operation_id, payload_hash, saved_hash, amount, transport_id, received_at)
+			 VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			m.Tenant, m.Key, hash, savedHash, m.Amount, m.TransportID, d.Now().Format(time.RFC3339))
+		if err != nil {
+			return fmt.Errorf("quarantine: %w", err)
+		}
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("commit: %w", err)
+		}
+		d.Log("conflict on %s/%s: payload differs from the saved one, quarantined", m.Tenant, m.Key)
+		return nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("read inbox: %w", err)
+	}
+
+	d.Point(BeforeEffect)
+	_, err = tx.ExecContext(ctx,
+		`INSERT INTO inbox (tenant, operation_id, payload_hash, response, created_at) VALUES (?, ?, ?, ?, ?)`,
+		m.Tenant, m.Key, hash, fmt.Sprintf("credited %d to %s", m.Amount, m.Account),
+		d.Now().Format(time.RFC3339))
+	if isUniqueViolation(err) {
+		// A concurrent duplicate committed between our SELECT and INSERT
+		// (possible on databases that run transactions in parallel). Nack:
+		// the redelivery will find its row and compare the hashes.
+		return fmt.Errorf("inbox %s/%s written concurrently: %w", m.Tenant, m.Key, err)
+	}
+	if err != nil {
+		return fmt.Errorf("insert inbox: %w", err)
+	}
+	if err := credit(ctx, tx, m.Account, m.Amount); err != nil {
+		return fmt.Errorf("credit %s: %w", m.Account, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	d.Point(AfterEffect)
+	return nil
+}

@@ -1,0 +1,47 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+)
+
+// SetNX guards a call to an external payment gateway with a Redis key: SET
+// NX claims the operation ("processing"), and once the charge succeeded the
+// key is overwritten with "done" for DoneTTL. A gateway error releases the
+// key so that the redelivery can try again.
+//
+// Guarantees one charge per key while the key lives, also for racing
+// duplicates (SET NX is atomic). It fails in the grey zone: the Redis key
+// and the charge are not one transaction. A worker that dies between SET NX
+// and the end of the charge leaves the key "processing" until
+// ProcessingTTL expires; every redelivery in that time is acked without
+// charging, so the customer may never be charged (at-most-once). And once
+// DoneTTL has expired, a late redelivery finds no key and charges again.
+func SetNX(ctx context.Context, d Deps, m Message) error {
+	redisKey := "idem:" + m.Key
+	d.Point(Yield)
+	ok, err := d.Redis.SetNX(ctx, redisKey, "processing", d.ProcessingTTL).Result()
+	if err != nil {
+		return fmt.Errorf("setnx %s: %w", redisKey, err)
+	}
+	if !ok {
+		d.Log("key %s is in progress or done: ack without charging", m.Key)
+		return nil
+	}
+
+	d.Point(BeforeEffect)
+	if err := d.Gateway.Charge(ctx, m.Account, m.Amount, m.Key); err != nil {
+		// Release the claim. Otherwise the redelivery would find the key,
+		// be skipped, and the customer would never be charged.
+		d.Redis.Del(ctx, redisKey)
+		return fmt.Errorf("charge %s: %w", m.Account, err)
+	}
+	d.Point(AfterEffect)
+
+	// The charge already happened. Returning an error here would nack the
+	// message and the redelivery, finding the key released or expired,
+	// would charge a second time. If this SET fails, the "processing" key
+	// still blocks duplicates until ProcessingTTL runs out.
+	_ = d.Redis.Set(ctx, redisKey, "done", d.DoneTTL).Err()
+	return nil
+}

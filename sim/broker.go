@@ -1,0 +1,134 @@
+package sim
+
+import "fmt"
+
+// Message is one message as the broker holds it.
+type Message struct {
+	TransportID string `json:"transport_id"` // like a Kafka offset: same on redelivery, new on republish or DLQ replay
+	Key         string `json:"key"`          // the producer's idempotency key
+	Tenant      string `json:"tenant"`
+	Op          string `json:"op"` // the operation (intent) it belongs to
+	Account     string `json:"account"`
+	Amount      int64  `json:"amount"`
+	Changed     bool   `json:"changed"` // the amount differs from the intent's first publish
+	Deliveries  int    `json:"deliveries"`
+	Redelivered bool   `json:"redelivered"`
+}
+
+// Body is the message's payload as a producer would serialise it.
+func (m *Message) Body() string {
+	return fmt.Sprintf(`{"op":%q,"tenant":%q,"account":%q,"amount":%d}`, m.Op, m.Tenant, m.Account, m.Amount)
+}
+
+// Broker is an at-least-once broker: a message leaves only when acked, and
+// a message delivered MaxDeliveries times without an ack is dead-lettered.
+type Broker struct {
+	MaxDeliveries int
+	Ready         []*Message
+	InFlight      []*Message
+	Acked         []*Message
+	DLQ           []*Message
+	offset        int
+}
+
+// BrokerState is a copy of the broker's queues at one moment.
+type BrokerState struct {
+	Ready    []Message `json:"ready"`
+	InFlight []Message `json:"in_flight"`
+	Acked    []Message `json:"acked"`
+	DLQ      []Message `json:"dlq"`
+}
+
+func (b *Broker) nextID() string {
+	b.offset++
+	return fmt.Sprintf("topups/0/%d", b.offset)
+}
+
+// Publish appends a message with a new transport id.
+func (b *Broker) Publish(m *Message) {
+	m.TransportID = b.nextID()
+	b.Ready = append(b.Ready, m)
+}
+
+// Take moves the oldest ready message in flight and counts the delivery.
+func (b *Broker) Take() *Message {
+	if len(b.Ready) == 0 {
+		return nil
+	}
+	m := b.Ready[0]
+	b.Ready = b.Ready[1:]
+	m.Deliveries++
+	b.InFlight = append(b.InFlight, m)
+	return m
+}
+
+// Ack removes an in-flight message for good.
+func (b *Broker) Ack(m *Message) {
+	b.InFlight = remove(b.InFlight, m)
+	b.Acked = append(b.Acked, m)
+}
+
+// Nack puts an in-flight message back, or dead-letters it once it has been
+// delivered MaxDeliveries times. It reports whether it was dead-lettered.
+func (b *Broker) Nack(m *Message) bool {
+	b.InFlight = remove(b.InFlight, m)
+	return b.requeue(m)
+}
+
+func (b *Broker) requeue(m *Message) bool {
+	if m.Deliveries >= b.MaxDeliveries {
+		b.DLQ = append(b.DLQ, m)
+		return true
+	}
+	m.Redelivered = true
+	b.Ready = append(b.Ready, m)
+	return false
+}
+
+// Redeliver returns every in-flight message, as a visibility timeout would.
+// It returns the messages in the order handled and whether each went to the
+// DLQ.
+func (b *Broker) Redeliver() (moved []*Message, dead []bool) {
+	inFlight := b.InFlight
+	b.InFlight = nil
+	for _, m := range inFlight {
+		moved = append(moved, m)
+		dead = append(dead, b.requeue(m))
+	}
+	return moved, dead
+}
+
+// ReplayDLQ sends dead letters back as new messages: same key and body, a
+// new transport id, a fresh delivery count.
+func (b *Broker) ReplayDLQ() []*Message {
+	dlq := b.DLQ
+	b.DLQ = nil
+	for _, m := range dlq {
+		m.Deliveries = 0
+		m.Redelivered = false
+		b.Publish(m)
+	}
+	return dlq
+}
+
+// State copies the queues.
+func (b *Broker) State() BrokerState {
+	return BrokerState{Ready: copyMsgs(b.Ready), InFlight: copyMsgs(b.InFlight), Acked: copyMsgs(b.Acked), DLQ: copyMsgs(b.DLQ)}
+}
+
+func copyMsgs(ms []*Message) []Message {
+	out := make([]Message, len(ms))
+	for i, m := range ms {
+		out[i] = *m
+	}
+	return out
+}
+
+func remove(ms []*Message, m *Message) []*Message {
+	for i, x := range ms {
+		if x == m {
+			return append(ms[:i:i], ms[i+1:]...)
+		}
+	}
+	return ms
+}

@@ -1,0 +1,342 @@
+package sim
+
+import (
+	"context"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+	"modernc.org/sqlite"
+)
+
+// The SQL recorder wraps modernc.org/sqlite at the database/sql driver level,
+// so handlers keep using a plain *sql.DB and *sql.Tx while every statement,
+// BEGIN, COMMIT and ROLLBACK they run lands in the trace.
+
+type recConnector struct {
+	inner driver.Connector
+	t     *tracer
+}
+
+func newRecConnector(dsn string, t *tracer) (*recConnector, error) {
+	c, err := sqlite.NewConnector(dsn)
+	if err != nil {
+		return nil, err
+	}
+	return &recConnector{inner: c, t: t}, nil
+}
+
+func (c *recConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &recConn{inner: conn, t: c.t}, nil
+}
+
+func (c *recConnector) Driver() driver.Driver { return c.inner.Driver() }
+
+type recConn struct {
+	inner driver.Conn
+	t     *tracer
+}
+
+// innerConn is what modernc's connection implements beyond driver.Conn.
+type innerConn interface {
+	driver.Conn
+	driver.ConnBeginTx
+	driver.ConnPrepareContext
+	driver.ExecerContext
+	driver.QueryerContext
+}
+
+func (c *recConn) full() (innerConn, error) {
+	ic, ok := c.inner.(innerConn)
+	if !ok {
+		return nil, errors.New("sqlite connection lacks the context interfaces")
+	}
+	return ic, nil
+}
+
+func (c *recConn) Prepare(query string) (driver.Stmt, error) {
+	return c.PrepareContext(context.Background(), query)
+}
+
+func (c *recConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	ic, err := c.full()
+	if err != nil {
+		return nil, err
+	}
+	s, err := ic.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return &recStmt{inner: s, query: query, t: c.t}, nil
+}
+
+func (c *recConn) Close() error { return c.inner.Close() }
+
+func (c *recConn) Begin() (driver.Tx, error) {
+	return c.BeginTx(context.Background(), driver.TxOptions{})
+}
+
+func (c *recConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	ic, err := c.full()
+	if err != nil {
+		return nil, err
+	}
+	i := c.t.emit(KindSQL, "BEGIN", "")
+	tx, err := ic.BeginTx(ctx, opts)
+	c.t.result(i, sqlResult(nil, err))
+	if err != nil {
+		return nil, err
+	}
+	return &recTx{inner: tx, t: c.t}, nil
+}
+
+func (c *recConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	ic, err := c.full()
+	if err != nil {
+		return nil, err
+	}
+	i := c.t.emit(KindSQL, squash(query), formatArgs(args))
+	res, err := ic.ExecContext(ctx, query, args)
+	c.t.result(i, sqlResult(res, err))
+	return res, err
+}
+
+func (c *recConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	ic, err := c.full()
+	if err != nil {
+		return nil, err
+	}
+	i := c.t.emit(KindSQL, squash(query), formatArgs(args))
+	rows, err := ic.QueryContext(ctx, query, args)
+	if err != nil {
+		c.t.result(i, sqlResult(nil, err))
+		return nil, err
+	}
+	return &recRows{inner: rows, t: c.t, i: i}, nil
+}
+
+func (c *recConn) ResetSession(ctx context.Context) error {
+	if r, ok := c.inner.(driver.SessionResetter); ok {
+		return r.ResetSession(ctx)
+	}
+	return nil
+}
+
+func (c *recConn) IsValid() bool {
+	if v, ok := c.inner.(driver.Validator); ok {
+		return v.IsValid()
+	}
+	return true
+}
+
+type recTx struct {
+	inner driver.Tx
+	t     *tracer
+}
+
+func (tx *recTx) Commit() error {
+	i := tx.t.emit(KindSQL, "COMMIT", "")
+	err := tx.inner.Commit()
+	tx.t.result(i, sqlResult(nil, err))
+	return err
+}
+
+func (tx *recTx) Rollback() error {
+	i := tx.t.emit(KindSQL, "ROLLBACK", "")
+	err := tx.inner.Rollback()
+	tx.t.result(i, sqlResult(nil, err))
+	return err
+}
+
+type recStmt struct {
+	inner driver.Stmt
+	query string
+	t     *tracer
+}
+
+func (s *recStmt) Close() error  { return s.inner.Close() }
+func (s *recStmt) NumInput() int { return s.inner.NumInput() }
+
+func (s *recStmt) Exec(args []driver.Value) (driver.Result, error) {
+	return s.ExecContext(context.Background(), named(args))
+}
+
+func (s *recStmt) Query(args []driver.Value) (driver.Rows, error) {
+	return s.QueryContext(context.Background(), named(args))
+}
+
+func (s *recStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	sc, ok := s.inner.(driver.StmtExecContext)
+	if !ok {
+		return nil, errors.New("sqlite statement lacks ExecContext")
+	}
+	i := s.t.emit(KindSQL, squash(s.query), formatArgs(args))
+	res, err := sc.ExecContext(ctx, args)
+	s.t.result(i, sqlResult(res, err))
+	return res, err
+}
+
+func (s *recStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	sc, ok := s.inner.(driver.StmtQueryContext)
+	if !ok {
+		return nil, errors.New("sqlite statement lacks QueryContext")
+	}
+	i := s.t.emit(KindSQL, squash(s.query), formatArgs(args))
+	rows, err := sc.QueryContext(ctx, args)
+	if err != nil {
+		s.t.result(i, sqlResult(nil, err))
+		return nil, err
+	}
+	return &recRows{inner: rows, t: s.t, i: i}, nil
+}
+
+// recRows counts the rows a query returned and writes the count into the
+// query's event when the rows are closed.
+type recRows struct {
+	inner driver.Rows
+	t     *tracer
+	i     int
+	n     int
+	done  bool
+}
+
+func (r *recRows) Columns() []string { return r.inner.Columns() }
+
+func (r *recRows) Next(dest []driver.Value) error {
+	err := r.inner.Next(dest)
+	if err == nil {
+		r.n++
+	}
+	return err
+}
+
+func (r *recRows) Close() error {
+	if !r.done {
+		r.done = true
+		r.t.result(r.i, plural(r.n, "row"))
+	}
+	return r.inner.Close()
+}
+
+func named(args []driver.Value) []driver.NamedValue {
+	nv := make([]driver.NamedValue, len(args))
+	for i, a := range args {
+		nv[i] = driver.NamedValue{Ordinal: i + 1, Value: a}
+	}
+	return nv
+}
+
+func formatArgs(args []driver.NamedValue) string {
+	parts := make([]string, len(args))
+	for i, a := range args {
+		parts[i] = quoteArg(a.Value)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sqlResult(res driver.Result, err error) string {
+	if err != nil {
+		var se *sqlite.Error
+		if errors.As(err, &se) {
+			return fmt.Sprintf("error %d: %s", se.Code(), se.Error())
+		}
+		return "error: " + err.Error()
+	}
+	if res == nil {
+		return "ok"
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return "ok"
+	}
+	return plural(int(n), "row") + " affected"
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// redisRecorder is a go-redis hook that records every command the handler
+// sends and the reply it got, in redis-cli's notation.
+type redisRecorder struct{ t *tracer }
+
+func (h redisRecorder) DialHook(next redis.DialHook) redis.DialHook {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		return next(ctx, network, addr)
+	}
+}
+
+func (h redisRecorder) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		i := h.t.emit(KindRedis, redisCommand(cmd), "")
+		err := next(ctx, cmd)
+		h.t.result(i, redisReply(cmd, err))
+		return err
+	}
+}
+
+func (h redisRecorder) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		idx := make([]int, len(cmds))
+		for k, cmd := range cmds {
+			idx[k] = h.t.emit(KindRedis, redisCommand(cmd), "")
+		}
+		err := next(ctx, cmds)
+		for k, cmd := range cmds {
+			h.t.result(idx[k], redisReply(cmd, cmd.Err()))
+		}
+		return err
+	}
+}
+
+// redisKeywords are the option words go-redis sends in lower case; the
+// trace shows them as the Redis documentation writes them.
+var redisKeywords = map[string]bool{"ex": true, "px": true, "nx": true, "xx": true, "keepttl": true}
+
+func redisCommand(cmd redis.Cmder) string {
+	parts := make([]string, len(cmd.Args()))
+	for i, a := range cmd.Args() {
+		s := fmt.Sprint(a)
+		if i == 0 || redisKeywords[strings.ToLower(s)] {
+			s = strings.ToUpper(s)
+		}
+		parts[i] = s
+	}
+	return strings.Join(parts, " ")
+}
+
+func redisReply(cmd redis.Cmder, err error) string {
+	switch {
+	case err == redis.Nil:
+		return "(nil)"
+	case errors.Is(err, io.EOF):
+		return "error: connection closed"
+	case err != nil:
+		return "error: " + err.Error()
+	}
+	switch c := cmd.(type) {
+	case *redis.BoolCmd:
+		if c.Val() {
+			return "OK"
+		}
+		return "(nil)"
+	case *redis.StatusCmd:
+		return c.Val()
+	case *redis.IntCmd:
+		return fmt.Sprintf("(integer) %d", c.Val())
+	case *redis.StringCmd:
+		return fmt.Sprintf("%q", c.Val())
+	}
+	return "ok"
+}

@@ -1,0 +1,507 @@
+package sim
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Limits on scripts. They keep every request to the stateless web server
+// cheap, whatever is pasted into it.
+const (
+	MaxSteps       = 1000
+	MaxScriptBytes = 64 << 10
+	MaxKeyBytes    = 255
+	MaxAmount      = 1_000_000_000_000 // minor units
+	MaxDeliveries  = 100
+	maxDuration    = 10 * 365 * 24 * time.Hour
+)
+
+// Verbs of the script language. The web controls and URLs use the same words.
+const (
+	VerbPublish           = "publish"
+	VerbRetry             = "retry"
+	VerbChangePayload     = "change-payload"
+	VerbDeliver           = "deliver"
+	VerbRedeliver         = "redeliver"
+	VerbDeliverConcurrent = "deliver-concurrent"
+	VerbDLQReplay         = "dlq-replay"
+	VerbAdvance           = "advance"
+	VerbGateway           = "gateway"
+	VerbShip              = "ship"
+	VerbDrain             = "drain"
+)
+
+// Verbs lists every verb, in the order the documentation gives them.
+func Verbs() []string {
+	return []string{VerbPublish, VerbRetry, VerbChangePayload, VerbDeliver, VerbRedeliver,
+		VerbDeliverConcurrent, VerbDLQReplay, VerbAdvance, VerbGateway, VerbShip, VerbDrain}
+}
+
+// Key modes: how the producer picks the idempotency key of an intent.
+const (
+	KeyOp    = "op"    // the operation id itself
+	KeyV7    = "v7"    // a UUIDv7 made once, when the intent is born
+	KeyFresh = "fresh" // a new random UUID on every send (the anti-pattern)
+)
+
+// Crash points a deliver step can name. before-effect and after-effect are
+// marked in the handler's source; before-ack is in the worker, after the
+// handler returned.
+const (
+	CrashBeforeEffect = "before-effect"
+	CrashAfterEffect  = "after-effect"
+	CrashBeforeAck    = "before-ack"
+)
+
+// Defaults for the script's header lines and publish options.
+const (
+	DefaultMaxDeliveries = 5
+	DefaultProcessingTTL = time.Hour
+	DefaultDoneTTL       = 24 * time.Hour
+	DefaultTenant        = "acme"
+	DefaultAccount       = "alice"
+)
+
+// Script is a parsed scenario.
+type Script struct {
+	Title          string
+	TitleRU        string
+	Summary        string
+	SummaryRU      string
+	MaxDeliveries  int
+	ProcessingTTL  time.Duration
+	DoneTTL        time.Duration
+	InboxRetention time.Duration // 0: off
+	Steps          []Step
+}
+
+// Step is one line of a script.
+type Step struct {
+	Line    int    // 1-based line in the source
+	Verb    string // one of the Verb constants
+	Op      string // operation id (publish, retry, change-payload, ship)
+	Tenant  string
+	Account string
+	Amount  int64
+	KeyMode string
+	Crash   string        // deliver: crash point, "" for none
+	Advance time.Duration // advance
+	Up      bool          // gateway up (true) or down
+	// Narration explains the step to a learner; presets have one per step.
+	NarrationEN string
+	NarrationRU string
+}
+
+// Error is a script error: the line it is on and what is wrong.
+type Error struct {
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line == 0 {
+		return "script: " + e.Msg
+	}
+	return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+}
+
+func errf(line int, format string, args ...any) *Error {
+	return &Error{Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Parse reads a script. Every error names the line and the valid choices.
+func Parse(src string) (*Script, error) {
+	if len(src) > MaxScriptBytes {
+		return nil, errf(0, "script is %d bytes; the limit is %d", len(src), MaxScriptBytes)
+	}
+	if !utf8.ValidString(src) {
+		return nil, errf(0, "script is not valid UTF-8 text")
+	}
+	s := &Script{
+		MaxDeliveries: DefaultMaxDeliveries,
+		ProcessingTTL: DefaultProcessingTTL,
+		DoneTTL:       DefaultDoneTTL,
+	}
+	p := parser{s: s, intents: map[intentKey]bool{}}
+	for i, line := range strings.Split(src, "\n") {
+		if err := p.line(i+1, strings.TrimSpace(line)); err != nil {
+			return nil, err
+		}
+	}
+	if p.en != "" || p.ru != "" {
+		return nil, errf(p.narrLine, "narration (#en: / #ru:) must be followed by a step")
+	}
+	return s, nil
+}
+
+// MustParse parses a script known to be valid, such as a preset checked by
+// tests, and panics otherwise.
+func MustParse(src string) *Script {
+	s, err := Parse(src)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+type intentKey struct{ tenant, op string }
+
+type parser struct {
+	s        *Script
+	intents  map[intentKey]bool
+	en, ru   string
+	narrLine int
+}
+
+var headers = []string{"title", "title-ru", "summary", "summary-ru",
+	"max-deliveries", "processing-ttl", "done-ttl", "inbox-retention"}
+
+func (p *parser) line(n int, line string) error {
+	if strings.ContainsFunc(line, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) {
+		return errf(n, "control characters are not allowed")
+	}
+	switch {
+	case line == "":
+		return nil
+	case strings.HasPrefix(line, "#en:"):
+		p.en, p.narrLine = strings.TrimSpace(line[4:]), n
+		return nil
+	case strings.HasPrefix(line, "#ru:"):
+		p.ru, p.narrLine = strings.TrimSpace(line[4:]), n
+		return nil
+	case strings.HasPrefix(line, "#"):
+		return nil
+	}
+	word, rest, _ := strings.Cut(line, " ")
+	if name, ok := strings.CutSuffix(word, ":"); ok {
+		return p.header(n, name, strings.TrimSpace(rest))
+	}
+	if len(p.s.Steps) >= MaxSteps {
+		return errf(n, "too many steps: the limit is %d", MaxSteps)
+	}
+	st, err := p.step(n, word, strings.Fields(rest))
+	if err != nil {
+		return err
+	}
+	st.Line, st.NarrationEN, st.NarrationRU = n, p.en, p.ru
+	p.en, p.ru = "", ""
+	p.s.Steps = append(p.s.Steps, st)
+	return nil
+}
+
+func (p *parser) header(n int, name, value string) error {
+	if len(p.s.Steps) > 0 {
+		return errf(n, "header %q must come before the first step", name+":")
+	}
+	var err error
+	switch name {
+	case "title":
+		p.s.Title = value
+	case "title-ru":
+		p.s.TitleRU = value
+	case "summary":
+		p.s.Summary = value
+	case "summary-ru":
+		p.s.SummaryRU = value
+	case "max-deliveries":
+		p.s.MaxDeliveries, err = strconv.Atoi(value)
+		if err != nil || p.s.MaxDeliveries < 1 || p.s.MaxDeliveries > MaxDeliveries {
+			return errf(n, "max-deliveries: %q is not a whole number from 1 to %d", value, MaxDeliveries)
+		}
+	case "processing-ttl":
+		p.s.ProcessingTTL, err = parseDuration(value)
+	case "done-ttl":
+		p.s.DoneTTL, err = parseDuration(value)
+	case "inbox-retention":
+		if value == "off" {
+			p.s.InboxRetention = 0
+			return nil
+		}
+		p.s.InboxRetention, err = parseDuration(value)
+	default:
+		return errf(n, "unknown header %q; valid headers: %s", name+":", strings.Join(headers, ", "))
+	}
+	if err != nil {
+		return errf(n, "%s: %v", name, err)
+	}
+	return nil
+}
+
+func (p *parser) step(n int, verb string, args []string) (Step, error) {
+	st := Step{Verb: verb}
+	var opts map[string]string
+	var err error
+	switch verb {
+	case VerbPublish, VerbRetry, VerbChangePayload, VerbShip:
+		if len(args) == 0 || strings.Contains(args[0], "=") {
+			return st, errf(n, "%s needs an operation id first, as in: %s", verb, usage(verb))
+		}
+		st.Op = args[0]
+		if err := checkID(n, "operation id", st.Op); err != nil {
+			return st, err
+		}
+		allowed := map[string][]string{
+			VerbPublish:       {"amount", "tenant", "account", "key"},
+			VerbRetry:         {"tenant"},
+			VerbChangePayload: {"amount", "tenant"},
+			VerbShip:          {"tenant"},
+		}[verb]
+		if opts, err = options(n, verb, args[1:], allowed); err != nil {
+			return st, err
+		}
+		if st.Tenant, err = idOption(n, opts, "tenant", DefaultTenant); err != nil {
+			return st, err
+		}
+		ik := intentKey{st.Tenant, st.Op}
+		if verb == VerbPublish {
+			if p.intents[ik] {
+				return st, errf(n, "operation %s of tenant %s is already published; use retry or change-payload to send it again", st.Op, st.Tenant)
+			}
+			p.intents[ik] = true
+			if st.Account, err = idOption(n, opts, "account", DefaultAccount); err != nil {
+				return st, err
+			}
+			st.KeyMode = KeyOp
+			if k, ok := opts["key"]; ok {
+				if k != KeyOp && k != KeyV7 && k != KeyFresh {
+					return st, errf(n, "key=%s: unknown key mode; valid modes: op, v7, fresh", k)
+				}
+				st.KeyMode = k
+			}
+		} else if !p.intents[ik] {
+			return st, errf(n, "%s %s: operation %s of tenant %s has not been published yet; publish it first", verb, st.Op, st.Op, st.Tenant)
+		}
+		if verb == VerbPublish || verb == VerbChangePayload {
+			v, ok := opts["amount"]
+			if !ok {
+				return st, errf(n, "%s needs amount=N (a positive whole number of minor units), as in: %s", verb, usage(verb))
+			}
+			if st.Amount, err = parseAmount(v); err != nil {
+				return st, errf(n, "amount=%s: %v", v, err)
+			}
+		}
+	case VerbDeliver:
+		if opts, err = options(n, verb, args, []string{"crash"}); err != nil {
+			return st, err
+		}
+		if c, ok := opts["crash"]; ok {
+			if c != CrashBeforeEffect && c != CrashAfterEffect && c != CrashBeforeAck {
+				return st, errf(n, "crash=%s: unknown crash point; valid points: before-effect, after-effect, before-ack", c)
+			}
+			st.Crash = c
+		}
+	case VerbRedeliver, VerbDeliverConcurrent, VerbDLQReplay, VerbDrain:
+		if len(args) > 0 {
+			return st, errf(n, "%s takes no arguments, found %q", verb, strings.Join(args, " "))
+		}
+	case VerbAdvance:
+		if len(args) != 1 {
+			return st, errf(n, "advance needs one duration, as in: %s", usage(verb))
+		}
+		if st.Advance, err = parseDuration(args[0]); err != nil {
+			return st, errf(n, "advance: %v", err)
+		}
+	case VerbGateway:
+		if len(args) != 1 || (args[0] != "up" && args[0] != "down") {
+			return st, errf(n, "gateway needs up or down, as in: %s", usage(verb))
+		}
+		st.Up = args[0] == "up"
+	default:
+		return st, errf(n, "unknown verb %q; valid verbs: %s", verb, strings.Join(Verbs(), ", "))
+	}
+	return st, nil
+}
+
+func usage(verb string) string {
+	switch verb {
+	case VerbPublish:
+		return "publish pay-1 amount=100 [tenant=acme] [account=alice] [key=op|v7|fresh]"
+	case VerbRetry:
+		return "retry pay-1 [tenant=acme]"
+	case VerbChangePayload:
+		return "change-payload pay-1 amount=150 [tenant=acme]"
+	case VerbShip:
+		return "ship pay-1 [tenant=acme]"
+	case VerbAdvance:
+		return "advance 25h (units: s, m, h, d)"
+	case VerbGateway:
+		return "gateway down"
+	}
+	return verb
+}
+
+// options reads name=value arguments, allowing only the names given.
+func options(n int, verb string, args []string, allowed []string) (map[string]string, error) {
+	opts := map[string]string{}
+	for _, a := range args {
+		name, value, ok := strings.Cut(a, "=")
+		if !ok {
+			return nil, errf(n, "%s: unexpected %q; options are name=value: %s", verb, a, optionList(allowed))
+		}
+		valid := false
+		for _, x := range allowed {
+			valid = valid || x == name
+		}
+		if !valid {
+			return nil, errf(n, "%s: unknown option %q; valid options: %s", verb, name, optionList(allowed))
+		}
+		if _, dup := opts[name]; dup {
+			return nil, errf(n, "%s: option %s given twice", verb, name)
+		}
+		opts[name] = value
+	}
+	return opts, nil
+}
+
+func optionList(allowed []string) string {
+	if len(allowed) == 0 {
+		return "none"
+	}
+	return strings.Join(allowed, ", ")
+}
+
+func idOption(n int, opts map[string]string, name, def string) (string, error) {
+	v, ok := opts[name]
+	if !ok {
+		return def, nil
+	}
+	return v, checkID(n, name, v)
+}
+
+// checkID accepts any printable text without spaces up to MaxKeyBytes:
+// real idempotency keys are often UUIDs or composite strings.
+func checkID(n int, what, v string) error {
+	switch {
+	case v == "":
+		return errf(n, "%s is empty", what)
+	case len(v) > MaxKeyBytes:
+		return errf(n, "%s is %d bytes; the limit is %d", what, len(v), MaxKeyBytes)
+	case strings.ContainsFunc(v, func(r rune) bool { return !unicode.IsPrint(r) }):
+		return errf(n, "%s %q has characters that are not printable", what, v)
+	}
+	return nil
+}
+
+func parseAmount(v string) (int64, error) {
+	a, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || a <= 0 || a > MaxAmount {
+		return 0, fmt.Errorf("not a positive whole number of minor units (1 to %d); money is never a fraction here", int64(MaxAmount))
+	}
+	return a, nil
+}
+
+// parseDuration reads Go durations (90s, 15m, 1h30m) and whole days (2d).
+func parseDuration(v string) (time.Duration, error) {
+	var d time.Duration
+	if days, ok := strings.CutSuffix(v, "d"); ok && days != "" && !strings.ContainsAny(days, "hms") {
+		n, err := strconv.Atoi(days)
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a duration; examples: 90s, 15m, 2h, 1h30m, 3d", v)
+		}
+		d = time.Duration(n) * 24 * time.Hour
+	} else {
+		var err error
+		d, err = time.ParseDuration(v)
+		if err != nil {
+			return 0, fmt.Errorf("%q is not a duration; examples: 90s, 15m, 2h, 1h30m, 3d", v)
+		}
+	}
+	if d < time.Second || d > maxDuration {
+		return 0, fmt.Errorf("%q is out of range: from 1s to 3650d", v)
+	}
+	return d, nil
+}
+
+// String renders the step in canonical script form.
+func (st Step) String() string {
+	var b strings.Builder
+	b.WriteString(st.Verb)
+	switch st.Verb {
+	case VerbPublish:
+		fmt.Fprintf(&b, " %s amount=%d", st.Op, st.Amount)
+		if st.Tenant != DefaultTenant {
+			b.WriteString(" tenant=" + st.Tenant)
+		}
+		if st.Account != DefaultAccount {
+			b.WriteString(" account=" + st.Account)
+		}
+		if st.KeyMode != KeyOp {
+			b.WriteString(" key=" + st.KeyMode)
+		}
+	case VerbRetry, VerbShip, VerbChangePayload:
+		b.WriteString(" " + st.Op)
+		if st.Verb == VerbChangePayload {
+			fmt.Fprintf(&b, " amount=%d", st.Amount)
+		}
+		if st.Tenant != DefaultTenant {
+			b.WriteString(" tenant=" + st.Tenant)
+		}
+	case VerbDeliver:
+		if st.Crash != "" {
+			b.WriteString(" crash=" + st.Crash)
+		}
+	case VerbAdvance:
+		b.WriteString(" " + formatDuration(st.Advance))
+	case VerbGateway:
+		if st.Up {
+			b.WriteString(" up")
+		} else {
+			b.WriteString(" down")
+		}
+	}
+	return b.String()
+}
+
+// formatDuration writes whole days as Nd and everything else as Go does,
+// without the zero units Go adds (1h0m0s becomes 1h).
+func formatDuration(d time.Duration) string {
+	if d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	}
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = s[:len(s)-2]
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = s[:len(s)-2]
+	}
+	return s
+}
+
+// String renders the script in canonical form: the headers that differ from
+// the defaults, then one step per line with its narration. Parsing the
+// result gives the same script.
+func (s *Script) String() string {
+	var b strings.Builder
+	header := func(name, v string) {
+		if v != "" {
+			fmt.Fprintf(&b, "%s: %s\n", name, v)
+		}
+	}
+	header("title", s.Title)
+	header("title-ru", s.TitleRU)
+	header("summary", s.Summary)
+	header("summary-ru", s.SummaryRU)
+	if s.MaxDeliveries != DefaultMaxDeliveries {
+		fmt.Fprintf(&b, "max-deliveries: %d\n", s.MaxDeliveries)
+	}
+	if s.ProcessingTTL != DefaultProcessingTTL {
+		header("processing-ttl", formatDuration(s.ProcessingTTL))
+	}
+	if s.DoneTTL != DefaultDoneTTL {
+		header("done-ttl", formatDuration(s.DoneTTL))
+	}
+	if s.InboxRetention != 0 {
+		header("inbox-retention", formatDuration(s.InboxRetention))
+	}
+	for _, st := range s.Steps {
+		header("#en", st.NarrationEN)
+		header("#ru", st.NarrationRU)
+		b.WriteString(st.String() + "\n")
+	}
+	return b.String()
+}

@@ -1,0 +1,93 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Event is one thing that happened during a step: a message published or
+// delivered, a statement the handler ran, a crash, an ack.
+type Event struct {
+	Actor  string `json:"actor"`            // producer, broker, worker-1, worker-2, clock, reaper, warehouse, gateway
+	Kind   string `json:"kind"`             // see the Kind constants
+	Text   string `json:"text"`             // the statement, command or description
+	Args   string `json:"args,omitempty"`   // bound SQL arguments
+	Result string `json:"result,omitempty"` // what came back
+	Msg    string `json:"msg,omitempty"`    // transport id of the message concerned
+}
+
+// Event kinds.
+const (
+	KindPublish  = "publish"  // producer -> broker
+	KindDeliver  = "deliver"  // broker -> worker
+	KindSQL      = "sql"      // worker -> SQLite
+	KindRedis    = "redis"    // worker -> Redis
+	KindGateway  = "gateway"  // worker -> payment gateway
+	KindLog      = "log"      // the handler's own log line
+	KindYield    = "yield"    // a worker pauses so the other one runs
+	KindCrash    = "crash"    // the worker process dies
+	KindAck      = "ack"      // worker -> broker: done
+	KindNack     = "nack"     // worker -> broker: failed, requeue
+	KindDLQ      = "dlq"      // broker moves a message to the dead-letter queue
+	KindRequeue  = "requeue"  // broker puts an in-flight message back to ready
+	KindClock    = "clock"    // simulated time moves
+	KindReaper   = "reaper"   // inbox retention deletes old rows
+	KindShip     = "ship"     // the warehouse ships an order
+	KindSwitch   = "switch"   // the gateway goes down or up
+	KindNote     = "note"     // the engine explains a no-op
+	KindConflict = "conflict" // a changed payload was acked without quarantine
+)
+
+// tracer collects the events of one world. Only one worker runs at a time,
+// so the current actor is a plain field.
+type tracer struct {
+	actor  string // who is acting now; "" records nothing (the lab's own queries)
+	events []Event
+}
+
+func (t *tracer) add(e Event) int {
+	t.events = append(t.events, e)
+	return len(t.events) - 1
+}
+
+// emit records an event by the current actor, if any, and returns its
+// index (-1 when nothing was recorded).
+func (t *tracer) emit(kind, text, args string) int {
+	if t.actor == "" {
+		return -1
+	}
+	return t.add(Event{Actor: t.actor, Kind: kind, Text: text, Args: args})
+}
+
+func (t *tracer) result(i int, res string) {
+	if i >= 0 {
+		t.events[i].Result = res
+	}
+}
+
+// take returns the events recorded since the last call.
+func (t *tracer) take() []Event {
+	ev := t.events
+	t.events = nil
+	return ev
+}
+
+// squash collapses the whitespace of a statement to single spaces, so a
+// multi-line query in handler source reads as one line in the trace.
+func squash(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// quoteArg renders one bound argument as SQL would show a literal.
+func quoteArg(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case string:
+		return "'" + strings.ReplaceAll(x, "'", "''") + "'"
+	case []byte:
+		return fmt.Sprintf("x'%x'", x)
+	default:
+		return fmt.Sprint(x)
+	}
+}

@@ -1,0 +1,347 @@
+package sim
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/google/uuid"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/idempotency-lab/lab/handlers"
+)
+
+// epoch is where every run's simulated clock starts.
+func epoch() time.Time { return time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC) }
+
+// seed makes the producer's random keys the same in every run.
+const seed = 20260101
+
+// world is everything one handler runs against in one run: a fresh
+// in-memory SQLite database, a fresh Redis (miniredis, reached by go-redis
+// over loopback), a payment gateway, a broker, a producer and a clock.
+type world struct {
+	script  *Script
+	handler handlers.Info
+	t       *tracer
+	db      *sql.DB
+	mr      *miniredis.Miniredis
+	rdb     *redis.Client
+	gateway *gateway
+	broker  *Broker
+	now     time.Time
+	rng     *rand.Rand
+	tables  map[string]bool
+
+	intents    map[intentKey]*intent
+	applied    map[intentKey]bool // intents whose effect a worker made durable
+	conflicts  int                // changed payloads acked without quarantine
+	deliveries int
+}
+
+// intent is one business operation the producer wants done once.
+type intent struct {
+	tenant, op, account string
+	amount              int64 // of the first publish: what the oracle expects
+	keyMode, key        string
+}
+
+func newWorld(s *Script, h handlers.Info) (w *world, err error) {
+	t := &tracer{}
+	w = &world{
+		script: s, handler: h, t: t,
+		gateway: &gateway{t: t, up: true},
+		broker:  &Broker{MaxDeliveries: s.MaxDeliveries},
+		now:     epoch(),
+		rng:     rand.New(rand.NewPCG(seed, seed)),
+		intents: map[intentKey]*intent{},
+		applied: map[intentKey]bool{},
+		tables:  map[string]bool{},
+	}
+	defer func() {
+		if err != nil {
+			w.close()
+		}
+	}()
+	// One connection holds the in-memory database: a second pooled
+	// connection would open a second, empty database.
+	conn, err := newRecConnector(":memory:?_txlock=immediate", t)
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: %w", err)
+	}
+	w.db = sql.OpenDB(conn)
+	w.db.SetMaxOpenConns(1)
+	w.db.SetMaxIdleConns(1)
+	w.db.SetConnMaxLifetime(0)
+	w.db.SetConnMaxIdleTime(0)
+	if _, err := w.db.Exec(handlers.BaseSchema + h.Schema); err != nil {
+		return nil, fmt.Errorf("schema for %s: %w", h.Name, err)
+	}
+	rows, err := w.db.Query(`SELECT name FROM sqlite_master WHERE type = 'table'`)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		w.tables[name] = true
+	}
+	rows.Close()
+
+	if h.Redis {
+		w.mr = miniredis.NewMiniRedis()
+		if err := w.mr.Start(); err != nil {
+			return nil, fmt.Errorf("miniredis: %w", err)
+		}
+		w.rdb = redis.NewClient(&redis.Options{
+			Addr:            w.mr.Addr(),
+			Protocol:        2,
+			DisableIdentity: true,
+			PoolSize:        1,
+		})
+		w.rdb.AddHook(redisRecorder{t: t})
+		// Connect now, so the trace shows only the handler's commands.
+		if err := w.rdb.Ping(context.Background()).Err(); err != nil {
+			return nil, fmt.Errorf("redis: %w", err)
+		}
+	}
+	return w, nil
+}
+
+func (w *world) close() {
+	if w.rdb != nil {
+		w.rdb.Close()
+	}
+	if w.mr != nil {
+		w.mr.Close()
+	}
+	if w.db != nil {
+		w.db.Close()
+	}
+}
+
+// deps is what the worker process hands the handler.
+func (w *world) deps(point func(string)) handlers.Deps {
+	return handlers.Deps{
+		DB:            w.db,
+		Redis:         w.rdb,
+		Gateway:       w.gateway,
+		Now:           func() time.Time { return w.now },
+		ProcessingTTL: w.script.ProcessingTTL,
+		DoneTTL:       w.script.DoneTTL,
+		Point:         point,
+		Log: func(format string, args ...any) {
+			w.t.emit(KindLog, fmt.Sprintf(format, args...), "")
+		},
+	}
+}
+
+// newKey makes a UUID from the run's seeded source: v4 for fresh keys, v7
+// (the clock's milliseconds in the top 48 bits) for keys made at intent time.
+func (w *world) newKey(v7 bool) string {
+	var u uuid.UUID
+	for i := range u {
+		u[i] = byte(w.rng.Uint32())
+	}
+	u[6] = u[6]&0x0f | 0x40
+	if v7 {
+		ms := uint64(w.now.UnixMilli())
+		for i := 0; i < 6; i++ {
+			u[i] = byte(ms >> (40 - 8*i))
+		}
+		u[6] = u[6]&0x0f | 0x70
+	}
+	u[8] = u[8]&0x3f | 0x80
+	return u.String()
+}
+
+// balance is what the handler's effects credited: the accounts table plus
+// what the gateway charged.
+func (w *world) balance() (int64, error) {
+	var sum int64
+	if err := w.db.QueryRow(`SELECT COALESCE(SUM(balance), 0) FROM accounts`).Scan(&sum); err != nil {
+		return 0, err
+	}
+	return sum + w.gateway.charged(), nil
+}
+
+func (w *world) quarantined() (int, error) {
+	if !w.tables["quarantine"] {
+		return 0, nil
+	}
+	var n int
+	err := w.db.QueryRow(`SELECT COUNT(*) FROM quarantine`).Scan(&n)
+	return n, err
+}
+
+func (w *world) expected() int64 {
+	var sum int64
+	for _, in := range w.intents {
+		sum += in.amount
+	}
+	return sum
+}
+
+// gateway is the external payment provider. It keeps every call and does
+// not deduplicate: a second charge with the same reference charges again.
+type gateway struct {
+	t     *tracer
+	up    bool
+	calls []GatewayCall
+}
+
+// GatewayCall is one charge the gateway was asked for.
+type GatewayCall struct {
+	Account   string `json:"account"`
+	Amount    int64  `json:"amount"`
+	Reference string `json:"reference"`
+	OK        bool   `json:"ok"`
+}
+
+var errGatewayDown = errors.New("payment gateway unavailable (503)")
+
+func (g *gateway) Charge(ctx context.Context, account string, amount int64, reference string) error {
+	i := g.t.emit(KindGateway, fmt.Sprintf("charge %d to %s, reference %s", amount, account, reference), "")
+	g.calls = append(g.calls, GatewayCall{Account: account, Amount: amount, Reference: reference, OK: g.up})
+	if !g.up {
+		g.t.result(i, "error: "+errGatewayDown.Error())
+		return errGatewayDown
+	}
+	g.t.result(i, "charged")
+	return nil
+}
+
+func (g *gateway) charged() int64 {
+	var sum int64
+	for _, c := range g.calls {
+		if c.OK {
+			sum += c.Amount
+		}
+	}
+	return sum
+}
+
+// State is what a handler's world holds at one moment: its tables, its
+// Redis keys and the gateway's calls.
+type State struct {
+	Now       string        `json:"now"`
+	Tables    []Table       `json:"tables"`
+	Redis     []RedisKey    `json:"redis,omitempty"`
+	Gateway   []GatewayCall `json:"gateway,omitempty"`
+	GatewayUp bool          `json:"gateway_up"`
+}
+
+// Table is a copy of one SQLite table.
+type Table struct {
+	Name    string     `json:"name"`
+	Columns []string   `json:"columns"`
+	Rows    [][]string `json:"rows"`
+}
+
+// RedisKey is one key with its value and remaining time to live.
+type RedisKey struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+	TTL   string `json:"ttl,omitempty"` // "" when the key does not expire
+}
+
+func (w *world) state() (*State, error) {
+	st := &State{Now: w.now.Format(time.RFC3339), GatewayUp: w.gateway.up,
+		Gateway: append([]GatewayCall(nil), w.gateway.calls...)}
+	names := make([]string, 0, len(w.tables))
+	for name := range w.tables {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		tb, err := w.table(name)
+		if err != nil {
+			return nil, err
+		}
+		st.Tables = append(st.Tables, tb)
+	}
+	if w.mr != nil {
+		for _, k := range w.mr.Keys() {
+			v, _ := w.mr.Get(k)
+			rk := RedisKey{Key: k, Value: v}
+			if ttl := w.mr.TTL(k); ttl > 0 {
+				rk.TTL = formatDuration(ttl)
+			}
+			st.Redis = append(st.Redis, rk)
+		}
+	}
+	return st, nil
+}
+
+func (w *world) table(name string) (Table, error) {
+	tb := Table{Name: name}
+	rows, err := w.db.Query(`SELECT * FROM "` + name + `" ORDER BY rowid`)
+	if err != nil {
+		return tb, err
+	}
+	defer rows.Close()
+	if tb.Columns, err = rows.Columns(); err != nil {
+		return tb, err
+	}
+	for rows.Next() {
+		vals := make([]any, len(tb.Columns))
+		ptrs := make([]any, len(vals))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return tb, err
+		}
+		row := make([]string, len(vals))
+		for i, v := range vals {
+			switch x := v.(type) {
+			case nil:
+				row[i] = "NULL"
+			case []byte:
+				row[i] = string(x)
+			default:
+				row[i] = fmt.Sprint(x)
+			}
+		}
+		tb.Rows = append(tb.Rows, row)
+	}
+	return tb, rows.Err()
+}
+
+// expiredKeys lists the Redis keys that exist in before but not now.
+func (w *world) redisKeys() []string {
+	if w.mr == nil {
+		return nil
+	}
+	return w.mr.Keys()
+}
+
+func missing(before, after []string) []string {
+	have := map[string]bool{}
+	for _, k := range after {
+		have[k] = true
+	}
+	var gone []string
+	for _, k := range before {
+		if !have[k] {
+			gone = append(gone, k)
+		}
+	}
+	return gone
+}
+
+func joinOr(xs []string, none string) string {
+	if len(xs) == 0 {
+		return none
+	}
+	return strings.Join(xs, ", ")
+}
