@@ -300,15 +300,21 @@ func (h redisRecorder) ProcessPipelineHook(next redis.ProcessPipelineHook) redis
 	}
 }
 
-// redisKeywords are the option words go-redis sends in lower case; the
+// isRedisKeyword reports the option words go-redis sends in lower case; the
 // trace shows them as the Redis documentation writes them.
-var redisKeywords = map[string]bool{"ex": true, "px": true, "nx": true, "xx": true, "keepttl": true}
+func isRedisKeyword(s string) bool {
+	switch strings.ToLower(s) {
+	case "ex", "px", "nx", "xx", "keepttl":
+		return true
+	}
+	return false
+}
 
 func redisCommand(cmd redis.Cmder) string {
 	parts := make([]string, len(cmd.Args()))
 	for i, a := range cmd.Args() {
 		s := fmt.Sprint(a)
-		if i == 0 || redisKeywords[strings.ToLower(s)] {
+		if i == 0 || isRedisKeyword(s) {
 			s = strings.ToUpper(s)
 		}
 		parts[i] = s
