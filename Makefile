@@ -1,0 +1,44 @@
+# The idempotency lab. `make run` starts it, `make test` runs every test.
+ADDR ?= 127.0.0.1:8080
+
+.PHONY: run test build generate check-generated vet bench fuzz vendor browser-deps
+
+## run: start the lab at http://$(ADDR)
+run:
+	go run ./cmd/lab serve --addr $(ADDR)
+
+## test: everything CI runs: generated code current, vet, all tests (browser tests included)
+test: check-generated vet
+	go test -count=1 ./...
+
+## build: a single binary, ./bin/lab
+build:
+	go build -o bin/lab ./cmd/lab
+
+## generate: regenerate templ components (*_templ.go); commit the result
+generate:
+	go tool templ generate
+
+check-generated:
+	./scripts/check-generated.sh
+
+vet:
+	go vet ./...
+
+## bench: engine speed (see README, "Measured")
+bench:
+	go test ./sim -run '^$$' -bench . -benchtime 200x
+
+## fuzz: run each fuzz target for FUZZTIME (default 30s)
+FUZZTIME ?= 30s
+fuzz:
+	go test ./sim -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	go test ./sim -run '^$$' -fuzz '^FuzzRun$$' -fuzztime $(FUZZTIME)
+
+## vendor: refresh static/vendor from npm at the pinned versions
+vendor:
+	./scripts/vendor.sh
+
+## browser-deps: install headless Chromium for the browser tests (Debian, as root)
+browser-deps:
+	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)

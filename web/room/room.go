@@ -1,0 +1,390 @@
+// Package room keeps live classrooms: an instructor steps through a
+// scenario and every student's page follows.
+//
+// A room's state is a script and a step number, so any view of it is
+// rebuilt by replaying the script; the hub only stores and broadcasts that
+// small state. Rooms live in memory: they are ephemeral by design.
+package room
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Errors a caller maps to pages and statuses.
+var (
+	ErrNotFound     = errors.New("no such room: it may have expired")
+	ErrForbidden    = errors.New("only the instructor who opened this room can do that")
+	ErrTooManyRooms = errors.New("the server has as many rooms open as it allows; try again later")
+	ErrRoomFull     = errors.New("this room is full")
+	ErrNoPoll       = errors.New("no poll is open in this room")
+)
+
+// Config bounds the hub. Now is the clock; the server passes time.Now and
+// tests pass a fake one.
+type Config struct {
+	MaxRooms    int
+	MaxStudents int
+	IdleTTL     time.Duration
+	Now         func() time.Time
+	// Buffer is how many updates a slow student may fall behind before
+	// being disconnected (the page reconnects and resumes at the current
+	// step).
+	Buffer int
+}
+
+// State is what a student needs to rebuild the instructor's view.
+type State struct {
+	Code     string   `json:"code"`
+	Script   string   `json:"script"`
+	Step     int      `json:"step"`
+	Handlers []string `json:"handlers"`
+	Version  int      `json:"version"` // grows by one on every change
+	Poll     *Poll    `json:"poll,omitempty"`
+	Students int      `json:"students"`
+}
+
+// Poll is a prediction poll: before the instructor reveals the next step,
+// students guess a handler's balance.
+type Poll struct {
+	ID       int         `json:"id"`
+	Handler  string      `json:"handler"`
+	Step     int         `json:"step"` // the step whose outcome is being predicted
+	Votes    int         `json:"votes"`
+	Revealed bool        `json:"revealed"`
+	Counts   []VoteCount `json:"counts,omitempty"` // the distribution, once revealed or for the instructor
+}
+
+// VoteCount is how many students predicted one balance.
+type VoteCount struct {
+	Balance int64 `json:"balance"`
+	Count   int   `json:"count"`
+}
+
+// Hub holds every open room.
+type Hub struct {
+	cfg   Config
+	mu    sync.Mutex
+	rooms map[string]*room
+}
+
+type room struct {
+	code, secret string
+	state        State
+	lastActive   time.Time
+	subs         map[*Subscription]bool
+	votes        map[string]int64 // student id -> predicted balance
+	polls        int
+}
+
+// Subscription delivers a room's states to one student, in order.
+type Subscription struct {
+	C    <-chan State
+	c    chan State
+	hub  *Hub
+	code string
+}
+
+// NewHub makes a hub; zero limits get sensible defaults.
+func NewHub(cfg Config) *Hub {
+	if cfg.MaxRooms <= 0 {
+		cfg.MaxRooms = 50
+	}
+	if cfg.MaxStudents <= 0 {
+		cfg.MaxStudents = 300
+	}
+	if cfg.IdleTTL <= 0 {
+		cfg.IdleTTL = 2 * time.Hour
+	}
+	if cfg.Buffer <= 0 {
+		cfg.Buffer = 64
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Hub{cfg: cfg, rooms: map[string]*room{}}
+}
+
+// codeAlphabet leaves out letters and digits that read alike (0/O, 1/I/L).
+const codeAlphabet = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+
+func newCode() (string, error) {
+	b := make([]byte, 6)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	for i := range b {
+		b[i] = codeAlphabet[int(b[i])%len(codeAlphabet)]
+	}
+	return string(b), nil
+}
+
+// NormalizeCode accepts what a person types: any case, spaces or dashes.
+func NormalizeCode(s string) string {
+	s = strings.ToUpper(s)
+	return strings.Map(func(r rune) rune {
+		if r == ' ' || r == '-' {
+			return -1
+		}
+		return r
+	}, s)
+}
+
+// Create opens a room on a script and returns its join code and the
+// instructor's secret.
+func (h *Hub) Create(script string, step int, handlers []string) (code, secret string, err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.sweepLocked()
+	if len(h.rooms) >= h.cfg.MaxRooms {
+		return "", "", ErrTooManyRooms
+	}
+	for {
+		if code, err = newCode(); err != nil {
+			return "", "", err
+		}
+		if h.rooms[code] == nil {
+			break
+		}
+	}
+	sb := make([]byte, 16)
+	if _, err := rand.Read(sb); err != nil {
+		return "", "", err
+	}
+	secret = hex.EncodeToString(sb)
+	h.rooms[code] = &room{
+		code: code, secret: secret,
+		state:      State{Code: code, Script: script, Step: step, Handlers: handlers, Version: 1},
+		lastActive: h.cfg.Now(),
+		subs:       map[*Subscription]bool{},
+		votes:      map[string]int64{},
+	}
+	return code, secret, nil
+}
+
+func (h *Hub) get(code string) (*room, error) {
+	r := h.rooms[NormalizeCode(code)]
+	if r == nil || h.cfg.Now().Sub(r.lastActive) > h.cfg.IdleTTL {
+		return nil, ErrNotFound
+	}
+	return r, nil
+}
+
+// State returns a room's current state. The vote distribution of an open
+// poll is left out unless forInstructor.
+func (h *Hub) State(code string, forInstructor bool) (State, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r, err := h.get(code)
+	if err != nil {
+		return State{}, err
+	}
+	return r.snapshot(forInstructor), nil
+}
+
+// IsInstructor reports whether secret is the room's instructor secret.
+func (h *Hub) IsInstructor(code, secret string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r, err := h.get(code)
+	return err == nil && subtle.ConstantTimeCompare([]byte(r.secret), []byte(secret)) == 1
+}
+
+// instructorRoom finds a room and checks the secret.
+func (h *Hub) instructorRoom(code, secret string) (*room, error) {
+	r, err := h.get(code)
+	if err != nil {
+		return nil, err
+	}
+	if subtle.ConstantTimeCompare([]byte(r.secret), []byte(secret)) != 1 {
+		return nil, ErrForbidden
+	}
+	return r, nil
+}
+
+// Update moves the room: a new step, and optionally a new script or
+// handler list (empty keeps the current one). Only the instructor may.
+func (h *Hub) Update(code, secret, script string, step int, handlers []string) (State, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r, err := h.instructorRoom(code, secret)
+	if err != nil {
+		return State{}, err
+	}
+	if script != "" {
+		r.state.Script = script
+	}
+	if handlers != nil {
+		r.state.Handlers = handlers
+	}
+	r.state.Step = step
+	if p := r.state.Poll; p != nil && !p.Revealed && step >= p.Step {
+		// Moving onto the predicted step reveals the poll.
+		p.Revealed = true
+	}
+	h.changedLocked(r)
+	return r.snapshot(true), nil
+}
+
+// OpenPoll starts a prediction poll about handler's balance after step.
+func (h *Hub) OpenPoll(code, secret, handler string, step int) (State, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r, err := h.instructorRoom(code, secret)
+	if err != nil {
+		return State{}, err
+	}
+	r.polls++
+	r.votes = map[string]int64{}
+	r.state.Poll = &Poll{ID: r.polls, Handler: handler, Step: step}
+	h.changedLocked(r)
+	return r.snapshot(true), nil
+}
+
+// Reveal shows the poll's distribution to everyone.
+func (h *Hub) Reveal(code, secret string) (State, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r, err := h.instructorRoom(code, secret)
+	if err != nil {
+		return State{}, err
+	}
+	if r.state.Poll == nil {
+		return State{}, ErrNoPoll
+	}
+	r.state.Poll.Revealed = true
+	h.changedLocked(r)
+	return r.snapshot(true), nil
+}
+
+// Vote records (or replaces) a student's prediction for the open poll.
+func (h *Hub) Vote(code, student string, pollID int, balance int64) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r, err := h.get(code)
+	if err != nil {
+		return err
+	}
+	p := r.state.Poll
+	if p == nil || p.ID != pollID || p.Revealed {
+		return ErrNoPoll
+	}
+	r.votes[student] = balance
+	p.Votes = len(r.votes)
+	h.changedLocked(r)
+	return nil
+}
+
+// Subscribe follows a room. The current state arrives first, then every
+// change in order. A student who falls Buffer updates behind is dropped
+// (C closes); the page reconnects and resumes at the current step.
+func (h *Hub) Subscribe(code string) (*Subscription, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r, err := h.get(code)
+	if err != nil {
+		return nil, err
+	}
+	if len(r.subs) >= h.cfg.MaxStudents {
+		return nil, fmt.Errorf("%w: %d of %d places taken", ErrRoomFull, len(r.subs), h.cfg.MaxStudents)
+	}
+	c := make(chan State, h.cfg.Buffer)
+	s := &Subscription{C: c, c: c, hub: h, code: r.code}
+	r.subs[s] = true
+	r.state.Students = len(r.subs)
+	c <- r.snapshot(false)
+	return s, nil
+}
+
+// Close stops the subscription.
+func (s *Subscription) Close() {
+	h := s.hub
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := h.rooms[s.code]
+	if r == nil || !r.subs[s] {
+		return
+	}
+	delete(r.subs, s)
+	close(s.c)
+	r.state.Students = len(r.subs)
+}
+
+// Sweep closes rooms idle longer than IdleTTL. The server calls it now and
+// then; every other call sweeps too.
+func (h *Hub) Sweep() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.sweepLocked()
+}
+
+func (h *Hub) sweepLocked() int {
+	n := 0
+	now := h.cfg.Now()
+	for code, r := range h.rooms {
+		if now.Sub(r.lastActive) > h.cfg.IdleTTL {
+			for s := range r.subs {
+				close(s.c)
+			}
+			delete(h.rooms, code)
+			n++
+		}
+	}
+	return n
+}
+
+// Rooms is how many rooms are open.
+func (h *Hub) Rooms() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.rooms)
+}
+
+func (h *Hub) changedLocked(r *room) {
+	r.state.Version++
+	r.lastActive = h.cfg.Now()
+	st := r.snapshot(false)
+	for s := range r.subs {
+		select {
+		case s.c <- st:
+		default:
+			// Too far behind: drop the student rather than block the room.
+			delete(r.subs, s)
+			close(s.c)
+		}
+	}
+	r.state.Students = len(r.subs)
+}
+
+func (r *room) snapshot(forInstructor bool) State {
+	st := r.state
+	st.Handlers = append([]string(nil), r.state.Handlers...)
+	if p := r.state.Poll; p != nil {
+		pc := *p
+		if forInstructor || p.Revealed {
+			pc.Counts = r.distribution()
+		}
+		st.Poll = &pc
+	}
+	return st
+}
+
+func (r *room) distribution() []VoteCount {
+	counts := map[int64]int{}
+	for _, b := range r.votes {
+		counts[b]++
+	}
+	out := make([]VoteCount, 0, len(counts))
+	for b, n := range counts {
+		out = append(out, VoteCount{Balance: b, Count: n})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Balance < out[j].Balance })
+	return out
+}
