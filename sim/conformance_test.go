@@ -1,0 +1,750 @@
+package sim_test
+
+// The conformance matrix: every preset × every handler, with the verdict the
+// oracle must reach and the balance the run must settle at.
+//
+// Each row below is one preset, listing every handler in handlers.List()
+// order, so a scenario reads as a whole. Amounts are minor units. "settled"
+// is the balance after settlement (gateway up, in-flight messages
+// redelivered, queue drained; the clock does NOT advance and the DLQ is not
+// replayed). For the setnx handlers the balance is what the payment gateway
+// charged; for all others it is the accounts table.
+//
+// Every cell that is not the obvious outcome carries a comment saying why.
+// A cell whose expectation differs from what the engine does because the
+// engine or a handler is believed wrong keeps the expectation and sets bug,
+// which skips the subtest with "BUG: ...".
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// conformanceCell is one handler's expected outcome in one preset.
+type conformanceCell struct {
+	handler string
+	verdict sim.Verdict
+	settled int64
+	quar    int    // quarantined messages (only inbox has a quarantine table)
+	dl      int    // dead-lettered messages left in the DLQ after settlement
+	bug     string // non-empty: the engine disagrees and is believed wrong; skip with this
+}
+
+// conformanceRow is one preset: what its intents ask for, and every handler's cell.
+type conformanceRow struct {
+	preset   string
+	expected int64 // the sum of the intents' first-published amounts
+	cells    []conformanceCell
+}
+
+// conformanceMatrix returns the matrix, one row per preset. The short
+// verdict names are local so they cannot clash with other test files.
+func conformanceMatrix() []conformanceRow {
+	const (
+		ok       = sim.OK
+		dup      = sim.Duplicate
+		lost     = sim.Lost
+		poison   = sim.Poison
+		conflict = sim.SilentConflict
+	)
+	type cell = conformanceCell
+	return []conformanceRow{
+		// No crash, retry or race: every message is delivered exactly once, so
+		// even naive is ok. A green happy path proves nothing.
+		{"happy-path", 15000, []cell{
+			{handler: "naive", verdict: ok, settled: 15000},
+			{handler: "unique", verdict: ok, settled: 15000},
+			{handler: "setnx", verdict: ok, settled: 15000},
+			{handler: "statemachine", verdict: ok, settled: 15000},
+			{handler: "inbox", verdict: ok, settled: 15000},
+			{handler: "check-then-insert", verdict: ok, settled: 15000},
+			{handler: "unique-error", verdict: ok, settled: 15000},
+			{handler: "marker-first", verdict: ok, settled: 15000},
+			{handler: "effect-first", verdict: ok, settled: 15000},
+			{handler: "broker-key", verdict: ok, settled: 15000},
+			{handler: "setnx-no-release", verdict: ok, settled: 15000},
+			{handler: "inbox-no-hash", verdict: ok, settled: 15000},
+		}},
+
+		{"crash-before-ack", 10000, []cell{
+			// The handler finished; the redelivery credits a second time.
+			{handler: "naive", verdict: dup, settled: 20000},
+			{handler: "unique", verdict: ok, settled: 10000},
+			// The charge and the "done" key were both written before the worker died.
+			{handler: "setnx", verdict: ok, settled: 10000},
+			{handler: "statemachine", verdict: ok, settled: 10000},
+			{handler: "inbox", verdict: ok, settled: 10000},
+			// A sequential repeat: the row committed with the credit, the SELECT finds it.
+			{handler: "check-then-insert", verdict: ok, settled: 10000},
+			// The redelivery hits UNIQUE and is nacked; settlement's drain runs it
+			// up to max-deliveries (5) into the DLQ. The credit was applied once,
+			// so the balance is right, but an applied message sits in the DLQ.
+			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			{handler: "marker-first", verdict: ok, settled: 10000},
+			// The crash comes after both of its commits.
+			{handler: "effect-first", verdict: ok, settled: 10000},
+			// A plain redelivery keeps its transport id (topups/0/1).
+			{handler: "broker-key", verdict: ok, settled: 10000},
+			{handler: "setnx-no-release", verdict: ok, settled: 10000},
+			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
+		}},
+
+		{"crash-after-effect", 10000, []cell{
+			{handler: "naive", verdict: dup, settled: 20000},
+			{handler: "unique", verdict: ok, settled: 10000},
+			// setnx is ok: the worker dies after the charge, before SET "done", so
+			// the key stays "processing" (1h) and blocks the redelivery. The
+			// charge did happen, so skipping the redelivery loses nothing.
+			{handler: "setnx", verdict: ok, settled: 10000},
+			{handler: "statemachine", verdict: ok, settled: 10000},
+			{handler: "inbox", verdict: ok, settled: 10000},
+			// The transaction row committed together with the credit.
+			{handler: "check-then-insert", verdict: ok, settled: 10000},
+			// The redelivery fails on UNIQUE until the DLQ; the credit was applied once.
+			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			// Both its commits (marker, then credit) are done by after-effect.
+			{handler: "marker-first", verdict: ok, settled: 10000},
+			// The credit committed, the marker was never written: the redelivery
+			// finds no marker and credits again.
+			{handler: "effect-first", verdict: dup, settled: 20000},
+			{handler: "broker-key", verdict: ok, settled: 10000},
+			// Same as setnx: "processing" blocks the redelivery of a completed charge.
+			{handler: "setnx-no-release", verdict: ok, settled: 10000},
+			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
+		}},
+
+		{"crash-before-effect", 10000, []cell{
+			// naive is ok: the crash comes before its only credit, so the
+			// redelivery credits exactly once. naive only fails when an effect repeats.
+			{handler: "naive", verdict: ok, settled: 10000},
+			// The open transaction rolls back; the redelivery starts from scratch.
+			{handler: "unique", verdict: ok, settled: 10000},
+			// setnx is lost after crash-before-effect: the key stays "processing"
+			// (1h TTL), the redelivery is acked without charging, and settlement
+			// does not advance the clock, so the key never expires in this run.
+			{handler: "setnx", verdict: lost, settled: 0},
+			{handler: "statemachine", verdict: ok, settled: 10000},
+			{handler: "inbox", verdict: ok, settled: 10000},
+			{handler: "check-then-insert", verdict: ok, settled: 10000},
+			// unique-error is ok, not poison: its first transaction rolled back,
+			// so only the redelivery reaches the INSERT and nothing repeats it
+			// afterwards. Its bug needs a duplicate of an applied message.
+			{handler: "unique-error", verdict: ok, settled: 10000},
+			// The marker committed in its own statement before the crash: every
+			// redelivery is acked as a duplicate and the credit never happens.
+			{handler: "marker-first", verdict: lost, settled: 0},
+			// It died before both the credit and the marker: the redelivery finds
+			// no marker and credits once.
+			{handler: "effect-first", verdict: ok, settled: 10000},
+			// Its deliveries row rolled back with the transaction.
+			{handler: "broker-key", verdict: ok, settled: 10000},
+			// Same grey zone as setnx; the missing DEL only matters on a gateway error.
+			{handler: "setnx-no-release", verdict: lost, settled: 0},
+			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
+		}},
+
+		{"producer-retry", 10000, []cell{
+			{handler: "naive", verdict: dup, settled: 20000},
+			{handler: "unique", verdict: ok, settled: 10000},
+			// The "done" key lives 24h; the retry comes at once.
+			{handler: "setnx", verdict: ok, settled: 10000},
+			{handler: "statemachine", verdict: ok, settled: 10000},
+			// Same (tenant, key), same payload hash: the saved response is replayed.
+			{handler: "inbox", verdict: ok, settled: 10000},
+			{handler: "check-then-insert", verdict: ok, settled: 10000},
+			// The retry fails on UNIQUE until the DLQ; the first copy was applied.
+			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			{handler: "marker-first", verdict: ok, settled: 10000},
+			{handler: "effect-first", verdict: ok, settled: 10000},
+			// The retry is a new broker message with a new transport id (topups/0/2).
+			{handler: "broker-key", verdict: dup, settled: 20000},
+			{handler: "setnx-no-release", verdict: ok, settled: 10000},
+			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
+		}},
+
+		// key=fresh: every send carries a new random key, so every key-based
+		// defence sees the retry as a new operation.
+		{"fresh-key-retry", 10000, []cell{
+			{handler: "naive", verdict: dup, settled: 20000},
+			{handler: "unique", verdict: dup, settled: 20000},
+			// A new Redis key idem:<new uuid>: SET NX succeeds and charges again.
+			{handler: "setnx", verdict: dup, settled: 20000},
+			// statemachine is ok under fresh keys: it deduplicates on the order
+			// id, which the producer cannot randomise.
+			{handler: "statemachine", verdict: ok, settled: 10000},
+			// Even inbox: a new key is a new (tenant, operation); the payload hash
+			// is only compared once a row is found under the same key.
+			{handler: "inbox", verdict: dup, settled: 20000},
+			{handler: "check-then-insert", verdict: dup, settled: 20000},
+			// duplicate, not poison: the new key inserts cleanly, so there is no
+			// UNIQUE error to loop on; it simply credits twice.
+			{handler: "unique-error", verdict: dup, settled: 20000},
+			{handler: "marker-first", verdict: dup, settled: 20000},
+			{handler: "effect-first", verdict: dup, settled: 20000},
+			{handler: "broker-key", verdict: dup, settled: 20000},
+			{handler: "setnx-no-release", verdict: dup, settled: 20000},
+			{handler: "inbox-no-hash", verdict: dup, settled: 20000},
+		}},
+
+		// The UUIDv7 key is made once with the intent and reused by the retry:
+		// this is producer-retry with a UUID for a key, and reads the same.
+		{"v7-key-retry", 10000, []cell{
+			{handler: "naive", verdict: dup, settled: 20000},
+			{handler: "unique", verdict: ok, settled: 10000},
+			{handler: "setnx", verdict: ok, settled: 10000},
+			{handler: "statemachine", verdict: ok, settled: 10000},
+			{handler: "inbox", verdict: ok, settled: 10000},
+			{handler: "check-then-insert", verdict: ok, settled: 10000},
+			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			{handler: "marker-first", verdict: ok, settled: 10000},
+			{handler: "effect-first", verdict: ok, settled: 10000},
+			// The transport id names the delivery, not the key: the retry is new to it.
+			{handler: "broker-key", verdict: dup, settled: 20000},
+			{handler: "setnx-no-release", verdict: ok, settled: 10000},
+			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
+		}},
+
+		// The oracle expects the first publish's amount (10000). Every handler
+		// that acks the changed 15000 without quarantining it is silent-conflict.
+		{"change-payload", 10000, []cell{
+			// Credits the changed 15000 on top of the original 10000.
+			{handler: "naive", verdict: dup, settled: 25000},
+			// UNIQUE says "seen": acked as a repeat, the changed amount is never looked at.
+			{handler: "unique", verdict: conflict, settled: 10000},
+			// The "done" key says "seen": acked without charging or comparing.
+			{handler: "setnx", verdict: conflict, settled: 10000},
+			// The order is PAID: 0 rows updated, acked; the amount is never compared.
+			{handler: "statemachine", verdict: conflict, settled: 10000},
+			// The payload hash differs: one quarantine row, then ack. Acked but
+			// quarantined, so it is not a silent conflict.
+			{handler: "inbox", verdict: ok, settled: 10000, quar: 1},
+			{handler: "check-then-insert", verdict: conflict, settled: 10000},
+			// unique-error is poison, not silent-conflict: the changed message is
+			// nacked on UNIQUE until the DLQ, so it is never acked (a conflict is
+			// only counted on ack), and the oracle checks poison first anyway.
+			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			// The marker exists: acked as a duplicate.
+			{handler: "marker-first", verdict: conflict, settled: 10000},
+			// The marker exists: acked as a duplicate.
+			{handler: "effect-first", verdict: conflict, settled: 10000},
+			// The changed message has a new transport id: credited, 10000 + 15000.
+			{handler: "broker-key", verdict: dup, settled: 25000},
+			{handler: "setnx-no-release", verdict: conflict, settled: 10000},
+			// The saved response is replayed whatever the amount: exactly the bug
+			// inbox's payload hash exists to catch.
+			{handler: "inbox-no-hash", verdict: conflict, settled: 10000},
+		}},
+
+		// Two copies with one key, taken by two workers at once. A worker that
+		// reaches Yield hands over to the other; inside a transaction no handler
+		// yields, so SQLite serialises the two transactions.
+		{"concurrent-duplicates", 10000, []cell{
+			{handler: "naive", verdict: dup, settled: 20000},
+			// Both pass the Yield before their transactions; the second INSERT hits UNIQUE and acks.
+			{handler: "unique", verdict: ok, settled: 10000},
+			// SET NX is atomic: the second worker loses the claim.
+			{handler: "setnx", verdict: ok, settled: 10000},
+			// The second UPDATE finds the order PAID.
+			{handler: "statemachine", verdict: ok, settled: 10000},
+			// The second worker's SELECT runs inside its own transaction, after
+			// the first committed, and finds the row with the same hash.
+			{handler: "inbox", verdict: ok, settled: 10000},
+			// Both SELECTs run before the Yield, both see nothing, both insert and credit.
+			{handler: "check-then-insert", verdict: dup, settled: 20000},
+			// The loser gets a UNIQUE error, is nacked, and settlement drains it into the DLQ.
+			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			// The marker INSERT comes after the Yield and its primary key is atomic.
+			{handler: "marker-first", verdict: ok, settled: 10000},
+			// Both pass the marker check before the Yield and both credit; the
+			// primary key only notices at the marker, after the money moved.
+			{handler: "effect-first", verdict: dup, settled: 20000},
+			// The retry is its own broker message (topups/0/2).
+			{handler: "broker-key", verdict: dup, settled: 20000},
+			{handler: "setnx-no-release", verdict: ok, settled: 10000},
+			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
+		}},
+
+		// max-deliveries: 3.
+		{"poison-loop", 10000, []cell{
+			// The drain gives it the redelivery, which credits again.
+			{handler: "naive", verdict: dup, settled: 20000},
+			{handler: "unique", verdict: ok, settled: 10000},
+			{handler: "setnx", verdict: ok, settled: 10000},
+			{handler: "statemachine", verdict: ok, settled: 10000},
+			{handler: "inbox", verdict: ok, settled: 10000},
+			{handler: "check-then-insert", verdict: ok, settled: 10000},
+			// Deliveries 2 and 3 fail on UNIQUE; the third dead-letters it.
+			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			{handler: "marker-first", verdict: ok, settled: 10000},
+			{handler: "effect-first", verdict: ok, settled: 10000},
+			// A redelivery keeps its transport id.
+			{handler: "broker-key", verdict: ok, settled: 10000},
+			{handler: "setnx-no-release", verdict: ok, settled: 10000},
+			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
+		}},
+
+		// Only the setnx handlers call the gateway. The database handlers credit
+		// on the first delivery; the second deliver finds nothing ready.
+		{"gateway-failure", 10000, []cell{
+			{handler: "naive", verdict: ok, settled: 10000},
+			{handler: "unique", verdict: ok, settled: 10000},
+			// The failed charge DELs the claim and nacks; after "gateway up" the
+			// redelivery claims again and charges once (the failed call counts for nothing).
+			{handler: "setnx", verdict: ok, settled: 10000},
+			{handler: "statemachine", verdict: ok, settled: 10000},
+			{handler: "inbox", verdict: ok, settled: 10000},
+			{handler: "check-then-insert", verdict: ok, settled: 10000},
+			{handler: "unique-error", verdict: ok, settled: 10000},
+			{handler: "marker-first", verdict: ok, settled: 10000},
+			{handler: "effect-first", verdict: ok, settled: 10000},
+			{handler: "broker-key", verdict: ok, settled: 10000},
+			// Lost although nothing crashed: the failed charge leaves "processing"
+			// behind, the redelivery is acked without charging, and the clock
+			// never reaches the 1h processing TTL.
+			{handler: "setnx-no-release", verdict: lost, settled: 0},
+			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
+		}},
+
+		// crash=before-effect, redeliver, deliver, +30m, retry, deliver; processing-ttl: 1h.
+		{"stuck-processing", 10000, []cell{
+			// The crash came before the credit; the redelivery and the retry each credit.
+			{handler: "naive", verdict: dup, settled: 20000},
+			{handler: "unique", verdict: ok, settled: 10000},
+			// "processing" lives 1h: the redelivery (+0) and the retry (+30m) are
+			// both skipped, and settlement does not advance the clock.
+			{handler: "setnx", verdict: lost, settled: 0},
+			{handler: "statemachine", verdict: ok, settled: 10000},
+			{handler: "inbox", verdict: ok, settled: 10000},
+			{handler: "check-then-insert", verdict: ok, settled: 10000},
+			// The redelivery applies it (the first transaction rolled back); the
+			// retry fails on UNIQUE and is drained into the DLQ.
+			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			// The marker committed before the crash; redelivery and retry are both acked unpaid.
+			{handler: "marker-first", verdict: lost, settled: 0},
+			// It died before both the credit and the marker: the redelivery
+			// credits and writes the marker, the retry finds it.
+			{handler: "effect-first", verdict: ok, settled: 10000},
+			// The redelivery (topups/0/1, rolled back before) credits; the retry
+			// (topups/0/2) is new to it and credits again.
+			{handler: "broker-key", verdict: dup, settled: 20000},
+			{handler: "setnx-no-release", verdict: lost, settled: 0},
+			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
+		}},
+
+		// processing-ttl: 10m; the clock moves 15m before the redelivery.
+		{"stuck-processing-expires", 10000, []cell{
+			// The crash was before the credit; the single redelivery credits once.
+			{handler: "naive", verdict: ok, settled: 10000},
+			{handler: "unique", verdict: ok, settled: 10000},
+			// The stuck key expired after 10m: SET NX succeeds again and charges once.
+			{handler: "setnx", verdict: ok, settled: 10000},
+			{handler: "statemachine", verdict: ok, settled: 10000},
+			{handler: "inbox", verdict: ok, settled: 10000},
+			{handler: "check-then-insert", verdict: ok, settled: 10000},
+			// Only one INSERT ever commits and nothing repeats it: no UNIQUE error.
+			{handler: "unique-error", verdict: ok, settled: 10000},
+			// Its marker is a database row with no TTL: still lost after 15m.
+			{handler: "marker-first", verdict: lost, settled: 0},
+			{handler: "effect-first", verdict: ok, settled: 10000},
+			{handler: "broker-key", verdict: ok, settled: 10000},
+			// Same as setnx: the stuck key expired; the missing DEL plays no part.
+			{handler: "setnx-no-release", verdict: ok, settled: 10000},
+			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
+		}},
+
+		// done-ttl: 24h; the retry comes 25h later.
+		{"ttl-expired-replay", 10000, []cell{
+			{handler: "naive", verdict: dup, settled: 20000},
+			{handler: "unique", verdict: ok, settled: 10000},
+			// The "done" key expired: SET NX succeeds and charges a second time.
+			{handler: "setnx", verdict: dup, settled: 20000},
+			{handler: "statemachine", verdict: ok, settled: 10000},
+			// No inbox-retention header: inbox rows are kept for ever.
+			{handler: "inbox", verdict: ok, settled: 10000},
+			{handler: "check-then-insert", verdict: ok, settled: 10000},
+			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			{handler: "marker-first", verdict: ok, settled: 10000},
+			{handler: "effect-first", verdict: ok, settled: 10000},
+			{handler: "broker-key", verdict: dup, settled: 20000},
+			{handler: "setnx-no-release", verdict: dup, settled: 20000},
+			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
+		}},
+
+		// max-deliveries: 2. Two deliveries each die before the ack, the message
+		// is dead-lettered, replayed under a new transport id and delivered.
+		{"dlq-replay", 10000, []cell{
+			// Three credits: both crashed deliveries and the replay.
+			{handler: "naive", verdict: dup, settled: 30000},
+			{handler: "unique", verdict: ok, settled: 10000},
+			// The "done" key (24h) is still there: no time passes.
+			{handler: "setnx", verdict: ok, settled: 10000},
+			{handler: "statemachine", verdict: ok, settled: 10000},
+			{handler: "inbox", verdict: ok, settled: 10000},
+			{handler: "check-then-insert", verdict: ok, settled: 10000},
+			// The second delivery fails on UNIQUE but the worker dies before the
+			// nack; the replay fails on UNIQUE, is nacked, and settlement's drain
+			// uses its second delivery and dead-letters it again.
+			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			{handler: "marker-first", verdict: ok, settled: 10000},
+			{handler: "effect-first", verdict: ok, settled: 10000},
+			// 20000, not 30000: the second delivery kept topups/0/1 and was
+			// caught; only the replay (topups/0/2) credits again.
+			{handler: "broker-key", verdict: dup, settled: 20000},
+			{handler: "setnx-no-release", verdict: ok, settled: 10000},
+			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
+		}},
+
+		// dlq-replay with inbox-retention: 24h and three days before the replay.
+		{"inbox-retention-too-short", 10000, []cell{
+			{handler: "naive", verdict: dup, settled: 30000},
+			// unique never deletes its rows.
+			{handler: "unique", verdict: ok, settled: 10000},
+			// The "done" key (24h TTL) expired during the 3 days.
+			{handler: "setnx", verdict: dup, settled: 20000},
+			// The order stays PAID for ever.
+			{handler: "statemachine", verdict: ok, settled: 10000},
+			// inbox is a duplicate here: the reaper deleted its row (older than
+			// 24h) before the replay, which then looks new and is credited again.
+			{handler: "inbox", verdict: dup, settled: 20000},
+			// Its transactions rows are never reaped (the reaper only touches "inbox").
+			{handler: "check-then-insert", verdict: ok, settled: 10000},
+			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			{handler: "marker-first", verdict: ok, settled: 10000},
+			{handler: "effect-first", verdict: ok, settled: 10000},
+			{handler: "broker-key", verdict: dup, settled: 20000},
+			{handler: "setnx-no-release", verdict: dup, settled: 20000},
+			// Its table is also called "inbox": same reaper, same hole.
+			{handler: "inbox-no-hash", verdict: dup, settled: 20000},
+		}},
+
+		// acme's pay-1 (10000, alice) and globex's pay-1 (5000, bob): the key is
+		// "pay-1" for both. Every lost cell settles at acme's 10000.
+		{"tenant-collision", 15000, []cell{
+			// naive is ok: without any key there is nothing to collide; the two
+			// messages are delivered once each and credited once each.
+			{handler: "naive", verdict: ok, settled: 15000},
+			// UNIQUE(idempotency_key) spans tenants: globex's pay-1 is acked as a repeat.
+			{handler: "unique", verdict: lost, settled: 10000},
+			// The Redis key idem:pay-1 has no tenant in it.
+			{handler: "setnx", verdict: lost, settled: 10000},
+			// UPDATE ... WHERE id = 'pay-1' marked both tenants' orders PAID at
+			// once; globex's message then updates 0 rows and is acked.
+			{handler: "statemachine", verdict: lost, settled: 10000},
+			// Keyed on (tenant, operation_id).
+			{handler: "inbox", verdict: ok, settled: 15000},
+			{handler: "check-then-insert", verdict: lost, settled: 10000},
+			// Lost, not poison: globex's message fails on UNIQUE until the DLQ,
+			// but the oracle checks the balance first (and that dead letter was
+			// never applied, so it would not be poison either).
+			{handler: "unique-error", verdict: lost, settled: 10000, dl: 1},
+			{handler: "marker-first", verdict: lost, settled: 10000},
+			{handler: "effect-first", verdict: lost, settled: 10000},
+			// ok by accident: two publishes are two transport ids, so keying on
+			// the delivery happens to keep the tenants apart.
+			{handler: "broker-key", verdict: ok, settled: 15000},
+			{handler: "setnx-no-release", verdict: lost, settled: 10000},
+			// The hash is missing, the tenant is not: keyed on (tenant, operation_id).
+			{handler: "inbox-no-hash", verdict: ok, settled: 15000},
+		}},
+
+		{"order-shipped-late-duplicate", 10000, []cell{
+			{handler: "naive", verdict: dup, settled: 20000},
+			{handler: "unique", verdict: ok, settled: 10000},
+			{handler: "setnx", verdict: ok, settled: 10000},
+			// The order is SHIPPED: WHERE status = 'CREATED' matches nothing and
+			// the late copy is acked (its log cannot tell paid from shipped).
+			{handler: "statemachine", verdict: ok, settled: 10000},
+			{handler: "inbox", verdict: ok, settled: 10000},
+			{handler: "check-then-insert", verdict: ok, settled: 10000},
+			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			{handler: "marker-first", verdict: ok, settled: 10000},
+			{handler: "effect-first", verdict: ok, settled: 10000},
+			// A plain redelivery: same transport id.
+			{handler: "broker-key", verdict: ok, settled: 10000},
+			{handler: "setnx-no-release", verdict: ok, settled: 10000},
+			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
+		}},
+
+		// max-deliveries: 3; evt-1 for 5000 is published and retried twice.
+		{"webhook-retries", 5000, []cell{
+			// Three copies, three credits.
+			{handler: "naive", verdict: dup, settled: 15000},
+			{handler: "unique", verdict: ok, settled: 5000},
+			{handler: "setnx", verdict: ok, settled: 5000},
+			{handler: "statemachine", verdict: ok, settled: 5000},
+			{handler: "inbox", verdict: ok, settled: 5000},
+			{handler: "check-then-insert", verdict: ok, settled: 5000},
+			// Two dead letters: each resent webhook fails on UNIQUE through its
+			// three deliveries (the rest in settlement's drain).
+			{handler: "unique-error", verdict: poison, settled: 5000, dl: 2},
+			{handler: "marker-first", verdict: ok, settled: 5000},
+			{handler: "effect-first", verdict: ok, settled: 5000},
+			// Each resend is a new broker message with a new transport id.
+			{handler: "broker-key", verdict: dup, settled: 15000},
+			{handler: "setnx-no-release", verdict: ok, settled: 5000},
+			{handler: "inbox-no-hash", verdict: ok, settled: 5000},
+		}},
+
+		// bet-1-settle (5000), then the revision bet-1-settle-r2 (2500), a new
+		// operation with its own key and order, crashed before the ack.
+		{"settlement-revision", 7500, []cell{
+			// The revision's redelivery is credited again: 5000 + 2500 + 2500.
+			{handler: "naive", verdict: dup, settled: 10000},
+			{handler: "unique", verdict: ok, settled: 7500},
+			{handler: "setnx", verdict: ok, settled: 7500},
+			// The revision has its own order (bet-1-settle-r2), still CREATED.
+			{handler: "statemachine", verdict: ok, settled: 7500},
+			{handler: "inbox", verdict: ok, settled: 7500},
+			{handler: "check-then-insert", verdict: ok, settled: 7500},
+			// Only the revision's redelivery fails on UNIQUE, so one dead letter.
+			{handler: "unique-error", verdict: poison, settled: 7500, dl: 1},
+			{handler: "marker-first", verdict: ok, settled: 7500},
+			{handler: "effect-first", verdict: ok, settled: 7500},
+			// The only repeat is a plain redelivery: same transport id.
+			{handler: "broker-key", verdict: ok, settled: 7500},
+			{handler: "setnx-no-release", verdict: ok, settled: 7500},
+			{handler: "inbox-no-hash", verdict: ok, settled: 7500},
+		}},
+	}
+}
+
+// conformanceRuns caches one Execute of every handler per preset, shared by the tests.
+var conformanceRuns sync.Map // preset name -> *conformanceRun
+
+type conformanceRun struct {
+	once    sync.Once
+	results map[string]sim.Result
+	err     error
+}
+
+func conformanceResults(t *testing.T, name string) map[string]sim.Result {
+	t.Helper()
+	v, _ := conformanceRuns.LoadOrStore(name, &conformanceRun{})
+	pr := v.(*conformanceRun)
+	pr.once.Do(func() {
+		presets, err := sim.Presets()
+		if err != nil {
+			pr.err = err
+			return
+		}
+		p, err := sim.FindPreset(presets, name)
+		if err != nil {
+			pr.err = err
+			return
+		}
+		run, err := sim.Execute(p.Script, sim.Options{Handlers: []string{"all"}})
+		if err != nil {
+			pr.err = fmt.Errorf("execute %s: %w", name, err)
+			return
+		}
+		pr.results = map[string]sim.Result{}
+		for _, r := range run.Results {
+			pr.results[r.Handler] = r
+		}
+	})
+	if pr.err != nil {
+		t.Fatal(pr.err)
+	}
+	return pr.results
+}
+
+func conformancePresets(t *testing.T) []sim.Preset {
+	t.Helper()
+	presets, err := sim.Presets()
+	if err != nil {
+		t.Fatalf("presets: %v", err)
+	}
+	if len(presets) == 0 {
+		t.Fatal("no presets in index.txt")
+	}
+	return presets
+}
+
+// TestConformanceMatrixComplete checks the table itself: a row for every
+// preset in index.txt, a cell for every handler in handlers.List(), nothing
+// stale or doubled, and every cell's verdict consistent with its balance.
+func TestConformanceMatrixComplete(t *testing.T) {
+	presets := conformancePresets(t)
+	known := map[string]bool{}
+	for _, p := range presets {
+		known[p.Name] = true
+	}
+	hs := handlers.List()
+	knownH := map[string]bool{}
+	for _, h := range hs {
+		knownH[h.Name] = true
+	}
+
+	rows := map[string]conformanceRow{}
+	for _, r := range conformanceMatrix() {
+		if _, dupRow := rows[r.preset]; dupRow {
+			t.Errorf("preset %s has two rows in the conformance matrix", r.preset)
+		}
+		rows[r.preset] = r
+		if !known[r.preset] {
+			t.Errorf("matrix row %s names no preset in index.txt: remove it or add the preset", r.preset)
+		}
+	}
+	for _, p := range presets {
+		if _, has := rows[p.Name]; !has {
+			t.Errorf("preset %s is in index.txt but has no row in the conformance matrix", p.Name)
+		}
+	}
+
+	for _, r := range conformanceMatrix() {
+		if r.expected <= 0 {
+			t.Errorf("%s: expected balance %d must be positive", r.preset, r.expected)
+		}
+		seen := map[string]bool{}
+		for _, c := range r.cells {
+			if seen[c.handler] {
+				t.Errorf("%s: handler %s has two cells", r.preset, c.handler)
+			}
+			seen[c.handler] = true
+			if !knownH[c.handler] {
+				t.Errorf("%s: cell for %s, which is not in handlers.List()", r.preset, c.handler)
+			}
+			// The oracle's order: the balance decides duplicate and lost;
+			// every other verdict needs the balance to be exact.
+			switch {
+			case c.verdict == sim.Duplicate && c.settled <= r.expected,
+				c.verdict == sim.Lost && c.settled >= r.expected,
+				c.verdict != sim.Duplicate && c.verdict != sim.Lost && c.settled != r.expected:
+				t.Errorf("%s/%s: verdict %s is inconsistent with settled %d, expected %d",
+					r.preset, c.handler, c.verdict, c.settled, r.expected)
+			}
+			if c.verdict == sim.Poison && c.dl == 0 {
+				t.Errorf("%s/%s: poison needs a dead letter", r.preset, c.handler)
+			}
+		}
+		for _, h := range hs {
+			if !seen[h.Name] {
+				t.Errorf("%s: handler %s has no cell in the conformance matrix", r.preset, h.Name)
+			}
+		}
+	}
+}
+
+// TestConformanceMatrix runs every preset on every handler and compares each
+// result with its cell. It iterates over the presets and handlers the lab
+// actually has, so a new one without a row or cell fails here too.
+func TestConformanceMatrix(t *testing.T) {
+	rows := map[string]conformanceRow{}
+	for _, r := range conformanceMatrix() {
+		rows[r.preset] = r
+	}
+	for _, p := range conformancePresets(t) {
+		t.Run(p.Name, func(t *testing.T) {
+			r, has := rows[p.Name]
+			if !has {
+				t.Fatalf("preset %s has no row in the conformance matrix", p.Name)
+			}
+			cells := map[string]conformanceCell{}
+			for _, c := range r.cells {
+				cells[c.handler] = c
+			}
+			results := conformanceResults(t, p.Name)
+			hs := handlers.List()
+			if len(results) != len(hs) {
+				t.Errorf("engine returned %d results, handlers.List() has %d", len(results), len(hs))
+			}
+			for _, h := range hs {
+				t.Run(h.Name, func(t *testing.T) {
+					c, has := cells[h.Name]
+					if !has {
+						t.Fatalf("handler %s has no cell in the %s row", h.Name, p.Name)
+					}
+					if c.bug != "" {
+						t.Skip("BUG: " + c.bug)
+					}
+					res, has := results[h.Name]
+					if !has {
+						t.Fatalf("engine returned no result for %s", h.Name)
+					}
+					if res.Verdict != c.verdict {
+						t.Errorf("verdict %s, want %s (reason: %s)", res.Verdict, c.verdict, res.Reason)
+					}
+					if res.Settled != c.settled {
+						t.Errorf("settled %d, want %d (reason: %s)", res.Settled, c.settled, res.Reason)
+					}
+					if res.Expected != r.expected {
+						t.Errorf("expected %d, want %d", res.Expected, r.expected)
+					}
+					if res.Quarantined != c.quar {
+						t.Errorf("quarantined %d, want %d", res.Quarantined, c.quar)
+					}
+					if res.DeadLettered != c.dl {
+						t.Errorf("dead-lettered %d, want %d", res.DeadLettered, c.dl)
+					}
+				})
+			}
+		})
+	}
+}
+
+// TestConformanceAcceptance asserts the acceptance facts directly on
+// the engine, independently of the matrix above.
+func TestConformanceAcceptance(t *testing.T) {
+	verdictOf := func(t *testing.T, res map[string]sim.Result, h string) sim.Result {
+		t.Helper()
+		r, has := res[h]
+		if !has {
+			t.Fatalf("no result for handler %s", h)
+		}
+		return r
+	}
+	want := func(t *testing.T, res map[string]sim.Result, h string, v sim.Verdict) sim.Result {
+		t.Helper()
+		r := verdictOf(t, res, h)
+		if r.Verdict != v {
+			t.Errorf("%s: verdict %s, want %s (reason: %s)", h, r.Verdict, v, r.Reason)
+		}
+		return r
+	}
+
+	t.Run("crash-before-ack: naive duplicate, the other core handlers ok", func(t *testing.T) {
+		res := conformanceResults(t, "crash-before-ack")
+		want(t, res, "naive", sim.Duplicate)
+		var others []string
+		for _, h := range handlers.List() {
+			if h.Core && h.Name != "naive" {
+				others = append(others, h.Name)
+				want(t, res, h.Name, sim.OK)
+			}
+		}
+		if len(others) != 4 {
+			t.Errorf("core handlers besides naive: %v, want 4", others)
+		}
+	})
+
+	t.Run("change-payload: inbox ok with one quarantined; unique, setnx, statemachine silent-conflict", func(t *testing.T) {
+		res := conformanceResults(t, "change-payload")
+		r := want(t, res, "inbox", sim.OK)
+		if r.Quarantined != 1 {
+			t.Errorf("inbox: quarantined %d, want exactly 1", r.Quarantined)
+		}
+		for _, h := range []string{"unique", "setnx", "statemachine"} {
+			want(t, res, h, sim.SilentConflict)
+		}
+	})
+
+	t.Run("concurrent-duplicates: check-then-insert duplicate", func(t *testing.T) {
+		want(t, conformanceResults(t, "concurrent-duplicates"), "check-then-insert", sim.Duplicate)
+	})
+
+	t.Run("crash-before-effect: marker-first lost, inbox ok", func(t *testing.T) {
+		res := conformanceResults(t, "crash-before-effect")
+		want(t, res, "marker-first", sim.Lost)
+		want(t, res, "inbox", sim.OK)
+	})
+
+	t.Run("crash-after-effect: effect-first duplicate, inbox ok", func(t *testing.T) {
+		res := conformanceResults(t, "crash-after-effect")
+		want(t, res, "effect-first", sim.Duplicate)
+		want(t, res, "inbox", sim.OK)
+	})
+}
