@@ -1,0 +1,38 @@
+package timeline
+
+// Labels are the words the diagram shows, in the reader's language.
+type Labels struct {
+	Producer, Broker, Worker, SQLite, Redis, Gateway, Clock, Warehouse, Step, Crash string
+}
+
+// EnglishLabels returns the diagram's words in English.
+func EnglishLabels() Labels {
+	return Labels{
+		Producer:  "Producer",
+		Broker:    "Broker",
+		Worker:    "Worker",
+		SQLite:    "SQLite",
+		Redis:     "Redis",
+		Gateway:   "Gateway",
+		Clock:     "Clock",
+		Warehouse: "Warehouse",
+		Step:      "Step",
+		Crash:     "Crash",
+	}
+}
+
+// RussianLabels returns the diagram's words in Russian.
+func RussianLabels() Labels {
+	return Labels{
+		Producer:  "Продюсер",
+		Broker:    "Брокер",
+		Worker:    "Воркер",
+		SQLite:    "SQLite",
+		Redis:     "Redis",
+		Gateway:   "Шлюз",
+		Clock:     "Часы",
+		Warehouse: "Склад",
+		Step:      "Шаг",
+		Crash:     "Падение",
+	}
+}
