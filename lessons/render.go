@@ -1,0 +1,424 @@
+package lessons
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"html/template"
+	"strings"
+	"unicode"
+
+	"github.com/alecthomas/chroma/v2"
+	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
+	"github.com/alecthomas/chroma/v2/lexers"
+	"github.com/alecthomas/chroma/v2/styles"
+	"github.com/idempotency-lab/lab/sim"
+	"github.com/yuin/goldmark"
+	highlighting "github.com/yuin/goldmark-highlighting/v2"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/renderer"
+	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
+)
+
+// builder turns lesson files into Lessons. It holds what a lesson may refer
+// to and the one goldmark instance, built once per Load.
+type builder struct {
+	presets  map[string]*sim.Script // by name
+	handlers []string               // handler names, in the lab's order
+	source   func(file string) (string, error)
+	md       goldmark.Markdown
+}
+
+// codeOptions are the chroma options of every highlighted block: CSS
+// classes, so one stylesheet (CodeCSS) serves light and dark.
+func codeOptions() []chromahtml.Option {
+	return []chromahtml.Option{chromahtml.WithClasses(true)}
+}
+
+func newBuilder(presets map[string]*sim.Script, handlers []string, source func(string) (string, error)) *builder {
+	md := goldmark.New(
+		goldmark.WithExtensions(
+			extension.GFM,
+			highlighting.NewHighlighting(
+				highlighting.WithStyle(LightStyle),
+				highlighting.WithFormatOptions(codeOptions()...),
+			),
+		),
+		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
+		goldmark.WithRendererOptions(renderer.WithNodeRenderers(
+			util.Prioritized(&fenceRenderer{}, 100),
+		)),
+	)
+	return &builder{presets: presets, handlers: handlers, source: source, md: md}
+}
+
+// lesson parses and renders one file; name is its path in the course FS.
+func (b *builder) lesson(name string, data []byte) (*Lesson, error) {
+	e := &errList{file: name}
+	yamlText, body, bodyLine, err := splitFrontMatter(data)
+	if err != nil {
+		e.add(1, "%v", err)
+		return nil, e.err()
+	}
+	fm, ok := b.parseFrontMatter(name, yamlText, e)
+	if !ok {
+		return nil, e.err()
+	}
+	l := &Lesson{
+		Slug:    fm.Slug,
+		Order:   fm.Order,
+		Lang:    fm.Lang,
+		Title:   fm.Title,
+		Summary: fm.Summary,
+		Presets: fm.Presets,
+		Source:  name,
+	}
+	b.render(l, body, bodyLine, e)
+	if err := e.err(); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// render parses the Markdown body, replaces the lab's own fences and links,
+// collects headings, and renders the HTML into l.
+func (b *builder) render(l *Lesson, body []byte, bodyLine int, e *errList) {
+	pc := parser.NewContext(parser.WithIDs(newHeadingIDs()))
+	doc := b.md.Parser().Parse(text.NewReader(body), parser.WithContext(pc))
+	lineAt := func(offset int) int { return bodyLine + bytes.Count(body[:offset], []byte("\n")) }
+
+	// Collect first, change the tree afterwards: Walk does not expect its
+	// tree to change under it.
+	var fences []*ast.FencedCodeBlock
+	var headings []*ast.Heading
+	var links []*ast.Link
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.FencedCodeBlock:
+			fences = append(fences, n)
+		case *ast.Heading:
+			headings = append(headings, n)
+		case *ast.Link:
+			links = append(links, n)
+		case *ast.AutoLink:
+			if url := string(n.URL(body)); strings.HasPrefix(url, "lab:") {
+				e.add(lineAt(nodeOffset(n)), "write a lab link as [text](%s), not <%s>: it needs a text", url, url)
+			}
+		}
+		return ast.WalkContinue, nil
+	})
+
+	words := len(strings.Fields(string(body)))
+	for _, f := range fences {
+		lang := string(f.Language(body))
+		switch lang {
+		case "source", "claim", "mermaid":
+		default:
+			continue
+		}
+		fence := lineAt(f.Info.Segment.Start)
+		var lines []fenceLine
+		for i := 0; i < f.Lines().Len(); i++ {
+			seg := f.Lines().At(i)
+			lines = append(lines, fenceLine{string(seg.Value(body)), lineAt(seg.Start)})
+		}
+		var replacement ast.Node
+		switch lang {
+		case "source":
+			ref, ok := parseSourceFence(lines, fence, e)
+			if !ok {
+				continue
+			}
+			s, err := b.quote(ref.file, ref.decl)
+			if err != nil {
+				e.add(ref.line, "source: %v", err)
+				continue
+			}
+			l.quotes = append(l.quotes, ref)
+			words += len(strings.Fields(s.code))
+			replacement = &sourceBlock{snippet: s, lang: l.Lang}
+		case "claim":
+			c, ok := b.parseClaimFence(lines, fence, e)
+			if !ok {
+				continue
+			}
+			l.Claims = append(l.Claims, c)
+			replacement = &claimBlock{claim: c, script: b.presets[c.Preset], lang: l.Lang}
+		case "mermaid":
+			var src strings.Builder
+			for _, ln := range lines {
+				src.WriteString(ln.text)
+			}
+			if strings.TrimSpace(src.String()) == "" {
+				e.add(fence, "mermaid fence is empty")
+				continue
+			}
+			l.HasMermaid = true
+			replacement = &mermaidBlock{src: src.String()}
+		}
+		f.Parent().ReplaceChild(f.Parent(), f, replacement)
+	}
+
+	for _, link := range links {
+		dest := string(link.Destination)
+		line := lineAt(nodeOffset(link))
+		if strings.HasPrefix(dest, "lab:") {
+			ll, ok := b.parseLabLink(dest, line, e)
+			if !ok {
+				continue
+			}
+			l.LabLinks = append(l.LabLinks, ll)
+			link.Destination = []byte(LabURL(ll.Preset, ll.Handlers))
+			link.SetAttributeString("class", []byte("try-it"))
+			continue
+		}
+		if pl, ok := parsePageLink(dest, l.Slug, line); ok {
+			l.links = append(l.links, pl)
+		}
+	}
+
+	for _, h := range headings {
+		id := ""
+		if v, ok := h.AttributeString("id"); ok {
+			if v, ok := v.([]byte); ok {
+				id = string(v)
+			}
+		}
+		l.Headings = append(l.Headings, Heading{Level: h.Level, ID: id, Text: plainText(h, body)})
+		if id == "" || (h.Level != 2 && h.Level != 3) {
+			continue
+		}
+		a := ast.NewLink()
+		a.Destination = []byte("#" + id)
+		a.Title = []byte(msg(l.Lang, "Link to this section", "Ссылка на этот раздел"))
+		a.SetAttributeString("class", []byte("anchor"))
+		a.AppendChild(a, ast.NewString([]byte("#")))
+		h.AppendChild(h, ast.NewString([]byte(" ")))
+		h.AppendChild(h, a)
+	}
+
+	l.ReadingMinutes = max(1, (words+199)/200)
+
+	var out bytes.Buffer
+	if err := b.md.Renderer().Render(&out, body, doc); err != nil {
+		e.add(0, "render: %v", err)
+		return
+	}
+	l.HTML = template.HTML(out.String())
+}
+
+// nodeOffset is the byte offset in the body where n's text starts: its
+// first text descendant's, else the first line of the nearest block around
+// it; 0 when neither is known.
+func nodeOffset(n ast.Node) int {
+	off := -1
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if t, ok := c.(*ast.Text); ok && entering {
+			off = t.Segment.Start
+			return ast.WalkStop, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	if off >= 0 {
+		return off
+	}
+	for p := n; p != nil; p = p.Parent() {
+		if p.Type() == ast.TypeBlock && p.Lines().Len() > 0 {
+			return p.Lines().At(0).Start
+		}
+	}
+	return 0
+}
+
+// plainText is the text of an inline tree, without markup.
+func plainText(n ast.Node, source []byte) string {
+	var sb strings.Builder
+	_ = ast.Walk(n, func(c ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch c := c.(type) {
+		case *ast.Text:
+			sb.Write(c.Segment.Value(source))
+			if c.SoftLineBreak() || c.HardLineBreak() {
+				sb.WriteByte(' ')
+			}
+		case *ast.String:
+			sb.Write(c.Value)
+		}
+		return ast.WalkContinue, nil
+	})
+	return strings.TrimSpace(sb.String())
+}
+
+// msg picks the English or the Russian text.
+func msg(lang, en, ru string) string {
+	if lang == Russian {
+		return ru
+	}
+	return en
+}
+
+// headingIDs makes heading anchors from the heading's text: lower case,
+// letters and digits of any script kept (so Russian headings get Russian
+// anchors), runs of spaces and dashes turned into one '-', repeats
+// numbered.
+type headingIDs struct{ used map[string]bool }
+
+func newHeadingIDs() *headingIDs { return &headingIDs{used: map[string]bool{}} }
+
+func (ids *headingIDs) Generate(value []byte, kind ast.NodeKind) []byte {
+	var sb strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(string(value)) {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if dash && sb.Len() > 0 {
+				sb.WriteByte('-')
+			}
+			dash = false
+			sb.WriteRune(r)
+		case unicode.IsSpace(r) || r == '-' || r == '_':
+			dash = true
+		}
+	}
+	id := sb.String()
+	if id == "" {
+		id = "section"
+	}
+	unique := id
+	for i := 1; ids.used[unique]; i++ {
+		unique = fmt.Sprintf("%s-%d", id, i)
+	}
+	ids.used[unique] = true
+	return []byte(unique)
+}
+
+func (ids *headingIDs) Put(value []byte) { ids.used[string(value)] = true }
+
+// The nodes that replace the lab's own fences.
+var (
+	kindSource  = ast.NewNodeKind("LessonSource")
+	kindClaim   = ast.NewNodeKind("LessonClaim")
+	kindMermaid = ast.NewNodeKind("LessonMermaid")
+)
+
+type sourceBlock struct {
+	ast.BaseBlock
+	snippet snippet
+	lang    string
+}
+
+func (n *sourceBlock) Kind() ast.NodeKind { return kindSource }
+func (n *sourceBlock) Dump(src []byte, level int) {
+	ast.DumpHelper(n, src, level, map[string]string{"File": n.snippet.file, "Decl": n.snippet.decl}, nil)
+}
+
+type claimBlock struct {
+	ast.BaseBlock
+	claim  Claim
+	script *sim.Script
+	lang   string
+}
+
+func (n *claimBlock) Kind() ast.NodeKind { return kindClaim }
+func (n *claimBlock) Dump(src []byte, level int) {
+	ast.DumpHelper(n, src, level, map[string]string{"Preset": n.claim.Preset}, nil)
+}
+
+type mermaidBlock struct {
+	ast.BaseBlock
+	src string
+}
+
+func (n *mermaidBlock) Kind() ast.NodeKind { return kindMermaid }
+func (n *mermaidBlock) Dump(src []byte, level int) {
+	ast.DumpHelper(n, src, level, map[string]string{"Source": n.src}, nil)
+}
+
+// fenceRenderer renders the nodes above. Every string that came from a
+// lesson or a preset is escaped here.
+type fenceRenderer struct{}
+
+func (r *fenceRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(kindSource, r.source)
+	reg.Register(kindClaim, r.claim)
+	reg.Register(kindMermaid, r.mermaid)
+}
+
+func (r *fenceRenderer) mermaid(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if entering {
+		n := node.(*mermaidBlock)
+		_, _ = w.WriteString(`<pre class="mermaid">`)
+		_, _ = w.WriteString(html.EscapeString(n.src))
+		_, _ = w.WriteString("</pre>\n")
+	}
+	return ast.WalkContinue, nil
+}
+
+func (r *fenceRenderer) claim(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	n := node.(*claimBlock)
+	c, lang := n.claim, n.lang
+	esc := html.EscapeString
+	fmt.Fprintf(w, `<aside class="claim" data-preset="%s">`+"\n", esc(c.Preset))
+	fmt.Fprintf(w, `<p class="claim-head"><span class="claim-label">%s</span> `, msg(lang, "Scenario", "Сценарий"))
+	if n.script != nil {
+		if title := msg(lang, n.script.Title, n.script.TitleRU); title != "" {
+			fmt.Fprintf(w, `<span class="claim-title">%s</span> `, esc(title))
+		}
+	}
+	fmt.Fprintf(w, `<code class="claim-preset">%s</code></p>`+"\n", esc(c.Preset))
+	_, _ = w.WriteString(`<ul class="claim-verdicts">` + "\n")
+	for _, v := range c.Verdicts {
+		fmt.Fprintf(w, `<li><code class="claim-handler">%s</code> <span class="claim-arrow">→</span> <span class="verdict verdict-%s">%s</span></li>`+"\n",
+			esc(v.Handler), esc(string(v.Verdict)), esc(VerdictLabel(v.Verdict, lang)))
+	}
+	_, _ = w.WriteString("</ul>\n")
+	fmt.Fprintf(w, `<p class="claim-action"><a class="try-it" href="%s">%s</a></p>`+"\n",
+		esc(LabURL(c.Preset, c.Handlers())), msg(lang, "Try it in the lab", "Попробовать в лаборатории"))
+	fmt.Fprintf(w, `<p class="claim-note">%s</p>`+"\n",
+		msg(lang, "The course's tests run this scenario and check these verdicts.",
+			"Тесты курса прогоняют этот сценарий и сверяют вердикты."))
+	_, _ = w.WriteString("</aside>\n")
+	return ast.WalkContinue, nil
+}
+
+func (r *fenceRenderer) source(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	n := node.(*sourceBlock)
+	s := n.snippet
+	esc := html.EscapeString
+	fmt.Fprintf(w, `<figure class="source" data-file="%s" data-decl="%s">`+"\n", esc(s.file), esc(s.decl))
+	fmt.Fprintf(w, `<figcaption class="source-caption"><code class="source-file">handlers/%s</code>`, esc(s.file))
+	if len(s.marks) > 0 {
+		fmt.Fprintf(w, ` <span class="source-note">%s</span>`,
+			msg(n.lang, "highlighted: where the lab can stop the worker",
+				"подсвечено: где лаборатория может остановить воркер"))
+	}
+	_, _ = w.WriteString("</figcaption>\n")
+	it, err := chroma.Coalesce(lexers.Get("go")).Tokenise(nil, s.code)
+	if err != nil {
+		return ast.WalkStop, fmt.Errorf("highlight %s %s: %w", s.file, s.decl, err)
+	}
+	opts := append(codeOptions(),
+		chromahtml.WithLineNumbers(true),
+		chromahtml.BaseLineNumber(s.first),
+		chromahtml.HighlightLines(s.marks),
+	)
+	if err := chromahtml.New(opts...).Format(w, styles.Get(LightStyle), it); err != nil {
+		return ast.WalkStop, err
+	}
+	_, _ = w.WriteString("</figure>\n")
+	return ast.WalkContinue, nil
+}
