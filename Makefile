@@ -3,9 +3,9 @@ ADDR ?= 127.0.0.1:8080
 
 .PHONY: run test build generate check-generated vet bench fuzz vendor browser-deps
 
-## run: start the lab at http://$(ADDR)
+## run: start the lab at http://$(ADDR) (ARGS=--dev to read files from disk)
 run:
-	go run ./cmd/lab serve --addr $(ADDR)
+	go run ./cmd/lab serve --addr $(ADDR) $(ARGS)
 
 ## test: everything CI runs: generated code current, vet, all tests (browser tests included)
 test: check-generated vet
