@@ -1,0 +1,212 @@
+package practice
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+)
+
+// The export file format. A file states its format and version so that a
+// later lab can read old files and refuse files it does not understand.
+const (
+	ExportFormat  = "idempotency-lab-progress"
+	ExportVersion = 1
+	// MaxImportBytes and MaxImportAttempts bound an import; the web should
+	// read at most MaxImportBytes+1 bytes of an upload.
+	MaxImportBytes    = 2 << 20
+	MaxImportAttempts = 10000
+)
+
+// Errors of import. Every problem with the file is ErrBadImport, with the
+// field that is wrong; ErrImportConflict is a file that contradicts what is
+// stored.
+var (
+	ErrBadImport      = errors.New("bad progress file")
+	ErrImportConflict = errors.New("progress file conflicts with stored progress")
+)
+
+// Export is the content of a progress file: a profile's attempts.
+type Export struct {
+	Profile  string
+	Attempts []Attempt
+}
+
+// The JSON form of Export:
+//
+//	{"format": "idempotency-lab-progress", "version": 1,
+//	 "profile": "ABC…", "attempts": [
+//	   {"id": "…", "question": "unique-poison-loop", "score": 0.5,
+//	    "at": "2026-03-01T10:00:00.123Z"}]}
+type exportFile struct {
+	Format   string          `json:"format"`
+	Version  int             `json:"version"`
+	Profile  string          `json:"profile"`
+	Attempts []exportAttempt `json:"attempts"`
+}
+
+type exportAttempt struct {
+	ID       string    `json:"id"`
+	Question string    `json:"question"`
+	Score    *float64  `json:"score"` // a pointer, so that a missing score is an error, not 0
+	At       time.Time `json:"at"`
+}
+
+// Export returns a profile's progress as a JSON file, attempts oldest
+// first. Attempts at questions the bank no longer has are left out, so the
+// file always imports into the same lab. A profile with no answers gives a
+// valid file with no attempts.
+func (s *Store) Export(ctx context.Context, profile string) ([]byte, error) {
+	as, err := s.Attempts(ctx, profile)
+	if err != nil {
+		return nil, err
+	}
+	e := Export{Profile: profile}
+	for _, a := range as {
+		if _, ok := s.bank.Question(a.Question); ok {
+			e.Attempts = append(e.Attempts, a)
+		}
+	}
+	return encodeExport(e)
+}
+
+func encodeExport(e Export) ([]byte, error) {
+	f := exportFile{Format: ExportFormat, Version: ExportVersion, Profile: e.Profile,
+		Attempts: make([]exportAttempt, len(e.Attempts))}
+	for i, a := range e.Attempts {
+		f.Attempts[i] = exportAttempt{ID: a.ID, Question: a.Question, Score: &a.Score, At: a.At.UTC()}
+	}
+	return json.MarshalIndent(f, "", "  ")
+}
+
+// ParseExport reads and validates a progress file against the bank: its
+// size, format and version, the profile id, and every attempt (id format,
+// known question, score from 0 to 1, a time from year 2000 to 2199, no id
+// twice). Unknown fields and trailing data are errors too. Every error is
+// ErrBadImport and names what is wrong.
+func ParseExport(data []byte, b *Bank) (Export, error) {
+	bad := func(format string, args ...any) (Export, error) {
+		return Export{}, fmt.Errorf("%w: %s", ErrBadImport, fmt.Sprintf(format, args...))
+	}
+	if len(data) > MaxImportBytes {
+		return bad("the file is %d bytes; the limit is %d", len(data), MaxImportBytes)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var f exportFile
+	if err := dec.Decode(&f); err != nil {
+		return bad("not a progress file: %v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return bad("unexpected data after the progress object")
+	}
+	switch {
+	case f.Format != ExportFormat:
+		return bad("format is %q, want %q", f.Format, ExportFormat)
+	case f.Version < 1:
+		return bad("version is missing")
+	case f.Version > ExportVersion:
+		return bad("version %d was written by a newer lab; this one reads version %d", f.Version, ExportVersion)
+	case !ValidProfileID(f.Profile):
+		return bad("profile %q is not a profile id", f.Profile)
+	case len(f.Attempts) > MaxImportAttempts:
+		return bad("%d attempts; the limit is %d", len(f.Attempts), MaxImportAttempts)
+	}
+	e := Export{Profile: f.Profile, Attempts: make([]Attempt, 0, len(f.Attempts))}
+	seen := map[string]bool{}
+	for i, fa := range f.Attempts {
+		a := Attempt{ID: fa.ID, Question: fa.Question, At: millis(fa.At)}
+		switch {
+		case !ValidProfileID(fa.ID):
+			return bad("attempts[%d]: id %q is not an attempt id", i, fa.ID)
+		case seen[fa.ID]:
+			return bad("attempts[%d]: id %s appears twice", i, fa.ID)
+		case fa.Score == nil:
+			return bad("attempts[%d]: score is missing", i)
+		case math.IsNaN(*fa.Score) || *fa.Score < 0 || *fa.Score > 1:
+			return bad("attempts[%d]: score %v is not from 0 to 1", i, *fa.Score)
+		case a.At.Year() < minYear || a.At.Year() >= maxYear:
+			return bad("attempts[%d]: time %s is missing or not from year %d to %d", i, fa.At.Format(time.RFC3339), minYear, maxYear-1)
+		}
+		if _, ok := b.Question(fa.Question); !ok {
+			return bad("attempts[%d]: unknown question %q", i, fa.Question)
+		}
+		seen[fa.ID] = true
+		a.Score = *fa.Score
+		e.Attempts = append(e.Attempts, a)
+	}
+	return e, nil
+}
+
+// ImportResult says what an import did.
+type ImportResult struct {
+	From    string // the profile named in the file
+	Added   int    // attempts written
+	Skipped int    // attempts already stored (the same file imported again)
+}
+
+// Import merges a progress file into the target profile (usually the one
+// in the visitor's cookie; pass the file's own profile to restore it as it
+// was). The rule: attempts are a history, and the merge is their union by
+// attempt id. An attempt already stored with the same content is skipped,
+// so importing a file twice changes nothing; one stored under the same id
+// with different content is ErrImportConflict. Progress and review
+// schedules are recomputed from the union. The whole import is one
+// transaction: on any error, nothing is written.
+func (s *Store) Import(ctx context.Context, target string, data []byte) (ImportResult, error) {
+	if !ValidProfileID(target) {
+		return ImportResult{}, fmt.Errorf("%w %q", ErrBadProfile, target)
+	}
+	e, err := ParseExport(data, s.bank)
+	if err != nil {
+		return ImportResult{}, err
+	}
+	r := ImportResult{From: e.Profile}
+	if len(e.Attempts) == 0 {
+		return r, nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return ImportResult{}, err
+	}
+	defer tx.Rollback()
+	first := e.Attempts[0].At
+	for _, a := range e.Attempts {
+		if a.At.Before(first) {
+			first = a.At
+		}
+	}
+	if err := ensureProfile(ctx, tx, target, first); err != nil {
+		return ImportResult{}, err
+	}
+	for _, a := range e.Attempts {
+		added, err := insertAttempt(ctx, tx, target, a)
+		if err != nil {
+			return ImportResult{}, err
+		}
+		if added {
+			r.Added++
+			continue
+		}
+		var stored Attempt
+		var ms int64
+		err = tx.QueryRowContext(ctx, `SELECT question, score, answered_at FROM attempts WHERE profile = ? AND id = ?`,
+			target, a.ID).Scan(&stored.Question, &stored.Score, &ms)
+		if err != nil {
+			return ImportResult{}, err
+		}
+		if stored.Question != a.Question || stored.Score != a.Score || ms != a.At.UnixMilli() {
+			return ImportResult{}, fmt.Errorf("%w: attempt %s is stored for %s (score %v) but the file says %s (score %v)",
+				ErrImportConflict, a.ID, stored.Question, stored.Score, a.Question, a.Score)
+		}
+		r.Skipped++
+	}
+	if err := tx.Commit(); err != nil {
+		return ImportResult{}, fmt.Errorf("import: %w", err)
+	}
+	return r, nil
+}

@@ -1,0 +1,280 @@
+package practice
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// Errors of grading and of the progress store. They are wrapped with the
+// details; compare with errors.Is. All of them are the caller's input, so
+// the web answers them with 400 and the message.
+var (
+	ErrUnknownQuestion  = errors.New("unknown question")
+	ErrUnknownTopic     = errors.New("unknown topic")
+	ErrWrongKind        = errors.New("wrong kind of answer for this question")
+	ErrBadOption        = errors.New("bad option")
+	ErrBadPoint         = errors.New("bad key point")
+	ErrMalformedBalance = errors.New("malformed balance")
+	ErrUnknownVerdict   = errors.New("unknown verdict")
+)
+
+// Grade is the graded answer to one question, with everything the result
+// page shows.
+type Grade struct {
+	Question string  // the question's id
+	Kind     Kind    // the question's kind
+	Score    float64 // 0 to 1; this is what the progress store records
+
+	Options []OptionResult // choice: every option in order, with its explanation
+	Points  []PointResult  // open: every key point in order
+	Answer  Text           // open: the model answer
+	Outcome *Outcome       // predict: what the engine did
+}
+
+// Correct reports a full score.
+func (g Grade) Correct() bool { return g.Score == 1 }
+
+// OptionResult is one option of a graded choice question.
+type OptionResult struct {
+	Option      // its text, whether it is correct, and why
+	Picked bool // the person chose it
+}
+
+// Right reports whether the person treated this option correctly: picked a
+// correct one or left a wrong one.
+func (o OptionResult) Right() bool { return o.Picked == o.Correct }
+
+// PointResult is one key point of a graded open question.
+type PointResult struct {
+	Text   Text
+	Ticked bool // the person says their answer covered it
+}
+
+// Outcome is a graded prediction next to what the engine did.
+type Outcome struct {
+	Handler          string
+	PredictedBalance int64 // minor units
+	PredictedVerdict sim.Verdict
+	Balance          int64       // the engine's settled balance, minor units
+	Expected         int64       // what the intents asked for
+	Verdict          sim.Verdict // the engine's verdict
+	Reason           string      // the engine's explanation of the verdict
+	BalanceRight     bool
+	VerdictRight     bool
+	LabURL           string // open the script in the lab with this handler
+}
+
+// GradeChoice grades a multiple-choice answer: picked holds option IDs
+// ("a", "b", ...). The score is 1 when the picked set equals the correct
+// set exactly and 0 otherwise; every option comes back with its
+// explanation. Picking nothing or an option the question does not have is
+// ErrBadOption.
+func (b *Bank) GradeChoice(id string, picked []string) (Grade, error) {
+	q, err := b.questionOf(id, KindChoice)
+	if err != nil {
+		return Grade{}, err
+	}
+	if len(picked) == 0 {
+		return Grade{}, fmt.Errorf("%w: pick at least one option", ErrBadOption)
+	}
+	chosen := map[string]bool{}
+	for _, p := range picked {
+		if !slices.ContainsFunc(q.Options, func(o Option) bool { return o.ID == p }) {
+			return Grade{}, fmt.Errorf("%w %q: question %s has options a to %s", ErrBadOption, p, q.ID, q.Options[len(q.Options)-1].ID)
+		}
+		chosen[p] = true
+	}
+	g := Grade{Question: q.ID, Kind: KindChoice, Score: 1}
+	for _, o := range q.Options {
+		r := OptionResult{Option: o, Picked: chosen[o.ID]}
+		if !r.Right() {
+			g.Score = 0
+		}
+		g.Options = append(g.Options, r)
+	}
+	return g, nil
+}
+
+// GradeOpen grades a self-assessed open answer: ticked holds the 0-based
+// indexes of the key points the person says they covered. The score is the
+// share of key points ticked. An index out of range is ErrBadPoint;
+// a repeated index counts once.
+func (b *Bank) GradeOpen(id string, ticked []int) (Grade, error) {
+	q, err := b.questionOf(id, KindOpen)
+	if err != nil {
+		return Grade{}, err
+	}
+	on := map[int]bool{}
+	for _, i := range ticked {
+		if i < 0 || i >= len(q.Points) {
+			return Grade{}, fmt.Errorf("%w %d: question %s has key points 0 to %d", ErrBadPoint, i, q.ID, len(q.Points)-1)
+		}
+		on[i] = true
+	}
+	g := Grade{Question: q.ID, Kind: KindOpen, Answer: q.Answer,
+		Score: float64(len(on)) / float64(len(q.Points))}
+	for i, p := range q.Points {
+		g.Points = append(g.Points, PointResult{Text: p, Ticked: on[i]})
+	}
+	return g, nil
+}
+
+// GradePredict grades a prediction by running the exercise's script on its
+// handler with the engine; nothing is stored in advance. balance is read by
+// ParseBalance and verdict by ParseVerdict. The balance and the verdict are
+// worth half the score each.
+func (b *Bank) GradePredict(id, balance, verdict string) (Grade, error) {
+	q, err := b.questionOf(id, KindPredict)
+	if err != nil {
+		return Grade{}, err
+	}
+	bal, err := ParseBalance(balance)
+	if err != nil {
+		return Grade{}, err
+	}
+	v, err := ParseVerdict(verdict)
+	if err != nil {
+		return Grade{}, err
+	}
+	res, err := b.Run(q.ID)
+	if err != nil {
+		return Grade{}, err
+	}
+	o := &Outcome{Handler: q.Handler, PredictedBalance: bal, PredictedVerdict: v,
+		Balance: res.Settled, Expected: res.Expected, Verdict: res.Verdict, Reason: res.Reason,
+		BalanceRight: bal == res.Settled, VerdictRight: v == res.Verdict, LabURL: q.LabURL()}
+	g := Grade{Question: q.ID, Kind: KindPredict, Outcome: o}
+	if o.BalanceRight {
+		g.Score += 0.5
+	}
+	if o.VerdictRight {
+		g.Score += 0.5
+	}
+	return g, nil
+}
+
+// Run runs a predict exercise's script on its handler and returns the
+// engine's result: the same run that grading uses.
+func (b *Bank) Run(id string) (sim.Result, error) {
+	q, err := b.questionOf(id, KindPredict)
+	if err != nil {
+		return sim.Result{}, err
+	}
+	run, err := sim.Execute(q.script, sim.Options{Handlers: []string{q.Handler}})
+	if err != nil {
+		return sim.Result{}, fmt.Errorf("exercise %s: %w", q.ID, err)
+	}
+	return run.Results[0], nil
+}
+
+func (b *Bank) questionOf(id string, k Kind) (Question, error) {
+	q, ok := b.Question(id)
+	if !ok {
+		return Question{}, fmt.Errorf("%w %q", ErrUnknownQuestion, id)
+	}
+	if q.Kind != k {
+		return Question{}, fmt.Errorf("%w: %s is a %s question, not %s", ErrWrongKind, id, q.Kind, k)
+	}
+	return q, nil
+}
+
+// ParseBalance reads a predicted balance. Balances are in minor units, the
+// way amounts are written in scripts (amount=10000 is 100.00), so a whole
+// number is taken as minor units: "20000". Spaces, underscores and
+// apostrophes between digits are ignored ("20 000"). A number with a point
+// or a comma and exactly two digits after it is taken as major units and
+// converted: "200.00" and "200,00" both mean 20000. Anything else,
+// including negative numbers, is ErrMalformedBalance.
+func ParseBalance(s string) (int64, error) {
+	clean := strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '\u00a0', '\u202f', '\u2009', '_', '\'':
+			return -1
+		}
+		return r
+	}, strings.TrimSpace(s))
+	whole, cents, decimal := strings.Cut(strings.ReplaceAll(clean, ",", "."), ".")
+	bad := fmt.Errorf("%w %q: enter a whole number of minor units, as amounts appear in the script (20000), or major units with two decimals (200.00)", ErrMalformedBalance, s)
+	if !digits(whole) || len(whole) > 15 || (decimal && (len(cents) != 2 || !digits(cents))) {
+		return 0, bad
+	}
+	// With two decimals, whole+cents is already the amount in minor units.
+	n, err := strconv.ParseInt(whole+cents, 10, 64)
+	if err != nil {
+		return 0, bad
+	}
+	return n, nil
+}
+
+func digits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// Verdicts lists the verdicts a prediction may name, in the order a form
+// should offer them.
+func Verdicts() []sim.Verdict {
+	return []sim.Verdict{sim.OK, sim.Duplicate, sim.Lost, sim.Poison, sim.SilentConflict}
+}
+
+// VerdictLabel is a short explanation of a verdict for a form or a result.
+func VerdictLabel(v sim.Verdict) Text {
+	switch v {
+	case sim.OK:
+		return Text{EN: "ok: credited exactly what was asked", RU: "ok: зачислено ровно то, что просили"}
+	case sim.Duplicate:
+		return Text{EN: "duplicate: credited too much", RU: "duplicate: зачислено больше, чем нужно"}
+	case sim.Lost:
+		return Text{EN: "lost: credited too little", RU: "lost: зачислено меньше, чем нужно"}
+	case sim.Poison:
+		return Text{EN: "poison: a handled message looped into the DLQ", RU: "poison: уже обработанное сообщение ушло по кругу в DLQ"}
+	case sim.SilentConflict:
+		return Text{EN: "silent-conflict: a changed payload was acked as a repeat", RU: "silent-conflict: изменённый payload подтверждён как повтор"}
+	}
+	return Text{EN: string(v), RU: string(v)}
+}
+
+// ParseVerdict reads a predicted verdict: one of Verdicts, in any case, with
+// spaces or underscores allowed for the dash ("silent conflict").
+// Anything else is ErrUnknownVerdict.
+func ParseVerdict(s string) (sim.Verdict, error) {
+	norm := strings.ToLower(strings.TrimSpace(s))
+	norm = strings.NewReplacer(" ", "-", "_", "-").Replace(norm)
+	for _, v := range Verdicts() {
+		if norm == string(v) {
+			return v, nil
+		}
+	}
+	names := make([]string, 0, 5)
+	for _, v := range Verdicts() {
+		names = append(names, string(v))
+	}
+	return "", fmt.Errorf("%w %q; valid verdicts: %s", ErrUnknownVerdict, s, strings.Join(names, ", "))
+}
+
+// PredictHint tells the person how to answer a predict exercise; the page
+// shows it next to every exercise's prompt.
+func PredictHint() Text {
+	return Text{
+		EN: "Predict the balance after the run settles: when the script ends, the lab brings the gateway back up, " +
+			"redelivers unacked messages and drains the queue. Give it in minor units, as amounts appear in the script " +
+			"(amount=10000 is 100.00, so enter 10000), or in major units with two decimals (100.00). " +
+			"For two accounts, give the total. Then pick the verdict.",
+		RU: "Предскажите итоговый баланс: когда сценарий закончится, лаборатория доводит прогон до конца — поднимает шлюз, " +
+			"повторно доставляет неподтверждённые сообщения и разбирает очередь. Укажите баланс в минимальных единицах, " +
+			"как суммы записаны в сценарии (amount=10000 — это 100.00, значит, вводите 10000), или в основных единицах " +
+			"с двумя знаками после точки или запятой (100.00). Если счетов два, укажите сумму по ним. Затем выберите вердикт.",
+	}
+}

@@ -1,0 +1,71 @@
+package practice
+
+import (
+	"cmp"
+	"encoding/binary"
+	"hash/fnv"
+	"slices"
+)
+
+// InterviewSize is the length of an "interview in 15 minutes": about 90
+// seconds an item.
+const InterviewSize = 10
+
+// Interview is the "interview in 15 minutes" mode: n items (InterviewSize
+// if n <= 0) mixed across topics and kinds, the same for the same seed and
+// bank, returned in course order. The caller picks the seed (from the URL,
+// so a run can be shared and repeated).
+//
+// How: each topic's items are ranked by a hash of the seed and the item
+// id; topics are visited round robin, starting from a topic the seed
+// picks, and each visit takes the topic's best-ranked unused item of the
+// kind the plan asks for next (choice, open, choice, predict, open, and
+// again), or of any kind if the topic has none of that kind left. With 10
+// items and 8 topics every topic appears.
+func (b *Bank) Interview(seed uint64, n int) []Question {
+	if n <= 0 {
+		n = InterviewSize
+	}
+	n = min(n, len(b.questions))
+	byTopic := make([][]Question, len(b.topics))
+	for i, t := range b.topics {
+		for _, q := range b.questions {
+			if q.Topic == t.Slug {
+				byTopic[i] = append(byTopic[i], q)
+			}
+		}
+		slices.SortFunc(byTopic[i], func(x, y Question) int {
+			return cmp.Or(cmp.Compare(rank(seed, x.ID), rank(seed, y.ID)), cmp.Compare(x.ID, y.ID))
+		})
+	}
+	plan := []Kind{KindChoice, KindOpen, KindChoice, KindPredict, KindOpen}
+	var picked []Question
+	start := int(rank(seed, "") % uint64(len(b.topics)))
+	for k := 0; len(picked) < n; k++ {
+		t := (start + k) % len(b.topics)
+		items := byTopic[t]
+		if len(items) == 0 {
+			continue
+		}
+		j := slices.IndexFunc(items, func(q Question) bool { return q.Kind == plan[len(picked)%len(plan)] })
+		if j < 0 {
+			j = 0
+		}
+		picked = append(picked, items[j])
+		byTopic[t] = slices.Delete(items, j, j+1)
+	}
+	// The bank is in course order, so its index orders the interview.
+	slices.SortFunc(picked, func(x, y Question) int { return b.byID[x.ID] - b.byID[y.ID] })
+	return picked
+}
+
+// rank is a stable pseudo-random number for an item under a seed: FNV-1a
+// of both, so a seed gives the same interview on every Go version.
+func rank(seed uint64, id string) uint64 {
+	h := fnv.New64a()
+	var buf [8]byte
+	binary.LittleEndian.PutUint64(buf[:], seed)
+	h.Write(buf[:])
+	h.Write([]byte(id))
+	return h.Sum64()
+}

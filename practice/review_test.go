@@ -1,0 +1,159 @@
+package practice
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// clock is an injected clock for schedule tests: it starts at a fixed
+// instant and moves only when told.
+type clock struct{ now time.Time }
+
+func newClock() *clock { return &clock{now: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)} }
+
+func (c *clock) advance(d time.Duration) time.Time { c.now = c.now.Add(d); return c.now }
+
+func TestNext(t *testing.T) {
+	at := newClock().now
+	for _, tc := range []struct {
+		box     int
+		score   float64
+		wantBox int
+		wantIn  time.Duration
+	}{
+		{0, 0, 1, 10 * time.Minute},            // first answer, a miss
+		{0, 1, 2, 24 * time.Hour},              // first answer, a hit
+		{0, HitScore, 2, 24 * time.Hour},       // the threshold is a hit
+		{0, 0.5, 1, 10 * time.Minute},          // half a prediction is a miss
+		{1, 1, 2, 24 * time.Hour},              //
+		{2, 1, 3, 3 * 24 * time.Hour},          //
+		{3, 1, 4, 7 * 24 * time.Hour},          //
+		{4, 1, 5, 30 * 24 * time.Hour},         //
+		{Boxes, 1, Boxes, 30 * 24 * time.Hour}, // the top box stays
+		{Boxes, 0, 1, 10 * time.Minute},        // a miss from the top goes to box 1
+	} {
+		box, due := Next(tc.box, tc.score, at)
+		if box != tc.wantBox || due != at.Add(tc.wantIn) {
+			t.Errorf("Next(%d, %v) = box %d due +%v; want box %d due +%v",
+				tc.box, tc.score, box, due.Sub(at), tc.wantBox, tc.wantIn)
+		}
+	}
+}
+
+// TestReviewSchedule plays a learner's week against an injected clock: a
+// miss comes back within the sitting, a hit moves it out to days, and the
+// review list puts the misses first.
+func TestReviewSchedule(t *testing.T) {
+	b := mustLoad(t)
+	c := newClock()
+	var history []Attempt
+	answer := func(q string, score float64) {
+		history = append(history, Attempt{ID: NewProfileID(), Question: q, Score: score, At: c.now})
+	}
+	review := func() []string {
+		var out []string
+		for _, it := range b.Progress(history).Review(c.now) {
+			out = append(out, it.Question)
+		}
+		return out
+	}
+
+	answer("dup-sources", 0)     // miss: box 1, due in 10 minutes
+	answer("keys-broker-ids", 1) // hit: box 2, due tomorrow
+	c.advance(time.Minute)
+	answer("unique-return-nil", 0) // miss, a minute later
+	if got := review(); got != nil {
+		t.Fatalf("nothing is due yet, review = %v", got)
+	}
+	c.advance(9 * time.Minute) // 10 minutes after the first miss
+	if got := review(); !reflect.DeepEqual(got, []string{"dup-sources"}) {
+		t.Fatalf("at +10m review = %v, want [dup-sources]", got)
+	}
+	c.advance(time.Minute)
+	if got := review(); !reflect.DeepEqual(got, []string{"dup-sources", "unique-return-nil"}) {
+		t.Fatalf("at +11m review = %v, want both misses, the older first", got)
+	}
+	answer("dup-sources", 1) // now a hit: box 2, due tomorrow
+	if got := review(); !reflect.DeepEqual(got, []string{"unique-return-nil"}) {
+		t.Fatalf("after fixing dup-sources review = %v", got)
+	}
+	c.advance(24 * time.Hour)
+	// Due now: keys-broker-ids (box 2) and dup-sources (box 2), and the
+	// still-missed unique-return-nil (box 1) comes first.
+	want := []string{"unique-return-nil", "keys-broker-ids", "dup-sources"}
+	if got := review(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("a day later review = %v, want %v", got, want)
+	}
+	answer("keys-broker-ids", 1) // box 3: three days
+	st := b.Progress(history).Items["keys-broker-ids"]
+	if st.Box != 3 || st.Due != c.now.Add(3*24*time.Hour) || st.Attempts != 2 {
+		t.Fatalf("keys-broker-ids: %+v", st)
+	}
+	c.advance(time.Minute)
+	answer("keys-broker-ids", 0.2) // a miss sends it back to box 1
+	if st := b.Progress(history).Items["keys-broker-ids"]; st.Box != 1 || st.Due != c.now.Add(10*time.Minute) {
+		t.Fatalf("after a miss: %+v", st)
+	}
+}
+
+func TestProgress(t *testing.T) {
+	b := mustLoad(t)
+	at := newClock().now
+	history := []Attempt{
+		{ID: "A", Question: "dup-sources", Score: 0, At: at},
+		{ID: "B", Question: "dup-sources", Score: 1, At: at.Add(time.Hour)}, // the latest counts
+		{ID: "C", Question: "dup-explain-junior", Score: 0.5, At: at},
+		{ID: "D", Question: "unique-return-nil", Score: 1, At: at},
+		{ID: "E", Question: "removed-question", Score: 1, At: at}, // content that no longer exists
+	}
+	p := b.Progress(history)
+	dup, _ := b.ByTopic("duplicates")
+	uniq, _ := b.ByTopic("unique")
+	if got := p.Topic("duplicates"); got.Total != len(dup) || got.Answered != 2 || got.Mastered != 1 || got.Average != 0.75 {
+		t.Errorf("duplicates: %+v", got)
+	}
+	if got := p.Topic("unique"); got.Total != len(uniq) || got.Answered != 1 || got.Average != 1 {
+		t.Errorf("unique: %+v", got)
+	}
+	if got := p.Topic("cost"); got.Answered != 0 || got.Average != 0 || got.AnsweredPercent() != 0 {
+		t.Errorf("cost: %+v", got)
+	}
+	o := p.Overall
+	if o.Total != len(b.Questions()) || o.Answered != 3 || o.Mastered != 2 || o.Average != 2.5/3 {
+		t.Errorf("overall: %+v", o)
+	}
+	if len(p.Topics) != len(lessonSlugs()) {
+		t.Errorf("%d topic bars", len(p.Topics))
+	}
+	if _, ok := p.Items["removed-question"]; ok {
+		t.Error("an attempt at a removed question shows up")
+	}
+	d := p.Topic("duplicates")
+	if d.AnsweredPercent() != percent(2, d.Total) || d.ScorePercent() != percent(1.5, d.Total) {
+		t.Errorf("percentages %d %d", d.AnsweredPercent(), d.ScorePercent())
+	}
+
+	// The order attempts arrive in does not matter.
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 5 {
+		shuffled := append([]Attempt(nil), history...)
+		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		if !reflect.DeepEqual(b.Progress(shuffled), p) {
+			t.Fatal("progress depends on the order of the attempts")
+		}
+	}
+}
+
+func TestPercent(t *testing.T) {
+	for _, tc := range []struct {
+		part  float64
+		total int
+		want  int
+	}{{0, 0, 0}, {0, 5, 0}, {1, 3, 33}, {2, 3, 67}, {5, 5, 100}} {
+		if got := percent(tc.part, tc.total); got != tc.want {
+			t.Errorf("percent(%v, %d) = %d, want %d", tc.part, tc.total, got, tc.want)
+		}
+	}
+}
