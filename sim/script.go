@@ -116,7 +116,7 @@ func errf(line int, format string, args ...any) *Error {
 // Parse reads a script. Every error names the line and the valid choices.
 func Parse(src string) (*Script, error) {
 	if len(src) > MaxScriptBytes {
-		return nil, errf(0, "script is %d bytes; the limit is %d", len(src), MaxScriptBytes)
+		return nil, errf(0, "script is larger than the limit of %d bytes", MaxScriptBytes)
 	}
 	if !utf8.ValidString(src) {
 		return nil, errf(0, "script is not valid UTF-8 text")
@@ -176,7 +176,10 @@ func (p *parser) line(n int, line string) error {
 	case strings.HasPrefix(line, "#"):
 		return nil
 	}
-	word, rest, _ := strings.Cut(line, " ")
+	word, rest := line, ""
+	if i := strings.IndexFunc(line, unicode.IsSpace); i >= 0 {
+		word, rest = line[:i], line[i+1:]
+	}
 	if name, ok := strings.CutSuffix(word, ":"); ok {
 		return p.header(n, name, strings.TrimSpace(rest))
 	}
@@ -401,6 +404,9 @@ func parseDuration(v string) (time.Duration, error) {
 		n, err := strconv.Atoi(days)
 		if err != nil {
 			return 0, fmt.Errorf("%q is not a duration; examples: 90s, 15m, 2h, 1h30m, 3d", v)
+		}
+		if n < 1 || n > int(maxDuration/(24*time.Hour)) {
+			return 0, fmt.Errorf("%q is out of range: from 1s to 3650d", v)
 		}
 		d = time.Duration(n) * 24 * time.Hour
 	} else {

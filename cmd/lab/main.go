@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 )
 
@@ -28,6 +29,8 @@ const (
 const usage = `lab: the idempotency lab
 
 Usage:
+  lab [serve] [--addr 127.0.0.1:8080] [--dev]
+                          start the web lab (the default command)
   lab run PRESET|FILE|- [--handlers a,b|core|all] [--json] [--steps N]
                           run a scenario on each handler and print the outcome
   lab scenarios           list the preset scenarios
@@ -38,21 +41,27 @@ A FILE is a scenario script; - reads one from standard input.
 `
 
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
-		return exitUsage
+	// No command, or only flags, means serve: `lab`, `lab --dev`.
+	if len(args) == 0 || (strings.HasPrefix(args[0], "-") && !isHelp(args[0])) {
+		return cmdServe(ctx, args, stdout, stderr)
 	}
 	switch args[0] {
+	case "serve":
+		return cmdServe(ctx, args[1:], stdout, stderr)
 	case "run":
 		return cmdRun(args[1:], stdin, stdout, stderr)
 	case "scenarios":
 		return cmdScenarios(args[1:], stdout, stderr)
 	case "handlers":
 		return cmdHandlers(args[1:], stdout, stderr)
-	case "help", "-h", "-help", "--help":
+	case "help", "-h", "-help", "--help": // keep in step with isHelp
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "lab: unknown command %q; valid commands: run, scenarios, handlers, help\n\n%s", args[0], usage)
+	fmt.Fprintf(stderr, "lab: unknown command %q; valid commands: serve, run, scenarios, handlers, help\n\n%s", args[0], usage)
 	return exitUsage
+}
+
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help"
 }

@@ -132,7 +132,7 @@ func printTable(w io.Writer, name string, s *sim.Script, res *sim.Run) {
 		title = s.Title + " (" + name + ")"
 	}
 	fmt.Fprintf(w, "%s: %d steps\n\n", title, res.Steps)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "handler\tbalance\tsettled\texpected\tverdict\tdeliveries\tdead-lettered\tquarantined\tgateway calls\t")
 	for _, r := range res.Results {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t\n", r.Handler, r.Balance, r.Settled, r.Expected,

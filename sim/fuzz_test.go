@@ -1,0 +1,259 @@
+package sim_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// fuzzSeeds are scripts for both fuzz targets, besides the committed corpus
+// in testdata/fuzz and the presets.
+var fuzzSeeds = []string{
+	"",
+	"publish pay-1 amount=100\ndeliver\n",
+	"publish pay-1 amount=100\ndeliver crash=before-ack\nredeliver\ndeliver\n",
+	"publish pay-1 amount=100\ndeliver crash=after-effect\nredeliver\ndeliver\n",
+	"publish pay-1 amount=100\ndeliver crash=before-effect\nredeliver\ndeliver\n",
+	"publish pay-1 amount=100 key=fresh\nretry pay-1\ndeliver-concurrent\n",
+	"publish pay-1 amount=100 key=v7\nretry pay-1\nadvance 25h\ndrain\n",
+	"max-deliveries: 1\npublish pay-1 amount=100\ngateway down\ndeliver\ngateway up\ndlq-replay\ndrain\n",
+	"publish pay-1 amount=100\ndeliver\nchange-payload pay-1 amount=150\ndeliver\n",
+	"inbox-retention: 1h\npublish pay-1 amount=5\ndeliver\nadvance 2h\nretry pay-1\ndeliver\n",
+	"publish pay-1 amount=5 tenant=a\npublish pay-1 amount=7 tenant=b\ndeliver-concurrent\nship pay-1 tenant=a\n",
+	"processing-ttl: 1s\ndone-ttl: 2s\npublish p amount=1\ndeliver crash=after-effect\nadvance 3s\nredeliver\ndrain\n",
+	allVerbsScript,
+	"#en: dangling narration",
+	"advance 281474976710657d",
+	"title:\tx\npublish\tp amount=1",
+	"publish p amount=+1\nchange-payload p amount=007",
+}
+
+// FuzzParse checks that Parse never panics, that every error is a
+// *sim.Error, and that the canonical form of a valid script parses to the
+// same canonical form again.
+func FuzzParse(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s)
+	}
+	presets, err := sim.Presets()
+	if err != nil {
+		f.Fatalf("Presets: %v", err)
+	}
+	for _, p := range presets {
+		f.Add(p.Source)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		s, err := sim.Parse(src)
+		if err != nil {
+			var se *sim.Error
+			if !errors.As(err, &se) {
+				t.Fatalf("error %v is a %T, not *sim.Error", err, err)
+			}
+			if se.Line < 0 || se.Line > len(src)+1 {
+				t.Fatalf("error line %d outside the script: %v", se.Line, err)
+			}
+			if s != nil {
+				t.Fatal("Parse returned a script and an error")
+			}
+			return
+		}
+		if len(s.Steps) > sim.MaxSteps {
+			t.Fatalf("%d steps accepted, the limit is %d", len(s.Steps), sim.MaxSteps)
+		}
+		canon := s.String()
+		s2, err := sim.Parse(canon)
+		if err != nil {
+			t.Fatalf("String() of a valid script does not parse: %v\ninput:\n%q\ncanonical:\n%q", err, src, canon)
+		}
+		if again := s2.String(); again != canon {
+			t.Fatalf("String() changes on re-parse:\ninput: %q\nfirst:  %q\nsecond: %q", src, canon, again)
+		}
+		checkRoundTrip(t, s)
+	})
+}
+
+// FuzzRun executes small valid scripts on every handler and checks the
+// invariants of a run.
+func FuzzRun(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s)
+	}
+	presets, err := sim.Presets()
+	if err != nil {
+		f.Fatalf("Presets: %v", err)
+	}
+	for _, p := range presets {
+		f.Add(p.Source)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		s, err := sim.Parse(src)
+		if err != nil || len(s.Steps) > 30 {
+			return
+		}
+		run, err := sim.Execute(s, sim.Options{Handlers: []string{"all"}})
+		if err != nil {
+			t.Fatalf("Execute: %v\nscript:\n%s", err, s)
+		}
+		checkRunInvariants(t, s, run)
+	})
+}
+
+// checkRunInvariants checks what must hold for any run of s on every handler.
+func checkRunInvariants(t *testing.T, s *sim.Script, run *sim.Run) {
+	t.Helper()
+	valid := map[sim.Verdict]bool{sim.Duplicate: true, sim.Lost: true, sim.Poison: true, sim.SilentConflict: true, sim.OK: true}
+	all := handlers.List()
+	var expected int64
+	for _, st := range s.Steps {
+		if st.Verb == sim.VerbPublish { // the parser allows one publish per intent
+			expected += st.Amount
+		}
+	}
+	if run.Steps != len(s.Steps) {
+		t.Errorf("run.Steps = %d, want %d", run.Steps, len(s.Steps))
+	}
+	if len(run.Results) != len(all) {
+		t.Fatalf("%d results, want one per handler (%d)", len(run.Results), len(all))
+	}
+	for i, r := range run.Results {
+		if r.Handler != all[i].Name {
+			t.Errorf("result %d is %s, want %s", i, r.Handler, all[i].Name)
+		}
+		if r.Expected != expected {
+			t.Errorf("%s: Expected = %d, want %d (sum of first publishes)", r.Handler, r.Expected, expected)
+		}
+		if !valid[r.Verdict] {
+			t.Errorf("%s: verdict %q is not one of the five", r.Handler, r.Verdict)
+		}
+		if r.Reason == "" {
+			t.Errorf("%s: verdict %s without a reason", r.Handler, r.Verdict)
+		}
+		if r.Balance < 0 || r.Settled < 0 {
+			t.Errorf("%s: Balance %d, Settled %d: negative", r.Handler, r.Balance, r.Settled)
+		}
+		if (r.Settled > r.Expected) != (r.Verdict == sim.Duplicate) || (r.Settled < r.Expected) != (r.Verdict == sim.Lost) {
+			t.Errorf("%s: verdict %s with Settled %d and Expected %d", r.Handler, r.Verdict, r.Settled, r.Expected)
+		}
+		if len(r.Trace) != len(s.Steps) {
+			t.Errorf("%s: %d trace steps, want %d", r.Handler, len(r.Trace), len(s.Steps))
+		}
+		if r.DeadLettered < 0 || r.Quarantined < 0 || r.Deliveries < 0 || r.GatewayCalls < 0 {
+			t.Errorf("%s: negative counter in %+v", r.Handler, r)
+		}
+		if n := len(r.Settlement.Broker.InFlight); n != 0 {
+			t.Errorf("%s: %d messages still in flight after settlement", r.Handler, n)
+		}
+		if n := len(r.Settlement.Broker.Ready); n != 0 {
+			t.Errorf("%s: %d messages still ready after settlement", r.Handler, n)
+		}
+	}
+	if t.Failed() {
+		t.Logf("script:\n%s", s)
+	}
+}
+
+// randomScript writes a valid script from the grammar, so the run
+// invariants are checked on many more runs than mutation finds.
+func randomScript(rng *rand.Rand, maxSteps int) string {
+	var b strings.Builder
+	pick := func(xs ...string) string { return xs[rng.IntN(len(xs))] }
+	if rng.IntN(2) == 0 {
+		fmt.Fprintf(&b, "max-deliveries: %d\n", 1+rng.IntN(5))
+	}
+	if rng.IntN(3) == 0 {
+		fmt.Fprintf(&b, "processing-ttl: %s\n", pick("1s", "10m", "1h", "2d"))
+	}
+	if rng.IntN(3) == 0 {
+		fmt.Fprintf(&b, "done-ttl: %s\n", pick("30s", "1h", "1d", "7d"))
+	}
+	if rng.IntN(3) == 0 {
+		fmt.Fprintf(&b, "inbox-retention: %s\n", pick("off", "1h", "1d"))
+	}
+	type intent struct{ op, tenant string }
+	var published []intent
+	n := 1 + rng.IntN(maxSteps)
+	for range n {
+		switch r := rng.IntN(20); {
+		case r < 4 || len(published) == 0:
+			in := intent{fmt.Sprintf("pay-%d", rng.IntN(1000)), pick("acme", "globex")}
+			dup := false
+			for _, p := range published {
+				dup = dup || p == in
+			}
+			if dup {
+				b.WriteString("drain\n")
+				continue
+			}
+			published = append(published, in)
+			fmt.Fprintf(&b, "publish %s amount=%s tenant=%s account=%s key=%s\n", in.op,
+				pick("1", "100", "250", "1000000000000"), in.tenant, pick("alice", "bob"), pick("op", "v7", "fresh"))
+		case r < 7:
+			in := published[rng.IntN(len(published))]
+			fmt.Fprintf(&b, "retry %s tenant=%s\n", in.op, in.tenant)
+		case r < 8:
+			in := published[rng.IntN(len(published))]
+			fmt.Fprintf(&b, "change-payload %s amount=%s tenant=%s\n", in.op, pick("100", "150", "7"), in.tenant)
+		case r < 12:
+			fmt.Fprintf(&b, "deliver%s\n", pick("", "", " crash=before-effect", " crash=after-effect", " crash=before-ack"))
+		case r < 14:
+			b.WriteString("redeliver\n")
+		case r < 15:
+			b.WriteString("deliver-concurrent\n")
+		case r < 16:
+			fmt.Fprintf(&b, "advance %s\n", pick("1s", "90s", "30m", "1h30m", "25h", "3d"))
+		case r < 17:
+			fmt.Fprintf(&b, "gateway %s\n", pick("up", "down"))
+		case r < 18:
+			in := published[rng.IntN(len(published))]
+			fmt.Fprintf(&b, "ship %s tenant=%s\n", in.op, in.tenant)
+		case r < 19:
+			b.WriteString("dlq-replay\n")
+		default:
+			b.WriteString("drain\n")
+		}
+	}
+	return b.String()
+}
+
+// TestRandomScriptsInvariants runs seeded random valid scripts on every
+// handler: no run fails, the invariants hold, the canonical form round-trips
+// and a second run gives the same results.
+func TestRandomScriptsInvariants(t *testing.T) {
+	count := 150
+	if testing.Short() {
+		count = 20
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range count {
+		src := randomScript(rng, 30)
+		s, err := sim.Parse(src)
+		if err != nil {
+			t.Fatalf("script %d does not parse: %v\n%s", i, err, src)
+		}
+		checkRoundTrip(t, s)
+		opt := sim.Options{Handlers: []string{"all"}}
+		run, err := sim.Execute(s, opt)
+		if err != nil {
+			t.Fatalf("script %d: Execute: %v\n%s", i, err, src)
+		}
+		checkRunInvariants(t, s, run)
+		if i%10 == 0 {
+			again, err := sim.Execute(s, opt)
+			if err != nil {
+				t.Fatalf("script %d: second Execute: %v", i, err)
+			}
+			if a, b := dumpRun(t, run), dumpRun(t, again); !bytes.Equal(a, b) {
+				t.Errorf("script %d: two runs differ:\n%s\n%s", i, firstDifference(a, b), src)
+			}
+		}
+		if t.Failed() {
+			t.Fatalf("script %d failed:\n%s", i, src)
+		}
+	}
+}

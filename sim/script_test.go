@@ -1,0 +1,759 @@
+package sim_test
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idempotency-lab/lab/sim"
+)
+
+const day = 24 * time.Hour
+
+// parseOK parses src and fails the test if it is not a valid script.
+func parseOK(t *testing.T, src string) *sim.Script {
+	t.Helper()
+	s, err := sim.Parse(src)
+	if err != nil {
+		t.Fatalf("Parse(%q): unexpected error: %v", clip(src), err)
+	}
+	return s
+}
+
+// parseErr parses src, fails the test unless it fails with a *sim.Error, and
+// returns that error.
+func parseErr(t *testing.T, src string) *sim.Error {
+	t.Helper()
+	s, err := sim.Parse(src)
+	if err == nil {
+		t.Fatalf("Parse(%q) succeeded (%d steps), want an error", clip(src), len(s.Steps))
+	}
+	if s != nil {
+		t.Errorf("Parse(%q) returned a script together with error %v", clip(src), err)
+	}
+	var se *sim.Error
+	if !errors.As(err, &se) {
+		t.Fatalf("Parse(%q) error %v is a %T, want *sim.Error", clip(src), err, err)
+	}
+	return se
+}
+
+// clip shortens long sources in failure messages.
+func clip(s string) string {
+	if len(s) > 200 {
+		return s[:200] + fmt.Sprintf("... (%d bytes)", len(s))
+	}
+	return s
+}
+
+// withoutLines returns a deep copy of s with every step's Line zeroed, so a
+// script can be compared with its canonical re-rendering, in which comments
+// and blank lines are gone and the steps sit on other lines.
+func withoutLines(s *sim.Script) *sim.Script {
+	c := *s
+	c.Steps = append([]sim.Step(nil), s.Steps...)
+	for i := range c.Steps {
+		c.Steps[i].Line = 0
+	}
+	return &c
+}
+
+// defaultHeaders is what a script without header lines has.
+func defaultHeaders() sim.Script {
+	return sim.Script{
+		MaxDeliveries: sim.DefaultMaxDeliveries,
+		ProcessingTTL: sim.DefaultProcessingTTL,
+		DoneTTL:       sim.DefaultDoneTTL,
+	}
+}
+
+func TestVerbsListsEveryVerbOnce(t *testing.T) {
+	want := []string{sim.VerbPublish, sim.VerbRetry, sim.VerbChangePayload, sim.VerbDeliver, sim.VerbRedeliver,
+		sim.VerbDeliverConcurrent, sim.VerbDLQReplay, sim.VerbAdvance, sim.VerbGateway, sim.VerbShip, sim.VerbDrain}
+	if got := sim.Verbs(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Verbs() = %v, want %v", got, want)
+	}
+}
+
+func TestParseSteps(t *testing.T) {
+	pub := func(op string, amount int64) sim.Step {
+		return sim.Step{Verb: sim.VerbPublish, Op: op, Tenant: sim.DefaultTenant, Account: sim.DefaultAccount,
+			Amount: amount, KeyMode: sim.KeyOp}
+	}
+	long := strings.Repeat("k", sim.MaxKeyBytes)
+	tests := []struct {
+		name string
+		prev string // earlier lines, e.g. the publish a retry needs
+		line string // the step under test, parsed as the last line
+		want sim.Step
+	}{
+		{name: "publish with only amount takes default tenant, account and key mode op",
+			line: "publish pay-1 amount=100", want: pub("pay-1", 100)},
+		{name: "publish with every option",
+			line: "publish pay-1 amount=100 tenant=globex account=bob key=v7",
+			want: sim.Step{Verb: "publish", Op: "pay-1", Tenant: "globex", Account: "bob", Amount: 100, KeyMode: sim.KeyV7}},
+		{name: "publish options in any order",
+			line: "publish pay-1 key=fresh account=bob tenant=globex amount=7",
+			want: sim.Step{Verb: "publish", Op: "pay-1", Tenant: "globex", Account: "bob", Amount: 7, KeyMode: sim.KeyFresh}},
+		{name: "publish key=op explicitly", line: "publish pay-1 amount=1 key=op", want: pub("pay-1", 1)},
+		{name: "publish key=v7", line: "publish pay-1 amount=1 key=v7",
+			want: func() sim.Step { s := pub("pay-1", 1); s.KeyMode = sim.KeyV7; return s }()},
+		{name: "publish key=fresh", line: "publish pay-1 amount=1 key=fresh",
+			want: func() sim.Step { s := pub("pay-1", 1); s.KeyMode = sim.KeyFresh; return s }()},
+		{name: "publish tenant only", line: "publish pay-1 amount=1 tenant=globex",
+			want: func() sim.Step { s := pub("pay-1", 1); s.Tenant = "globex"; return s }()},
+		{name: "publish account only", line: "publish pay-1 amount=1 account=bob",
+			want: func() sim.Step { s := pub("pay-1", 1); s.Account = "bob"; return s }()},
+		{name: "publish the maximum amount", line: "publish pay-1 amount=" + strconv.Itoa(sim.MaxAmount),
+			want: pub("pay-1", sim.MaxAmount)},
+		{name: "publish amount 1 is the minimum", line: "publish pay-1 amount=1", want: pub("pay-1", 1)},
+		{name: "operation id may be a UUID", line: "publish 0190a5f6-8d2e-7c3b-9f1e-2a4b6c8d0e1f amount=5",
+			want: pub("0190a5f6-8d2e-7c3b-9f1e-2a4b6c8d0e1f", 5)},
+		{name: "operation id may be composite with punctuation", line: "publish acme:order/42#1 amount=5",
+			want: pub("acme:order/42#1", 5)},
+		{name: "operation id may be non-ASCII", line: "publish платёж-1 amount=5", want: pub("платёж-1", 5)},
+		{name: "operation id of exactly MaxKeyBytes", line: "publish " + long + " amount=5", want: pub(long, 5)},
+		{name: "extra spaces and tabs between arguments",
+			line: "   publish   pay-1\tamount=100 \t key=v7   ",
+			want: func() sim.Step { s := pub("pay-1", 100); s.KeyMode = sim.KeyV7; return s }()},
+		{name: "same operation id under another tenant is another intent",
+			prev: "publish pay-1 amount=1", line: "publish pay-1 amount=2 tenant=globex",
+			want: func() sim.Step { s := pub("pay-1", 2); s.Tenant = "globex"; return s }()},
+
+		{name: "retry takes the default tenant", prev: "publish pay-1 amount=1", line: "retry pay-1",
+			want: sim.Step{Verb: "retry", Op: "pay-1", Tenant: "acme"}},
+		{name: "retry with tenant", prev: "publish pay-1 amount=1 tenant=globex", line: "retry pay-1 tenant=globex",
+			want: sim.Step{Verb: "retry", Op: "pay-1", Tenant: "globex"}},
+		{name: "change-payload with amount", prev: "publish pay-1 amount=100", line: "change-payload pay-1 amount=150",
+			want: sim.Step{Verb: "change-payload", Op: "pay-1", Tenant: "acme", Amount: 150}},
+		{name: "change-payload with amount and tenant", prev: "publish pay-1 amount=100 tenant=globex",
+			line: "change-payload pay-1 tenant=globex amount=150",
+			want: sim.Step{Verb: "change-payload", Op: "pay-1", Tenant: "globex", Amount: 150}},
+		{name: "change-payload to the same amount is allowed", prev: "publish pay-1 amount=100",
+			line: "change-payload pay-1 amount=100",
+			want: sim.Step{Verb: "change-payload", Op: "pay-1", Tenant: "acme", Amount: 100}},
+
+		{name: "deliver without crash", line: "deliver", want: sim.Step{Verb: "deliver"}},
+		{name: "deliver crash=before-effect", line: "deliver crash=before-effect",
+			want: sim.Step{Verb: "deliver", Crash: sim.CrashBeforeEffect}},
+		{name: "deliver crash=after-effect", line: "deliver crash=after-effect",
+			want: sim.Step{Verb: "deliver", Crash: sim.CrashAfterEffect}},
+		{name: "deliver crash=before-ack", line: "deliver crash=before-ack",
+			want: sim.Step{Verb: "deliver", Crash: sim.CrashBeforeAck}},
+		{name: "redeliver", line: "redeliver", want: sim.Step{Verb: "redeliver"}},
+		{name: "deliver-concurrent", line: "deliver-concurrent", want: sim.Step{Verb: "deliver-concurrent"}},
+		{name: "dlq-replay", line: "dlq-replay", want: sim.Step{Verb: "dlq-replay"}},
+		{name: "drain", line: "drain", want: sim.Step{Verb: "drain"}},
+
+		{name: "advance seconds", line: "advance 90s", want: sim.Step{Verb: "advance", Advance: 90 * time.Second}},
+		{name: "advance minutes", line: "advance 15m", want: sim.Step{Verb: "advance", Advance: 15 * time.Minute}},
+		{name: "advance hours", line: "advance 25h", want: sim.Step{Verb: "advance", Advance: 25 * time.Hour}},
+		{name: "advance days", line: "advance 3d", want: sim.Step{Verb: "advance", Advance: 3 * day}},
+		{name: "advance hours and minutes", line: "advance 1h30m", want: sim.Step{Verb: "advance", Advance: 90 * time.Minute}},
+		{name: "advance minimum 1s", line: "advance 1s", want: sim.Step{Verb: "advance", Advance: time.Second}},
+		{name: "advance maximum 3650d", line: "advance 3650d", want: sim.Step{Verb: "advance", Advance: 3650 * day}},
+		{name: "advance maximum in hours", line: "advance 87600h", want: sim.Step{Verb: "advance", Advance: 3650 * day}},
+		{name: "advance fractional seconds above 1s", line: "advance 1500ms",
+			want: sim.Step{Verb: "advance", Advance: 1500 * time.Millisecond}},
+
+		{name: "gateway up", line: "gateway up", want: sim.Step{Verb: "gateway", Up: true}},
+		{name: "gateway down", line: "gateway down", want: sim.Step{Verb: "gateway", Up: false}},
+
+		{name: "ship takes the default tenant", prev: "publish pay-1 amount=1", line: "ship pay-1",
+			want: sim.Step{Verb: "ship", Op: "pay-1", Tenant: "acme"}},
+		{name: "ship with tenant", prev: "publish pay-1 amount=1 tenant=globex", line: "ship pay-1 tenant=globex",
+			want: sim.Step{Verb: "ship", Op: "pay-1", Tenant: "globex"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := tc.line
+			if tc.prev != "" {
+				src = tc.prev + "\n" + tc.line
+			}
+			s := parseOK(t, src)
+			wantSteps := strings.Count(src, "\n") + 1
+			if len(s.Steps) != wantSteps {
+				t.Fatalf("got %d steps, want %d", len(s.Steps), wantSteps)
+			}
+			got := s.Steps[len(s.Steps)-1]
+			want := tc.want
+			want.Line = wantSteps
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("step =\n %+v\nwant\n %+v", got, want)
+			}
+		})
+	}
+}
+
+func TestParseHeaders(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+		edit func(s *sim.Script) // turns the defaults into what is expected
+	}{
+		{name: "no headers gives the defaults", src: "deliver", edit: func(*sim.Script) {}},
+		{name: "empty script gives the defaults", src: "", edit: func(*sim.Script) {}},
+		{name: "title", src: "title: Crash before the ack", edit: func(s *sim.Script) { s.Title = "Crash before the ack" }},
+		{name: "title-ru", src: "title-ru: Падение перед ack", edit: func(s *sim.Script) { s.TitleRU = "Падение перед ack" }},
+		{name: "summary", src: "summary: The worker dies: a duplicate.",
+			edit: func(s *sim.Script) { s.Summary = "The worker dies: a duplicate." }},
+		{name: "summary-ru", src: "summary-ru: Воркер умер.", edit: func(s *sim.Script) { s.SummaryRU = "Воркер умер." }},
+		{name: "header value is trimmed", src: "title:    spaced out  \t", edit: func(s *sim.Script) { s.Title = "spaced out" }},
+		{name: "empty header value", src: "title:", edit: func(*sim.Script) {}},
+		{name: "max-deliveries", src: "max-deliveries: 3", edit: func(s *sim.Script) { s.MaxDeliveries = 3 }},
+		{name: "max-deliveries minimum 1", src: "max-deliveries: 1", edit: func(s *sim.Script) { s.MaxDeliveries = 1 }},
+		{name: "max-deliveries maximum", src: "max-deliveries: 100", edit: func(s *sim.Script) { s.MaxDeliveries = sim.MaxDeliveries }},
+		{name: "processing-ttl in seconds", src: "processing-ttl: 30s", edit: func(s *sim.Script) { s.ProcessingTTL = 30 * time.Second }},
+		{name: "processing-ttl 1h30m", src: "processing-ttl: 1h30m", edit: func(s *sim.Script) { s.ProcessingTTL = 90 * time.Minute }},
+		{name: "done-ttl in days", src: "done-ttl: 2d", edit: func(s *sim.Script) { s.DoneTTL = 2 * day }},
+		{name: "done-ttl in minutes", src: "done-ttl: 15m", edit: func(s *sim.Script) { s.DoneTTL = 15 * time.Minute }},
+		{name: "inbox-retention in days", src: "inbox-retention: 7d", edit: func(s *sim.Script) { s.InboxRetention = 7 * day }},
+		{name: "inbox-retention in hours", src: "inbox-retention: 12h", edit: func(s *sim.Script) { s.InboxRetention = 12 * time.Hour }},
+		{name: "inbox-retention off", src: "inbox-retention: off", edit: func(*sim.Script) {}},
+		{name: "inbox-retention off after a duration", src: "inbox-retention: 7d\ninbox-retention: off", edit: func(*sim.Script) {}},
+		{name: "a repeated header keeps the last value", src: "title: one\ntitle: two", edit: func(s *sim.Script) { s.Title = "two" }},
+		{name: "every header at once",
+			src: "title: T\ntitle-ru: Т\nsummary: S\nsummary-ru: С\nmax-deliveries: 2\nprocessing-ttl: 10m\ndone-ttl: 1d\ninbox-retention: 36h",
+			edit: func(s *sim.Script) {
+				s.Title, s.TitleRU, s.Summary, s.SummaryRU = "T", "Т", "S", "С"
+				s.MaxDeliveries, s.ProcessingTTL, s.DoneTTL, s.InboxRetention = 2, 10*time.Minute, day, 36*time.Hour
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := parseOK(t, tc.src)
+			got.Steps = nil
+			want := defaultHeaders()
+			tc.edit(&want)
+			if !reflect.DeepEqual(*got, want) {
+				t.Errorf("headers =\n %+v\nwant\n %+v", *got, want)
+			}
+		})
+	}
+}
+
+func TestParseNarrationCommentsAndBlankLines(t *testing.T) {
+	src := strings.Join([]string{
+		"# A comment before the headers",     // 1
+		"title: Narrated",                    // 2
+		"",                                   // 3
+		"#en: The producer publishes pay-1.", // 4
+		"#ru: Продюсер публикует pay-1.",                   // 5
+		"publish pay-1 amount=100",                         // 6
+		"deliver crash=before-ack",                         // 7: no narration of its own
+		"   ",                                              // 8
+		"#en:   Only English, trimmed.   ",                 // 9
+		"# a plain comment between narration and its step", // 10
+		"",                               // 11
+		"redeliver",                      // 12
+		"#ru: Только по-русски.",         // 13
+		"deliver",                        // 14
+		"#en: first",                     // 15
+		"#en: second wins",               // 16
+		"# en: not narration, a comment", // 17
+		"#EN: not narration either",      // 18
+		"drain",                          // 19
+		"#en:",                           // 20: empty narration is none
+		"dlq-replay",                     // 21
+		"# trailing comment",             // 22
+		"",
+	}, "\n")
+	s := parseOK(t, src)
+	want := []struct {
+		line   int
+		verb   string
+		en, ru string
+	}{
+		{6, "publish", "The producer publishes pay-1.", "Продюсер публикует pay-1."},
+		{7, "deliver", "", ""},
+		{12, "redeliver", "Only English, trimmed.", ""},
+		{14, "deliver", "", "Только по-русски."},
+		{19, "drain", "second wins", ""},
+		{21, "dlq-replay", "", ""},
+	}
+	if len(s.Steps) != len(want) {
+		t.Fatalf("got %d steps, want %d: %+v", len(s.Steps), len(want), s.Steps)
+	}
+	for i, w := range want {
+		st := s.Steps[i]
+		if st.Line != w.line || st.Verb != w.verb || st.NarrationEN != w.en || st.NarrationRU != w.ru {
+			t.Errorf("step %d = line %d %s en=%q ru=%q, want line %d %s en=%q ru=%q",
+				i+1, st.Line, st.Verb, st.NarrationEN, st.NarrationRU, w.line, w.verb, w.en, w.ru)
+		}
+	}
+	if s.Title != "Narrated" {
+		t.Errorf("Title = %q, want %q", s.Title, "Narrated")
+	}
+}
+
+func TestParseLineNumbers(t *testing.T) {
+	t.Run("LF", func(t *testing.T) {
+		s := parseOK(t, "\n\n# c\npublish pay-1 amount=1\n\n\ndeliver\n")
+		if s.Steps[0].Line != 4 || s.Steps[1].Line != 7 {
+			t.Errorf("lines = %d, %d; want 4, 7", s.Steps[0].Line, s.Steps[1].Line)
+		}
+	})
+	t.Run("CRLF line endings are accepted", func(t *testing.T) {
+		s := parseOK(t, "title: Windows\r\n#en: narrated\r\npublish pay-1 amount=1\r\n\r\ndeliver\r\n")
+		if s.Title != "Windows" || s.Steps[0].NarrationEN != "narrated" || s.Steps[0].Line != 3 || s.Steps[1].Line != 5 {
+			t.Errorf("got %+v", s)
+		}
+	})
+	t.Run("error line counts blank and comment lines", func(t *testing.T) {
+		e := parseErr(t, "# c\n\n#en: x\npublish pay-1 amount=1\n\n\nfrobnicate\n")
+		if e.Line != 7 {
+			t.Errorf("Line = %d, want 7", e.Line)
+		}
+	})
+}
+
+func TestParseLimitsAccepted(t *testing.T) {
+	t.Run("exactly MaxSteps steps", func(t *testing.T) {
+		s := parseOK(t, strings.Repeat("drain\n", sim.MaxSteps))
+		if len(s.Steps) != sim.MaxSteps {
+			t.Errorf("got %d steps, want %d", len(s.Steps), sim.MaxSteps)
+		}
+	})
+	t.Run("exactly MaxScriptBytes bytes", func(t *testing.T) {
+		src := "drain\n#"
+		src += strings.Repeat("x", sim.MaxScriptBytes-len(src))
+		if len(src) != sim.MaxScriptBytes {
+			t.Fatalf("test script is %d bytes", len(src))
+		}
+		parseOK(t, src)
+	})
+}
+
+func TestParseErrors(t *testing.T) {
+	verbs := strings.Join(sim.Verbs(), ", ")
+	headers := "title, title-ru, summary, summary-ru, max-deliveries, processing-ttl, done-ttl, inbox-retention"
+	const amountMsg = "not a positive whole number of minor units"
+	const durMsg = "is not a duration; examples: 90s, 15m, 2h, 1h30m, 3d"
+	const rangeMsg = "is out of range: from 1s to 3650d"
+	long := strings.Repeat("k", sim.MaxKeyBytes+1)
+	longCyrillic := strings.Repeat("ж", 128) // 256 bytes
+	tooMany := strings.Repeat("drain\n", sim.MaxSteps) + "drain\n"
+	tooBig := "drain\n#" + strings.Repeat("x", sim.MaxScriptBytes)
+
+	tests := []struct {
+		name string
+		src  string
+		line int
+		want []string // substrings of the message
+	}{
+		// Verbs and options.
+		{"unknown verb lists the valid verbs", "pubish pay-1 amount=1", 1,
+			[]string{`unknown verb "pubish"`, "valid verbs: " + verbs}},
+		{"verbs are case-sensitive", "DELIVER", 1, []string{`unknown verb "DELIVER"`, verbs}},
+		{"header word without a space is an unknown verb", "title:x", 1, []string{`unknown verb "title:x"`}},
+		{"unknown publish option lists the valid options", "publish pay-1 amount=1 acount=bob", 1,
+			[]string{`publish: unknown option "acount"`, "valid options: amount, tenant, account, key"}},
+		{"unknown retry option lists the valid options", "publish pay-1 amount=1\nretry pay-1 amount=5", 2,
+			[]string{`retry: unknown option "amount"`, "valid options: tenant"}},
+		{"unknown change-payload option", "publish pay-1 amount=1\nchange-payload pay-1 amount=5 key=v7", 2,
+			[]string{`change-payload: unknown option "key"`, "valid options: amount, tenant"}},
+		{"unknown ship option", "publish pay-1 amount=1\nship pay-1 carrier=dhl", 2,
+			[]string{`ship: unknown option "carrier"`, "valid options: tenant"}},
+		{"unknown deliver option", "deliver crsh=before-ack", 1,
+			[]string{`deliver: unknown option "crsh"`, "valid options: crash"}},
+		{"deliver with a bare word", "deliver now", 1,
+			[]string{`deliver: unexpected "now"`, "options are name=value: crash"}},
+		{"publish with a bare word after the id", "publish pay-1 100", 1,
+			[]string{`publish: unexpected "100"`, "amount, tenant, account, key"}},
+		{"option given twice", "publish pay-1 amount=1 amount=2", 1, []string{"publish: option amount given twice"}},
+		{"crash given twice", "deliver crash=before-ack crash=after-effect", 1, []string{"deliver: option crash given twice"}},
+		{"bad key mode lists the valid modes", "publish pay-1 amount=1 key=uuid", 1,
+			[]string{"key=uuid: unknown key mode", "valid modes: op, v7, fresh"}},
+		{"empty key mode", "publish pay-1 amount=1 key=", 1, []string{"unknown key mode", "op, v7, fresh"}},
+		{"bad crash point lists the valid points", "deliver crash=during-effect", 1,
+			[]string{"crash=during-effect: unknown crash point", "valid points: before-effect, after-effect, before-ack"}},
+		{"empty crash point", "deliver crash=", 1, []string{"unknown crash point", "before-effect, after-effect, before-ack"}},
+
+		// Operation ids and other ids.
+		{"publish without operation id", "publish", 1,
+			[]string{"publish needs an operation id first", "publish pay-1 amount=100"}},
+		{"publish with an option where the id should be", "publish amount=100", 1,
+			[]string{"publish needs an operation id first"}},
+		{"retry without operation id", "retry", 1, []string{"retry needs an operation id first", "retry pay-1"}},
+		{"change-payload without operation id", "change-payload amount=5", 1,
+			[]string{"change-payload needs an operation id first"}},
+		{"ship without operation id", "ship", 1, []string{"ship needs an operation id first", "ship pay-1"}},
+		{"operation id over 255 bytes", "publish " + long + " amount=1", 1,
+			[]string{"operation id is 256 bytes; the limit is 255"}},
+		{"operation id over 255 bytes in Cyrillic", "publish " + longCyrillic + " amount=1", 1,
+			[]string{"operation id is 256 bytes; the limit is 255"}},
+		{"tenant over 255 bytes", "publish pay-1 amount=1 tenant=" + long, 1,
+			[]string{"tenant is 256 bytes; the limit is 255"}},
+		{"account over 255 bytes", "publish pay-1 amount=1 account=" + long, 1,
+			[]string{"account is 256 bytes; the limit is 255"}},
+		{"empty tenant", "publish pay-1 amount=1 tenant=", 1, []string{"tenant is empty"}},
+		{"empty account", "publish pay-1 amount=1 account=", 1, []string{"account is empty"}},
+		{"empty tenant on retry", "publish pay-1 amount=1\nretry pay-1 tenant=", 2, []string{"tenant is empty"}},
+		{"zero-width space in operation id is not printable", "publish pay\u200b1 amount=1", 1,
+			[]string{`operation id "pay\u200b1" has characters that are not printable`}},
+		{"soft hyphen in tenant is not printable", "publish pay-1 amount=1 tenant=ac\u00adme", 1,
+			[]string{"tenant", "not printable"}},
+		{"BOM inside account is not printable", "publish pay-1 amount=1 account=al\ufeffice", 1,
+			[]string{"account", "not printable"}},
+
+		// Control characters, anywhere on a line.
+		{"NUL in a step", "publish pay\x001 amount=1", 1, []string{"control characters are not allowed"}},
+		{"escape sequence in a step", "deliver \x1b[31m", 1, []string{"control characters are not allowed"}},
+		{"DEL in a step", "deliver\x7f", 1, []string{"control characters are not allowed"}},
+		{"bare CR inside a line", "publish pay-1\ramount=1", 1, []string{"control characters are not allowed"}},
+		{"vertical tab inside a line", "deliver\vcrash=before-ack", 1, []string{"control characters are not allowed"}},
+		{"NEL inside a line", "publish pay\u00851 amount=1", 1, []string{"control characters are not allowed"}},
+		{"control character in a header", "title: a\x01b", 1, []string{"control characters are not allowed"}},
+		{"control character in narration", "#en: bad\x07bell\ndeliver", 1, []string{"control characters are not allowed"}},
+		{"control character in a comment", "# bad\x00\ndeliver", 1, []string{"control characters are not allowed"}},
+
+		// Amounts.
+		{"publish without amount", "publish pay-1", 1,
+			[]string{"publish needs amount=N (a positive whole number of minor units)", "publish pay-1 amount=100"}},
+		{"publish with other options but no amount", "publish pay-1 tenant=globex key=v7", 1, []string{"publish needs amount=N"}},
+		{"change-payload without amount", "publish pay-1 amount=1\nchange-payload pay-1", 2,
+			[]string{"change-payload needs amount=N", "change-payload pay-1 amount=150"}},
+		{"negative amount", "publish pay-1 amount=-5", 1, []string{"amount=-5: " + amountMsg, "never a fraction"}},
+		{"zero amount", "publish pay-1 amount=0", 1, []string{"amount=0: " + amountMsg}},
+		{"non-integer amount", "publish pay-1 amount=ten", 1, []string{"amount=ten: " + amountMsg}},
+		{"float amount", "publish pay-1 amount=1.5", 1, []string{"amount=1.5: " + amountMsg, "never a fraction"}},
+		{"float amount with zero fraction", "publish pay-1 amount=100.00", 1, []string{"amount=100.00: " + amountMsg}},
+		{"exponent amount", "publish pay-1 amount=1e3", 1, []string{"amount=1e3: " + amountMsg}},
+		{"amount with digit separators", "publish pay-1 amount=1_000", 1, []string{"amount=1_000: " + amountMsg}},
+		{"empty amount", "publish pay-1 amount=", 1, []string{"amount=: " + amountMsg}},
+		{"amount one over the maximum", "publish pay-1 amount=" + strconv.Itoa(sim.MaxAmount+1), 1,
+			[]string{amountMsg, "(1 to 1000000000000)"}},
+		{"huge amount beyond int64", "publish pay-1 amount=99999999999999999999999", 1, []string{amountMsg}},
+		{"zero amount on change-payload", "publish pay-1 amount=1\nchange-payload pay-1 amount=0", 2,
+			[]string{"amount=0: " + amountMsg}},
+		{"float amount on change-payload", "publish pay-1 amount=1\nchange-payload pay-1 amount=0.5", 2,
+			[]string{"amount=0.5: " + amountMsg}},
+
+		// Intents.
+		{"retry before publish", "retry pay-1", 1,
+			[]string{"retry pay-1: operation pay-1 of tenant acme has not been published yet; publish it first"}},
+		{"change-payload before publish", "change-payload pay-1 amount=5", 1,
+			[]string{"change-payload pay-1: operation pay-1 of tenant acme has not been published yet"}},
+		{"ship before publish", "ship pay-1", 1, []string{"ship pay-1: operation pay-1 of tenant acme has not been published yet"}},
+		{"retry under another tenant than the publish", "publish pay-1 amount=1\nretry pay-1 tenant=globex", 2,
+			[]string{"operation pay-1 of tenant globex has not been published yet"}},
+		{"retry of another operation", "publish pay-1 amount=1\nretry pay-2", 2, []string{"operation pay-2 of tenant acme has not been published"}},
+		{"publishing the same intent twice", "publish pay-1 amount=1\ndeliver\npublish pay-1 amount=2", 3,
+			[]string{"operation pay-1 of tenant acme is already published", "use retry or change-payload"}},
+		{"publishing the same intent twice with the default tenant spelled out",
+			"publish pay-1 amount=1\npublish pay-1 amount=1 tenant=acme", 2, []string{"already published"}},
+		{"the first error in the script is the one reported", "publish pay-1 amount=0\nretry pay-1", 1, []string{amountMsg}},
+
+		// Verbs without arguments.
+		{"redeliver with arguments", "redeliver now", 1, []string{`redeliver takes no arguments, found "now"`}},
+		{"redeliver with an option", "redeliver crash=before-ack", 1, []string{`redeliver takes no arguments, found "crash=before-ack"`}},
+		{"deliver-concurrent with arguments", "deliver-concurrent 3", 1, []string{`deliver-concurrent takes no arguments, found "3"`}},
+		{"dlq-replay with arguments", "dlq-replay all now", 1, []string{`dlq-replay takes no arguments, found "all now"`}},
+		{"drain with arguments", "drain x", 1, []string{`drain takes no arguments, found "x"`}},
+
+		// Durations.
+		{"advance without duration", "advance", 1, []string{"advance needs one duration", "advance 25h (units: s, m, h, d)"}},
+		{"advance with two durations", "advance 1h 2h", 1, []string{"advance needs one duration"}},
+		{"advance with a word", "advance soon", 1, []string{`advance: "soon" ` + durMsg}},
+		{"advance without unit", "advance 5", 1, []string{`advance: "5" ` + durMsg}},
+		{"advance in weeks", "advance 1w", 1, []string{`advance: "1w" ` + durMsg}},
+		{"advance fractional days", "advance 1.5d", 1, []string{`advance: "1.5d" ` + durMsg}},
+		{"advance d alone", "advance d", 1, []string{`advance: "d" ` + durMsg}},
+		{"advance mixing days and hours", "advance 1d12h", 1, []string{`advance: "1d12h" ` + durMsg}},
+		{"advance zero seconds", "advance 0s", 1, []string{`advance: "0s" ` + rangeMsg}},
+		{"advance zero days", "advance 0d", 1, []string{`advance: "0d" ` + rangeMsg}},
+		{"advance zero", "advance 0", 1, []string{`advance: "0" ` + rangeMsg}},
+		{"advance under a second", "advance 500ms", 1, []string{`advance: "500ms" ` + rangeMsg}},
+		{"advance negative", "advance -1h", 1, []string{`advance: "-1h" ` + rangeMsg}},
+		{"advance negative days", "advance -2d", 1, []string{`advance: "-2d" ` + rangeMsg}},
+		{"advance one day too many", "advance 3651d", 1, []string{`advance: "3651d" ` + rangeMsg}},
+		{"advance too many hours", "advance 87601h", 1, []string{`advance: "87601h" ` + rangeMsg}},
+		{"advance beyond time.Duration in hours", "advance 9999999999h", 1, []string{`advance: "9999999999h" ` + durMsg}},
+		{"advance beyond int in days", "advance 99999999999999999999d", 1, []string{durMsg}},
+		{"advance days whose nanoseconds overflow to negative", "advance 106752d", 1, []string{rangeMsg}},
+
+		// Gateway.
+		{"gateway with a wrong word", "gateway sideways", 1, []string{"gateway needs up or down", "gateway down"}},
+		{"gateway without a word", "gateway", 1, []string{"gateway needs up or down"}},
+		{"gateway with two words", "gateway up down", 1, []string{"gateway needs up or down"}},
+		{"gateway in capitals", "gateway UP", 1, []string{"gateway needs up or down"}},
+		{"gateway on/off", "gateway off", 1, []string{"gateway needs up or down"}},
+
+		// Headers.
+		{"unknown header lists the valid headers", "titel: x", 1, []string{`unknown header "titel:"`, "valid headers: " + headers}},
+		{"empty header name", ": x", 1, []string{`unknown header ":"`, headers}},
+		{"verb used as a header", "publish: x", 1, []string{`unknown header "publish:"`}},
+		{"header after a step", "deliver\ntitle: late", 2, []string{`header "title:" must come before the first step`}},
+		{"max-deliveries header after a step", "publish pay-1 amount=1\n\nmax-deliveries: 3", 3,
+			[]string{`header "max-deliveries:" must come before the first step`}},
+		{"unknown header after a step", "deliver\nnope: x", 2, []string{`header "nope:" must come before the first step`}},
+		{"max-deliveries zero", "max-deliveries: 0", 1, []string{`max-deliveries: "0" is not a whole number from 1 to 100`}},
+		{"max-deliveries over the limit", "max-deliveries: 101", 1, []string{`max-deliveries: "101" is not a whole number from 1 to 100`}},
+		{"max-deliveries negative", "max-deliveries: -1", 1, []string{`"-1" is not a whole number from 1 to 100`}},
+		{"max-deliveries not a number", "max-deliveries: five", 1, []string{`"five" is not a whole number from 1 to 100`}},
+		{"max-deliveries fractional", "max-deliveries: 2.5", 1, []string{`"2.5" is not a whole number`}},
+		{"max-deliveries empty", "max-deliveries:", 1, []string{`max-deliveries: "" is not a whole number`}},
+		{"processing-ttl not a duration", "processing-ttl: forever", 1, []string{`processing-ttl: "forever" ` + durMsg}},
+		{"processing-ttl zero", "processing-ttl: 0s", 1, []string{`processing-ttl: "0s" ` + rangeMsg}},
+		{"done-ttl too long", "done-ttl: 4000d", 1, []string{`done-ttl: "4000d" ` + rangeMsg}},
+		{"done-ttl empty", "done-ttl:", 1, []string{`done-ttl: "" ` + durMsg}},
+		{"inbox-retention neither off nor a duration", "inbox-retention: never", 1, []string{`inbox-retention: "never" ` + durMsg}},
+		{"inbox-retention OFF in capitals", "inbox-retention: OFF", 1, []string{`inbox-retention: "OFF" ` + durMsg}},
+		{"inbox-retention negative", "inbox-retention: -1d", 1, []string{`inbox-retention: "-1d" ` + rangeMsg}},
+
+		// Narration.
+		{"narration at the end is not followed by a step", "deliver\n#en: dangling", 2,
+			[]string{"narration (#en: / #ru:) must be followed by a step"}},
+		{"Russian narration at the end", "deliver\n\n#ru: висит", 3, []string{"must be followed by a step"}},
+		{"narration followed only by comments and blank lines", "deliver\n#en: a\n#ru: б\n# comment\n\n", 3,
+			[]string{"must be followed by a step"}},
+		{"narration followed only by a header", "#en: about the title\ntitle: x", 1, []string{"must be followed by a step"}},
+
+		// Whole-script limits.
+		{"more than MaxSteps steps", tooMany, sim.MaxSteps + 1, []string{"too many steps: the limit is 1000"}},
+		{"script over MaxScriptBytes", tooBig, 0, []string{"script is larger than the limit of 65536 bytes"}},
+		{"invalid UTF-8", "publish pay-1 amount=1\ntitle: \xff\xfe", 0, []string{"script is not valid UTF-8 text"}},
+		{"truncated UTF-8 sequence", "publish \xd0 amount=1", 0, []string{"not valid UTF-8"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := parseErr(t, tc.src)
+			if e.Line != tc.line {
+				t.Errorf("Line = %d, want %d (error: %v)", e.Line, tc.line, e)
+			}
+			msg := e.Error()
+			prefix := fmt.Sprintf("line %d: ", tc.line)
+			if tc.line == 0 {
+				prefix = "script: "
+			}
+			if !strings.HasPrefix(msg, prefix) {
+				t.Errorf("Error() = %q, want prefix %q", msg, prefix)
+			}
+			if msg != prefix+e.Msg {
+				t.Errorf("Error() = %q, want %q", msg, prefix+e.Msg)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(e.Msg, w) {
+					t.Errorf("message %q does not contain %q", e.Msg, w)
+				}
+			}
+		})
+	}
+}
+
+// TestParseDayDurationOverflow documents a parser bug: a day count large
+// enough to overflow time.Duration wraps around instead of being rejected.
+func TestParseDayDurationOverflow(t *testing.T) {
+	// 2^48 days is 2^48 * 86400e9 ns = 2^64 * 675 * 1953125 ns, which is 0
+	// modulo 2^64; one day more wraps to exactly 24h.
+	const wrapsToOneDay = "281474976710657d"
+	for _, src := range []string{
+		"advance " + wrapsToOneDay,
+		"processing-ttl: " + wrapsToOneDay,
+		"done-ttl: " + wrapsToOneDay,
+		"inbox-retention: " + wrapsToOneDay,
+	} {
+		t.Run(src, func(t *testing.T) {
+			_, err := sim.Parse(src)
+			if err == nil {
+				t.Fatalf("%q parsed; a day count that overflows must be out of range", src)
+			}
+			if !strings.Contains(err.Error(), "out of range") && !strings.Contains(err.Error(), "is not a duration") {
+				t.Errorf("error %q does not say the duration is out of range", err)
+			}
+		})
+	}
+}
+
+// TestParseTabAfterVerb: any whitespace separates the verb (or header
+// name) from its arguments, as it separates the arguments.
+func TestParseTabAfterVerb(t *testing.T) {
+	for _, src := range []string{"deliver\tcrash=before-ack", "publish\tpay-1 amount=1", "title:\tTabbed"} {
+		t.Run(src, func(t *testing.T) {
+			_, err := sim.Parse(src)
+			if err != nil {
+				t.Fatalf("%q: %v", src, err)
+			}
+		})
+	}
+}
+
+func TestStepString(t *testing.T) {
+	tests := []struct {
+		name string
+		step sim.Step
+		want string
+	}{
+		{"publish with defaults omits them",
+			sim.Step{Verb: "publish", Op: "pay-1", Tenant: "acme", Account: "alice", Amount: 100, KeyMode: "op"},
+			"publish pay-1 amount=100"},
+		{"publish with every option",
+			sim.Step{Verb: "publish", Op: "pay-1", Tenant: "globex", Account: "bob", Amount: 5, KeyMode: "fresh"},
+			"publish pay-1 amount=5 tenant=globex account=bob key=fresh"},
+		{"retry", sim.Step{Verb: "retry", Op: "pay-1", Tenant: "acme"}, "retry pay-1"},
+		{"retry with tenant", sim.Step{Verb: "retry", Op: "pay-1", Tenant: "globex"}, "retry pay-1 tenant=globex"},
+		{"change-payload", sim.Step{Verb: "change-payload", Op: "pay-1", Tenant: "acme", Amount: 150}, "change-payload pay-1 amount=150"},
+		{"change-payload with tenant", sim.Step{Verb: "change-payload", Op: "pay-1", Tenant: "t", Amount: 150},
+			"change-payload pay-1 amount=150 tenant=t"},
+		{"ship", sim.Step{Verb: "ship", Op: "pay-1", Tenant: "acme"}, "ship pay-1"},
+		{"deliver", sim.Step{Verb: "deliver"}, "deliver"},
+		{"deliver with crash", sim.Step{Verb: "deliver", Crash: "after-effect"}, "deliver crash=after-effect"},
+		{"redeliver", sim.Step{Verb: "redeliver"}, "redeliver"},
+		{"deliver-concurrent", sim.Step{Verb: "deliver-concurrent"}, "deliver-concurrent"},
+		{"dlq-replay", sim.Step{Verb: "dlq-replay"}, "dlq-replay"},
+		{"drain", sim.Step{Verb: "drain"}, "drain"},
+		{"gateway up", sim.Step{Verb: "gateway", Up: true}, "gateway up"},
+		{"gateway down", sim.Step{Verb: "gateway"}, "gateway down"},
+		{"advance whole days", sim.Step{Verb: "advance", Advance: 2 * day}, "advance 2d"},
+		{"advance 24h is a day", sim.Step{Verb: "advance", Advance: 24 * time.Hour}, "advance 1d"},
+		{"advance hours drop zero minutes", sim.Step{Verb: "advance", Advance: 25 * time.Hour}, "advance 25h"},
+		{"advance hours and minutes", sim.Step{Verb: "advance", Advance: 90 * time.Minute}, "advance 1h30m"},
+		{"advance minutes drop zero seconds", sim.Step{Verb: "advance", Advance: 15 * time.Minute}, "advance 15m"},
+		{"advance 90s", sim.Step{Verb: "advance", Advance: 90 * time.Second}, "advance 1m30s"},
+		{"advance seconds", sim.Step{Verb: "advance", Advance: 45 * time.Second}, "advance 45s"},
+		{"advance with hours, zero minutes and seconds", sim.Step{Verb: "advance", Advance: time.Hour + 10*time.Second},
+			"advance 1h0m10s"},
+		{"advance fractional seconds", sim.Step{Verb: "advance", Advance: 1500 * time.Millisecond}, "advance 1.5s"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.step.String(); got != tc.want {
+				t.Errorf("String() = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// allVerbsScript uses every verb, option, crash point and header with a
+// value that differs from the default, and narration in both languages.
+const allVerbsScript = `# every verb, option and header
+title: Everything at once
+title-ru: Всё сразу
+summary: A script that uses every verb.
+summary-ru: Сценарий со всеми глаголами.
+max-deliveries: 3
+processing-ttl: 90s
+done-ttl: 2d
+inbox-retention: 1h30m
+
+#en: Publish with the defaults.
+#ru: Публикация по умолчанию.
+publish pay-1 amount=100
+#en: Every publish option.
+publish pay-2 amount=250 tenant=globex account=bob key=v7
+#ru: Свежий ключ.
+publish pay-3 amount=40 key=fresh
+publish pay-4 amount=1 key=op
+retry pay-1
+retry pay-2 tenant=globex
+change-payload pay-1 amount=999
+change-payload pay-2 amount=1 tenant=globex
+deliver
+deliver crash=before-effect
+deliver crash=after-effect
+deliver crash=before-ack
+redeliver
+deliver-concurrent
+gateway down
+deliver
+gateway up
+advance 45s
+advance 15m
+advance 25h
+advance 1h30m
+advance 3d
+ship pay-1
+ship pay-2 tenant=globex
+drain
+dlq-replay
+`
+
+// checkRoundTrip checks that the canonical form of s parses back to s.
+func checkRoundTrip(t *testing.T, s *sim.Script) {
+	t.Helper()
+	canon := s.String()
+	s2, err := sim.Parse(canon)
+	if err != nil {
+		t.Fatalf("String() does not parse: %v\n%s", err, canon)
+	}
+	if !reflect.DeepEqual(withoutLines(s), withoutLines(s2)) {
+		t.Errorf("String() parses to a different script\noriginal: %+v\nreparsed: %+v\ncanonical:\n%s", *s, *s2, canon)
+	}
+	// Parsing the canonical form twice gives equal scripts, lines included.
+	s3, err := sim.Parse(s2.String())
+	if err != nil {
+		t.Fatalf("second String() does not parse: %v", err)
+	}
+	if !reflect.DeepEqual(s2, s3) {
+		t.Errorf("canonical form is not a fixed point\nfirst:  %+v\nsecond: %+v", *s2, *s3)
+	}
+	if again := s2.String(); again != canon {
+		t.Errorf("String() is not stable:\n%s\n---\n%s", canon, again)
+	}
+}
+
+func TestScriptStringRoundTrip(t *testing.T) {
+	t.Run("hand-written script with every verb", func(t *testing.T) {
+		s := parseOK(t, allVerbsScript)
+		if len(s.Steps) != 26 {
+			t.Fatalf("got %d steps, want 26", len(s.Steps))
+		}
+		seen := map[string]bool{}
+		for _, st := range s.Steps {
+			seen[st.Verb] = true
+		}
+		for _, v := range sim.Verbs() {
+			if !seen[v] {
+				t.Errorf("allVerbsScript lacks verb %s", v)
+			}
+		}
+		checkRoundTrip(t, s)
+	})
+	t.Run("canonical form of the hand-written script", func(t *testing.T) {
+		s := parseOK(t, allVerbsScript)
+		canon := s.String()
+		for _, want := range []string{
+			"title: Everything at once\n", "max-deliveries: 3\n", "processing-ttl: 1m30s\n", "done-ttl: 2d\n",
+			"inbox-retention: 1h30m\n", "#en: Publish with the defaults.\n#ru: Публикация по умолчанию.\npublish pay-1 amount=100\n",
+			"publish pay-2 amount=250 tenant=globex account=bob key=v7\n", "#ru: Свежий ключ.\npublish pay-3 amount=40 key=fresh\n",
+			"publish pay-4 amount=1\n", "advance 25h\n", "advance 3d\n", "ship pay-2 tenant=globex\n",
+		} {
+			if !strings.Contains(canon, want) {
+				t.Errorf("canonical form lacks %q:\n%s", want, canon)
+			}
+		}
+		if strings.Contains(canon, "# every verb") {
+			t.Errorf("canonical form keeps comments:\n%s", canon)
+		}
+	})
+	t.Run("defaults are omitted", func(t *testing.T) {
+		s := parseOK(t, "max-deliveries: 5\nprocessing-ttl: 1h\ndone-ttl: 24h\ninbox-retention: off\npublish pay-1 amount=1 tenant=acme account=alice key=op\n")
+		if got, want := s.String(), "publish pay-1 amount=1\n"; got != want {
+			t.Errorf("String() = %q, want %q", got, want)
+		}
+	})
+	t.Run("empty script", func(t *testing.T) {
+		checkRoundTrip(t, parseOK(t, ""))
+	})
+
+	presets, err := sim.Presets()
+	if err != nil {
+		t.Fatalf("Presets: %v", err)
+	}
+	if len(presets) == 0 {
+		t.Fatal("no presets")
+	}
+	for _, p := range presets {
+		t.Run("preset "+p.Name, func(t *testing.T) {
+			checkRoundTrip(t, p.Script)
+			// The preset's own source parses to the same script as it came with.
+			if s := parseOK(t, p.Source); !reflect.DeepEqual(s, p.Script) {
+				t.Errorf("Parse(Source) differs from Script")
+			}
+		})
+	}
+}
