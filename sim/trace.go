@@ -69,6 +69,9 @@ func (t *tracer) result(i int, res string) {
 func (t *tracer) take() []Event {
 	ev := t.events
 	t.events = nil
+	if ev == nil {
+		ev = []Event{} // a step where nothing happened still lists its events: none
+	}
 	return ev
 }
 

@@ -1,0 +1,89 @@
+package web
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+)
+
+// assets serves static/ under /static/. Every URL the pages write carries
+// the file's content hash (?v=…), and a request that names the current hash
+// may be cached for a year: a new build changes the hash, so nobody keeps
+// a stale file. Any other request gets an ETag and must revalidate.
+type assets struct {
+	files fs.FS
+	dev   bool              // read and hash on every request
+	sums  map[string]string // file -> short content hash (not in dev)
+}
+
+func newAssets(files fs.FS, dev bool) (*assets, error) {
+	a := &assets{files: files, dev: dev, sums: map[string]string{}}
+	if dev {
+		return a, nil
+	}
+	err := fs.WalkDir(files, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(name, ".go") {
+			return err
+		}
+		b, err := fs.ReadFile(files, name)
+		if err != nil {
+			return err
+		}
+		a.sums[name] = contentHash(b)
+		return nil
+	})
+	return a, err
+}
+
+func contentHash(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:6])
+}
+
+// URL is the address of a static file with its content hash.
+func (a *assets) URL(name string) string {
+	sum, ok := a.sums[name]
+	if a.dev {
+		b, err := fs.ReadFile(a.files, name)
+		ok, sum = err == nil, contentHash(b)
+	}
+	if !ok {
+		return "/static/" + name
+	}
+	return "/static/" + name + "?v=" + sum
+}
+
+func (a *assets) serve(w http.ResponseWriter, r *http.Request) error {
+	name := strings.TrimPrefix(path.Clean("/"+chi.URLParam(r, "*")), "/")
+	if name == "" || strings.HasSuffix(name, ".go") || !fs.ValidPath(name) {
+		return notFound(r.URL.Path)
+	}
+	b, err := fs.ReadFile(a.files, name)
+	if err != nil {
+		return notFound(r.URL.Path)
+	}
+	sum, ok := a.sums[name]
+	if !ok {
+		sum = contentHash(b)
+	}
+	h := w.Header()
+	h.Set("ETag", `"`+sum+`"`)
+	if !a.dev && r.URL.Query().Get("v") == sum {
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		h.Set("Cache-Control", "no-cache")
+	}
+	if ct := mime.TypeByExtension(path.Ext(name)); ct != "" {
+		h.Set("Content-Type", ct)
+	}
+	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(b))
+	return nil
+}

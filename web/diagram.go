@@ -1,0 +1,33 @@
+package web
+
+import (
+	"github.com/a-h/templ"
+
+	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web/timeline"
+)
+
+// timelineFor draws one handler's run up to the step shown as a sequence
+// diagram, the step shown highlighted, followed by what settling would do
+// (the events behind the verdict).
+func timelineFor(t text, res sim.Result, step int) templ.Component {
+	traces := res.Trace
+	if n := len(traces); n > maxTimelineSteps {
+		traces = traces[n-maxTimelineSteps:]
+	}
+	if len(res.Settlement.Events) > 0 {
+		settle := res.Settlement
+		settle.Step, settle.Text = 0, t.S("tl.settle")
+		traces = append(traces[:len(traces):len(traces)], settle)
+	}
+	if len(traces) == 0 {
+		return emptyTimeline(t)
+	}
+	labels := timeline.EnglishLabels()
+	if t.lang == langRU {
+		labels = timeline.RussianLabels()
+	}
+	d := timeline.Build(traces, step, labels)
+	d.IDPrefix = "tl-" + res.Handler + "-"
+	return timeline.View(d)
+}

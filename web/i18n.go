@@ -1,0 +1,365 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// lang is a language the lab's pages speak.
+type lang string
+
+const (
+	langEN lang = "en"
+	langRU lang = "ru"
+)
+
+// langCookie remembers the reader's choice of language for a year.
+const langCookie = "lab_lang"
+
+// pickLang chooses the page's language: an explicit ?lang=, then the
+// cookie a previous choice left, then the browser's Accept-Language, then
+// English. It reports whether the choice came from ?lang= (and so should
+// be remembered). An unknown ?lang= value is ignored, not an error: the
+// page is still readable in the fallback language.
+func pickLang(r *http.Request) (l lang, explicit bool) {
+	if l, ok := parseLang(r.URL.Query().Get("lang")); ok {
+		return l, true
+	}
+	if c, err := r.Cookie(langCookie); err == nil {
+		if l, ok := parseLang(c.Value); ok {
+			return l, false
+		}
+	}
+	return acceptLang(r.Header.Get("Accept-Language")), false
+}
+
+func parseLang(s string) (lang, bool) {
+	switch strings.ToLower(s) {
+	case "en":
+		return langEN, true
+	case "ru":
+		return langRU, true
+	}
+	return "", false
+}
+
+// acceptLang returns the supported language the browser prefers most, by
+// the q-values of an Accept-Language header such as "ru-RU,ru;q=0.9,en;q=0.8".
+func acceptLang(header string) lang {
+	best, bestQ := langEN, -1.0
+	for _, part := range strings.Split(header, ",") {
+		tag, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		q := 1.0
+		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				continue
+			}
+			q = f
+		}
+		primary, _, _ := strings.Cut(tag, "-")
+		l, ok := parseLang(primary)
+		if ok && q > bestQ && q > 0 {
+			best, bestQ = l, q
+		}
+	}
+	return best
+}
+
+func langCookieFor(l lang) *http.Cookie {
+	return &http.Cookie{Name: langCookie, Value: string(l), Path: "/", MaxAge: 365 * 24 * 3600,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode}
+}
+
+// catalog holds every string a reader sees, keyed by a short name, in
+// English and in Russian.
+type catalog map[string][2]string
+
+// text is the catalog in one language: what templates call to write words.
+type text struct {
+	lang lang
+	c    catalog
+}
+
+// S returns the string for key. A missing key shows as ⟦key⟧, which the
+// tests look for on every page.
+func (t text) S(key string) string {
+	v, ok := t.c[key]
+	if !ok {
+		return "⟦" + key + "⟧"
+	}
+	if t.lang == langRU {
+		return v[1]
+	}
+	return v[0]
+}
+
+// F formats the string for key with args, as fmt.Sprintf does.
+func (t text) F(key string, args ...any) string {
+	return fmt.Sprintf(t.S(key), args...)
+}
+
+// Lang is the page's language code, for <html lang>.
+func (t text) Lang() string { return string(t.lang) }
+
+// money writes an amount of minor units as major units with two decimals,
+// grouping thousands with a narrow no-break space: 123456789 is
+// "1 234 567.89" in both languages.
+func money(minor int64) string {
+	sign := ""
+	if minor < 0 {
+		sign, minor = "−", -minor
+	}
+	major := strconv.FormatInt(minor/100, 10)
+	var b strings.Builder
+	for i, r := range major {
+		if i > 0 && (len(major)-i)%3 == 0 {
+			b.WriteRune('\u202f')
+		}
+		b.WriteRune(r)
+	}
+	return fmt.Sprintf("%s%s.%02d", sign, b.String(), minor%100)
+}
+
+// duration writes a simulated duration compactly: 1h30m, 2d, 90s.
+func duration(d time.Duration) string {
+	if d > 0 && d%(24*time.Hour) == 0 {
+		return strconv.FormatInt(int64(d/(24*time.Hour)), 10) + "d"
+	}
+	s := d.String()
+	s = strings.TrimSuffix(s, "0s")
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// newCatalog builds the table of the lab's words. It is built once, when
+// the server starts, and only read afterwards.
+func newCatalog() catalog {
+	return catalog{
+		// The page around the lab.
+		"app.name":        {"Idempotency lab", "Лаборатория идемпотентности"},
+		"app.tagline":     {"Break message handlers with crashes, retries and races — and watch which ones survive.", "Ломайте обработчики сообщений падениями, повторами и гонками — и смотрите, какие выживают."},
+		"nav.skip":        {"Skip to the lab", "Перейти к лаборатории"},
+		"nav.lang":        {"Language", "Язык"},
+		"nav.theme.auto":  {"Theme: auto", "Тема: авто"},
+		"nav.theme.light": {"Theme: light", "Тема: светлая"},
+		"nav.theme.dark":  {"Theme: dark", "Тема: тёмная"},
+		"nav.keys":        {"Keys: ← → move between steps", "Клавиши: ← → переход между шагами"},
+
+		// Errors.
+		"err.title.400":  {"This request could not be read", "Не удалось разобрать запрос"},
+		"err.title.404":  {"There is no such page", "Такой страницы нет"},
+		"err.title.405":  {"This address does not accept that method", "Этот адрес не принимает такой метод"},
+		"err.title.413":  {"The request is too large", "Запрос слишком большой"},
+		"err.title.500":  {"Something broke inside the lab", "Внутри лаборатории что-то сломалось"},
+		"err.back":       {"Back to the lab", "Вернуться в лабораторию"},
+		"err.empty":      {"Start an empty lab", "Открыть пустую лабораторию"},
+		"err.fix":        {"Fix the script and run it again", "Исправьте сценарий и запустите снова"},
+		"err.notfound":   {"Nothing lives at %s.", "По адресу %s ничего нет."},
+		"err.method":     {"%s is not allowed here.", "Метод %s здесь не разрешён."},
+		"err.internal":   {"The error has been logged. Reloading will not help; going back to a smaller script might.", "Ошибка записана в журнал. Перезагрузка не поможет; может помочь сценарий покороче."},
+		"err.toolarge":   {"A form may carry at most %d KiB.", "Форма может нести не больше %d КиБ."},
+		"err.form":       {"The form could not be read.", "Не удалось прочитать форму."},
+		"err.sources":    {"Give only one of preset=, s= and script=.", "Укажите что-то одно: preset=, s= или script=."},
+		"err.preset":     {"There is no scenario %q. Valid scenarios: %s.", "Сценария %q нет. Есть такие: %s."},
+		"err.handler":    {"There is no handler %q. Valid handlers: %s (or core, all).", "Обработчика %q нет. Есть такие: %s (а также core и all)."},
+		"err.nohandlers": {"Choose at least one handler.", "Выберите хотя бы один обработчик."},
+		"err.step":       {"step=%s is not a step of this script: give a whole number from 0 to %d.", "step=%s — не шаг этого сценария: укажите целое число от 0 до %d."},
+		"pl.long":        {"The permalink could not be read: it is %d characters long, the limit is %d.", "Не удалось прочитать постоянную ссылку: в ней %d символов, а можно не больше %d."},
+		"pl.version":     {"The permalink could not be read: it should start with %q, the format version. Was it cut short or changed?", "Не удалось прочитать постоянную ссылку: она должна начинаться с %q, версии формата. Может быть, её обрезали или изменили?"},
+		"pl.base64":      {"The permalink could not be read: it is not base64url text. Was it cut short or changed?", "Не удалось прочитать постоянную ссылку: это не текст в base64url. Может быть, её обрезали или изменили?"},
+		"pl.inflate":     {"The permalink could not be read: it does not decompress. Was it cut short?", "Не удалось прочитать постоянную ссылку: она не распаковывается. Может быть, её обрезали?"},
+		"pl.big":         {"The permalink could not be read: the script inside is longer than the limit of %d bytes.", "Не удалось прочитать постоянную ссылку: сценарий внутри длиннее предела в %d байт."},
+		"err.script":     {"The script has an error: %s", "В сценарии ошибка: %s"},
+		"err.newstep":    {"That step cannot be added: %s", "Этот шаг добавить нельзя: %s"},
+		"err.verb":       {"There is no step %q. Valid steps: %s.", "Шага %q нет. Есть такие: %s."},
+		"err.field":      {"%s must be one word, without spaces.", "%s — одно слово, без пробелов."},
+		"err.target":     {"Choose a published operation for %s.", "Выберите опубликованную операцию для %s."},
+
+		// The scenario bar.
+		"scn.preset":        {"Preset scenario", "Готовый сценарий"},
+		"scn.empty":         {"Empty: build your own", "Пустой: соберите свой"},
+		"scn.load":          {"Load", "Загрузить"},
+		"scn.custom":        {"Your own script", "Ваш сценарий"},
+		"scn.untitled":      {"Your own scenario", "Ваш сценарий"},
+		"hnd.heading":       {"Handlers", "Обработчики"},
+		"hnd.choose":        {"Handlers to compare (%d of %d)", "Обработчики для сравнения (%d из %d)"},
+		"hnd.core":          {"Core patterns", "Основные паттерны"},
+		"hnd.anti":          {"Anti-patterns", "Антипаттерны"},
+		"hnd.apply":         {"Compare these", "Сравнить выбранные"},
+		"hnd.kind.core":     {"core pattern", "основной паттерн"},
+		"hnd.kind.anti":     {"anti-pattern", "антипаттерн"},
+		"hnd.hint":          {"Pick any; the same steps drive every handler.", "Выбирайте любые: одни и те же шаги управляют всеми."},
+		"guide.heading":     {"New here? Make a double charge in four clicks", "Впервые здесь? Двойное зачисление за четыре нажатия"},
+		"guide.1":           {"Press “%s”: the producer sends top-up pay-1 for 100.00.", "Нажмите «%s»: продюсер отправляет пополнение pay-1 на 100.00."},
+		"guide.2":           {"Press “%s”: a worker credits it, then dies before its ack.", "Нажмите «%s»: воркер зачисляет деньги и умирает до ack."},
+		"guide.3":           {"Press “%s”: the broker never got the ack, so the message goes back to the queue.", "Нажмите «%s»: брокер так и не получил ack, и сообщение возвращается в очередь."},
+		"guide.4":           {"Press “%s”: naive credits it a second time (DUPLICATE) while inbox recognises the repeat (OK).", "Нажмите «%s»: naive зачисляет ещё раз (ДУБЛЬ), а inbox узнаёт повтор (ВЕРНО)."},
+		"guide.doneHeading": {"A double charge in four clicks", "Двойное зачисление за четыре нажатия"},
+		"guide.done":        {"That is the everyday duplicate of at-least-once delivery. The cards below show naive at DUPLICATE and inbox at OK; step back with “Back” to see where it went wrong.", "Это самый обычный дубль доставки at-least-once. Карточки ниже: naive — ДУБЛЬ, inbox — ВЕРНО; вернитесь кнопкой «Назад», чтобы увидеть, где всё пошло не так."},
+		"guide.or":          {"Or load the ready-made scenario, with a story for every step:", "Или загрузите готовый сценарий с пояснением к каждому шагу:"},
+		"guide.tryPreset":   {"Crash before the ack", "Падение перед ack"},
+		"guide.doneMark":    {"done", "сделано"},
+		"guide.nextMark":    {"next", "дальше"},
+		"step.heading":      {"Steps", "Шаги"},
+		"step.of":           {"Step %d of %d", "Шаг %d из %d"},
+		"step.zero":         {"Before the first step", "До первого шага"},
+		"step.none":         {"No steps yet: add one under “Add a step”.", "Шагов пока нет: добавьте их в разделе «Добавить шаг»."},
+		"step.prev":         {"Back", "Назад"},
+		"step.next":         {"Next", "Дальше"},
+		"step.first":        {"Start", "В начало"},
+		"step.last":         {"End", "В конец"},
+		"step.slider":       {"Show the state after step", "Показать состояние после шага"},
+		"step.show":         {"Show", "Показать"},
+		"step.list":         {"All steps", "Все шаги"},
+		"step.start":        {"start", "начало"},
+		"step.narr0":        {"Nothing has happened yet: every handler has an empty database and an empty queue.", "Пока ничего не произошло: у каждого обработчика пустая база и пустая очередь."},
+		"step.truncate":     {"You are looking at step %d of %d: a new step replaces the %d after it.", "Вы смотрите на шаг %d из %d: новый шаг заменит %d после него."},
+		"step.undo":         {"Undo the last step", "Отменить последний шаг"},
+		"ctl.heading":       {"Add a step", "Добавить шаг"},
+		"ctl.presetHint":    {"open to change this scenario: publish, deliver, crash, redeliver…", "раскройте, чтобы изменить сценарий: публикация, доставка, падение, повтор…"},
+		"ctl.producer":      {"Producer", "Продюсер"},
+		"ctl.publish":       {"Publish", "Опубликовать"},
+		"ctl.op":            {"Operation id", "Id операции"},
+		"ctl.amount":        {"Amount in cents", "Сумма в копейках"},
+		"ctl.tenant":        {"Tenant", "Тенант"},
+		"ctl.key":           {"Idempotency key", "Ключ идемпотентности"},
+		"ctl.key.op":        {"the operation id", "id операции"},
+		"ctl.key.v7":        {"UUIDv7 made once", "UUIDv7, созданный один раз"},
+		"ctl.key.fresh":     {"new UUID each send (anti-pattern)", "новый UUID при каждой отправке (антипаттерн)"},
+		"ctl.target":        {"Operation", "Операция"},
+		"ctl.retry":         {"Producer retry", "Повтор продюсера"},
+		"ctl.change":        {"Change payload", "Изменить сумму"},
+		"ctl.newamount":     {"New amount in cents", "Новая сумма в копейках"},
+		"ctl.ship":          {"Ship order", "Отгрузить заказ"},
+		"ctl.nothing":       {"Publish something first.", "Сначала опубликуйте что-нибудь."},
+		"ctl.worker":        {"Worker", "Воркер"},
+		"ctl.deliver":       {"Deliver", "Доставить"},
+		"ctl.crash.be":      {"Crash before effect", "Падение до эффекта"},
+		"ctl.crash.ae":      {"Crash after effect", "Падение после эффекта"},
+		"ctl.crash.ba":      {"Crash before ack", "Падение до ack"},
+		"ctl.concurrent":    {"Two at once", "Два сразу"},
+		"ctl.drain":         {"Drain the queue", "Разобрать очередь"},
+		"ctl.broker":        {"Broker", "Брокер"},
+		"ctl.redeliver":     {"Redeliver in-flight", "Вернуть необработанные"},
+		"ctl.dlq":           {"Replay DLQ", "Переиграть DLQ"},
+		"ctl.world":         {"World", "Окружение"},
+		"ctl.advance":       {"Advance clock", "Перевести часы"},
+		"ctl.duration":      {"How long (90s, 15m, 2h, 3d)", "На сколько (90s, 15m, 2h, 3d)"},
+		"ctl.gw.down":       {"Gateway down", "Шлюз упал"},
+		"ctl.gw.up":         {"Gateway up", "Шлюз поднялся"},
+		"script.heading":    {"Script", "Текст сценария"},
+		"script.hint":       {"One step per line, the same words as the buttons. Edit and run it.", "По шагу на строку, теми же словами, что на кнопках. Правьте и запускайте."},
+		"script.label":      {"Scenario script", "Текст сценария"},
+		"script.run":        {"Run this script", "Запустить сценарий"},
+		"link.heading":      {"Permalink", "Постоянная ссылка"},
+		"link.hint":         {"The link holds the whole script: anyone who opens it sees exactly this.", "Ссылка содержит весь сценарий: кто её откроет, увидит ровно это."},
+		"link.copy":         {"Copy", "Копировать"},
+		"link.copied":       {"Copied", "Скопировано"},
+		"link.label":        {"Link to this exact state", "Ссылка на это состояние"},
+		"card.balance":      {"Balance", "Баланс"},
+		"card.expected":     {"expected %s", "ожидается %s"},
+		"card.over":         {"%s too much", "лишние %s"},
+		"card.short":        {"%s not credited yet", "%s ещё не зачислено"},
+		"card.even":         {"as expected", "как ожидалось"},
+		"card.settles":      {"Settles to", "Итог"},
+		"card.settlesHint":  {"What this handler ends with if the gateway comes back, in-flight messages are redelivered and the queue is drained.", "Чем закончит этот обработчик, если шлюз поднимется, необработанные сообщения вернутся в очередь и очередь разберут."},
+		"card.broker":       {"Broker", "Брокер"},
+		"card.state":        {"State", "Состояние"},
+		"card.timeline":     {"Timeline", "Хронология"},
+		"card.source":       {"Go source", "Код на Go"},
+		"card.noTimeline":   {"The timeline appears once a step has run.", "Хронология появится после первого шага."},
+		"tl.heading":        {"Timelines", "Хронология"},
+		"tl.hint":           {"What each handler did, message by message: the SQL and Redis commands that ran, the crash where it happened, and last what settling would do. Open one or several.", "Что делал каждый обработчик, сообщение за сообщением: выполненные SQL и команды Redis, место падения и в конце — что сделает досчёт. Раскройте одну или несколько."},
+		"tl.window":         {"Showing steps %d to %d; move the slider back to see earlier ones.", "Показаны шаги с %d по %d; сдвиньте ползунок назад, чтобы увидеть более ранние."},
+		"tl.settle":         {"If it settles now: gateway up, in-flight messages redelivered, queue drained", "Если досчитать сейчас: шлюз поднят, необработанные сообщения возвращены, очередь разобрана"},
+		"q.ready":           {"Ready", "Готовы"},
+		"q.inflight":        {"In flight", "В работе"},
+		"q.acked":           {"Acked", "Подтверждены"},
+		"q.dlq":             {"DLQ", "DLQ"},
+		"q.ready.long":      {"Ready: waiting for a worker", "Готовы: ждут воркера"},
+		"q.inflight.long":   {"In flight: taken by a worker, not acked yet", "В работе: взяты воркером, ack ещё не пришёл"},
+		"q.acked.long":      {"Acked: done, the broker forgets them", "Подтверждены: готово, брокер о них забыл"},
+		"q.dlq.long":        {"Dead-letter queue: gave up after too many deliveries", "Очередь мёртвых писем: брошены после слишком многих доставок"},
+		"q.empty":           {"empty", "пусто"},
+		"msg.key":           {"key", "ключ"},
+		"msg.deliveries":    {"deliveries", "доставок"},
+		"msg.redelivered":   {"redelivered", "повторно"},
+		"msg.changed":       {"changed amount", "сумма изменена"},
+		"st.clock":          {"Clock", "Часы"},
+		"st.gateway":        {"Gateway", "Шлюз"},
+		"st.gw.up":          {"up", "работает"},
+		"st.gw.down":        {"down", "лежит"},
+		"st.rows":           {"%d rows", "строк: %d"},
+		"st.row1":           {"1 row", "1 строка"},
+		"st.norows":         {"no rows", "нет строк"},
+		"st.redis":          {"Redis keys", "Ключи Redis"},
+		"st.noredis":        {"no keys", "нет ключей"},
+		"st.nottl":          {"no expiry", "без срока"},
+		"st.ttl":            {"TTL %s", "TTL %s"},
+		"st.calls":          {"Gateway calls", "Вызовы шлюза"},
+		"st.charged":        {"charged", "списано"},
+		"st.failed":         {"failed", "ошибка"},
+		"src.before":        {"crash point: before the effect", "точка падения: до эффекта"},
+		"src.after":         {"crash point: after the effect", "точка падения: после эффекта"},
+		"src.yield":         {"race window: another worker may run here", "окно гонки: здесь может вклиниться другой воркер"},
+		"src.crashed":       {"crashed here at step %d", "упал здесь на шаге %d"},
+		"more.msgs":         {"… and %d older", "… и ещё %d раньше"},
+		"more.rows":         {"… %d older rows not shown", "… ещё %d строк выше не показаны"},
+		"src.crashedAck":    {"At step %d the worker died before its ack, after this function had returned.", "На шаге %d воркер умер до ack, когда эта функция уже вернула результат."},
+		"src.lines":         {"Lines %d–%d", "Строки %d–%d"},
+		"src.legend":        {"Marked lines are where the lab can kill the worker or let a second one in. A crash before the ack happens in the worker, after this function returns.", "Отмеченные строки — места, где лаборатория может убить воркер или впустить второй. Падение до ack происходит в воркере, после возврата из этой функции."},
+
+		// Verdicts.
+		"v.ok":                  {"OK", "ВЕРНО"},
+		"v.duplicate":           {"DUPLICATE", "ДУБЛЬ"},
+		"v.lost":                {"LOST", "ПОТЕРЯ"},
+		"v.poison":              {"POISON", "ЯД"},
+		"v.silent-conflict":     {"SILENT CONFLICT", "ТИХИЙ КОНФЛИКТ"},
+		"why.ok":                {"credits %s, exactly what was asked", "зачислит %s — ровно столько, сколько просили"},
+		"why.duplicate":         {"credits %s: %s more than the %s asked", "зачислит %s: на %s больше, чем %s по запросу"},
+		"why.lost":              {"credits %s: %s of the %s asked never arrives", "зачислит %s: %s из %s по запросу не дойдут"},
+		"why.poison":            {"a message that was already applied fails again and again until the dead-letter queue", "уже применённое сообщение падает снова и снова, пока не попадёт в DLQ"},
+		"why.silent-conflict":   {"a changed amount was acked as a success instead of being quarantined", "изменённую сумму подтвердили как успех вместо карантина"},
+		"why.silent-conflict.n": {"%d changed amounts were acked as successes instead of being quarantined", "изменённых сумм, подтверждённых как успех вместо карантина: %d"},
+
+		// What each step does, for steps without a preset's narration.
+		"do.publish":            {"The producer publishes top-up %s for %s.", "Продюсер публикует пополнение %s на %s."},
+		"do.publish.v7":         {"The producer publishes top-up %s for %s under a UUIDv7 key made once.", "Продюсер публикует пополнение %s на %s с ключом UUIDv7, созданным один раз."},
+		"do.publish.fresh":      {"The producer publishes top-up %s for %s under a fresh random key — a new one on every send.", "Продюсер публикует пополнение %s на %s со свежим случайным ключом — новым при каждой отправке."},
+		"do.tenant":             {"Tenant: %s.", "Тенант: %s."},
+		"do.retry":              {"The producer did not hear back and sends %s again.", "Продюсер не дождался ответа и отправляет %s снова."},
+		"do.change-payload":     {"The producer sends %s again under the same key, now for %s.", "Продюсер снова отправляет %s с тем же ключом, но уже на %s."},
+		"do.deliver":            {"A worker takes the oldest ready message, runs the handler and acks.", "Воркер берёт самое старое готовое сообщение, выполняет обработчик и отправляет ack."},
+		"do.deliver.be":         {"A worker takes the oldest ready message and dies just before the handler's effect.", "Воркер берёт самое старое готовое сообщение и умирает прямо перед эффектом обработчика."},
+		"do.deliver.ae":         {"A worker takes the oldest ready message and dies right after the effect became durable.", "Воркер берёт самое старое готовое сообщение и умирает сразу после того, как эффект записан."},
+		"do.deliver.ba":         {"A worker runs the handler to the end, then dies before its ack reaches the broker.", "Воркер выполняет обработчик до конца и умирает раньше, чем ack дошёл до брокера."},
+		"do.redeliver":          {"The visibility timeout runs out: every unacked in-flight message goes back to the queue.", "Истекает visibility timeout: все неподтверждённые сообщения возвращаются в очередь."},
+		"do.deliver-concurrent": {"Two workers take the next two ready messages at the same moment.", "Два воркера одновременно берут два следующих готовых сообщения."},
+		"do.dlq-replay":         {"An operator replays the dead-letter queue: each message comes back with a new transport id.", "Оператор переигрывает DLQ: каждое сообщение возвращается с новым транспортным id."},
+		"do.advance":            {"The clock moves on by %s: TTLs run down and retention jobs run.", "Часы уходят вперёд на %s: истекают TTL, отрабатывает очистка."},
+		"do.gateway.down":       {"The payment gateway goes down: every charge fails.", "Платёжный шлюз падает: все списания завершаются ошибкой."},
+		"do.gateway.up":         {"The payment gateway is back up.", "Платёжный шлюз снова работает."},
+		"do.ship":               {"The warehouse ships order %s, if it is paid.", "Склад отгружает заказ %s, если он оплачен."},
+		"do.drain":              {"Workers deliver everything that is ready until the queue is empty.", "Воркеры доставляют всё готовое, пока очередь не опустеет."},
+
+		// Handler summaries (the engine's are English only).
+		"h.naive":             {"credits every delivery: no protection at all", "зачисляет при каждой доставке: никакой защиты"},
+		"h.unique":            {"UNIQUE(idempotency_key) in the same transaction as the credit", "UNIQUE(idempotency_key) в той же транзакции, что и зачисление"},
+		"h.setnx":             {"Redis SET NX EX guards an external gateway call", "Redis SET NX EX охраняет вызов внешнего шлюза"},
+		"h.statemachine":      {"UPDATE orders … WHERE status='CREATED' decides who pays", "UPDATE orders … WHERE status='CREATED' решает, кто платит"},
+		"h.inbox":             {"(tenant, operation) inbox with payload hash and saved response, one transaction", "inbox по (tenant, operation) с хешем payload и сохранённым ответом, в одной транзакции"},
+		"h.check-then-insert": {"SELECT the key, then INSERT: two racing workers both pass", "SELECT ключа, потом INSERT: два воркера в гонке проходят оба"},
+		"h.unique-error":      {"UNIQUE, but a duplicate is returned as an error: a redelivery loop", "UNIQUE, но дубль возвращается как ошибка: бесконечные повторы"},
+		"h.marker-first":      {"commits the marker, then the credit: a crash in between loses it", "сначала коммитит маркер, потом зачисление: падение между ними теряет деньги"},
+		"h.effect-first":      {"commits the credit, then the marker: a crash in between doubles it", "сначала коммитит зачисление, потом маркер: падение между ними удваивает"},
+		"h.broker-key":        {"deduplicates on the broker's transport id, not the producer's key", "отсекает дубли по транспортному id брокера, а не по ключу продюсера"},
+		"h.setnx-no-release":  {"SET NX without DEL when the gateway fails: the retry is skipped", "SET NX без DEL при ошибке шлюза: повтор пропускается"},
+		"h.inbox-no-hash":     {"inbox without a payload hash: a changed amount passes as a repeat", "inbox без хеша payload: изменённая сумма проходит как повтор"},
+	}
+}

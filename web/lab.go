@@ -1,0 +1,188 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/a-h/templ"
+
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// maxFormBytes bounds a POST body: a full script (sim.MaxScriptBytes) as
+// form text, URL-escaped, and the state fields around it.
+const maxFormBytes = 4*sim.MaxScriptBytes + 16<<10
+
+// lab renders the lab page, or only its region for htmx.
+func (s *server) lab(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.readState(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	run, err := execute(st)
+	if err != nil {
+		return err
+	}
+	t := s.text(r)
+	v := s.labView(t, r, st, run)
+	w.Header().Set("Vary", "HX-Request, HX-Request-Type, Accept-Language, Cookie")
+	w.Header().Set("Cache-Control", "no-cache")
+	if isPartial(r) {
+		// Forms send their fields in any order; the address bar gets the
+		// canonical form of the same state.
+		w.Header().Set("HX-Push-Url", v.URL)
+		return s.render(w, r, http.StatusOK, labFragment(v))
+	}
+	return s.render(w, r, http.StatusOK, labPage(s.pageFor(t, r, v.PageTitle), v))
+}
+
+// execute replays the script up to the step being shown. Options.Steps
+// of 0 means "all" to the engine, so step 0 runs a script with no steps.
+func execute(st labState) (*sim.Run, error) {
+	sc := st.script
+	if st.step < st.total() {
+		sc = withSteps(sc, st.step)
+	}
+	run, err := sim.Execute(sc, sim.Options{Handlers: st.handlers, Steps: st.step})
+	if err != nil {
+		// The script parsed and the handlers exist, so this is the
+		// engine failing: a 500, logged by the error wrapper.
+		return nil, err
+	}
+	return run, nil
+}
+
+// readForm parses a POST body within maxFormBytes.
+func readForm(w http.ResponseWriter, r *http.Request) (url.Values, error) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	if err := r.ParseForm(); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return nil, &httpError{status: http.StatusRequestEntityTooLarge, key: "err.toolarge", args: []any{maxFormBytes >> 10}}
+		}
+		return nil, badRequest("err.form")
+	}
+	return r.PostForm, nil
+}
+
+// addStep appends the step a control describes after the step being shown
+// (dropping any steps after it) and redirects to the new address.
+func (s *server) addStep(w http.ResponseWriter, r *http.Request) error {
+	f, err := readForm(w, r)
+	if err != nil {
+		return err
+	}
+	st, err := s.readState(f)
+	if err != nil {
+		return err
+	}
+	line, err := stepLine(f)
+	if err != nil {
+		return err
+	}
+	base := withSteps(st.script, st.step)
+	text := base.String() + line + "\n"
+	sc, err := sim.Parse(text)
+	if err != nil {
+		// The base script parsed, so the error is in the new line: show
+		// the parser's words without a line number the reader never saw.
+		msg := err.Error()
+		var se *sim.Error
+		if errors.As(err, &se) {
+			msg = se.Msg
+		}
+		e := badRequest("err.newstep", msg)
+		e.back = labURL(s.query(st), st.step, st.total())
+		return e
+	}
+	return s.redirectTo(w, r, s.retarget(st, sc), len(sc.Steps))
+}
+
+// undo drops the script's last step. The view stays on the step it showed,
+// unless that step is the one removed.
+func (s *server) undo(w http.ResponseWriter, r *http.Request) error {
+	f, err := readForm(w, r)
+	if err != nil {
+		return err
+	}
+	st, err := s.readState(f)
+	if err != nil {
+		return err
+	}
+	n := st.total()
+	if n == 0 {
+		return s.redirectTo(w, r, st, 0)
+	}
+	sc := withSteps(st.script, n-1)
+	return s.redirectTo(w, r, s.retarget(st, sc), min(st.step, n-1))
+}
+
+// runScript replaces the script with the text from the editor.
+func (s *server) runScript(w http.ResponseWriter, r *http.Request) error {
+	f, err := readForm(w, r)
+	if err != nil {
+		return err
+	}
+	text := f.Get("script")
+	// The state fields say where the reader came from; the script field
+	// is the new script, so it is read on its own.
+	f.Del("script")
+	st, err := s.readState(f)
+	if err != nil {
+		return err
+	}
+	sc, err := parseScript(text, "err.script")
+	if err != nil {
+		var he *httpError
+		if errors.As(err, &he) {
+			he.back = labURL(s.query(st), st.step, st.total())
+		}
+		return err
+	}
+	return s.redirectTo(w, r, s.retarget(st, sc), len(sc.Steps))
+}
+
+// retarget is st with a new script, recognising a preset when the script
+// is one unchanged.
+func (s *server) retarget(st labState, sc *sim.Script) labState {
+	st.script, st.preset = sc, s.byScript[sc.String()]
+	return st
+}
+
+// redirectTo answers a POST with 303 See Other to the lab at step. htmx
+// follows the redirect with fetch and pushes the final address, so the
+// same answer serves a page with or without JavaScript.
+func (s *server) redirectTo(w http.ResponseWriter, r *http.Request, st labState, step int) error {
+	http.Redirect(w, r, labURL(s.query(st), step, len(st.script.Steps)), http.StatusSeeOther)
+	return nil
+}
+
+// render writes a component with a status. It renders into a buffer first,
+// so a failure halfway gives a clean error page, not half a page.
+func (s *server) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) error {
+	var buf bytes.Buffer
+	if err := c.Render(r.Context(), &buf); err != nil {
+		if errors.Is(err, context.Canceled) {
+			return nil
+		}
+		s.log.Error("render", "path", r.URL.Path, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return nil
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+	return nil
+}
+
+// text is the catalog in the language this request reads.
+func (s *server) text(r *http.Request) text {
+	l, _ := pickLang(r)
+	return text{lang: l, c: s.catalog}
+}

@@ -1,0 +1,811 @@
+package web
+
+import (
+	"bytes"
+	"compress/flate"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// newTestServer is the real server over the real presets and handlers:
+// the engine is fast enough that there is nothing to fake.
+func newTestServer(tb testing.TB) http.Handler {
+	tb.Helper()
+	h, err := NewServer(Config{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return h
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func request(tb testing.TB, h http.Handler, method, target string, form url.Values, headers ...string) response {
+	tb.Helper()
+	var body io.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	}
+	req := httptest.NewRequest(method, target, body)
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return response{rec.Code, rec.Header(), rec.Body.String()}
+}
+
+func get(tb testing.TB, h http.Handler, target string, headers ...string) response {
+	tb.Helper()
+	return request(tb, h, http.MethodGet, target, nil, headers...)
+}
+
+func post(tb testing.TB, h http.Handler, target string, form url.Values) response {
+	tb.Helper()
+	return request(tb, h, http.MethodPost, target, form)
+}
+
+// follow posts a form, checks the 303 and returns the page it leads to.
+func follow(tb testing.TB, h http.Handler, target string, form url.Values) (string, response) {
+	tb.Helper()
+	r := post(tb, h, target, form)
+	if r.status != http.StatusSeeOther {
+		tb.Fatalf("POST %s %v: status %d, want 303\n%s", target, form, r.status, excerpt(r.body))
+	}
+	loc := r.header.Get("Location")
+	if !strings.HasPrefix(loc, "/lab") {
+		tb.Fatalf("POST %s: Location %q, want a /lab address", target, loc)
+	}
+	page := get(tb, h, loc)
+	if page.status != http.StatusOK {
+		tb.Fatalf("GET %s: status %d\n%s", loc, page.status, excerpt(page.body))
+	}
+	return loc, page
+}
+
+// excerpt is the part of an error page worth printing in a failure.
+func excerpt(body string) string {
+	if i := strings.Index(body, `<main`); i >= 0 {
+		body = body[i:]
+	}
+	if len(body) > 1500 {
+		body = body[:1500] + "…"
+	}
+	return body
+}
+
+var cardVerdict = regexp.MustCompile(`<article class="[^"]*" id="card-([a-z-]+)" data-handler="[a-z-]+" data-verdict="([a-z-]+)"`)
+
+// cards maps each card's handler to its verdict.
+func cards(body string) map[string]string {
+	out := map[string]string{}
+	for _, m := range cardVerdict.FindAllStringSubmatch(body, -1) {
+		out[m[1]] = m[2]
+	}
+	return out
+}
+
+var balance = regexp.MustCompile(`id="card-([a-z-]+)"(?s:.*?)data-balance>([^<]*)<`)
+
+func balances(body string) map[string]string {
+	out := map[string]string{}
+	for _, m := range balance.FindAllStringSubmatch(body, -1) {
+		out[m[1]] = m[2]
+	}
+	return out
+}
+
+var idAttr = regexp.MustCompile(`\sid="([^"]+)"`)
+
+var scriptArea = regexp.MustCompile(`(?s)<textarea id="script"[^>]*>(.*?)</textarea>`)
+
+// scriptOf returns the text of the page's script editor, unescaped.
+func scriptOf(tb testing.TB, body string) string {
+	tb.Helper()
+	m := scriptArea.FindStringSubmatch(body)
+	if m == nil {
+		tb.Fatalf("no script editor on the page\n%s", excerpt(body))
+	}
+	return htmlUnescape(m[1])
+}
+
+func htmlUnescape(s string) string {
+	return strings.NewReplacer("&lt;", "<", "&gt;", ">", "&#34;", `"`, "&#39;", "'", "&amp;", "&").Replace(s)
+}
+
+func TestHealthz(t *testing.T) {
+	h := newTestServer(t)
+	r := get(t, h, "/healthz")
+	if r.status != 200 || r.body != "ok\n" {
+		t.Fatalf("GET /healthz = %d %q", r.status, r.body)
+	}
+	if r := request(t, h, http.MethodHead, "/healthz", nil); r.status != 200 {
+		t.Errorf("HEAD /healthz = %d", r.status)
+	}
+}
+
+func TestRootRedirectsToLab(t *testing.T) {
+	r := get(t, newTestServer(t), "/")
+	if r.status != http.StatusFound || r.header.Get("Location") != "/lab" {
+		t.Fatalf("GET / = %d to %q, want 302 to /lab", r.status, r.header.Get("Location"))
+	}
+}
+
+func TestLabPages(t *testing.T) {
+	h := newTestServer(t)
+	script := "publish pay-1 amount=10000\ndeliver crash=before-ack\nredeliver\ndeliver\n"
+	tests := []struct {
+		name   string
+		target string
+		want   map[string]string // handler -> verdict
+		in     []string          // substrings of the body
+	}{
+		{"empty lab", "/lab", map[string]string{"naive": "ok", "unique": "ok", "setnx": "ok", "statemachine": "ok", "inbox": "ok"},
+			[]string{"New here?", `id="do-publish"`, `value="pay-1"`}},
+		{"preset at its end", "/lab?preset=crash-before-ack", map[string]string{"naive": "duplicate", "inbox": "ok", "unique": "ok"},
+			[]string{"Crash before the ack", `data-step="4" data-total="4"`, "watch naive credit a second time"}},
+		{"preset at step 0", "/lab?preset=crash-before-ack&step=0", map[string]string{"naive": "ok", "inbox": "ok"},
+			[]string{`data-step="0"`, "Nothing has happened yet"}},
+		{"preset at step 1", "/lab?preset=crash-before-ack&step=1", map[string]string{"naive": "ok"},
+			[]string{`data-step="1"`, "The producer publishes top-up pay-1 for 100.00."}},
+		{"preset at step 2", "/lab?preset=crash-before-ack&step=2", map[string]string{"naive": "duplicate", "inbox": "ok"},
+			[]string{`data-step="2"`, "deliver crash=before-ack"}},
+		{"plain script", "/lab?script=" + url.QueryEscape(script), map[string]string{"naive": "duplicate", "inbox": "ok"},
+			[]string{`data-step="4"`, "A worker takes the oldest ready message, runs the handler and acks."}},
+		{"permalink", "/lab?s=" + encodePermalink(script), map[string]string{"naive": "duplicate", "inbox": "ok"},
+			[]string{`data-step="4"`}},
+		{"permalink at a step", "/lab?s=" + encodePermalink(script) + "&step=1", map[string]string{"naive": "ok"},
+			[]string{`data-step="1"`}},
+		{"chosen handlers", "/lab?preset=crash-before-ack&handlers=unique-error,naive", map[string]string{"unique-error": "poison", "naive": "duplicate"},
+			[]string{"handlers=unique-error,naive"}},
+		{"repeated handlers parameter", "/lab?preset=crash-before-ack&handlers=naive&handlers=inbox", map[string]string{"naive": "duplicate", "inbox": "ok"}, nil},
+		{"the handler picker", "/lab?preset=crash-before-ack&step=4&handlers=&handlers=naive&handlers=broker-key", map[string]string{"naive": "duplicate", "broker-key": "ok"}, nil},
+		{"an empty preset value is the empty lab", "/lab?preset=", map[string]string{"naive": "ok"}, []string{"New here?"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := get(t, h, tc.target)
+			if r.status != 200 {
+				t.Fatalf("status %d\n%s", r.status, excerpt(r.body))
+			}
+			got := cards(r.body)
+			count := 5 // the core handlers
+			if strings.Contains(tc.target, "handlers=") {
+				count = len(tc.want)
+			}
+			if len(got) != count {
+				t.Errorf("%d cards %v, want %d", len(got), got, count)
+			}
+			for handler, verdict := range tc.want {
+				if got[handler] != verdict {
+					t.Errorf("%s: verdict %q, want %q (cards %v)", handler, got[handler], verdict, got)
+				}
+			}
+			for _, s := range tc.in {
+				if !strings.Contains(r.body, s) {
+					t.Errorf("page lacks %q", s)
+				}
+			}
+			if ct := r.header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
+				t.Errorf("Content-Type %q", ct)
+			}
+		})
+	}
+}
+
+func TestAllHandlersSideBySide(t *testing.T) {
+	h := newTestServer(t)
+	for _, q := range []string{"all", "core,unique-error,broker-key,check-then-insert,effect-first,marker-first,setnx-no-release,inbox-no-hash"} {
+		r := get(t, h, "/lab?preset=concurrent-duplicates&handlers="+q)
+		if r.status != 200 {
+			t.Fatalf("handlers=%s: status %d\n%s", q, r.status, excerpt(r.body))
+		}
+		got := cards(r.body)
+		if len(got) != len(handlers.List()) {
+			t.Errorf("handlers=%s: %d cards, want %d", q, len(got), len(handlers.List()))
+		}
+		if got["check-then-insert"] != "duplicate" || got["inbox"] != "ok" {
+			t.Errorf("handlers=%s: verdicts %v", q, got)
+		}
+	}
+}
+
+// TestEveryPresetRenders renders every preset at every step, in both
+// languages, and checks that no catalog key is missing from the page.
+func TestEveryPresetRenders(t *testing.T) {
+	h := newTestServer(t)
+	presets, err := sim.Presets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range presets {
+		for step := 0; step <= len(p.Script.Steps); step++ {
+			for _, lang := range []string{"en", "ru"} {
+				target := fmt.Sprintf("/lab?preset=%s&handlers=all&step=%d", p.Name, step)
+				r := get(t, h, target, "Accept-Language", lang)
+				if r.status != 200 {
+					t.Fatalf("%s (%s): status %d\n%s", target, lang, r.status, excerpt(r.body))
+				}
+				if i := strings.Index(r.body, "⟦"); i >= 0 {
+					t.Fatalf("%s (%s): missing catalog key near %q", target, lang, r.body[i:min(len(r.body), i+60)])
+				}
+				seen := map[string]bool{}
+				for _, m := range idAttr.FindAllStringSubmatch(r.body, -1) {
+					if seen[m[1]] {
+						t.Fatalf("%s: id %q appears twice", target, m[1])
+					}
+					seen[m[1]] = true
+				}
+			}
+		}
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	h := newTestServer(t)
+	bomb := func() string {
+		var buf bytes.Buffer
+		zw, _ := flate.NewWriter(&buf, flate.BestCompression)
+		zw.Write(bytes.Repeat([]byte("# padding\n"), 200_000)) // 2 MB of valid script text
+		zw.Close()
+		return "1" + base64.RawURLEncoding.EncodeToString(buf.Bytes())
+	}()
+	notDeflate := "1" + base64.RawURLEncoding.EncodeToString([]byte("this is not deflate data"))
+	handlerNames := make([]string, 0, len(handlers.List()))
+	for _, h := range handlers.List() {
+		handlerNames = append(handlerNames, h.Name)
+	}
+	presets, _ := sim.Presets()
+	tests := []struct {
+		name   string
+		target string
+		status int
+		want   []string
+	}{
+		{"malformed permalink", "/lab?s=%21%21%21", 400, []string{"The permalink could not be read", "start with"}},
+		{"permalink of another version", "/lab?s=2AAAA", 400, []string{"The permalink could not be read"}},
+		{"permalink that is not base64", "/lab?s=1%2A%2A", 400, []string{"not base64url"}},
+		{"permalink that is not deflate", "/lab?s=" + notDeflate, 400, []string{"does not decompress"}},
+		{"permalink that inflates past the limit", "/lab?s=" + bomb, 400, []string{"longer than the limit of 65536 bytes"}},
+		{"permalink that is too long", "/lab?s=1" + strings.Repeat("A", maxPermalinkChars), 400, []string{"the limit is"}},
+		{"permalink of a broken script", "/lab?s=" + encodePermalink("fly away\n"), 400, []string{"line 1: unknown verb &#34;fly&#34;", "valid verbs: publish"}},
+		{"unknown handler lists the valid ones", "/lab?handlers=naive,nope", 400,
+			[]string{"There is no handler &#34;nope&#34;. Valid handlers: " + strings.Join(handlerNames, ", ")}},
+		{"no handler at all", "/lab?handlers=", 400, []string{"Choose at least one handler."}},
+		{"the picker with every box unticked", "/lab?preset=happy-path&step=0&handlers=", 400, []string{"Choose at least one handler."}},
+		{"unknown preset lists the valid ones", "/lab?preset=crash-before-akc", 400,
+			[]string{"There is no scenario &#34;crash-before-akc&#34;. Valid scenarios: " + presets[0].Name + ", " + presets[1].Name}},
+		{"two scripts at once", "/lab?preset=happy-path&script=drain", 400, []string{"Give only one of preset=, s= and script="}},
+		{"oversized script", "/lab?script=" + strings.Repeat("%23+padding%0A", sim.MaxScriptBytes/10+1), 400, []string{"65536"}},
+		{"script with a bad verb names the line and the verbs", "/lab?script=publish+pay-1+amount%3D1%0Adelivr", 400,
+			[]string{"line 2: unknown verb", "valid verbs: publish, retry"}},
+		{"script with a fraction", "/lab?script=publish+pay-1+amount%3D1.5", 400, []string{"never a fraction"}},
+		{"step that is not a number", "/lab?preset=crash-before-ack&step=two", 400, []string{"step=two is not a step of this script: give a whole number from 0 to 4"}},
+		{"negative step", "/lab?preset=crash-before-ack&step=-1", 400, []string{"from 0 to 4"}},
+		{"step past the end", "/lab?preset=crash-before-ack&step=5", 400, []string{"step=5", "from 0 to 4"}},
+		{"unknown page", "/nowhere", 404, []string{"There is no such page", "Nothing lives at /nowhere."}},
+		{"unknown static file", "/static/nope.css", 404, []string{"There is no such page"}},
+		{"static Go source is not served", "/static/static.go", 404, nil},
+		{"static path escape", "/static/../web/server.go", 404, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := get(t, h, tc.target)
+			if r.status != tc.status {
+				t.Fatalf("status %d, want %d\n%s", r.status, tc.status, excerpt(r.body))
+			}
+			for _, s := range tc.want {
+				if !strings.Contains(r.body, s) {
+					t.Errorf("error page lacks %q\n%s", s, excerpt(r.body))
+				}
+			}
+			if tc.status >= 400 && !strings.Contains(r.body, `role="alert"`) {
+				t.Errorf("error page has no alert")
+			}
+		})
+	}
+}
+
+func TestMethodNotAllowed(t *testing.T) {
+	h := newTestServer(t)
+	for _, tc := range []struct{ method, target string }{
+		{http.MethodGet, "/lab/step"},
+		{http.MethodPost, "/lab"},
+		{http.MethodDelete, "/lab"},
+	} {
+		r := request(t, h, tc.method, tc.target, url.Values{})
+		if r.status != http.StatusMethodNotAllowed {
+			t.Errorf("%s %s: status %d, want 405", tc.method, tc.target, r.status)
+		}
+	}
+}
+
+func TestStepForms(t *testing.T) {
+	h := newTestServer(t)
+	published := "publish pay-1 amount=10000\n"
+	tests := []struct {
+		name  string
+		base  string // the script before the step
+		form  url.Values
+		added string // the line the step adds
+	}{
+		{"publish", "", url.Values{"verb": {"publish"}, "op": {"pay-1"}, "amount": {"10000"}, "tenant": {"acme"}, "key": {"op"}}, "publish pay-1 amount=10000"},
+		{"publish for another tenant with a v7 key", "", url.Values{"verb": {"publish"}, "op": {"x-7"}, "amount": {"250"}, "tenant": {"globex"}, "key": {"v7"}},
+			"publish x-7 amount=250 tenant=globex key=v7"},
+		{"publish with a fresh key", published, url.Values{"verb": {"publish"}, "op": {"pay-2"}, "amount": {"5"}, "key": {"fresh"}}, "publish pay-2 amount=5 key=fresh"},
+		{"deliver", published, url.Values{"verb": {"deliver"}, "crash": {""}}, "deliver"},
+		{"crash before effect", published, url.Values{"verb": {"deliver"}, "crash": {"before-effect"}}, "deliver crash=before-effect"},
+		{"crash after effect", published, url.Values{"verb": {"deliver"}, "crash": {"after-effect"}}, "deliver crash=after-effect"},
+		{"crash before ack", published, url.Values{"verb": {"deliver"}, "crash": {"before-ack"}}, "deliver crash=before-ack"},
+		{"redeliver", published, url.Values{"verb": {"redeliver"}}, "redeliver"},
+		{"concurrent delivery", published, url.Values{"verb": {"deliver-concurrent"}}, "deliver-concurrent"},
+		{"dlq replay", published, url.Values{"verb": {"dlq-replay"}}, "dlq-replay"},
+		{"drain", published, url.Values{"verb": {"drain"}}, "drain"},
+		{"advance the clock", published, url.Values{"verb": {"advance"}, "duration": {"25h"}}, "advance 25h"},
+		{"gateway down", published, url.Values{"verb": {"gateway"}, "state": {"down"}}, "gateway down"},
+		{"gateway up", published, url.Values{"verb": {"gateway"}, "state": {"up"}}, "gateway up"},
+		{"producer retry", published, url.Values{"verb": {"retry"}, "target": {"acme pay-1"}, "amount": {"15000"}}, "retry pay-1"},
+		{"change payload", published, url.Values{"verb": {"change-payload"}, "target": {"acme pay-1"}, "amount": {"15000"}}, "change-payload pay-1 amount=15000"},
+		{"ship", published, url.Values{"verb": {"ship"}, "target": {"acme pay-1"}}, "ship pay-1"},
+		{"retry for another tenant", "publish pay-1 amount=1 tenant=globex\n", url.Values{"verb": {"retry"}, "target": {"globex pay-1"}}, "retry pay-1 tenant=globex"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			form := url.Values{}
+			for k, v := range tc.form {
+				form[k] = v
+			}
+			if tc.base != "" {
+				form.Set("s", encodePermalink(tc.base))
+			}
+			sc, err := sim.Parse(tc.base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			form.Set("step", fmt.Sprint(len(sc.Steps)))
+			loc, page := follow(t, h, "/lab/step", form)
+			if got, want := scriptOf(t, page.body), tc.base+tc.added+"\n"; got != want {
+				t.Errorf("script after the step:\n%s\nwant:\n%s", got, want)
+			}
+			if strings.Contains(loc, "step=") {
+				t.Errorf("Location %q: a new step shows the end, without step=", loc)
+			}
+		})
+	}
+}
+
+func TestStepFromAPresetDropsTheStepsAfterTheOneShown(t *testing.T) {
+	h := newTestServer(t)
+	loc, page := follow(t, h, "/lab/step", url.Values{"preset": {"crash-before-ack"}, "step": {"2"}, "verb": {"drain"}})
+	if !strings.HasPrefix(loc, "/lab?s=") {
+		t.Errorf("Location %q: a changed preset is a permalink", loc)
+	}
+	sc, err := sim.Parse(scriptOf(t, page.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, st := range sc.Steps {
+		lines = append(lines, st.String())
+	}
+	if got, want := strings.Join(lines, "; "), "publish pay-1 amount=10000; deliver crash=before-ack; drain"; got != want {
+		t.Errorf("steps %q, want %q", got, want)
+	}
+	if sc.Title != "Crash before the ack" || sc.Steps[0].NarrationRU == "" {
+		t.Errorf("the preset's title and narration should carry over: %q", sc.Title)
+	}
+}
+
+func TestBadStepForms(t *testing.T) {
+	h := newTestServer(t)
+	published := encodePermalink("publish pay-1 amount=10000\n")
+	tests := []struct {
+		name   string
+		form   url.Values
+		status int
+		want   string
+	}{
+		{"unknown verb", url.Values{"verb": {"frobnicate"}}, 400, "There is no step &#34;frobnicate&#34;. Valid steps: publish, retry, change-payload, deliver"},
+		{"no verb", url.Values{}, 400, "There is no step &#34;&#34;"},
+		{"op with a space", url.Values{"verb": {"publish"}, "op": {"pay 1"}, "amount": {"1"}}, 400, "op must be one word"},
+		{"amount with a space smuggling an option", url.Values{"verb": {"publish"}, "op": {"pay-1"}, "amount": {"1 tenant=x"}}, 400, "amount must be one word"},
+		{"a newline smuggling a step", url.Values{"verb": {"advance"}, "duration": {"1h\ndrain"}}, 400, "duration must be one word"},
+		{"publish without an amount", url.Values{"verb": {"publish"}, "op": {"pay-1"}}, 400, "publish needs amount=N"},
+		{"publish without an op", url.Values{"verb": {"publish"}, "amount": {"1"}}, 400, "needs an operation id first"},
+		{"publish a fraction", url.Values{"verb": {"publish"}, "op": {"pay-1"}, "amount": {"1.5"}}, 400, "never a fraction"},
+		{"publish twice", url.Values{"s": {published}, "verb": {"publish"}, "op": {"pay-1"}, "amount": {"1"}}, 400, "already published"},
+		{"retry without an operation", url.Values{"verb": {"retry"}}, 400, "Choose a published operation for retry."},
+		{"retry of an unpublished operation", url.Values{"verb": {"retry"}, "target": {"acme pay-9"}}, 400, "has not been published yet"},
+		{"unknown key mode", url.Values{"verb": {"publish"}, "op": {"pay-1"}, "amount": {"1"}, "key": {"uuid"}}, 400, "valid modes: op, v7, fresh"},
+		{"unknown crash point", url.Values{"verb": {"deliver"}, "crash": {"sometime"}}, 400, "valid points: before-effect, after-effect, before-ack"},
+		{"bad duration", url.Values{"verb": {"advance"}, "duration": {"soon"}}, 400, "examples: 90s, 15m"},
+		{"gateway sideways", url.Values{"verb": {"gateway"}, "state": {"sideways"}}, 400, "gateway needs up or down"},
+		{"bad state with the form", url.Values{"verb": {"drain"}, "step": {"7"}}, 400, "step=7 is not a step of this script"},
+		{"bad permalink with the form", url.Values{"verb": {"drain"}, "s": {"garbage"}}, 400, "The permalink could not be read"},
+		{"unknown handler with the form", url.Values{"verb": {"drain"}, "handlers": {"naive,nobody"}}, 400, "There is no handler &#34;nobody&#34;"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := post(t, h, "/lab/step", tc.form)
+			if r.status != tc.status {
+				t.Fatalf("status %d, want %d\n%s", r.status, tc.status, excerpt(r.body))
+			}
+			if !strings.Contains(r.body, tc.want) {
+				t.Errorf("error page lacks %q\n%s", tc.want, excerpt(r.body))
+			}
+			if strings.Contains(r.body, "line 2:") {
+				t.Errorf("the message names a line the reader never saw\n%s", excerpt(r.body))
+			}
+		})
+	}
+}
+
+func TestOversizedForm(t *testing.T) {
+	r := post(t, newTestServer(t), "/lab/script", url.Values{"script": {strings.Repeat("x", maxFormBytes)}})
+	if r.status != http.StatusRequestEntityTooLarge {
+		t.Fatalf("status %d, want 413\n%s", r.status, excerpt(r.body))
+	}
+	if !strings.Contains(r.body, "A form may carry at most") {
+		t.Errorf("413 page lacks its message\n%s", excerpt(r.body))
+	}
+}
+
+func TestUndo(t *testing.T) {
+	h := newTestServer(t)
+	loc, page := follow(t, h, "/lab/undo", url.Values{"preset": {"crash-before-ack"}, "step": {"4"}})
+	if got := scriptOf(t, page.body); strings.Count(got, "\ndeliver\n") != 0 || !strings.HasSuffix(got, "redeliver\n") {
+		t.Errorf("after undo the script ends:\n%s", got)
+	}
+	if strings.Contains(loc, "step=") {
+		t.Errorf("undo at the end stays at the end; Location %q", loc)
+	}
+	// Looking at step 1 of 4, undo removes step 4 and stays on step 1.
+	loc, _ = follow(t, h, "/lab/undo", url.Values{"preset": {"crash-before-ack"}, "step": {"1"}})
+	if !strings.Contains(loc, "step=1") {
+		t.Errorf("undo while looking at step 1: Location %q, want step=1", loc)
+	}
+	// Undoing the only step gives the empty lab; undoing nothing stays there.
+	one := encodePermalink("publish pay-1 amount=1\n")
+	if loc, _ := follow(t, h, "/lab/undo", url.Values{"s": {one}, "step": {"1"}}); loc != "/lab" {
+		t.Errorf("undo of the only step: Location %q, want /lab", loc)
+	}
+	if loc, _ := follow(t, h, "/lab/undo", url.Values{}); loc != "/lab" {
+		t.Errorf("undo of nothing: Location %q, want /lab", loc)
+	}
+	// Undoing back to an unchanged preset gives its name again.
+	changed := encodePermalink(mustPreset(t, "crash-before-ack").Script.String() + "drain\n")
+	if loc, _ := follow(t, h, "/lab/undo", url.Values{"s": {changed}, "step": {"5"}}); loc != "/lab?preset=crash-before-ack" {
+		t.Errorf("undo back to the preset: Location %q", loc)
+	}
+}
+
+func mustPreset(tb testing.TB, name string) sim.Preset {
+	tb.Helper()
+	presets, err := sim.Presets()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p, err := sim.FindPreset(presets, name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p
+}
+
+func TestRunScript(t *testing.T) {
+	h := newTestServer(t)
+	text := "publish pay-1 amount=300\ndeliver crash=after-effect\nredeliver\ndeliver\n"
+	loc, page := follow(t, h, "/lab/script", url.Values{"script": {text}, "handlers": {"naive,effect-first,inbox"}, "s": {encodePermalink("drain\n")}})
+	if !strings.Contains(loc, "handlers=naive,effect-first,inbox") {
+		t.Errorf("Location %q lost the handlers", loc)
+	}
+	if got := cards(page.body); got["naive"] != "duplicate" || got["inbox"] != "ok" || len(got) != 3 {
+		t.Errorf("cards %v", got)
+	}
+	// A preset's text, pasted back, is the preset again.
+	loc, _ = follow(t, h, "/lab/script", url.Values{"script": {mustPreset(t, "happy-path").Source}})
+	if loc != "/lab?preset=happy-path" {
+		t.Errorf("the happy-path text: Location %q, want the preset", loc)
+	}
+
+	bad := "publish pay-1 amount=300\ndeliver crash=whenever\n"
+	r := post(t, h, "/lab/script", url.Values{"script": {bad}, "preset": {"happy-path"}})
+	if r.status != 400 {
+		t.Fatalf("bad script: status %d", r.status)
+	}
+	for _, want := range []string{"line 2: crash=whenever: unknown crash point; valid points: before-effect, after-effect, before-ack",
+		`<textarea id="script" name="script"`, "deliver crash=whenever", `href="/lab?preset=happy-path"`} {
+		if !strings.Contains(r.body, want) {
+			t.Errorf("bad script page lacks %q\n%s", want, excerpt(r.body))
+		}
+	}
+}
+
+// TestUserTextIsEscaped puts markup everywhere the reader's text reaches:
+// operation ids and tenants (shown in steps, tables, queues, the timeline),
+// the script title, and error messages.
+func TestUserTextIsEscaped(t *testing.T) {
+	h := newTestServer(t)
+	const evil = `<script>alert(1)</script>`
+	script := "title: " + evil + "\n" +
+		"publish " + evil + " amount=100 tenant=<img/src=x/onerror=alert(2)>\n" +
+		"deliver crash=before-ack\nredeliver\ndeliver\n"
+	pages := map[string]response{
+		"permalink":  get(t, h, "/lab?s="+encodePermalink(script)),
+		"script":     get(t, h, "/lab?script="+url.QueryEscape(script)),
+		"bad script": get(t, h, "/lab?script="+url.QueryEscape(script+"explode "+evil+"\n")),
+		"handler":    get(t, h, "/lab?handlers="+url.QueryEscape(evil)),
+		"preset":     get(t, h, "/lab?preset="+url.QueryEscape(evil)),
+		"not found":  get(t, h, "/"+url.PathEscape(evil)),
+		"partial":    get(t, h, "/lab?s="+encodePermalink(script), "HX-Request", "true", "HX-Request-Type", "partial"),
+	}
+	_, stepped := follow(t, h, "/lab/step", url.Values{"verb": {"publish"}, "op": {evil}, "amount": {"1"}})
+	pages["step form"] = stepped
+	for name, r := range pages {
+		for _, raw := range []string{"<script>alert", "<img/src", "<img src"} {
+			if strings.Contains(r.body, raw) {
+				i := strings.Index(r.body, raw)
+				t.Errorf("%s: unescaped %q in the page: …%s…", name, raw, r.body[max(0, i-80):min(len(r.body), i+80)])
+			}
+		}
+		if !strings.Contains(r.body, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+			t.Errorf("%s: the escaped text is not shown\n%s", name, excerpt(r.body))
+		}
+	}
+	if got := cards(pages["permalink"].body); got["naive"] != "duplicate" {
+		t.Errorf("a markup-laden key is still just a key: %v", got)
+	}
+}
+
+func TestHTMXGetsTheLabRegion(t *testing.T) {
+	h := newTestServer(t)
+	r := get(t, h, "/lab?preset=crash-before-ack&step=2", "HX-Request", "true", "HX-Request-Type", "partial")
+	if r.status != 200 {
+		t.Fatalf("status %d", r.status)
+	}
+	if strings.Contains(r.body, "<html") || strings.Contains(r.body, `<header class="top"`) {
+		t.Error("a partial request got the whole page")
+	}
+	for _, want := range []string{"<title>Step 2 of 4 · Crash before the ack", `<div id="flash"`, `id="card-naive"`} {
+		if !strings.Contains(r.body, want) {
+			t.Errorf("partial lacks %q", want)
+		}
+	}
+	if v := r.header.Get("Vary"); !strings.Contains(v, "HX-Request") {
+		t.Errorf("Vary %q must name HX-Request", v)
+	}
+	// A history restore asks for the whole page.
+	full := get(t, h, "/lab?preset=crash-before-ack", "HX-Request", "true", "HX-Request-Type", "full", "HX-History-Restore-Request", "true")
+	if !strings.Contains(full.body, "<html") {
+		t.Error("a history restore got a fragment")
+	}
+	// An error goes into the message area and leaves the address alone.
+	bad := get(t, h, "/lab?preset=nope", "HX-Request", "true", "HX-Request-Type", "partial")
+	if bad.status != 400 || bad.header.Get("HX-Retarget") != "#flash" || bad.header.Get("HX-Push-Url") != "false" {
+		t.Errorf("htmx error: status %d, HX-Retarget %q, HX-Push-Url %q", bad.status, bad.header.Get("HX-Retarget"), bad.header.Get("HX-Push-Url"))
+	}
+	if strings.Contains(bad.body, "<html") || !strings.Contains(bad.body, "There is no scenario") {
+		t.Errorf("htmx error body:\n%s", bad.body)
+	}
+}
+
+func TestLanguage(t *testing.T) {
+	h := newTestServer(t)
+	ru := "Шаг 2 из 4"
+	en := "Step 2 of 4"
+	target := "/lab?preset=crash-before-ack&step=2"
+	if r := get(t, h, target); !strings.Contains(r.body, en) || !strings.Contains(r.body, `<html lang="en"`) {
+		t.Error("no Accept-Language: want English")
+	}
+	if r := get(t, h, target, "Accept-Language", "ru-RU,ru;q=0.9,en;q=0.8"); !strings.Contains(r.body, ru) ||
+		!strings.Contains(r.body, `<html lang="ru"`) || !strings.Contains(r.body, "Воркер успел зачислить деньги") {
+		t.Error("Accept-Language ru: want Russian, with the preset's Russian summary")
+	}
+	if r := get(t, h, target, "Accept-Language", "de-DE,en;q=0.5,ru;q=0.4"); !strings.Contains(r.body, en) {
+		t.Error("Accept-Language de,en,ru: want English, the better of the two")
+	}
+	r := get(t, h, target+"&lang=ru", "Accept-Language", "en")
+	if !strings.Contains(r.body, ru) {
+		t.Error("?lang=ru: want Russian")
+	}
+	var cookie *http.Cookie
+	for _, c := range (&http.Response{Header: r.header}).Cookies() {
+		if c.Name == langCookie {
+			cookie = c
+		}
+	}
+	if cookie == nil || cookie.Value != "ru" {
+		t.Fatalf("?lang=ru sets no language cookie: %v", r.header["Set-Cookie"])
+	}
+	if r := get(t, h, target, "Accept-Language", "en", "Cookie", cookie.String()); !strings.Contains(r.body, ru) {
+		t.Error("the language cookie is not remembered")
+	}
+	if r := get(t, h, target+"&lang=xx", "Accept-Language", "ru"); r.status != 200 || !strings.Contains(r.body, ru) {
+		t.Error("an unknown ?lang= falls back to the browser's language")
+	}
+	// The switch links keep the page the reader is on.
+	if r := get(t, h, target); !strings.Contains(r.body, `href="/lab?lang=ru&amp;preset=crash-before-ack&amp;step=2"`) {
+		t.Error("the language switch does not keep the address")
+	}
+}
+
+func TestCatalogIsComplete(t *testing.T) {
+	for key, v := range newCatalog() {
+		if strings.TrimSpace(v[0]) == "" || strings.TrimSpace(v[1]) == "" {
+			t.Errorf("%s: missing English or Russian: %q", key, v)
+		}
+		if strings.Count(v[0], "%") != strings.Count(v[1], "%") {
+			t.Errorf("%s: the translations take different arguments: %q / %q", key, v[0], v[1])
+		}
+	}
+	for _, h := range handlers.List() {
+		if _, ok := newCatalog()["h."+h.Name]; !ok {
+			t.Errorf("handler %s has no translated summary", h.Name)
+		}
+	}
+}
+
+func TestPermalinkRoundTrip(t *testing.T) {
+	presets, err := sim.Presets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range presets {
+		text := p.Script.String()
+		link := encodePermalink(text)
+		if strings.ContainsAny(link, "+/=%&?# ") {
+			t.Errorf("%s: permalink %q is not URL-safe", p.Name, link)
+		}
+		back, err := decodePermalink(link)
+		if err != nil || back != text {
+			t.Errorf("%s: round trip failed: %v", p.Name, err)
+		}
+		if len(link) > len(text) {
+			t.Errorf("%s: permalink (%d) longer than the text (%d)", p.Name, len(link), len(text))
+		}
+	}
+}
+
+func FuzzDecodePermalink(f *testing.F) {
+	f.Add(encodePermalink("publish pay-1 amount=1\n"))
+	f.Add("1")
+	f.Add("1AAAA")
+	f.Fuzz(func(t *testing.T, s string) {
+		text, err := decodePermalink(s)
+		if err == nil && len(text) > sim.MaxScriptBytes {
+			t.Fatalf("decoded %d bytes, over the limit", len(text))
+		}
+	})
+}
+
+func TestStaticFiles(t *testing.T) {
+	h := newTestServer(t)
+	page := get(t, h, "/lab")
+	m := regexp.MustCompile(`href="(/static/lab\.css\?v=([0-9a-f]+))"`).FindStringSubmatch(page.body)
+	if m == nil {
+		t.Fatal("the page does not link a versioned lab.css")
+	}
+	r := get(t, h, m[1])
+	if r.status != 200 || !strings.Contains(r.header.Get("Cache-Control"), "immutable") || r.header.Get("ETag") != `"`+m[2]+`"` {
+		t.Errorf("versioned CSS: %d, Cache-Control %q, ETag %q", r.status, r.header.Get("Cache-Control"), r.header.Get("ETag"))
+	}
+	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/css") {
+		t.Errorf("Content-Type %q", ct)
+	}
+	if r := get(t, h, "/static/lab.css"); r.header.Get("Cache-Control") != "no-cache" {
+		t.Errorf("unversioned CSS: Cache-Control %q, want no-cache", r.header.Get("Cache-Control"))
+	}
+	if r := get(t, h, "/static/lab.css", "If-None-Match", `"`+m[2]+`"`); r.status != http.StatusNotModified {
+		t.Errorf("If-None-Match: status %d, want 304", r.status)
+	}
+	for _, name := range []string{"vendor/htmx-4.0.1.min.js", "lab.js", "timeline.css", "favicon.svg"} {
+		if r := get(t, h, "/static/"+name); r.status != 200 || r.body == "" {
+			t.Errorf("%s: status %d", name, r.status)
+		}
+	}
+	if !strings.Contains(page.body, "/static/vendor/htmx-4.0.1.min.js?v=") {
+		t.Error("the page does not load the vendored htmx")
+	}
+	if strings.Contains(page.body, "//cdn") || strings.Contains(page.body, "https://") {
+		t.Error("the page refers to another host")
+	}
+}
+
+// TestTimelineCSSIsCurrent keeps static/timeline.css a copy of the one the
+// timeline package ships (make generate copies it).
+func TestTimelineCSSIsCurrent(t *testing.T) {
+	want, err := os.ReadFile("timeline/timeline.css")
+	if err != nil {
+		t.Skip("web/timeline/timeline.css not found")
+	}
+	got, err := os.ReadFile("../static/timeline.css")
+	if err != nil || !bytes.Equal(got, want) {
+		t.Error("static/timeline.css differs from web/timeline/timeline.css: run make generate")
+	}
+}
+
+func TestSecurityHeaders(t *testing.T) {
+	r := get(t, newTestServer(t), "/lab")
+	for name, want := range map[string]string{
+		"Content-Security-Policy": "script-src 'self'",
+		"X-Content-Type-Options":  "nosniff",
+	} {
+		if !strings.Contains(r.header.Get(name), want) {
+			t.Errorf("%s = %q, want it to contain %q", name, r.header.Get(name), want)
+		}
+	}
+}
+
+func TestDevModeReadsStaticFromDisk(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(dir+"/vendor", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(dir+"/lab.css", []byte("body{color:red}"), 0o644)
+	h, err := NewServer(Config{Dev: true, StaticDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := get(t, h, "/static/lab.css")
+	if r.body != "body{color:red}" || r.header.Get("Cache-Control") != "no-cache" {
+		t.Errorf("dev static: %q, Cache-Control %q", r.body, r.header.Get("Cache-Control"))
+	}
+}
+
+func BenchmarkLabPage(b *testing.B) {
+	h := newTestServer(b)
+	for b.Loop() {
+		r := get(b, h, "/lab?preset=crash-before-ack&handlers=all")
+		if r.status != 200 {
+			b.Fatal(r.status)
+		}
+	}
+}
+
+// TestPanicIsA500Page: a bug in a handler gives a calm error page, never a
+// dropped connection or a stack trace.
+func TestPanicIsA500Page(t *testing.T) {
+	s, err := newServer(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.recoverPanics(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") }))
+	r := get(t, h, "/lab")
+	if r.status != http.StatusInternalServerError {
+		t.Fatalf("status %d, want 500", r.status)
+	}
+	if strings.Contains(r.body, "boom") || strings.Contains(r.body, "goroutine") {
+		t.Error("the 500 page shows the panic")
+	}
+	if !strings.Contains(r.body, "Something broke inside the lab") {
+		t.Errorf("500 page:\n%s", excerpt(r.body))
+	}
+}
+
+func TestPagesAreCompressed(t *testing.T) {
+	h := newTestServer(t)
+	plain := get(t, h, "/lab?preset=crash-before-ack")
+	gz := get(t, h, "/lab?preset=crash-before-ack", "Accept-Encoding", "gzip")
+	if gz.header.Get("Content-Encoding") != "gzip" || len(gz.body)*4 > len(plain.body) {
+		t.Errorf("Content-Encoding %q, %d bytes compressed from %d", gz.header.Get("Content-Encoding"), len(gz.body), len(plain.body))
+	}
+	t.Logf("lab page: %d KB, %d KB gzipped", len(plain.body)>>10, len(gz.body)>>10)
+}

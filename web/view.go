@@ -1,0 +1,516 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/a-h/templ"
+
+	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// The view models below are plain data the templates print; every decision
+// (what is current, what is over, which words) is made here.
+
+// pageView is the frame every page shares.
+type pageView struct {
+	T           text
+	Title       string
+	CSS         string
+	TimelineCSS string
+	JS          string
+	HTMX        string
+	Langs       []langLink
+}
+
+type langLink struct {
+	Code, Label, URL string
+	Current          bool
+}
+
+func (s *server) pageFor(t text, r *http.Request, title string) pageView {
+	return withLangs(pageView{
+		T:           t,
+		Title:       title,
+		CSS:         s.assets.URL("lab.css"),
+		TimelineCSS: s.assets.URL("timeline.css"),
+		JS:          s.assets.URL("lab.js"),
+		HTMX:        s.assets.URL("vendor/htmx-4.0.1.min.js"),
+	}, r)
+}
+
+// withLangs adds the language switch: the same address with ?lang=.
+func withLangs(p pageView, r *http.Request) pageView {
+	u := "/lab"
+	q := url.Values{}
+	if r.Method == http.MethodGet {
+		u, q = r.URL.Path, r.URL.Query()
+	}
+	for _, l := range []struct{ code, label string }{{"en", "English"}, {"ru", "Русский"}} {
+		q.Set("lang", l.code)
+		p.Langs = append(p.Langs, langLink{Code: l.code, Label: l.label, URL: u + "?" + q.Encode(), Current: p.T.Lang() == l.code})
+	}
+	return p
+}
+
+type errorView struct {
+	Status  int
+	Title   string
+	Message string
+	Script  string // a script that did not parse, offered back for editing
+	Back    string
+}
+
+type guideItem struct {
+	Text       string
+	Done, Next bool
+}
+
+type option struct {
+	Value, Label string
+	Selected     bool
+}
+
+type field struct{ Name, Value string }
+
+type handlerChoice struct {
+	Name, Summary string
+	Core, Checked bool
+}
+
+type stepLink struct {
+	N             int
+	Text          string
+	Current, Done bool
+}
+
+// labView is the whole lab at one step.
+type labView struct {
+	T         text
+	PageTitle string
+	URL       string // canonical address of this view
+	Permalink string // the same, absolute
+	Title     string
+	Summary   string
+	Preset    string
+	Presets   []option
+	Handlers  []handlerChoice
+	Chosen    int
+	Step      int
+	Total     int
+	StepText  string // the current step as a script line
+	Narration string
+	Steps     []stepLink
+	FirstURL  string
+	PrevURL   string
+	NextURL   string
+	LastURL   string
+	State     []field // the state fields every POST form carries
+	ViewState []field // the same, without the step (for the step slider)
+	Truncates int     // steps after the current one that a new step replaces
+	NextOp    string
+	Targets   []option
+	Script    string
+	Guide     []guideItem // the newcomer's four clicks, while the script follows them
+	GuideDone bool
+	GuideURL  string
+	Suggest   string // the id of the control the guide says to press next
+	// ControlsOpen shows the step controls at first: for a script of one's
+	// own. A preset opens with them folded, so the cards come first.
+	ControlsOpen bool
+	Cards        []cardView
+}
+
+type cardView struct {
+	Name, Summary    string
+	Core             bool
+	Balance          string
+	Expected         string
+	Delta            string
+	DeltaKind        string // over, short or even
+	Bar              barView
+	Verdict          string // the engine's word, for styling and tests
+	VerdictLabel     string
+	VerdictSymbol    string
+	Why              string
+	Queues           []queueView
+	Now              string
+	GatewayUp        bool
+	Tables           []tableView
+	Redis            bool // the handler uses Redis
+	RedisKeys        []sim.RedisKey
+	Calls            []sim.GatewayCall
+	HiddenCalls      int
+	Timeline         templ.Component
+	TimelineFrom     int // the first step the timeline shows, when it does not start at 1
+	Source           sourceView
+	Crashes          map[string][]int // crash point -> steps where the worker died there
+	CrashedBeforeAck []int
+}
+
+// barView places a balance against the expected balance on a scale shared
+// by all cards, in percent of the scale.
+type barView struct {
+	Fill, Over, Short, Expected float64
+}
+
+type queueView struct {
+	ID, Label, Long string
+	Count           int
+	Msgs            []sim.Message // the newest maxMsgs
+	Hidden          int           // older messages not shown
+}
+
+// tableView is a table with only its newest maxRows rows.
+type tableView struct {
+	sim.Table
+	Count, Hidden int
+}
+
+// Long runs would make pages of megabytes that nobody reads: the cards
+// show the newest messages and rows, the timeline the latest steps.
+const (
+	maxMsgs          = 12
+	maxRows          = 25
+	maxTimelineSteps = 24
+)
+
+func (s *server) labView(t text, r *http.Request, st labState, run *sim.Run) labView {
+	q := s.query(st)
+	total := st.total()
+	at := func(n int) string { return labURL(q, n, total) }
+	v := labView{
+		T:      t,
+		URL:    at(st.step),
+		Preset: st.preset,
+		Step:   st.step,
+		Total:  total,
+		Script: st.script.String(),
+		Chosen: len(st.handlers),
+	}
+	v.Permalink = absolute(r, v.URL)
+	v.Title, v.Summary = st.script.Title, st.script.Summary
+	if t.lang == langRU {
+		v.Title, v.Summary = or(st.script.TitleRU, v.Title), or(st.script.SummaryRU, v.Summary)
+	}
+	if v.Title == "" {
+		v.Title = t.S("scn.untitled")
+	}
+	v.PageTitle = v.Title + " · " + t.S("app.name")
+	if total > 0 {
+		v.PageTitle = t.F("step.of", st.step, total) + " · " + v.PageTitle
+	}
+
+	v.Presets = append(v.Presets, option{Value: "", Label: t.S("scn.empty"), Selected: st.preset == "" && total == 0})
+	for _, p := range s.presets {
+		label := p.Script.Title
+		if t.lang == langRU && p.Script.TitleRU != "" {
+			label = p.Script.TitleRU
+		}
+		v.Presets = append(v.Presets, option{Value: p.Name, Label: label, Selected: p.Name == st.preset})
+	}
+	chosen := map[string]bool{}
+	for _, h := range st.handlers {
+		chosen[h] = true
+	}
+	for _, h := range s.handlers {
+		v.Handlers = append(v.Handlers, handlerChoice{Name: h.Name, Summary: s.summary(t, h), Core: h.Core, Checked: chosen[h.Name]})
+	}
+
+	// Steps and where they lead.
+	v.FirstURL, v.LastURL = at(0), at(total)
+	if st.step > 0 {
+		v.PrevURL = at(st.step - 1)
+	}
+	if st.step < total {
+		v.NextURL = at(st.step + 1)
+	}
+	for i, stp := range st.script.Steps {
+		v.Steps = append(v.Steps, stepLink{N: i + 1, Text: stp.String(), Current: i+1 == st.step, Done: i+1 <= st.step})
+	}
+	if st.step > 0 {
+		cur := st.script.Steps[st.step-1]
+		v.StepText = cur.String()
+		v.Narration = narrate(t, cur)
+	} else if total > 0 {
+		v.Narration = t.S("step.narr0")
+	}
+	v.Truncates = total - st.step
+	v.ControlsOpen = st.preset == ""
+	v.Guide, v.GuideDone, v.Suggest = guide(t, st)
+	v.GuideURL = "/lab?preset=crash-before-ack&step=0"
+
+	// The state every form posts back: the canonical query, as fields.
+	vals, _ := url.ParseQuery(q)
+	for _, k := range []string{"preset", "s", "handlers"} {
+		if vals.Has(k) {
+			v.ViewState = append(v.ViewState, field{k, vals.Get(k)})
+		}
+	}
+	v.State = append(append([]field(nil), v.ViewState...), field{"step", strconv.Itoa(st.step)})
+
+	// What the producer controls offer.
+	used := map[string]bool{}
+	for _, stp := range st.script.Steps[:st.step] {
+		if stp.Verb == sim.VerbPublish {
+			used[stp.Op] = true
+			label := stp.Op
+			if stp.Tenant != sim.DefaultTenant {
+				label += " · " + stp.Tenant
+			}
+			v.Targets = append(v.Targets, option{Value: stp.Tenant + " " + stp.Op, Label: label})
+		}
+	}
+	if n := len(v.Targets); n > 0 {
+		v.Targets[n-1].Selected = true
+	}
+	for n := 1; ; n++ {
+		if op := "pay-" + strconv.Itoa(n); !used[op] {
+			v.NextOp = op
+			break
+		}
+	}
+
+	// The cards.
+	var scale int64
+	for _, res := range run.Results {
+		scale = max(scale, res.Balance, res.Expected)
+	}
+	for _, res := range run.Results {
+		v.Cards = append(v.Cards, s.card(t, st, res, scale))
+	}
+	return v
+}
+
+func (s *server) card(t text, st labState, res sim.Result, scale int64) cardView {
+	c := cardView{
+		Name:          res.Handler,
+		Balance:       money(res.Balance),
+		Expected:      money(res.Expected),
+		Verdict:       string(res.Verdict),
+		VerdictLabel:  t.S("v." + string(res.Verdict)),
+		VerdictSymbol: verdictSymbol(res.Verdict),
+		Source:        s.sources[res.Handler],
+		Crashes:       map[string][]int{},
+		Redis:         false,
+	}
+	for _, h := range s.handlers {
+		if h.Name == res.Handler {
+			c.Summary, c.Core, c.Redis = s.summary(t, h), h.Core, h.Redis
+		}
+	}
+	switch d := res.Balance - res.Expected; {
+	case d > 0:
+		c.Delta, c.DeltaKind = t.F("card.over", money(d)), "over"
+	case d < 0:
+		c.Delta, c.DeltaKind = t.F("card.short", money(-d)), "short"
+	default:
+		c.Delta, c.DeltaKind = t.S("card.even"), "even"
+	}
+	if scale > 0 {
+		pct := func(x int64) float64 { return float64(x) * 100 / float64(scale) }
+		c.Bar = barView{Fill: pct(min(res.Balance, res.Expected)), Expected: pct(res.Expected)}
+		if res.Balance > res.Expected {
+			c.Bar.Over = pct(res.Balance - res.Expected)
+		} else {
+			c.Bar.Short = pct(res.Expected - res.Balance)
+		}
+	}
+	c.Why = verdictReason(t, res)
+
+	// The broker and the world after the step shown.
+	var broker sim.BrokerState
+	if n := len(res.Trace); n > 0 {
+		broker = res.Trace[n-1].Broker
+	}
+	for _, q := range []struct {
+		id   string
+		msgs []sim.Message
+	}{{"ready", broker.Ready}, {"inflight", broker.InFlight}, {"acked", broker.Acked}, {"dlq", broker.DLQ}} {
+		qv := queueView{ID: q.id, Label: t.S("q." + q.id), Long: t.S("q." + q.id + ".long"), Count: len(q.msgs), Msgs: q.msgs}
+		if n := len(q.msgs); n > maxMsgs {
+			qv.Msgs, qv.Hidden = q.msgs[n-maxMsgs:], n-maxMsgs
+		}
+		c.Queues = append(c.Queues, qv)
+	}
+	if f := res.Final; f != nil {
+		c.Now, c.GatewayUp, c.RedisKeys, c.Calls = f.Now, f.GatewayUp, f.Redis, f.Gateway
+		for _, tb := range f.Tables {
+			tv := tableView{Table: tb, Count: len(tb.Rows)}
+			if n := len(tb.Rows); n > maxRows {
+				tv.Rows, tv.Hidden = tb.Rows[n-maxRows:], n-maxRows
+			}
+			c.Tables = append(c.Tables, tv)
+		}
+		if n := len(c.Calls); n > maxRows {
+			c.Calls, c.HiddenCalls = c.Calls[n-maxRows:], n-maxRows
+		}
+	}
+	for i, tr := range res.Trace {
+		if i >= len(st.script.Steps) {
+			break
+		}
+		crash := st.script.Steps[i].Crash
+		for _, e := range tr.Events {
+			if e.Kind == sim.KindCrash && crash != "" {
+				if crash == sim.CrashBeforeAck {
+					c.CrashedBeforeAck = append(c.CrashedBeforeAck, i+1)
+				} else {
+					c.Crashes[crash] = append(c.Crashes[crash], i+1)
+				}
+				break
+			}
+		}
+	}
+	c.Timeline = timelineFor(t, res, st.step)
+	if n := len(res.Trace); n > maxTimelineSteps {
+		c.TimelineFrom = n - maxTimelineSteps + 1
+	}
+	return c
+}
+
+// guide is the newcomer's recipe for a double charge, shown on the empty
+// lab and for as long as the script follows it: the steps done ticked off,
+// and the id of the button to press next.
+func guide(t text, st labState) (items []guideItem, done bool, next string) {
+	recipe := []struct{ line, key, button, id string }{
+		{"publish pay-1 amount=10000", "guide.1", "ctl.publish", "do-publish"},
+		{"deliver crash=before-ack", "guide.2", "ctl.crash.ba", "do-crash-before-ack"},
+		{"redeliver", "guide.3", "ctl.redeliver", "do-redeliver"},
+		{"deliver", "guide.4", "ctl.deliver", "do-deliver"},
+	}
+	sc := st.script
+	n := len(sc.Steps)
+	if sc.Title != "" || n > len(recipe) || st.step != n {
+		return nil, false, ""
+	}
+	for i, stp := range sc.Steps {
+		if stp.String() != recipe[i].line {
+			return nil, false, ""
+		}
+	}
+	for i, r := range recipe {
+		items = append(items, guideItem{Text: t.F(r.key, t.S(r.button)), Done: i < n, Next: i == n})
+		if i == n {
+			next = r.id
+		}
+	}
+	return items, n == len(recipe), next
+}
+
+func (s *server) summary(t text, h handlers.Info) string {
+	if _, ok := t.c["h."+h.Name]; ok {
+		return t.S("h." + h.Name)
+	}
+	return h.Summary
+}
+
+func verdictSymbol(v sim.Verdict) string {
+	switch v {
+	case sim.OK:
+		return "✓"
+	case sim.Duplicate:
+		return "×2"
+	case sim.Lost:
+		return "−"
+	case sim.Poison:
+		return "☠"
+	case sim.SilentConflict:
+		return "≠"
+	}
+	return "?"
+}
+
+// verdictReason explains a verdict in the reader's language from the
+// result's numbers (the engine's own Reason is English only).
+func verdictReason(t text, res sim.Result) string {
+	switch res.Verdict {
+	case sim.OK:
+		return t.F("why.ok", money(res.Settled))
+	case sim.Duplicate:
+		return t.F("why.duplicate", money(res.Settled), money(res.Settled-res.Expected), money(res.Expected))
+	case sim.Lost:
+		return t.F("why.lost", money(res.Settled), money(res.Expected-res.Settled), money(res.Expected))
+	case sim.Poison:
+		return t.S("why.poison")
+	case sim.SilentConflict:
+		n := 0
+		for _, tr := range append(res.Trace, res.Settlement) {
+			for _, e := range tr.Events {
+				if e.Kind == sim.KindConflict {
+					n++
+				}
+			}
+		}
+		if n > 1 {
+			return t.F("why.silent-conflict.n", n)
+		}
+		return t.S("why.silent-conflict")
+	}
+	return res.Reason
+}
+
+// narrate is the step's narration in the reader's language, or, for a step
+// without one, a sentence made from the step itself.
+func narrate(t text, st sim.Step) string {
+	if t.lang == langRU && st.NarrationRU != "" {
+		return st.NarrationRU
+	}
+	if st.NarrationEN != "" && (t.lang == langEN || st.NarrationRU == "") {
+		return st.NarrationEN
+	}
+	var out string
+	switch st.Verb {
+	case sim.VerbPublish:
+		key := "do.publish"
+		if st.KeyMode != sim.KeyOp {
+			key += "." + st.KeyMode
+		}
+		out = t.F(key, st.Op, money(st.Amount))
+	case sim.VerbRetry, sim.VerbShip:
+		out = t.F("do."+st.Verb, st.Op)
+	case sim.VerbChangePayload:
+		out = t.F("do.change-payload", st.Op, money(st.Amount))
+	case sim.VerbDeliver:
+		out = t.S(map[string]string{"": "do.deliver", sim.CrashBeforeEffect: "do.deliver.be",
+			sim.CrashAfterEffect: "do.deliver.ae", sim.CrashBeforeAck: "do.deliver.ba"}[st.Crash])
+	case sim.VerbAdvance:
+		out = t.F("do.advance", duration(st.Advance))
+	case sim.VerbGateway:
+		if st.Up {
+			out = t.S("do.gateway.up")
+		} else {
+			out = t.S("do.gateway.down")
+		}
+	default:
+		out = t.S("do." + st.Verb)
+	}
+	if st.Tenant != "" && st.Tenant != sim.DefaultTenant {
+		out += " " + t.F("do.tenant", st.Tenant)
+	}
+	return out
+}
+
+func or(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// absolute makes a path absolute for the address the reader used, so the
+// permalink can be copied as it stands.
+func absolute(r *http.Request, path string) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	host := r.Host
+	if host == "" || strings.ContainsAny(host, "/\\ ") {
+		return path
+	}
+	return scheme + "://" + host + path
+}
