@@ -60,6 +60,7 @@ type Trace struct {
 	Step     int         `json:"step"` // 1-based; 0 for the settlement
 	Line     int         `json:"line,omitempty"`
 	Text     string      `json:"text"`
+	TextRU   string      `json:"text_ru,omitempty"` // the settlement's description in Russian
 	Events   []Event     `json:"events"`
 	Balance  int64       `json:"balance"`
 	Expected int64       `json:"expected"`
@@ -171,7 +172,8 @@ func runHandler(s *Script, h handlers.Info, steps int, snapshots bool) (Result, 
 	if err := w.settle(); err != nil {
 		return res, fmt.Errorf("%s, settlement: %w", h.Name, err)
 	}
-	res.Settlement = Trace{Text: "settle: gateway up, redeliver in-flight messages, drain", Events: w.t.take(),
+	res.Settlement = Trace{Text: "settle: gateway up, redeliver in-flight messages, drain",
+		TextRU: "доводим до конца: шлюз работает, сообщения в обработке доставляются снова, очередь разбирается", Events: w.t.take(),
 		Broker: w.broker.State()}
 	if res.Settled, err = w.balance(); err != nil {
 		return res, err
@@ -226,7 +228,7 @@ func (w *world) step(st Step) error {
 	case VerbDeliver:
 		m := w.broker.Take()
 		if m == nil {
-			w.note("broker", "nothing is ready to deliver")
+			w.note("broker", "nothing is ready to deliver", "доставлять нечего: очередь пуста")
 			return nil
 		}
 		w.deliver([]*Message{m}, st.Crash)
@@ -239,9 +241,9 @@ func (w *world) step(st Step) error {
 		}
 		switch len(ms) {
 		case 0:
-			w.note("broker", "nothing is ready to deliver")
+			w.note("broker", "nothing is ready to deliver", "доставлять нечего: очередь пуста")
 		case 1:
-			w.note("broker", "only one message is ready: a single worker takes it")
+			w.note("broker", "only one message is ready: a single worker takes it", "готово только одно сообщение: его берёт один воркер")
 		}
 		if len(ms) > 0 {
 			w.deliver(ms, "")
@@ -249,7 +251,7 @@ func (w *world) step(st Step) error {
 	case VerbRedeliver:
 		moved, dead := w.broker.Redeliver()
 		if len(moved) == 0 {
-			w.note("broker", "no message is in flight")
+			w.note("broker", "no message is in flight", "неподтверждённых сообщений нет")
 		}
 		for i, m := range moved {
 			w.brokerMoved(m, dead[i], "visibility timeout")
@@ -267,21 +269,23 @@ func (w *world) step(st Step) error {
 	case VerbDLQReplay:
 		replayed := w.broker.ReplayDLQ()
 		if len(replayed) == 0 {
-			w.note("broker", "the dead-letter queue is empty")
+			w.note("broker", "the dead-letter queue is empty", "DLQ пуста")
 		}
 		for _, m := range replayed {
 			w.t.add(Event{Actor: "broker", Kind: KindPublish, Msg: m.TransportID,
-				Text: fmt.Sprintf("replay from DLQ: key %s, amount %d, new transport id %s", m.Key, m.Amount, m.TransportID)})
+				Text:   fmt.Sprintf("replay from DLQ: key %s, amount %d, new transport id %s", m.Key, m.Amount, m.TransportID),
+				TextRU: fmt.Sprintf("повтор из DLQ: ключ %s, сумма %d, новый транспортный id %s", m.Key, m.Amount, m.TransportID)})
 		}
 	case VerbAdvance:
 		return w.advance(st.Advance)
 	case VerbGateway:
 		w.gateway.up = st.Up
-		state := "down: every charge fails"
+		e := Event{Actor: "gateway", Kind: KindSwitch, Text: "payment gateway down: every charge fails",
+			TextRU: "платёжный шлюз недоступен: каждое списание падает"}
 		if st.Up {
-			state = "up"
+			e.Text, e.TextRU = "payment gateway up", "платёжный шлюз снова работает"
 		}
-		w.t.add(Event{Actor: "gateway", Kind: KindSwitch, Text: "payment gateway " + state})
+		w.t.add(e)
 	case VerbShip:
 		return w.ship(st)
 	default:
@@ -290,8 +294,8 @@ func (w *world) step(st Step) error {
 	return nil
 }
 
-func (w *world) note(actor, text string) {
-	w.t.add(Event{Actor: actor, Kind: KindNote, Text: text})
+func (w *world) note(actor, en, ru string) {
+	w.t.add(Event{Actor: actor, Kind: KindNote, Text: en, TextRU: ru})
 }
 
 // publish is the producer: it records the intent on its first publish (the
@@ -325,20 +329,33 @@ func (w *world) publish(st Step) error {
 		m.Changed = st.Amount != in.amount
 	}
 	w.broker.Publish(m)
-	what := map[string]string{VerbPublish: "publish", VerbRetry: "producer retry", VerbChangePayload: "same key, changed payload"}[st.Verb]
+	what, whatRU := "publish", "публикация"
+	switch st.Verb {
+	case VerbRetry:
+		what, whatRU = "producer retry", "повтор продюсера"
+	case VerbChangePayload:
+		what, whatRU = "same key, changed payload", "тот же ключ, другая нагрузка"
+	}
 	w.t.add(Event{Actor: "producer", Kind: KindPublish, Msg: m.TransportID,
-		Text: fmt.Sprintf("%s: key %s, tenant %s, %s +%d as %s", what, m.Key, m.Tenant, m.Account, m.Amount, m.TransportID)})
+		Text:   fmt.Sprintf("%s: key %s, tenant %s, %s +%d as %s", what, m.Key, m.Tenant, m.Account, m.Amount, m.TransportID),
+		TextRU: fmt.Sprintf("%s: ключ %s, тенант %s, %s +%d как %s", whatRU, m.Key, m.Tenant, m.Account, m.Amount, m.TransportID)})
 	return nil
 }
 
 func (w *world) brokerMoved(m *Message, dead bool, why string) {
 	if dead {
 		w.t.add(Event{Actor: "broker", Kind: KindDLQ, Msg: m.TransportID,
-			Text: fmt.Sprintf("%s delivered %d times without an ack: moved to the dead-letter queue", m.TransportID, m.Deliveries)})
+			Text:   fmt.Sprintf("%s delivered %d times without an ack: moved to the dead-letter queue", m.TransportID, m.Deliveries),
+			TextRU: fmt.Sprintf("%s доставлено %d раз без ack: перемещено в DLQ", m.TransportID, m.Deliveries)})
 		return
 	}
+	whyRU := "истёк visibility timeout"
+	if why == "nack" {
+		whyRU = "nack"
+	}
 	w.t.add(Event{Actor: "broker", Kind: KindRequeue, Msg: m.TransportID,
-		Text: fmt.Sprintf("%s back to ready (%s)", m.TransportID, why)})
+		Text:   fmt.Sprintf("%s back to ready (%s)", m.TransportID, why),
+		TextRU: fmt.Sprintf("%s снова в очереди (%s)", m.TransportID, whyRU)})
 }
 
 func (w *world) advance(d time.Duration) error {
@@ -348,9 +365,10 @@ func (w *world) advance(d time.Duration) error {
 		w.mr.FastForward(d)
 	}
 	w.t.add(Event{Actor: "clock", Kind: KindClock,
-		Text: fmt.Sprintf("+%s: now %s", formatDuration(d), w.now.Format(time.RFC3339))})
+		Text:   fmt.Sprintf("+%s: now %s", formatDuration(d), w.now.Format(time.RFC3339)),
+		TextRU: fmt.Sprintf("+%s: теперь %s", formatDuration(d), w.now.Format(time.RFC3339))})
 	for _, k := range missing(before, w.redisKeys()) {
-		w.t.add(Event{Actor: "clock", Kind: KindClock, Text: "Redis key " + k + " expired"})
+		w.t.add(Event{Actor: "clock", Kind: KindClock, Text: "Redis key " + k + " expired", TextRU: "ключ Redis " + k + " истёк"})
 	}
 	if w.script.InboxRetention > 0 && w.tables["inbox"] {
 		cutoff := w.now.Add(-w.script.InboxRetention).Format(time.RFC3339)
@@ -376,7 +394,8 @@ func (w *world) ship(st Step) error {
 		if err := w.db.QueryRow(`SELECT status FROM orders WHERE tenant = ? AND id = ?`, st.Tenant, st.Op).Scan(&status); err != nil {
 			return err
 		}
-		w.note("warehouse", fmt.Sprintf("order %s is %s, not PAID: nothing shipped", st.Op, status))
+		w.note("warehouse", fmt.Sprintf("order %s is %s, not PAID: nothing shipped", st.Op, status),
+			fmt.Sprintf("заказ %s в статусе %s, а не PAID: отгружать нечего", st.Op, status))
 	}
 	return nil
 }
@@ -436,14 +455,19 @@ func (w *world) work(wk *worker, racing bool, yielded chan bool) {
 	if m.Redelivered {
 		redelivered = ", redelivered"
 	}
-	w.t.add(Event{Actor: "broker", Kind: KindDeliver, Msg: m.TransportID,
-		Text: fmt.Sprintf("%s to %s: key %s, %s +%d (delivery %d%s)", m.TransportID, wk.name, m.Key, m.Account, m.Amount, m.Deliveries, redelivered)})
+	redeliveredRU := ""
+	if m.Redelivered {
+		redeliveredRU = ", повторная"
+	}
+	w.t.add(Event{Actor: "broker", Kind: KindDeliver, Msg: m.TransportID, To: wk.name,
+		Text:   fmt.Sprintf("%s to %s: key %s, %s +%d (delivery %d%s)", m.TransportID, wk.name, m.Key, m.Account, m.Amount, m.Deliveries, redelivered),
+		TextRU: fmt.Sprintf("%s для %s: ключ %s, %s +%d (доставка %d%s)", m.TransportID, wk.name, m.Key, m.Account, m.Amount, m.Deliveries, redeliveredRU)})
 	quarantinedBefore := w.quietQuarantined()
 
 	point := func(name string) {
 		if name == handlers.Yield {
 			if racing {
-				w.t.emit(KindYield, "race window: the other worker runs now", "")
+				w.t.say(KindYield, "race window: the other worker runs now", "окно гонки: сейчас работает другой воркер")
 				yielded <- false
 				<-wk.resume
 			}
@@ -453,7 +477,7 @@ func (w *world) work(wk *worker, racing bool, yielded chan bool) {
 			w.applied[intentKey{m.Tenant, m.Op}] = true
 		}
 		if name == wk.crash {
-			w.t.emit(KindCrash, "worker dies at "+name, "")
+			w.t.say(KindCrash, "worker dies at "+name, "воркер падает в точке "+name)
 			// What runs from here on is the database cleaning up after the
 			// lost connection, not the worker.
 			w.t.actor = "sqlite"
@@ -466,24 +490,26 @@ func (w *world) work(wk *worker, racing bool, yielded chan bool) {
 	case crashedAt != "":
 		return // the message stays in flight until it times out
 	case wk.crash == CrashBeforeAck:
-		w.t.emit(KindCrash, "worker dies before it can ack", "")
+		w.t.say(KindCrash, "worker dies before it can ack", "воркер падает, не успев отправить ack")
 		return
 	case wk.crash != "":
-		w.t.emit(KindNote, "the handler never reached "+wk.crash+": the worker did not crash", "")
+		w.t.say(KindNote, "the handler never reached "+wk.crash+": the worker did not crash",
+			"обработчик не дошёл до "+wk.crash+": воркер не упал")
 	}
 	if err != nil {
-		w.t.emit(KindNack, "nack: "+err.Error(), "")
+		w.t.say(KindNack, "nack: "+err.Error(), "nack: "+err.Error())
 		dead := w.broker.Nack(m)
 		w.brokerMoved(m, dead, "nack")
 		return
 	}
-	w.t.emit(KindAck, "ack "+m.TransportID, "")
+	w.t.say(KindAck, "ack "+m.TransportID, "ack "+m.TransportID)
 	w.broker.Ack(m)
 	if m.Changed {
 		if w.quietQuarantined() == quarantinedBefore {
 			w.conflicts++
 			w.t.add(Event{Actor: "oracle", Kind: KindConflict, Msg: m.TransportID,
-				Text: fmt.Sprintf("amount changed to %d under key %s, yet acked as a success and not quarantined", m.Amount, m.Key)})
+				Text:   fmt.Sprintf("amount changed to %d under key %s, yet acked as a success and not quarantined", m.Amount, m.Key),
+				TextRU: fmt.Sprintf("сумма под ключом %s изменилась на %d, но сообщение подтверждено как успех и не попало в карантин", m.Key, m.Amount)})
 		}
 	}
 }

@@ -96,10 +96,32 @@ type Step struct {
 	NarrationRU string
 }
 
-// Error is a script error: the line it is on and what is wrong.
+// Error is a script error: the line it is on and what is wrong, in English
+// and in Russian.
 type Error struct {
-	Line int
-	Msg  string
+	Line  int
+	Msg   string
+	MsgRU string
+}
+
+// In returns the message in a language ("ru" or anything else for
+// English), with the line number.
+func (e *Error) In(lang string) string {
+	if lang != "ru" || e.MsgRU == "" {
+		return e.Error()
+	}
+	if e.Line == 0 {
+		return "сценарий: " + e.MsgRU
+	}
+	return fmt.Sprintf("строка %d: %s", e.Line, e.MsgRU)
+}
+
+// Message is the message alone, without the line, in a language.
+func (e *Error) Message(lang string) string {
+	if lang == "ru" && e.MsgRU != "" {
+		return e.MsgRU
+	}
+	return e.Msg
 }
 
 func (e *Error) Error() string {
@@ -109,17 +131,25 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
 }
 
-func errf(line int, format string, args ...any) *Error {
-	return &Error{Line: line, Msg: fmt.Sprintf(format, args...)}
+// errf makes an Error from an English and a Russian format that take the
+// same arguments.
+func errf(line int, en, ru string, args ...any) *Error {
+	return &Error{Line: line, Msg: fmt.Sprintf(en, args...), MsgRU: fmt.Sprintf(ru, args...)}
+}
+
+// wrapf prefixes an Error from a nested check with the line and context.
+func wrapf(line int, inner *Error, prefix string, args ...any) *Error {
+	p := fmt.Sprintf(prefix, args...)
+	return &Error{Line: line, Msg: p + ": " + inner.Msg, MsgRU: p + ": " + inner.MsgRU}
 }
 
 // Parse reads a script. Every error names the line and the valid choices.
 func Parse(src string) (*Script, error) {
 	if len(src) > MaxScriptBytes {
-		return nil, errf(0, "script is larger than the limit of %d bytes", MaxScriptBytes)
+		return nil, errf(0, "script is larger than the limit of %d bytes", "сценарий больше допустимых %d байт", MaxScriptBytes)
 	}
 	if !utf8.ValidString(src) {
-		return nil, errf(0, "script is not valid UTF-8 text")
+		return nil, errf(0, "script is not valid UTF-8 text", "сценарий не является текстом в UTF-8")
 	}
 	s := &Script{
 		MaxDeliveries: DefaultMaxDeliveries,
@@ -133,7 +163,7 @@ func Parse(src string) (*Script, error) {
 		}
 	}
 	if p.en != "" || p.ru != "" {
-		return nil, errf(p.narrLine, "narration (#en: / #ru:) must be followed by a step")
+		return nil, errf(p.narrLine, "narration (#en: / #ru:) must be followed by a step", "за пояснением (#en: / #ru:) должен идти шаг")
 	}
 	return s, nil
 }
@@ -162,7 +192,7 @@ var headers = []string{"title", "title-ru", "summary", "summary-ru",
 
 func (p *parser) line(n int, line string) error {
 	if strings.ContainsFunc(line, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) {
-		return errf(n, "control characters are not allowed")
+		return errf(n, "control characters are not allowed", "управляющие символы недопустимы")
 	}
 	switch {
 	case line == "":
@@ -184,7 +214,7 @@ func (p *parser) line(n int, line string) error {
 		return p.header(n, name, strings.TrimSpace(rest))
 	}
 	if len(p.s.Steps) >= MaxSteps {
-		return errf(n, "too many steps: the limit is %d", MaxSteps)
+		return errf(n, "too many steps: the limit is %d", "слишком много шагов: предел %d", MaxSteps)
 	}
 	st, err := p.step(n, word, strings.Fields(rest))
 	if err != nil {
@@ -198,9 +228,9 @@ func (p *parser) line(n int, line string) error {
 
 func (p *parser) header(n int, name, value string) error {
 	if len(p.s.Steps) > 0 {
-		return errf(n, "header %q must come before the first step", name+":")
+		return errf(n, "header %q must come before the first step", "заголовок %q должен стоять до первого шага", name+":")
 	}
-	var err error
+	var err *Error // nil unless a duration is bad
 	switch name {
 	case "title":
 		p.s.Title = value
@@ -211,9 +241,10 @@ func (p *parser) header(n int, name, value string) error {
 	case "summary-ru":
 		p.s.SummaryRU = value
 	case "max-deliveries":
-		p.s.MaxDeliveries, err = strconv.Atoi(value)
-		if err != nil || p.s.MaxDeliveries < 1 || p.s.MaxDeliveries > MaxDeliveries {
-			return errf(n, "max-deliveries: %q is not a whole number from 1 to %d", value, MaxDeliveries)
+		var aerr error
+		p.s.MaxDeliveries, aerr = strconv.Atoi(value)
+		if aerr != nil || p.s.MaxDeliveries < 1 || p.s.MaxDeliveries > MaxDeliveries {
+			return errf(n, "max-deliveries: %q is not a whole number from 1 to %d", "max-deliveries: %q — не целое число от 1 до %d", value, MaxDeliveries)
 		}
 	case "processing-ttl":
 		p.s.ProcessingTTL, err = parseDuration(value)
@@ -226,10 +257,10 @@ func (p *parser) header(n int, name, value string) error {
 		}
 		p.s.InboxRetention, err = parseDuration(value)
 	default:
-		return errf(n, "unknown header %q; valid headers: %s", name+":", strings.Join(headers, ", "))
+		return errf(n, "unknown header %q; valid headers: %s", "неизвестный заголовок %q; допустимые: %s", name+":", strings.Join(headers, ", "))
 	}
 	if err != nil {
-		return errf(n, "%s: %v", name, err)
+		return wrapf(n, err, "%s", name)
 	}
 	return nil
 }
@@ -241,7 +272,7 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 	switch verb {
 	case VerbPublish, VerbRetry, VerbChangePayload, VerbShip:
 		if len(args) == 0 || strings.Contains(args[0], "=") {
-			return st, errf(n, "%s needs an operation id first, as in: %s", verb, usage(verb))
+			return st, errf(n, "%s needs an operation id first, as in: %s", "%s: сначала нужен id операции, например: %s", verb, usage(verb))
 		}
 		st.Op = args[0]
 		if err := checkID(n, "operation id", st.Op); err != nil {
@@ -262,7 +293,7 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 		ik := intentKey{st.Tenant, st.Op}
 		if verb == VerbPublish {
 			if p.intents[ik] {
-				return st, errf(n, "operation %s of tenant %s is already published; use retry or change-payload to send it again", st.Op, st.Tenant)
+				return st, errf(n, "operation %s of tenant %s is already published; use retry or change-payload to send it again", "операция %s тенанта %s уже опубликована; чтобы отправить её снова, используйте retry или change-payload", st.Op, st.Tenant)
 			}
 			p.intents[ik] = true
 			if st.Account, err = idOption(n, opts, "account", DefaultAccount); err != nil {
@@ -271,20 +302,21 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 			st.KeyMode = KeyOp
 			if k, ok := opts["key"]; ok {
 				if k != KeyOp && k != KeyV7 && k != KeyFresh {
-					return st, errf(n, "key=%s: unknown key mode; valid modes: op, v7, fresh", k)
+					return st, errf(n, "key=%s: unknown key mode; valid modes: op, v7, fresh", "key=%s: неизвестный режим ключа; допустимые: op, v7, fresh", k)
 				}
 				st.KeyMode = k
 			}
 		} else if !p.intents[ik] {
-			return st, errf(n, "%s %s: operation %s of tenant %s has not been published yet; publish it first", verb, st.Op, st.Op, st.Tenant)
+			return st, errf(n, "%s %s: operation %s of tenant %s has not been published yet; publish it first", "%s %s: операция %s тенанта %s ещё не опубликована; сначала опубликуйте её", verb, st.Op, st.Op, st.Tenant)
 		}
 		if verb == VerbPublish || verb == VerbChangePayload {
 			v, ok := opts["amount"]
 			if !ok {
-				return st, errf(n, "%s needs amount=N (a positive whole number of minor units), as in: %s", verb, usage(verb))
+				return st, errf(n, "%s needs amount=N (a positive whole number of minor units), as in: %s", "%s: нужна сумма amount=N (целое положительное число в минимальных единицах), например: %s", verb, usage(verb))
 			}
-			if st.Amount, err = parseAmount(v); err != nil {
-				return st, errf(n, "amount=%s: %v", v, err)
+			var aerr *Error
+			if st.Amount, aerr = parseAmount(v); aerr != nil {
+				return st, wrapf(n, aerr, "amount=%s", v)
 			}
 		}
 	case VerbDeliver:
@@ -293,28 +325,29 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 		}
 		if c, ok := opts["crash"]; ok {
 			if c != CrashBeforeEffect && c != CrashAfterEffect && c != CrashBeforeAck {
-				return st, errf(n, "crash=%s: unknown crash point; valid points: before-effect, after-effect, before-ack", c)
+				return st, errf(n, "crash=%s: unknown crash point; valid points: before-effect, after-effect, before-ack", "crash=%s: неизвестная точка падения; допустимые: before-effect, after-effect, before-ack", c)
 			}
 			st.Crash = c
 		}
 	case VerbRedeliver, VerbDeliverConcurrent, VerbDLQReplay, VerbDrain:
 		if len(args) > 0 {
-			return st, errf(n, "%s takes no arguments, found %q", verb, strings.Join(args, " "))
+			return st, errf(n, "%s takes no arguments, found %q", "%s не принимает аргументов, а найдено %q", verb, strings.Join(args, " "))
 		}
 	case VerbAdvance:
 		if len(args) != 1 {
-			return st, errf(n, "advance needs one duration, as in: %s", usage(verb))
+			return st, errf(n, "advance needs one duration, as in: %s", "advance: нужна одна длительность, например: %s", usage(verb))
 		}
-		if st.Advance, err = parseDuration(args[0]); err != nil {
-			return st, errf(n, "advance: %v", err)
+		var derr *Error
+		if st.Advance, derr = parseDuration(args[0]); derr != nil {
+			return st, wrapf(n, derr, "advance")
 		}
 	case VerbGateway:
 		if len(args) != 1 || (args[0] != "up" && args[0] != "down") {
-			return st, errf(n, "gateway needs up or down, as in: %s", usage(verb))
+			return st, errf(n, "gateway needs up or down, as in: %s", "gateway: нужно up или down, например: %s", usage(verb))
 		}
 		st.Up = args[0] == "up"
 	default:
-		return st, errf(n, "unknown verb %q; valid verbs: %s", verb, strings.Join(Verbs(), ", "))
+		return st, errf(n, "unknown verb %q; valid verbs: %s", "неизвестная команда %q; допустимые: %s", verb, strings.Join(Verbs(), ", "))
 	}
 	return st, nil
 }
@@ -343,17 +376,17 @@ func options(n int, verb string, args []string, allowed []string) (map[string]st
 	for _, a := range args {
 		name, value, ok := strings.Cut(a, "=")
 		if !ok {
-			return nil, errf(n, "%s: unexpected %q; options are name=value: %s", verb, a, optionList(allowed))
+			return nil, errf(n, "%s: unexpected %q; options are name=value: %s", "%s: неожиданное %q; параметры пишутся как имя=значение: %s", verb, a, optionList(allowed))
 		}
 		valid := false
 		for _, x := range allowed {
 			valid = valid || x == name
 		}
 		if !valid {
-			return nil, errf(n, "%s: unknown option %q; valid options: %s", verb, name, optionList(allowed))
+			return nil, errf(n, "%s: unknown option %q; valid options: %s", "%s: неизвестный параметр %q; допустимые: %s", verb, name, optionList(allowed))
 		}
 		if _, dup := opts[name]; dup {
-			return nil, errf(n, "%s: option %s given twice", verb, name)
+			return nil, errf(n, "%s: option %s given twice", "%s: параметр %s указан дважды", verb, name)
 		}
 		opts[name] = value
 	}
@@ -380,44 +413,44 @@ func idOption(n int, opts map[string]string, name, def string) (string, error) {
 func checkID(n int, what, v string) error {
 	switch {
 	case v == "":
-		return errf(n, "%s is empty", what)
+		return errf(n, "%s is empty", "%s: пустое значение", what)
 	case len(v) > MaxKeyBytes:
-		return errf(n, "%s is %d bytes; the limit is %d", what, len(v), MaxKeyBytes)
+		return errf(n, "%s is %d bytes; the limit is %d", "%s: %d байт при пределе %d", what, len(v), MaxKeyBytes)
 	case strings.ContainsFunc(v, func(r rune) bool { return !unicode.IsPrint(r) }):
-		return errf(n, "%s %q has characters that are not printable", what, v)
+		return errf(n, "%s %q has characters that are not printable", "%s %q содержит непечатаемые символы", what, v)
 	}
 	return nil
 }
 
-func parseAmount(v string) (int64, error) {
+func parseAmount(v string) (int64, *Error) {
 	a, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || a <= 0 || a > MaxAmount {
-		return 0, fmt.Errorf("not a positive whole number of minor units (1 to %d); money is never a fraction here", int64(MaxAmount))
+		return 0, errf(0, "not a positive whole number of minor units (1 to %d); money is never a fraction here",
+			"не целое положительное число минимальных единиц (от 1 до %d); дробных денег здесь не бывает", int64(MaxAmount))
 	}
 	return a, nil
 }
 
 // parseDuration reads Go durations (90s, 15m, 1h30m) and whole days (2d).
-func parseDuration(v string) (time.Duration, error) {
-	var d time.Duration
+func parseDuration(v string) (time.Duration, *Error) {
+	bad := errf(0, "%q is not a duration; examples: 90s, 15m, 2h, 1h30m, 3d", "%q — не длительность; примеры: 90s, 15m, 2h, 1h30m, 3d", v)
+	outOfRange := errf(0, "%q is out of range: from 1s to 3650d", "%q вне диапазона: от 1s до 3650d", v)
 	if days, ok := strings.CutSuffix(v, "d"); ok && days != "" && !strings.ContainsAny(days, "hms") {
 		n, err := strconv.Atoi(days)
-		if err != nil {
-			return 0, fmt.Errorf("%q is not a duration; examples: 90s, 15m, 2h, 1h30m, 3d", v)
+		switch {
+		case err != nil:
+			return 0, bad
+		case n < 1 || n > int(maxDuration/(24*time.Hour)):
+			return 0, outOfRange
 		}
-		if n < 1 || n > int(maxDuration/(24*time.Hour)) {
-			return 0, fmt.Errorf("%q is out of range: from 1s to 3650d", v)
-		}
-		d = time.Duration(n) * 24 * time.Hour
-	} else {
-		var err error
-		d, err = time.ParseDuration(v)
-		if err != nil {
-			return 0, fmt.Errorf("%q is not a duration; examples: 90s, 15m, 2h, 1h30m, 3d", v)
-		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, bad
 	}
 	if d < time.Second || d > maxDuration {
-		return 0, fmt.Errorf("%q is out of range: from 1s to 3650d", v)
+		return 0, outOfRange
 	}
 	return d, nil
 }

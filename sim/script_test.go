@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/idempotency-lab/lab/sim"
 )
@@ -38,6 +39,13 @@ func parseErr(t *testing.T, src string) *sim.Error {
 	var se *sim.Error
 	if !errors.As(err, &se) {
 		t.Fatalf("Parse(%q) error %v is a %T, want *sim.Error", clip(src), err, err)
+	}
+	// Every message exists in Russian too: the web shows it to learners.
+	if !strings.ContainsFunc(se.MsgRU, func(r rune) bool { return unicode.Is(unicode.Cyrillic, r) }) {
+		t.Errorf("Parse(%q): Russian message %q has no Russian in it", clip(src), se.MsgRU)
+	}
+	if got := se.In("ru"); se.Line > 0 && !strings.HasPrefix(got, fmt.Sprintf("строка %d: ", se.Line)) {
+		t.Errorf("In(ru) = %q: want it to start with the line number", got)
 	}
 	return se
 }

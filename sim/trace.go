@@ -8,12 +8,14 @@ import (
 // Event is one thing that happened during a step: a message published or
 // delivered, a statement the handler ran, a crash, an ack.
 type Event struct {
-	Actor  string `json:"actor"`            // producer, broker, worker-1, worker-2, clock, reaper, warehouse, gateway
-	Kind   string `json:"kind"`             // see the Kind constants
-	Text   string `json:"text"`             // the statement, command or description
-	Args   string `json:"args,omitempty"`   // bound SQL arguments
-	Result string `json:"result,omitempty"` // what came back
-	Msg    string `json:"msg,omitempty"`    // transport id of the message concerned
+	Actor  string `json:"actor"`             // producer, broker, worker-1, worker-2, clock, reaper, warehouse, gateway
+	Kind   string `json:"kind"`              // see the Kind constants
+	Text   string `json:"text"`              // the statement, command or description
+	TextRU string `json:"text_ru,omitempty"` // the description in Russian, where it is the lab's own words
+	Args   string `json:"args,omitempty"`    // bound SQL arguments
+	Result string `json:"result,omitempty"`  // what came back
+	Msg    string `json:"msg,omitempty"`     // transport id of the message concerned
+	To     string `json:"to,omitempty"`      // deliver: the worker that takes the message
 }
 
 // Event kinds.
@@ -57,6 +59,13 @@ func (t *tracer) emit(kind, text, args string) int {
 		return -1
 	}
 	return t.add(Event{Actor: t.actor, Kind: kind, Text: text, Args: args})
+}
+
+// say records an event by the current actor in both languages.
+func (t *tracer) say(kind, en, ru string) {
+	if t.actor != "" {
+		t.add(Event{Actor: t.actor, Kind: kind, Text: en, TextRU: ru})
+	}
 }
 
 func (t *tracer) result(i int, res string) {

@@ -211,6 +211,9 @@ var errGatewayDown = errors.New("payment gateway unavailable (503)")
 
 func (g *gateway) Charge(ctx context.Context, account string, amount int64, reference string) error {
 	i := g.t.emit(KindGateway, fmt.Sprintf("charge %d to %s, reference %s", amount, account, reference), "")
+	if i >= 0 {
+		g.t.events[i].TextRU = fmt.Sprintf("списать %d со счёта %s, референс %s", amount, account, reference)
+	}
 	g.calls = append(g.calls, GatewayCall{Account: account, Amount: amount, Reference: reference, OK: g.up})
 	if !g.up {
 		g.t.result(i, "error: "+errGatewayDown.Error())

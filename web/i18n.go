@@ -1,7 +1,10 @@
 package web
 
 import (
+	"errors"
+
 	"fmt"
+	"github.com/idempotency-lab/lab/sim"
 	"net/http"
 	"strconv"
 	"strings"
@@ -97,9 +100,40 @@ func (t text) S(key string) string {
 	return v[0]
 }
 
-// F formats the string for key with args, as fmt.Sprintf does.
+// F formats the string for key with args, as fmt.Sprintf does. An
+// argument already written in both languages (bilingual) is given in the
+// page's language.
 func (t text) F(key string, args ...any) string {
+	copied := false
+	for i, a := range args {
+		if b, ok := a.(bilingual); ok {
+			if !copied {
+				args, copied = append([]any(nil), args...), true
+			}
+			args[i] = b.en
+			if t.lang == langRU {
+				args[i] = b.ru
+			}
+		}
+	}
 	return fmt.Sprintf(t.S(key), args...)
+}
+
+// bilingual is a message that comes with its own translation, such as the
+// script parser's.
+type bilingual struct{ en, ru string }
+
+// parseMessage is the parser's message in both languages; withLine keeps
+// the line number.
+func parseMessage(err error, withLine bool) any {
+	var se *sim.Error
+	if !errors.As(err, &se) {
+		return err.Error()
+	}
+	if withLine {
+		return bilingual{se.In("en"), se.In("ru")}
+	}
+	return bilingual{se.Message("en"), se.Message("ru")}
 }
 
 // Lang is the page's language code, for <html lang>.

@@ -90,12 +90,7 @@ func (s *server) addStep(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		// The base script parsed, so the error is in the new line: show
 		// the parser's words without a line number the reader never saw.
-		msg := err.Error()
-		var se *sim.Error
-		if errors.As(err, &se) {
-			msg = se.Msg
-		}
-		e := badRequest("err.newstep", msg)
+		e := badRequest("err.newstep", parseMessage(err, false))
 		e.back = labURL(s.query(st), st.step, st.total())
 		return e
 	}

@@ -91,7 +91,7 @@ func (s *server) readState(v url.Values) (labState, error) {
 func parseScript(text, key string) (*sim.Script, error) {
 	sc, err := sim.Parse(text)
 	if err != nil {
-		e := badRequest(key, err.Error())
+		e := badRequest(key, parseMessage(err, true))
 		e.script = text
 		return nil, e
 	}

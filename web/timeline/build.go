@@ -142,6 +142,7 @@ type layout struct {
 
 // Build lays out the steps of one handler's run (traces[0..n]) as a diagram; current is the 1-based step to highlight (0: none).
 func Build(traces []sim.Trace, current int, l Labels) Diagram {
+	traces = localize(traces, l)
 	b := newLayout(traces, l)
 	d := Diagram{Width: b.width, Current: current}
 	first := true
@@ -196,7 +197,9 @@ func newLayout(traces []sim.Trace, l Labels) *layout {
 			if isWorker(e.Actor) {
 				addWorker(e.Actor)
 			}
-			if e.Kind == sim.KindDeliver {
+			if e.Kind == sim.KindDeliver && e.To != "" {
+				addWorker(e.To)
+			} else if e.Kind == sim.KindDeliver {
 				if m := deliverTo.FindStringSubmatch(e.Text); m != nil {
 					addWorker(m[1])
 				}
@@ -461,6 +464,7 @@ func (b *layout) item(tr sim.Trace, i int, e sim.Event) item {
 		target := deliverTarget(tr, i, e)
 		// The arrow shows whom it goes to: the label need not say.
 		label := strings.Replace(e.Text, " to "+target+":", ":", 1)
+		label = strings.Replace(label, " для "+target+":", ":", 1)
 		return item{shape: shArrow, from: broker, to: b.workerCol(target), text: label}
 	case sim.KindSQL, sim.KindRedis, sim.KindGateway:
 		to := b.sqlite
@@ -555,6 +559,9 @@ func (b *layout) event(tr sim.Trace, i int, e sim.Event) {
 // deliverTarget is the worker a delivery goes to: named in its text, or
 // else the next worker to act in the step.
 func deliverTarget(tr sim.Trace, i int, e sim.Event) string {
+	if e.To != "" {
+		return e.To
+	}
 	if m := deliverTo.FindStringSubmatch(e.Text); m != nil {
 		return m[1]
 	}
@@ -832,4 +839,29 @@ func desc(traces []sim.Trace, l Labels) string {
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
+}
+
+// localize returns the traces with the lab's own words in the reader's
+// language. Statements, commands and the handlers' log lines stay as they
+// ran: they are code.
+func localize(traces []sim.Trace, l Labels) []sim.Trace {
+	if l.Lang != "ru" {
+		return traces
+	}
+	out := make([]sim.Trace, len(traces))
+	for i, tr := range traces {
+		if tr.TextRU != "" {
+			tr.Text = tr.TextRU
+		}
+		evs := make([]sim.Event, len(tr.Events))
+		for j, e := range tr.Events {
+			if e.TextRU != "" {
+				e.Text = e.TextRU
+			}
+			evs[j] = e
+		}
+		tr.Events = evs
+		out[i] = tr
+	}
+	return out
 }

@@ -3,6 +3,9 @@ package timeline
 // Labels are the words the diagram shows, in the reader's language.
 type Labels struct {
 	Producer, Broker, Worker, SQLite, Redis, Gateway, Clock, Warehouse, Step, Crash string
+	// Lang is the reader's language ("en" or "ru"): it picks the events'
+	// own text in that language.
+	Lang string
 }
 
 // EnglishLabels returns the diagram's words in English.
@@ -18,6 +21,7 @@ func EnglishLabels() Labels {
 		Warehouse: "Warehouse",
 		Step:      "Step",
 		Crash:     "Crash",
+		Lang:      "en",
 	}
 }
 
@@ -34,5 +38,6 @@ func RussianLabels() Labels {
 		Warehouse: "Склад",
 		Step:      "Шаг",
 		Crash:     "Падение",
+		Lang:      "ru",
 	}
 }

@@ -1,0 +1,47 @@
+package web
+
+import (
+	"html"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// TestParseErrorsSpeakTheReadersLanguage: the parser's message reaches a
+// Russian reader in Russian, with the line it names.
+func TestParseErrorsSpeakTheReadersLanguage(t *testing.T) {
+	h := newTestServer(t)
+	script := url.QueryEscape("publish pay-1 amount=100\nfly away\n")
+	for _, tc := range []struct{ lang, want string }{
+		{"en", `line 2: unknown verb "fly"`},
+		{"ru", `строка 2: неизвестная команда "fly"`},
+	} {
+		r := get(t, h, "/lab?script="+script+"&lang="+tc.lang)
+		if r.status != http.StatusBadRequest {
+			t.Fatalf("lang=%s: status %d, want 400", tc.lang, r.status)
+		}
+		if body := html.UnescapeString(r.body); !strings.Contains(body, tc.want) {
+			t.Errorf("lang=%s: page does not say %q:\n%s", tc.lang, tc.want, excerpt(r.body))
+		}
+	}
+}
+
+// TestTimelineSpeaksTheReadersLanguage: the engine's own words in the
+// timeline (not the SQL, which is code) follow the page's language.
+func TestTimelineSpeaksTheReadersLanguage(t *testing.T) {
+	h := newTestServer(t)
+	r := get(t, h, "/lab?preset=crash-before-ack&lang=ru")
+	if r.status != http.StatusOK {
+		t.Fatalf("status %d", r.status)
+	}
+	body := html.UnescapeString(r.body)
+	for _, want := range []string{"воркер падает, не успев отправить ack", "UPDATE accounts SET balance"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("Russian lab page lacks %q", want)
+		}
+	}
+	if strings.Contains(body, "worker dies before it can ack") {
+		t.Error("Russian lab page still shows the English crash text")
+	}
+}
