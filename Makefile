@@ -35,6 +35,9 @@ FUZZTIME ?= 30s
 fuzz:
 	go test ./sim -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	go test ./sim -run '^$$' -fuzz '^FuzzRun$$' -fuzztime $(FUZZTIME)
+	go test ./lessons -run '^$$' -fuzz '^FuzzLesson$$' -fuzztime $(FUZZTIME)
+	go test ./practice -run '^$$' -fuzz '^FuzzParseExport$$' -fuzztime $(FUZZTIME)
+	go test ./web -run '^$$' -fuzz '^FuzzDecodePermalink$$' -fuzztime $(FUZZTIME)
 
 ## vendor: refresh static/vendor from npm at the pinned versions
 vendor:
