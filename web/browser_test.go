@@ -55,8 +55,14 @@ type browser struct {
 
 func newBrowser(t *testing.T) *browser {
 	t.Helper()
+	return newBrowserWith(t, Config{})
+}
+
+// newBrowserWith is newBrowser over a server built from cfg.
+func newBrowserWith(t *testing.T, cfg Config) *browser {
+	t.Helper()
 	exe := chromiumPath(t)
-	h, err := NewServer(Config{})
+	h, err := NewServer(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,12 +231,19 @@ func artifactsDir(t *testing.T) string {
 
 func screenshot(t *testing.T, ctx context.Context, name string, width, height int64, mobile bool) {
 	t.Helper()
+	screenshotWhen(t, ctx, name, width, height, mobile, "article.card")
+}
+
+// screenshotWhen saves a picture of the whole page once ready (a CSS
+// selector) is visible at that viewport.
+func screenshotWhen(t *testing.T, ctx context.Context, name string, width, height int64, mobile bool, ready string) {
+	t.Helper()
 	var opts []chromedp.EmulateViewportOption
 	if mobile {
 		opts = append(opts, chromedp.EmulateMobile)
 	}
 	do(t, ctx, "resize for "+name, chromedp.EmulateViewport(width, height, opts...),
-		chromedp.WaitVisible(chromedp.CSS("article.card")))
+		chromedp.WaitVisible(chromedp.CSS(ready)))
 	// Nothing may stick out sideways: a phone must not scroll horizontally.
 	if wide, err := chromedp.Run(ctx, chromedp.EvaluateAsDevTools[int](
 		`document.documentElement.scrollWidth - document.documentElement.clientWidth`)); err != nil || wide > 0 {

@@ -174,7 +174,7 @@ func duration(d time.Duration) string {
 // newCatalog builds the table of the lab's words. It is built once, when
 // the server starts, and only read afterwards.
 func newCatalog() catalog {
-	return catalog{
+	c := catalog{
 		// The page around the lab.
 		"app.name":        {"Idempotency lab", "Лаборатория идемпотентности"},
 		"app.tagline":     {"Break message handlers with crashes, retries and races — and watch which ones survive.", "Ломайте обработчики сообщений падениями, повторами и гонками — и смотрите, какие выживают."},
@@ -396,4 +396,11 @@ func newCatalog() catalog {
 		"h.setnx-no-release":  {"SET NX without DEL when the gateway fails: the retry is skipped", "SET NX без DEL при ошибке шлюза: повтор пропускается"},
 		"h.inbox-no-hash":     {"inbox without a payload hash: a changed amount passes as a repeat", "inbox без хеша payload: изменённая сумма проходит как повтор"},
 	}
+	// Each section keeps its words in its own file; add its catalog here.
+	for _, section := range []func() catalog{practiceCatalog, lessonsCatalog, presentCatalog} {
+		for k, v := range section() {
+			c[k] = v
+		}
+	}
+	return c
 }

@@ -23,6 +23,40 @@ func (s *server) routes() http.Handler {
 	r.Post("/lab/undo", s.handle(s.undo))        // drop the last step, then 303
 	r.Post("/lab/script", s.handle(s.runScript)) // replace the script with edited text, then 303
 
+	// The course: the table of contents (?q= searches titles and
+	// headings), one lesson, and the stylesheet for its code.
+	r.Get("/lessons", s.handle(s.lessonsIndex))
+	r.Get("/lessons/", http.RedirectHandler("/lessons", http.StatusMovedPermanently).ServeHTTP)
+	r.Get(codeCSSPath, s.handle(s.lessons.serveCodeCSS))
+	r.Get("/lessons/{slug}", s.handle(s.lesson))
+
+	// Practice (practice.go): questions and predictions graded on the spot,
+	// progress saved per anonymous profile cookie. ?topic=SLUG lists a topic.
+	r.Get("/practice", s.practiceOnly(s.practiceHome))
+	r.Get("/practice/interview", s.practiceOnly(s.practiceInterview)) // ?seed=N; without it, a new run
+	r.Get("/practice/review", s.practiceOnly(s.practiceReview))
+	r.Get("/practice/q/{id}", s.practiceOnly(s.practiceQuestion))        // &topic= | &seed= | &review=1
+	r.Post("/practice/q/{id}", s.practiceOnly(s.practiceAnswer))         // grade, record, 303 to the result
+	r.Get("/practice/q/{id}/result", s.practiceOnly(s.practiceResult))   // the answer in the query, graded
+	r.Get("/practice/q/{id}/compare", s.practiceOnly(s.practiceCompare)) // an open answer beside the model
+	r.Get("/practice/export", s.practiceOnly(s.practiceExport))
+	r.Post("/practice/import", s.practiceOnly(s.practiceImport)) // multipart "file", then 303 to /practice
+
+	// Instructor mode (present.go, rooms.go): the presenter view of a preset
+	// or a permalink (&handlers=, &step=, &show=source,timeline), and live
+	// rooms that students follow over server-sent events and vote in.
+	r.Get("/present", s.handle(s.present))                      // the scenarios to present, or ?s=PERMALINK
+	r.Get("/present/{preset}", s.handle(s.presentPreset))       // an unknown preset: 404 listing the presets
+	r.Post("/rooms", s.handleRoom(s.createRoom))                // open a room, secret cookie, 303 to its present page
+	r.Get("/join", s.handle(s.join))                            // the form to type a code; ?code= goes to the room
+	r.Get("/join/{code}", s.handle(s.joinPath))                 // the same, as a short address
+	r.Get("/rooms/{code}", s.handleRoom(s.roomStudent))         // a student's page, following the room
+	r.Get("/rooms/{code}/events", s.handleRoom(s.roomEvents))   // the room's state as server-sent events
+	r.Get("/rooms/{code}/present", s.handleRoom(s.roomPresent)) // the instructor's page (secret cookie)
+	r.Post("/rooms/{code}/step", s.handleRoom(s.roomStep))      // instructor: step=N [handlers=a,b], 303
+	r.Post("/rooms/{code}/poll", s.handleRoom(s.roomPoll))      // instructor: ask about the next step, 303
+	r.Post("/rooms/{code}/vote", s.handleRoom(s.roomVote))      // student: poll=ID balance=200.00, 303
+
 	r.NotFound(s.handle(func(_ http.ResponseWriter, r *http.Request) error { return notFound(r.URL.Path) }))
 	r.MethodNotAllowed(s.handle(func(_ http.ResponseWriter, r *http.Request) error {
 		return &httpError{status: http.StatusMethodNotAllowed, key: "err.method", args: []any{r.Method}}

@@ -13,10 +13,14 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/lessons"
+	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/static"
+	"github.com/idempotency-lab/lab/web/room"
 )
 
 // Config is what the server needs.
@@ -31,6 +35,32 @@ type Config struct {
 	// Logger receives one line per request and every server error; nil
 	// discards them.
 	Logger *slog.Logger
+	// Practice keeps the /practice progress of every anonymous profile;
+	// the caller opens and closes it. nil leaves the practice pages
+	// answering 503 (the playground needs no database).
+	Practice *practice.Store
+	// Bank is the question bank Practice was opened with; nil means the
+	// embedded one (practice.Load).
+	Bank *practice.Bank
+	// Now is the clock that dates answers and schedules reviews; nil
+	// means time.Now. Tests pass a fixed clock.
+	Now func() time.Time
+	// Course is the course the lessons pages show; nil means the one
+	// embedded in the binary, or with Dev the files under LessonsDir,
+	// read again on every request.
+	Course     *lessons.Course
+	LessonsDir string // default "lessons", relative to the working directory
+	// Rooms holds the live classrooms of instructor mode; nil makes a hub
+	// with the room package's default limits. The caller sweeps it
+	// (cmd/lab runs a ticker); tests pass one with a fake clock.
+	Rooms *room.Hub
+	// Heartbeat is how often a quiet room event stream sends a comment so
+	// proxies keep it open: 0 means every 15 s, a negative value never.
+	Heartbeat time.Duration
+	// Stop, once closed, ends the room event streams, so that a graceful
+	// shutdown does not wait for them; nil means they end only with
+	// their requests.
+	Stop <-chan struct{}
 }
 
 // server holds what every request reads and nothing it writes: all of it is
@@ -44,6 +74,13 @@ type server struct {
 	assets    *assets
 	log       *slog.Logger
 	coreNames []string
+	bank      *practice.Bank   // practice questions; see practice.go
+	progress  *practice.Store  // nil: the practice pages answer 503
+	now       func() time.Time // dates practice answers
+	lessons   *lessonsSection  // the course; see lessons.go
+	hub       *room.Hub        // live rooms; see rooms.go
+	heartbeat time.Duration    // between comments on a quiet event stream; 0: none
+	stop      <-chan struct{}  // closed at shutdown: event streams end
 }
 
 // NewServer builds the lab's HTTP handler. It fails only when what it was
@@ -95,6 +132,15 @@ func newServer(cfg Config) (*server, error) {
 			return nil, err
 		}
 	}
+	if s.bank, s.progress, s.now = cfg.Bank, cfg.Practice, cfg.Now; s.bank == nil {
+		var err error
+		if s.bank, err = practice.Load(); err != nil {
+			return nil, err
+		}
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
 	var files fs.FS = static.FS
 	if cfg.Dev {
 		dir := cfg.StaticDir
@@ -106,6 +152,16 @@ func newServer(cfg Config) (*server, error) {
 	var err error
 	if s.assets, err = newAssets(files, cfg.Dev); err != nil {
 		return nil, err
+	}
+	if s.lessons, err = newLessonsSection(cfg); err != nil {
+		return nil, err
+	}
+	s.lessons.progress = s.topicPercents // the lessons' bars come from practice
+	if s.hub, s.heartbeat, s.stop = cfg.Rooms, cfg.Heartbeat, cfg.Stop; s.hub == nil {
+		s.hub = room.NewHub(room.Config{})
+	}
+	if s.heartbeat == 0 {
+		s.heartbeat = defaultHeartbeat
 	}
 	return s, nil
 }

@@ -21,6 +21,9 @@ type pageView struct {
 	Title       string
 	CSS         string
 	TimelineCSS string
+	Styles      []string // a section's own stylesheets (s.assets.URL of each), linked after the site's
+	Scripts     []string // a section's own scripts, loaded with defer after htmx, in this order
+	Nav         []sectionLink
 	JS          string
 	HTMX        string
 	Langs       []langLink
@@ -39,6 +42,7 @@ func (s *server) pageFor(t text, r *http.Request, title string) pageView {
 		TimelineCSS: s.assets.URL("timeline.css"),
 		JS:          s.assets.URL("lab.js"),
 		HTMX:        s.assets.URL("vendor/htmx-4.0.1.min.js"),
+		Nav:         siteNav(t, r),
 	}, r)
 }
 

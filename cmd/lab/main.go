@@ -29,7 +29,7 @@ const (
 const usage = `lab: the idempotency lab
 
 Usage:
-  lab [serve] [--addr 127.0.0.1:8080] [--dev]
+  lab [serve] [--addr 127.0.0.1:8080] [--dev] [--data FILE]
                           start the web lab (the default command)
   lab run PRESET|FILE|- [--handlers a,b|core|all] [--json] [--steps N]
                           run a scenario on each handler and print the outcome

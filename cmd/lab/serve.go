@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/web"
 )
 
@@ -20,8 +21,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs := flag.NewFlagSet("lab serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (host:port)")
-	dev := fs.Bool("dev", false, "read static files from ./static on every request (for editing CSS)")
+	dev := fs.Bool("dev", false, "read ./static and ./lessons on every request, so edits to CSS and lessons show on reload")
 	quiet := fs.Bool("quiet", false, "log only errors, not every request")
+	defaultData, _ := practice.DefaultPath()
+	data := fs.String("data", defaultData, "the SQLite `file` that keeps practice progress (created if missing)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -34,7 +37,22 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		level = slog.LevelError
 	}
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	h, err := web.NewServer(web.Config{Dev: *dev, Logger: logger})
+	if *data == "" {
+		fmt.Fprintln(stderr, "lab serve: there is no default place for the progress file here; choose one with --data FILE")
+		return exitUsage
+	}
+	bank, err := practice.Load()
+	if err != nil {
+		fmt.Fprintf(stderr, "lab serve: %v\n", err)
+		return exitError
+	}
+	store, err := practice.Open(*data, bank)
+	if err != nil {
+		fmt.Fprintf(stderr, "lab serve: --data %s: cannot open the progress database: %v\n", *data, err)
+		return exitUsage
+	}
+	defer store.Close()
+	h, err := web.NewServer(web.Config{Dev: *dev, Logger: logger, Practice: store, Bank: bank, Now: time.Now})
 	if err != nil {
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)
 		return exitError
@@ -54,6 +72,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	fmt.Fprintf(stdout, "The idempotency lab is open at http://%s/lab (Ctrl-C to stop)\n", displayAddr(ln.Addr()))
+	fmt.Fprintf(stdout, "Practice progress is kept in %s\n", *data)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -1,0 +1,156 @@
+// Instructor mode's script: keys for the presenter (and a clicker), page
+// swaps without a reload, and a room followed live. Every control it
+// presses is a link or a form that works without it.
+(function () {
+  "use strict";
+
+  function main() { return document.getElementById("lab"); }
+
+  // ---- Swapping the page: fetch the next page, put its <main> in place
+  // of ours, keep the address bar on it. Any answer is swapped, an error
+  // page too; only a good one moves the address.
+  var busy = false, queued = null, dirty = false;
+
+  function swapIn(html, url, ok) {
+    var doc = new DOMParser().parseFromString(html, "text/html");
+    var next = doc.getElementById("lab"), cur = main();
+    if (!next || !cur) { location.href = url; return; }
+    var focused = document.activeElement && document.activeElement.id;
+    var helpOpen = document.getElementById("p-help");
+    helpOpen = helpOpen && helpOpen.open;
+    cur.replaceWith(document.adoptNode(next));
+    if (doc.title) document.title = doc.title;
+    if (ok && url) history.replaceState(null, "", url);
+    var help = document.getElementById("p-help");
+    if (help && helpOpen) help.open = true;
+    var again = focused && document.getElementById(focused);
+    if (again) again.focus({ preventScroll: true });
+  }
+
+  function load(url, init) {
+    busy = true;
+    return fetch(url, init).then(function (res) {
+      return res.text().then(function (html) { swapIn(html, res.url, res.ok); });
+    }).catch(function () {
+      // The network failed: let the browser try, and show what it gets.
+      if (!init || !init.method || init.method === "GET") location.href = url;
+    }).then(function () {
+      busy = false;
+      if (queued) { var id = queued; queued = null; press(id); }
+      else if (dirty) { dirty = false; refresh(); }
+    });
+  }
+
+  function refresh() {
+    if (busy) { dirty = true; return; }
+    load(location.href, { headers: { "Accept": "text/html" } });
+  }
+
+  document.addEventListener("click", function (ev) {
+    var a = ev.target instanceof Element && ev.target.closest("a[data-swap]");
+    if (!a || ev.button !== 0 || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.altKey) return;
+    ev.preventDefault();
+    if (busy) { queued = a.id || null; return; }
+    load(a.href);
+  });
+
+  document.addEventListener("submit", function (ev) {
+    var form = ev.target;
+    if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-swap")) return;
+    ev.preventDefault();
+    var sub = ev.submitter;
+    if (busy) { queued = sub && sub.id || null; return; }
+    load(form.action, { method: "POST", body: new URLSearchParams(new FormData(form, sub)) });
+  });
+
+  // ---- Keys. A clicker sends the arrows or Page Up/Down.
+  function press(id) {
+    var el = document.getElementById(id);
+    if (!el || el.disabled || el.getAttribute("aria-disabled") === "true") return false;
+    el.click();
+    return true;
+  }
+
+  function help(open) {
+    var h = document.getElementById("p-help");
+    if (!h) return;
+    h.open = open === undefined ? !h.open : open;
+    if (h.open) h.querySelector("summary").focus();
+  }
+
+  document.addEventListener("keydown", function (ev) {
+    var m = main();
+    if (!m || !m.hasAttribute("data-role") || ev.ctrlKey || ev.metaKey || ev.altKey || ev.defaultPrevented) return;
+    var t = ev.target;
+    if (t instanceof Element && t.closest("input, select, textarea, [contenteditable]")) return;
+    var keys = m.hasAttribute("data-keys"), id = null;
+    switch (ev.key) {
+      case "ArrowRight": case "PageDown": id = keys && "p-next"; break;
+      case " ":
+        // A focused button or link takes Space itself.
+        if (t instanceof Element && t.closest("a, button, summary")) return;
+        id = keys && "p-next"; break;
+      case "ArrowLeft": case "PageUp": id = keys && "p-prev"; break;
+      case "r": case "R": id = keys && "p-restart"; break;
+      case "s": case "S": id = "p-source"; break;
+      case "t": case "T": id = "p-timeline"; break;
+      case "?": ev.preventDefault(); help(); return;
+      case "Escape": help(false); return;
+      default:
+        if (keys && /^[1-9]$/.test(ev.key)) id = "p-h-" + ev.key;
+    }
+    if (!id) return;
+    ev.preventDefault();
+    if (busy) { queued = id; return; }
+    press(id);
+  });
+
+  document.addEventListener("click", function (ev) {
+    if (ev.target instanceof Element && ev.target.closest("#p-help-open")) help(true);
+  });
+
+  // ---- A room, live. The stream sends the room's state on every change;
+  // when the view this page shows is no longer current, fetch the page
+  // again. A student's page only updates its counters for a vote.
+  function follow() {
+    var m = main();
+    if (!m || !m.dataset.events || !window.EventSource) return;
+    var es = new EventSource(m.dataset.events);
+    function status(s) {
+      var live = document.getElementById("p-live");
+      if (live) live.setAttribute("data-state", s);
+    }
+    es.onopen = function () { status("live"); };
+    es.onerror = function () {
+      status("reconnecting");
+      // A refused stream (the room closed or is full) is not retried:
+      // reload to show the page that says so.
+      if (es.readyState === EventSource.CLOSED) location.reload();
+    };
+    es.addEventListener("closed", function () { es.close(); location.reload(); });
+    es.onmessage = function (ev) {
+      var st;
+      try { st = JSON.parse(ev.data); } catch (e) { return; }
+      status("live");
+      var m = main();
+      if (!m || st.version <= Number(m.dataset.version || 0)) return;
+      var poll = st.poll ? st.poll.id + (st.poll.revealed ? "r" : "") : "";
+      var same = String(st.step) === m.dataset.step &&
+        (st.handlers || []).join(",") === m.dataset.handlers && poll === (m.dataset.poll || "");
+      if (same && m.dataset.role === "student") {
+        m.dataset.version = st.version;
+        setText(m, "students", st.students);
+        if (st.poll) setText(m, "votes", st.poll.votes);
+        return;
+      }
+      refresh();
+    };
+  }
+
+  function setText(root, name, value) {
+    root.querySelectorAll('[data-live="' + name + '"]').forEach(function (el) { el.textContent = value; });
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", follow);
+  else follow();
+})();

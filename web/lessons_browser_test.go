@@ -1,0 +1,185 @@
+package web
+
+// Browser tests of the lessons, with the helpers of browser_test.go.
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// poll waits, with the usual safety net, until a JavaScript expression in
+// the page is truthy.
+func poll(t *testing.T, ctx context.Context, what, expr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](expr, chromedp.WithPollingMutation())); err != nil {
+		t.Fatalf("%s: waiting for %s: %v", what, expr, err)
+	}
+}
+
+func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.EvaluateAsDevTools[T](expr))
+	if err != nil {
+		t.Fatalf("%s: %v", expr, err)
+	}
+	return v
+}
+
+// TestBrowserLessonDiagramAndTryIt reads a lesson with a diagram, sees it
+// drawn, and follows a claim's "Try it in the lab" to the playground, which
+// opens on the claim's preset with the claim's handlers and agrees with
+// the verdicts the claim states.
+func TestBrowserLessonDiagramAndTryIt(t *testing.T) {
+	b := newBrowser(t)
+	ctx := b.tab(true, true)
+	do(t, ctx, "open a lesson with a diagram", chromedp.Navigate(b.base+"/lessons/duplicates?lang=en"),
+		chromedp.WaitVisible(chromedp.CSS(".lesson-body pre.mermaid svg")))
+	if n := eval[int](t, ctx, `document.querySelectorAll(".lesson-body pre.mermaid:not(:has(svg))").length`); n != 0 {
+		t.Errorf("%d diagrams were not drawn", n)
+	}
+	if text := textOfSel(t, ctx, ".lesson-body pre.mermaid svg"); !strings.Contains(text, "Worker 1") {
+		t.Errorf("the drawn diagram lacks its participants: %q", text)
+	}
+	screenshotWhen(t, ctx, "lesson-desktop", 1440, 1000, false, ".lesson-body pre.mermaid svg")
+	screenshotWhen(t, ctx, "lesson-phone", 360, 780, true, ".lesson-body pre.mermaid svg")
+	do(t, ctx, "back to the desktop", chromedp.EmulateViewport(1440, 1000))
+
+	const claim = `aside.claim[data-preset="producer-retry"]`
+	stated := eval[map[string]string](t, ctx, `Object.fromEntries([...document.querySelectorAll('`+claim+` .claim-verdicts li')].map(
+		li => [li.querySelector(".claim-handler").textContent, li.querySelector(".verdict").className.replace("verdict verdict-", "")]))`)
+	if len(stated) == 0 {
+		t.Fatal("the lesson has no producer-retry claim")
+	}
+	do(t, ctx, "try it in the lab", chromedp.Click(chromedp.CSS(claim+" a.try-it")),
+		chromedp.WaitVisible(chromedp.CSS("article.card")))
+	loc, err := url.Parse(location(t, ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loc.Path != "/lab" || loc.Query().Get("preset") != "producer-retry" {
+		t.Errorf("landed on %s, want /lab?preset=producer-retry", loc)
+	}
+	presets, err := sim.Presets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range presets {
+		if p.Name == "producer-retry" {
+			if got := textOfSel(t, ctx, "#story-title"); got != p.Script.Title {
+				t.Errorf("the lab shows %q, want the preset's title %q", got, p.Script.Title)
+			}
+		}
+	}
+	got := verdicts(t, ctx)
+	if len(got) != len(stated) {
+		t.Errorf("the lab shows handlers %v, the claim names %v", got, stated)
+	}
+	for handler, verdict := range stated {
+		if v, _, _ := strings.Cut(got[handler], " "); v != verdict {
+			t.Errorf("%s: the lab says %q, the lesson %q", handler, got[handler], verdict)
+		}
+	}
+	b.noConsoleErrors()
+}
+
+// TestBrowserLessonsSearch types in the search box: with htmx the results
+// change in place and the address follows; without JavaScript the form is
+// an ordinary GET.
+func TestBrowserLessonsSearch(t *testing.T) {
+	b := newBrowser(t)
+	for _, js := range []bool{true, false} {
+		t.Run(mode(js), func(t *testing.T) {
+			ctx := b.tab(true, js)
+			do(t, ctx, "open the lessons", chromedp.Navigate(b.base+"/lessons?lang=en"),
+				chromedp.WaitVisible(chromedp.ID("lesson-list")))
+			if js {
+				markPage(t, ctx)
+				do(t, ctx, "type a query", chromedp.SendKeys(chromedp.ID("lesson-q"), "grey zone"),
+					chromedp.WaitVisible(chromedp.CSS("#hit-list mark")))
+				if !pageKept(t, ctx) {
+					t.Error("the page reloaded: htmx should swap the results only")
+				}
+				poll(t, ctx, "the address follows the query", `location.search === "?q=grey+zone"`)
+			} else {
+				do(t, ctx, "search", chromedp.SetValue(chromedp.ID("lesson-q"), "grey zone"),
+					chromedp.Submit(chromedp.ID("lesson-q")), chromedp.WaitVisible(chromedp.CSS("#hit-list mark")))
+				if loc := location(t, ctx); !strings.HasSuffix(loc, "/lessons?q=grey+zone") {
+					t.Errorf("address %q", loc)
+				}
+			}
+			if got := textOfSel(t, ctx, "#search-status"); !strings.Contains(got, "grey zone") {
+				t.Errorf("status = %q", got)
+			}
+			do(t, ctx, "open a hit", chromedp.Click(chromedp.CSS("#hit-list .hit-headings a")),
+				chromedp.WaitVisible(chromedp.ID("lesson-title")))
+			if loc := location(t, ctx); !strings.HasSuffix(loc, "/lessons/setnx#the-grey-zone-a-worker-dies-mid-call") {
+				t.Errorf("the hit led to %q", loc)
+			}
+			b.noConsoleErrors()
+		})
+	}
+}
+
+// TestBrowserLessonTheme switches the theme with the header's toggle: the
+// highlighted code and the diagrams follow it, not only the system's.
+func TestBrowserLessonTheme(t *testing.T) {
+	b := newBrowser(t)
+	ctx := b.tab(true, true)
+	do(t, ctx, "open a lesson", chromedp.Navigate(b.base+"/lessons/statemachine?lang=ru"),
+		chromedp.WaitVisible(chromedp.CSS(".lesson-body pre.mermaid svg")))
+	codeBG := `getComputedStyle(document.querySelector(".lesson-body pre.chroma")).backgroundColor`
+	if got := eval[string](t, ctx, codeBG); got != "rgb(247, 247, 247)" {
+		t.Errorf("code background in the light theme = %s", got)
+	}
+	do(t, ctx, "mark the diagram", chromedp.Evaluate[chromedp.Void](`window.firstDiagram = document.querySelector(".lesson-body pre.mermaid svg")`))
+	for _, want := range []string{"light", "dark"} {
+		do(t, ctx, "theme toggle", chromedp.Click(chromedp.ID("theme-toggle")))
+		if got := eval[string](t, ctx, `document.documentElement.dataset.theme || ""`); got != want {
+			t.Fatalf("theme = %q, want %q", got, want)
+		}
+	}
+	if got := eval[string](t, ctx, codeBG); got != "rgb(13, 17, 23)" {
+		t.Errorf("code background in the dark theme = %s", got)
+	}
+	poll(t, ctx, "the diagram is drawn again", `(s => s && s !== window.firstDiagram)(document.querySelector(".lesson-body pre.mermaid svg"))`)
+	screenshotWhen(t, ctx, "lesson-dark-ru", 1440, 1000, false, ".lesson-body pre.mermaid svg")
+	do(t, ctx, "back to auto", chromedp.Click(chromedp.ID("theme-toggle")))
+	b.noConsoleErrors()
+}
+
+// TestBrowserLessonsScreenshots saves the table of contents at desktop and
+// phone width, and a lesson without JavaScript.
+func TestBrowserLessonsScreenshots(t *testing.T) {
+	b := newBrowser(t)
+	ctx := b.tab(true, true)
+	do(t, ctx, "open the lessons", chromedp.Navigate(b.base+"/lessons?lang=en"), chromedp.WaitVisible(chromedp.ID("lesson-list")))
+	screenshotWhen(t, ctx, "lessons-desktop", 1440, 1000, false, "#lesson-list")
+	screenshotWhen(t, ctx, "lessons-phone", 360, 780, true, "#lesson-list")
+	do(t, ctx, "Russian search", chromedp.Navigate(b.base+"/lessons?lang=ru&q="+url.QueryEscape("ключ")),
+		chromedp.WaitVisible(chromedp.ID("hit-list")))
+	screenshotWhen(t, ctx, "lessons-search-ru", 1440, 900, false, "#hit-list")
+
+	plain := b.tab(true, false)
+	do(t, plain, "a lesson without JavaScript", chromedp.Navigate(b.base+"/lessons/inbox?lang=en"),
+		chromedp.WaitVisible(chromedp.ID("lesson-title")))
+	if n := eval[int](t, plain, `document.querySelectorAll(".lesson-body pre.mermaid svg").length`); n != 0 {
+		t.Errorf("%d diagrams drawn without JavaScript", n)
+	}
+	screenshotWhen(t, plain, "lesson-no-js-phone", 360, 780, true, "#lesson-title")
+	b.noConsoleErrors()
+
+	// Last: the browser logs the 404 itself as a failed load.
+	do(t, ctx, "an unknown lesson", chromedp.Navigate(b.base+"/lessons/nope?lang=en"), chromedp.WaitVisible(chromedp.CSS(".lesson-missing")))
+	screenshotWhen(t, ctx, "lessons-404-phone", 360, 780, true, ".lesson-missing")
+}

@@ -1,0 +1,576 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/idempotency-lab/lab/lessons"
+)
+
+func mustCourse(tb testing.TB) *lessons.Course {
+	tb.Helper()
+	c, err := lessons.Load(lessons.Embedded())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return c
+}
+
+// noMissingKeys fails when a page shows a catalog key instead of words.
+func noMissingKeys(tb testing.TB, target, body string) {
+	tb.Helper()
+	if i := strings.Index(body, "⟦"); i >= 0 {
+		tb.Errorf("%s: missing catalog key near %q", target, body[i:min(len(body), i+60)])
+	}
+}
+
+func TestLessonsIndex(t *testing.T) {
+	h := newTestServer(t)
+	course := mustCourse(t)
+	for _, lang := range lessons.Langs() {
+		t.Run(lang, func(t *testing.T) {
+			target := "/lessons?lang=" + lang
+			r := get(t, h, target)
+			if r.status != 200 {
+				t.Fatalf("status %d\n%s", r.status, excerpt(r.body))
+			}
+			if ct := r.header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
+				t.Errorf("Content-Type %q", ct)
+			}
+			noMissingKeys(t, target, r.body)
+			if !strings.Contains(r.body, `<html lang="`+lang+`"`) {
+				t.Errorf("the page is not in %s", lang)
+			}
+			ls := course.Lessons(lang)
+			if len(ls) != 8 {
+				t.Fatalf("%d lessons in %s, want 8", len(ls), lang)
+			}
+			last := -1
+			for _, l := range ls {
+				link := `href="/lessons/` + l.Slug + `"`
+				i := strings.Index(r.body, link)
+				if i < 0 {
+					t.Errorf("no link to %s", l.Slug)
+					continue
+				}
+				if i < last {
+					t.Errorf("%s is out of course order", l.Slug)
+				}
+				last = i
+				for _, want := range []string{htmlEscape(l.Title), htmlEscape(l.Summary)} {
+					if !strings.Contains(r.body, want) {
+						t.Errorf("%s: the list lacks %q", l.Slug, want)
+					}
+				}
+			}
+			minutes := map[string]string{"en": "7 min read", "ru": "6 мин чтения"}[lang] // lesson 1
+			if !strings.Contains(r.body, minutes) {
+				t.Errorf("no reading time %q", minutes)
+			}
+			for _, want := range []string{
+				`<form method="get" action="/lessons" role="search"`, `name="q"`,
+				`hreflang="en"`, `hreflang="ru"`,
+				`<a href="/lessons" aria-current="page">`,
+				`/lessons/code.css?v=`, `/static/lessons.css?v=`,
+			} {
+				if !strings.Contains(r.body, want) {
+					t.Errorf("the page lacks %q", want)
+				}
+			}
+			if strings.Contains(r.body, "<progress") {
+				t.Error("progress bars without a practice store")
+			}
+			if strings.Contains(r.body, "mermaid") {
+				t.Error("the list loads mermaid")
+			}
+		})
+	}
+}
+
+func htmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;").Replace(s)
+}
+
+func TestLessonsSearch(t *testing.T) {
+	h := newTestServer(t)
+	tests := []struct {
+		name, target string
+		in, out      []string
+	}{
+		{"a title", "/lessons?lang=en&q=unique",
+			[]string{`id="hit-list"`, `<a href="/lessons/unique">The <mark>UNIQUE</mark> constraint</a>`, "match “unique”", `value="unique"`},
+			[]string{`id="lesson-list"`}},
+		{"a heading", "/lessons?lang=en&q=grey+zone",
+			[]string{`<a href="/lessons/setnx#the-grey-zone-a-worker-dies-mid-call">The <mark>grey</mark> <mark>zone</mark>: a worker dies mid-call</a>`,
+				"One title or heading matches “grey zone”."},
+			nil},
+		{"Russian, any case, ё as е", "/lessons?lang=ru&q=" + url.QueryEscape("КЛЮЧ"),
+			[]string{`href="/lessons/keys"`, "<mark>ключ</mark>"}, nil},
+		{"nothing found lists every lesson", "/lessons?lang=en&q=zebra",
+			[]string{"No title or heading contains “zebra”.", `id="lesson-list"`, `href="/lessons/cost"`},
+			[]string{`id="hit-list"`}},
+		{"blank is the whole list", "/lessons?lang=en&q=+++",
+			[]string{`id="lesson-list"`}, []string{`id="hit-list"`, "No title"}},
+		{"user text is escaped", "/lessons?lang=en&q=" + url.QueryEscape(`<script>alert(1)</script>`),
+			[]string{"&lt;script&gt;alert(1)&lt;/script&gt;"}, []string{"<script>alert(1)"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := get(t, h, tc.target)
+			if r.status != 200 {
+				t.Fatalf("status %d\n%s", r.status, excerpt(r.body))
+			}
+			noMissingKeys(t, tc.target, r.body)
+			for _, s := range tc.in {
+				if !strings.Contains(r.body, s) {
+					t.Errorf("page lacks %q", s)
+				}
+			}
+			for _, s := range tc.out {
+				if strings.Contains(r.body, s) {
+					t.Errorf("page has %q", s)
+				}
+			}
+		})
+	}
+}
+
+func TestLessonsSearchWithHTMX(t *testing.T) {
+	h := newTestServer(t)
+	r := get(t, h, "/lessons?lang=en&q=gotcha", "HX-Request", "true", "HX-Request-Type", "partial")
+	if r.status != 200 {
+		t.Fatalf("status %d\n%s", r.status, excerpt(r.body))
+	}
+	if strings.Contains(r.body, "<html") || strings.Contains(r.body, `role="search"`) {
+		t.Error("htmx got the whole page, want the results only")
+	}
+	if !strings.Contains(r.body, `id="search-status"`) || !strings.Contains(r.body, "<mark>gotcha</mark>") {
+		t.Errorf("the results lack the status or the hits:\n%s", excerpt(r.body))
+	}
+	if got := r.header.Get("HX-Replace-Url"); got != "/lessons?q=gotcha" {
+		t.Errorf("HX-Replace-Url = %q, want the address of these results", got)
+	}
+	if v := r.header.Get("Vary"); !strings.Contains(v, "HX-Request") {
+		t.Errorf("Vary = %q", v)
+	}
+	// A history restore gets the whole page.
+	full := get(t, h, "/lessons?q=gotcha", "HX-Request", "true", "HX-Request-Type", "partial", "HX-History-Restore-Request", "true")
+	if !strings.Contains(full.body, "<html") {
+		t.Error("a history restore got a fragment")
+	}
+}
+
+func TestLessonsSearchBadInput(t *testing.T) {
+	h := newTestServer(t)
+	tests := []struct{ name, target, want string }{
+		{"too long", "/lessons?lang=en&q=" + strings.Repeat("a", maxQueryRunes+1), "at most 100 characters long; this one has 101"},
+		{"too long in Russian", "/lessons?lang=ru&q=" + url.QueryEscape(strings.Repeat("я", maxQueryRunes+5)), "не длиннее 100 символов, а в этом 105"},
+		{"not UTF-8", "/lessons?lang=en&q=%ff%fe", "not valid UTF-8"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := get(t, h, tc.target)
+			if r.status != http.StatusBadRequest {
+				t.Fatalf("status %d, want 400\n%s", r.status, excerpt(r.body))
+			}
+			if !strings.Contains(r.body, tc.want) {
+				t.Errorf("the error page lacks %q\n%s", tc.want, excerpt(r.body))
+			}
+			noMissingKeys(t, tc.target, r.body)
+		})
+	}
+	// With htmx the message goes into the page's message area.
+	r := get(t, h, "/lessons?q="+strings.Repeat("a", 200), "HX-Request", "true", "HX-Request-Type", "partial")
+	if r.status != http.StatusBadRequest || r.header.Get("HX-Retarget") != "#flash" {
+		t.Errorf("htmx: status %d, HX-Retarget %q", r.status, r.header.Get("HX-Retarget"))
+	}
+}
+
+var (
+	tocHref  = regexp.MustCompile(`<nav class="toc"(?s:.*?)</nav>`)
+	hrefHash = regexp.MustCompile(`href="#([^"]+)"`)
+)
+
+func TestLessonPages(t *testing.T) {
+	h := newTestServer(t)
+	course := mustCourse(t)
+	for _, lang := range lessons.Langs() {
+		ls := course.Lessons(lang)
+		for i, l := range ls {
+			target := "/lessons/" + l.Slug + "?lang=" + lang
+			t.Run(lang+"/"+l.Slug, func(t *testing.T) {
+				r := get(t, h, target)
+				if r.status != 200 {
+					t.Fatalf("status %d\n%s", r.status, excerpt(r.body))
+				}
+				noMissingKeys(t, target, r.body)
+				want := []string{
+					`<html lang="` + lang + `"`,
+					`<h1 id="lesson-title">` + htmlEscape(l.Title) + `</h1>`,
+					string(l.HTML),
+					`hreflang="en"`, `hreflang="ru"`,
+					`href="/lessons/` + l.Slug + `?lang=ru"`, `href="/lessons/` + l.Slug + `?lang=en"`,
+					`<a href="/lessons" aria-current="true">`,
+					`href="/practice?topic=` + l.Slug + `"`,
+					`class="try-it"`,
+					`/lessons/code.css?v=`,
+				}
+				if i > 0 {
+					want = append(want, `href="/lessons/`+ls[i-1].Slug+`" rel="prev"`)
+				} else if strings.Contains(r.body, `rel="prev"`) {
+					t.Error("the first lesson has a previous one")
+				}
+				if i < len(ls)-1 {
+					want = append(want, `href="/lessons/`+ls[i+1].Slug+`" rel="next"`)
+				} else if strings.Contains(r.body, `rel="next"`) {
+					t.Error("the last lesson has a next one")
+				}
+				for _, s := range want {
+					if !strings.Contains(r.body, s) {
+						t.Errorf("page lacks %q", excerptOf(s))
+					}
+				}
+				// Every entry of the table of contents points at a heading.
+				toc := tocHref.FindString(r.body)
+				links := hrefHash.FindAllStringSubmatch(toc, -1)
+				if len(links) != len(l.Headings) {
+					t.Errorf("table of contents has %d entries, the lesson %d headings", len(links), len(l.Headings))
+				}
+				for _, m := range links {
+					if !strings.Contains(r.body, ` id="`+m[1]+`"`) {
+						t.Errorf("table of contents links #%s, which is not on the page", m[1])
+					}
+				}
+				// The diagram script only where there is a diagram.
+				scripts := strings.Contains(r.body, "/static/vendor/mermaid-12.3.0.min.js?v=") && strings.Contains(r.body, "/static/lessons.js?v=")
+				if scripts != l.HasMermaid {
+					t.Errorf("mermaid scripts loaded: %v, lesson has a diagram: %v", scripts, l.HasMermaid)
+				}
+				if l.HasMermaid != strings.Contains(r.body, `<pre class="mermaid">`) {
+					t.Errorf("HasMermaid is %v, but the body disagrees", l.HasMermaid)
+				}
+			})
+		}
+	}
+}
+
+func excerptOf(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "…"
+	}
+	return s
+}
+
+// TestSomeLessonsHaveDiagramsAndSomeDoNot keeps TestLessonPages honest:
+// both branches of the mermaid check run.
+func TestSomeLessonsHaveDiagramsAndSomeDoNot(t *testing.T) {
+	with, without := 0, 0
+	for _, l := range mustCourse(t).Lessons(lessons.English) {
+		if l.HasMermaid {
+			with++
+		} else {
+			without++
+		}
+	}
+	if with == 0 || without == 0 {
+		t.Fatalf("%d lessons with diagrams, %d without: the mermaid test needs both", with, without)
+	}
+}
+
+func TestLessonLanguage(t *testing.T) {
+	h := newTestServer(t)
+	en, ru := "The UNIQUE constraint", "Ограничение UNIQUE"
+	r := get(t, h, "/lessons/unique?lang=ru", "Accept-Language", "en")
+	if !strings.Contains(r.body, ru) {
+		t.Fatal("?lang=ru: want the Russian lesson")
+	}
+	var cookie *http.Cookie
+	for _, c := range (&http.Response{Header: r.header}).Cookies() {
+		if c.Name == langCookie {
+			cookie = c
+		}
+	}
+	if cookie == nil || cookie.Value != "ru" {
+		t.Fatalf("?lang=ru sets no language cookie: %v", r.header["Set-Cookie"])
+	}
+	// Remembered: the list and the next lesson are Russian without ?lang=.
+	for _, target := range []string{"/lessons", "/lessons/unique"} {
+		if r := get(t, h, target, "Accept-Language", "en", "Cookie", cookie.String()); !strings.Contains(r.body, ru) {
+			t.Errorf("%s: the language cookie is not remembered", target)
+		}
+	}
+	// A bad ?lang= is ignored: the browser's language, nothing remembered.
+	for _, bad := range []string{"xx", "", "EN-us", "<ru>"} {
+		r := get(t, h, "/lessons/unique?lang="+url.QueryEscape(bad), "Accept-Language", "en")
+		if r.status != 200 || !strings.Contains(r.body, en) || !strings.Contains(r.body, `<html lang="en"`) {
+			t.Errorf("?lang=%q: status %d, want the English lesson", bad, r.status)
+		}
+		if len(r.header["Set-Cookie"]) > 0 {
+			t.Errorf("?lang=%q sets a cookie", bad)
+		}
+	}
+	if r := get(t, h, "/lessons/unique?lang=xx", "Accept-Language", "ru-RU,ru;q=0.9"); !strings.Contains(r.body, ru) {
+		t.Error("a bad ?lang= does not fall back to the browser's language")
+	}
+}
+
+func TestUnknownLesson(t *testing.T) {
+	h := newTestServer(t)
+	for _, tc := range []struct{ target, want string }{
+		{"/lessons/nope?lang=en", "No lesson is called “nope”."},
+		{"/lessons/nope?lang=ru", "Урока «nope» нет."},
+		{"/lessons/" + url.PathEscape("<b>x</b>") + "?lang=en", "“&lt;b&gt;x&lt;/b&gt;”"},
+		{"/lessons/UNIQUE?lang=en", "“UNIQUE”"},
+		{"/lessons/" + strings.Repeat("x", 300) + "?lang=en", strings.Repeat("x", 60) + "…"},
+	} {
+		r := get(t, h, tc.target)
+		if r.status != http.StatusNotFound {
+			t.Errorf("%s: status %d, want 404", tc.target, r.status)
+			continue
+		}
+		noMissingKeys(t, tc.target, r.body)
+		if !strings.Contains(r.body, tc.want) {
+			t.Errorf("%s: page lacks %q\n%s", tc.target, tc.want, excerpt(r.body))
+		}
+		if strings.Count(r.body, `<li class="lesson-item">`) != 8 || !strings.Contains(r.body, `href="/lessons/unique"`) {
+			t.Errorf("%s: the 404 page does not list the lessons", tc.target)
+		}
+		if strings.Contains(r.body, "<b>x</b>") {
+			t.Errorf("%s: the slug is not escaped", tc.target)
+		}
+	}
+	if r := get(t, h, "/lessons/"); r.status != http.StatusMovedPermanently || r.header.Get("Location") != "/lessons" {
+		t.Errorf("/lessons/: %d to %q, want 301 to /lessons", r.status, r.header.Get("Location"))
+	}
+	if r := get(t, h, "/lessons/unique/more"); r.status != http.StatusNotFound {
+		t.Errorf("/lessons/unique/more: status %d, want 404", r.status)
+	}
+	for _, target := range []string{"/lessons", "/lessons/unique"} {
+		if r := post(t, h, target, url.Values{}); r.status != http.StatusMethodNotAllowed {
+			t.Errorf("POST %s: status %d, want 405", target, r.status)
+		}
+		if r := request(t, h, http.MethodHead, target, nil); r.status != 200 {
+			t.Errorf("HEAD %s: status %d", target, r.status)
+		}
+	}
+}
+
+func TestCodeCSS(t *testing.T) {
+	h := newTestServer(t)
+	page := get(t, h, "/lessons/unique")
+	m := regexp.MustCompile(`href="(/lessons/code\.css\?v=([0-9a-f]+))"`).FindStringSubmatch(page.body)
+	if m == nil {
+		t.Fatal("the lesson does not link a versioned code.css")
+	}
+	r := get(t, h, m[1])
+	if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/css") {
+		t.Fatalf("code.css: status %d, Content-Type %q", r.status, r.header.Get("Content-Type"))
+	}
+	if !strings.Contains(r.header.Get("Cache-Control"), "immutable") || r.header.Get("ETag") != `"`+m[2]+`"` {
+		t.Errorf("versioned code.css: Cache-Control %q, ETag %q", r.header.Get("Cache-Control"), r.header.Get("ETag"))
+	}
+	if r := get(t, h, "/lessons/code.css"); r.header.Get("Cache-Control") != "no-cache" {
+		t.Errorf("unversioned code.css: Cache-Control %q", r.header.Get("Cache-Control"))
+	}
+	if r := get(t, h, "/lessons/code.css", "If-None-Match", `"`+m[2]+`"`); r.status != http.StatusNotModified {
+		t.Errorf("If-None-Match: status %d, want 304", r.status)
+	}
+	for _, want := range []string{
+		".chroma .k {", // the light style
+		`@media screen and (prefers-color-scheme: dark)`, // the system's dark
+		`:root:not([data-theme="light"]) .chroma .k {`,   // ... unless the page is forced light
+		`:root[data-theme="dark"] .chroma .k {`,          // the toggle's dark
+	} {
+		if !strings.Contains(r.body, want) {
+			t.Errorf("code.css lacks %q", want)
+		}
+	}
+	if strings.Count(r.body, "{") != strings.Count(r.body, "}") {
+		t.Error("code.css has unbalanced braces")
+	}
+}
+
+func TestThemedCodeCSS(t *testing.T) {
+	in := ".chroma .k { color: red }\n@media screen and (prefers-color-scheme: dark) {\n/* dark */\n.chroma .k, .chroma .kd { color: pink }\n}\n"
+	want := ".chroma .k { color: red }\n" +
+		"@media screen and (prefers-color-scheme: dark) {\n/* dark */\n" +
+		`:root:not([data-theme="light"]) .chroma .k, :root:not([data-theme="light"]) .chroma .kd { color: pink }` + "\n}\n" +
+		"@media screen {\n/* the page's theme toggle set to dark */\n/* dark */\n" +
+		`:root[data-theme="dark"] .chroma .k, :root[data-theme="dark"] .chroma .kd { color: pink }` + "\n}\n\n"
+	if got := themedCodeCSS(in); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	if got := themedCodeCSS(".a { b: c }\n"); got != ".a { b: c }\n" {
+		t.Errorf("CSS without a dark block changed: %q", got)
+	}
+}
+
+func TestLessonsStaticFiles(t *testing.T) {
+	h := newTestServer(t)
+	page := get(t, h, "/lessons/duplicates")
+	for _, name := range []string{"lessons.css", "lessons.js", "vendor/mermaid-12.3.0.min.js"} {
+		m := regexp.MustCompile(`"(/static/` + regexp.QuoteMeta(name) + `\?v=[0-9a-f]+)"`).FindStringSubmatch(page.body)
+		if m == nil {
+			t.Errorf("the lesson does not load %s", name)
+			continue
+		}
+		if r := get(t, h, m[1]); r.status != 200 || len(r.body) == 0 || !strings.Contains(r.header.Get("Cache-Control"), "immutable") {
+			t.Errorf("%s: status %d, %d bytes, Cache-Control %q", name, r.status, len(r.body), r.header.Get("Cache-Control"))
+		}
+	}
+	r := get(t, h, "/static/vendor/mermaid-12.3.0.min.js")
+	if !strings.Contains(r.body, `version:"12.3.0"`) {
+		t.Error("the vendored mermaid is not 12.3.0")
+	}
+	// The diagrams are drawn strictly: no script in a diagram runs.
+	js := get(t, h, "/static/lessons.js").body
+	for _, want := range []string{`securityLevel: "strict"`, "startOnLoad", `"data-theme"`} {
+		if !strings.Contains(js, want) {
+			t.Errorf("lessons.js lacks %q", want)
+		}
+	}
+}
+
+// TestSiteNav checks the header's sections on pages of each kind.
+func TestSiteNav(t *testing.T) {
+	h := newTestServer(t)
+	for _, tc := range []struct{ target, current, value string }{
+		{"/lab", "/lab", "page"},
+		{"/lab?preset=crash-before-ack", "/lab", "page"},
+		{"/lessons", "/lessons", "page"},
+		{"/lessons/inbox", "/lessons", "true"},
+		{"/lessons/nope", "/lessons", "true"},
+	} {
+		r := get(t, h, tc.target)
+		nav := regexp.MustCompile(`(?s)<nav class="site-nav".*?</nav>`).FindString(r.body)
+		if nav == "" {
+			t.Errorf("%s: no site navigation", tc.target)
+			continue
+		}
+		for _, section := range []string{"/lab", "/lessons", "/practice", "/present"} {
+			if !strings.Contains(nav, `href="`+section+`"`) {
+				t.Errorf("%s: the navigation lacks %s", tc.target, section)
+			}
+		}
+		if got := strings.Count(nav, "aria-current"); got != 1 {
+			t.Errorf("%s: %d sections marked current, want 1", tc.target, got)
+		}
+		if !strings.Contains(nav, `href="`+tc.current+`" aria-current="`+tc.value+`"`) {
+			t.Errorf("%s: %s is not marked aria-current=%s\n%s", tc.target, tc.current, tc.value, nav)
+		}
+	}
+}
+
+func TestLessonProgressBars(t *testing.T) {
+	s, err := newServer(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.lessons.progress = func(r *http.Request) (map[string]int, bool, error) {
+		if r.Header.Get("Cookie") == "" {
+			return nil, false, nil // a reader with no profile yet
+		}
+		if r.Header.Get("Cookie") == "broken=1" {
+			return nil, false, errors.New("the database is gone")
+		}
+		return map[string]int{"unique": 40, "inbox": 250}, true, nil
+	}
+	h := s.routes()
+	r := get(t, h, "/lessons?lang=en", "Cookie", "profile=1")
+	for _, want := range []string{
+		`<progress max="100" value="40" aria-label="40% of the questions answered">`,
+		`<progress max="100" value="100"`, // clamped
+		`<progress max="100" value="0"`,   // a topic without answers
+	} {
+		if !strings.Contains(r.body, want) {
+			t.Errorf("the list lacks %q", want)
+		}
+	}
+	if n := strings.Count(r.body, "<progress"); n != 8 {
+		t.Errorf("%d progress bars, want one per lesson", n)
+	}
+	if r := get(t, h, "/lessons/unique?lang=ru", "Cookie", "profile=1"); !strings.Contains(r.body, "Отвечено вопросов: 40%") {
+		t.Error("the lesson shows no progress")
+	}
+	for _, cookie := range []string{"", "broken=1"} {
+		r := get(t, h, "/lessons", "Cookie", cookie)
+		if r.status != 200 || strings.Contains(r.body, "<progress") {
+			t.Errorf("cookie %q: status %d, progress bars shown: %v", cookie, r.status, strings.Contains(r.body, "<progress"))
+		}
+	}
+}
+
+// TestLessonsDevMode reads the course from disk on every request: an edit
+// shows on reload, and a broken course is a page listing the problems.
+func TestLessonsDevMode(t *testing.T) {
+	dir := t.TempDir()
+	copyDir(t, filepath.Join("..", "lessons", "testdata", "course"), dir)
+	h, err := NewServer(Config{Dev: true, StaticDir: filepath.Join("..", "static"), LessonsDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := get(t, h, "/lessons/alpha?lang=en"); r.status != 200 || !strings.Contains(r.body, "Alpha") {
+		t.Fatalf("status %d\n%s", r.status, excerpt(r.body))
+	}
+	beta := filepath.Join(dir, "content", "02-beta.en.md")
+	text, err := os.ReadFile(beta)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(text), `title: "Beta"`, `title: "Beta, edited"`, 1)
+	writeFile(t, beta, edited)
+	if r := get(t, h, "/lessons/beta?lang=en"); !strings.Contains(r.body, "Beta, edited") {
+		t.Error("an edit does not show on reload")
+	}
+	writeFile(t, beta, strings.Replace(edited, "order: 2", "order: two", 1))
+	for _, target := range []string{"/lessons/beta?lang=en", "/lessons?lang=en"} {
+		r := get(t, h, target)
+		if r.status != http.StatusInternalServerError {
+			t.Errorf("%s with a broken course: status %d, want 500", target, r.status)
+		}
+		for _, want := range []string{"The course does not load", "02-beta.en.md", `class="course-problems"`} {
+			if !strings.Contains(r.body, want) {
+				t.Errorf("%s: the error page lacks %q\n%s", target, want, excerpt(r.body))
+			}
+		}
+	}
+	writeFile(t, beta, edited)
+	if r := get(t, h, "/lessons/beta?lang=en"); r.status != 200 {
+		t.Errorf("after the fix: status %d", r.status)
+	}
+}
+
+func TestLessonsConfigCourse(t *testing.T) {
+	c, err := lessons.Load(os.DirFS(filepath.Join("..", "lessons", "testdata", "course")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := NewServer(Config{Course: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := get(t, h, "/lessons?lang=en")
+	if !strings.Contains(r.body, `href="/lessons/alpha"`) || strings.Contains(r.body, `href="/lessons/unique"`) {
+		t.Errorf("Config.Course is not the course shown\n%s", excerpt(r.body))
+	}
+}
+
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.CopyFS(to, os.DirFS(from)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeFile(t *testing.T, name, text string) {
+	t.Helper()
+	if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,553 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"mime"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/idempotency-lab/lab/practice"
+)
+
+// The practice section: the interview questions and predict-the-outcome
+// exercises of package practice, graded on the spot and saved in the
+// progress store under an anonymous profile kept in a cookie.
+//
+//	GET  /practice                    progress bars, the three modes, export and import
+//	GET  /practice?topic=SLUG         one topic's items (the lessons link here)
+//	GET  /practice/interview          a new mixed run: redirects to ?seed=N
+//	GET  /practice/interview?seed=N   the run's items, the same for the same seed
+//	GET  /practice/review             the items due again (spaced repetition)
+//	GET  /practice/q/{id}             one item, unanswered
+//	GET  /practice/q/{id}/compare     an open question: one's answer beside the model answer
+//	POST /practice/q/{id}             an answer: graded, recorded, 303 to its result
+//	GET  /practice/q/{id}/result      the graded answer the address carries
+//	GET  /practice/export             one's progress as a JSON file
+//	POST /practice/import             merge an uploaded progress file, 303 to /practice
+//
+// The mode an item was opened in travels with it as topic=SLUG, seed=N or
+// review=1, so "next" stays in the mode and every address can be reloaded
+// or shared. Only the POST records: the result page grades the answer in
+// its own address again (the engine reruns a prediction), so reloading it
+// never records twice.
+
+// profileCookie holds the anonymous profile id: whoever has it has the
+// progress, so it is HttpOnly and never leaves this site.
+const profileCookie = "lab_profile"
+
+// maxOwnAnswer bounds the answer a person writes to an open question; it
+// travels in the address of the comparison page and is never stored.
+const maxOwnAnswer = 4000
+
+// maxImportForm bounds an upload: the file and the multipart framing.
+const maxImportForm = practice.MaxImportBytes + 64<<10
+
+// The modes an item is answered in.
+const (
+	modeTopic     = "topic"
+	modeInterview = "interview"
+	modeReview    = "review"
+)
+
+// practiceMode is the run an item belongs to, for "next" and "back".
+type practiceMode struct {
+	kind  string
+	topic string // modeTopic: the topic's slug
+	seed  uint64 // modeInterview: the run's seed
+}
+
+// fields are the mode as form fields and query parameters.
+func (m practiceMode) fields() []field {
+	switch m.kind {
+	case modeInterview:
+		return []field{{"seed", strconv.FormatUint(m.seed, 10)}}
+	case modeReview:
+		return []field{{"review", "1"}}
+	}
+	return []field{{"topic", m.topic}}
+}
+
+// itemURL is the address of an item (or of one of its pages, with suffix)
+// in this mode, with extra parameters first.
+func (m practiceMode) itemURL(id, suffix string, extra url.Values) string {
+	q := url.Values{}
+	for k, vs := range extra {
+		q[k] = vs
+	}
+	for _, f := range m.fields() {
+		q.Set(f.Name, f.Value)
+	}
+	return "/practice/q/" + url.PathEscape(id) + suffix + "?" + q.Encode()
+}
+
+// listURL is the page that lists the mode's items.
+func (m practiceMode) listURL() string {
+	switch m.kind {
+	case modeInterview:
+		return interviewURL(m.seed)
+	case modeReview:
+		return "/practice/review"
+	}
+	return topicURL(m.topic)
+}
+
+func topicURL(slug string) string { return "/practice?topic=" + url.QueryEscape(slug) }
+
+func interviewURL(seed uint64) string {
+	return "/practice/interview?seed=" + strconv.FormatUint(seed, 10)
+}
+
+// practiceOnly answers 503 when the server has no progress store.
+func (s *server) practiceOnly(h handlerFunc) http.HandlerFunc {
+	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		if s.progress == nil {
+			return &httpError{status: http.StatusServiceUnavailable, key: "pr.err.unavailable"}
+		}
+		w.Header().Set("Cache-Control", "private, no-cache")
+		w.Header().Add("Vary", "Cookie")
+		return h(w, r)
+	})
+}
+
+// profileOf is the profile in the reader's cookie, or "" for none. A cookie
+// that is not a profile id (edited, or from an older lab) counts as none:
+// the next answer mints a new profile.
+func profileOf(r *http.Request) string {
+	c, err := r.Cookie(profileCookie)
+	if err != nil || !practice.ValidProfileID(c.Value) {
+		return ""
+	}
+	return c.Value
+}
+
+// ensureProfile returns the reader's profile, minting one on the first
+// answer, and keeps the cookie for another year.
+func ensureProfile(w http.ResponseWriter, r *http.Request) string {
+	id := profileOf(r)
+	if id == "" {
+		id = practice.NewProfileID()
+	}
+	http.SetCookie(w, &http.Cookie{Name: profileCookie, Value: id, Path: "/", MaxAge: 365 * 24 * 3600,
+		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
+	return id
+}
+
+// progressOf is the reader's progress; a reader without a profile has
+// answered nothing yet.
+func (s *server) progressOf(r *http.Request) (practice.Progress, error) {
+	id := profileOf(r)
+	if id == "" {
+		return s.bank.Progress(nil), nil
+	}
+	return s.progress.Progress(r.Context(), id)
+}
+
+// topicPercents is the lessons' progress hook: for each lesson, the share
+// of its practice items the reader has answered. ok is false for a reader
+// who has answered nothing, or a server without a progress store.
+func (s *server) topicPercents(r *http.Request) (percent map[string]int, ok bool, err error) {
+	if s.progress == nil || profileOf(r) == "" {
+		return nil, false, nil
+	}
+	p, err := s.progressOf(r)
+	if err != nil {
+		return nil, false, err
+	}
+	percent = map[string]int{}
+	for _, tp := range p.Topics {
+		percent[tp.Topic] = tp.AnsweredPercent()
+	}
+	return percent, true, nil
+}
+
+// practiceHome is the overview, or with ?topic= one topic's items.
+func (s *server) practiceHome(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	if q.Has("topic") {
+		return s.practiceTopic(w, r, q.Get("topic"))
+	}
+	p, err := s.progressOf(r)
+	if err != nil {
+		return err
+	}
+	t := s.text(r)
+	v := s.homeView(t, p, q)
+	return s.render(w, r, http.StatusOK, practiceHomePage(s.practicePage(t, r, v.PageTitle), v))
+}
+
+func (s *server) practiceTopic(w http.ResponseWriter, r *http.Request, slug string) error {
+	topic, ok := s.bank.Topic(slug)
+	if !ok {
+		return s.unknownTopic(slug)
+	}
+	items, err := s.bank.ByTopic(slug)
+	if err != nil {
+		return err
+	}
+	p, err := s.progressOf(r)
+	if err != nil {
+		return err
+	}
+	t := s.text(r)
+	v := s.topicView(t, topic, items, p)
+	return s.render(w, r, http.StatusOK, practiceListPage(s.practicePage(t, r, v.PageTitle), v))
+}
+
+func (s *server) unknownTopic(slug string) error {
+	var slugs []string
+	for _, tp := range s.bank.Topics() {
+		slugs = append(slugs, tp.Slug)
+	}
+	return &httpError{status: http.StatusNotFound, key: "pr.err.topic", args: []any{slug, strings.Join(slugs, ", ")}}
+}
+
+// practiceInterview shows a mixed run. Without a seed it picks one and
+// redirects, so the run's address can be reloaded, resumed and shared.
+func (s *server) practiceInterview(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	if !q.Has("seed") {
+		q.Set("seed", strconv.FormatUint(1+rand.Uint64N(999_999), 10))
+		http.Redirect(w, r, "/practice/interview?"+q.Encode(), http.StatusFound)
+		return nil
+	}
+	seed, err := parseSeed(q.Get("seed"))
+	if err != nil {
+		return err
+	}
+	p, err := s.progressOf(r)
+	if err != nil {
+		return err
+	}
+	t := s.text(r)
+	v := s.interviewView(t, r, seed, p)
+	return s.render(w, r, http.StatusOK, practiceListPage(s.practicePage(t, r, v.PageTitle), v))
+}
+
+func parseSeed(raw string) (uint64, error) {
+	seed, err := strconv.ParseUint(raw, 10, 64)
+	if err != nil {
+		return 0, badRequest("pr.err.seed", raw)
+	}
+	return seed, nil
+}
+
+func (s *server) practiceReview(w http.ResponseWriter, r *http.Request) error {
+	p, err := s.progressOf(r)
+	if err != nil {
+		return err
+	}
+	t := s.text(r)
+	v := s.reviewView(t, p)
+	return s.render(w, r, http.StatusOK, practiceListPage(s.practicePage(t, r, v.PageTitle), v))
+}
+
+// question finds the item the address names.
+func (s *server) question(r *http.Request) (practice.Question, error) {
+	id := chi.URLParam(r, "id")
+	q, ok := s.bank.Question(id)
+	if !ok {
+		return q, &httpError{status: http.StatusNotFound, key: "pr.err.question", args: []any{id}}
+	}
+	return q, nil
+}
+
+// readMode reads the mode an item was opened in. An item opened on its own,
+// or from another topic's list, belongs to its own topic.
+func (s *server) readMode(v url.Values, q practice.Question) (practiceMode, error) {
+	switch {
+	case v.Has("seed"):
+		seed, err := parseSeed(v.Get("seed"))
+		if err != nil {
+			return practiceMode{}, err
+		}
+		return practiceMode{kind: modeInterview, seed: seed}, nil
+	case v.Has("review"):
+		return practiceMode{kind: modeReview}, nil
+	case v.Has("topic"):
+		if _, ok := s.bank.Topic(v.Get("topic")); !ok {
+			return practiceMode{}, s.unknownTopic(v.Get("topic"))
+		}
+	}
+	return practiceMode{kind: modeTopic, topic: q.Topic}, nil
+}
+
+// practiceQuestion shows an item with its answer form.
+func (s *server) practiceQuestion(w http.ResponseWriter, r *http.Request) error {
+	q, m, p, err := s.itemRequest(r, r.URL.Query())
+	if err != nil {
+		return err
+	}
+	t := s.text(r)
+	v := s.questionView(t, q, m, p)
+	v.Answer = s.askView(t, q, m)
+	return s.renderItem(w, r, v)
+}
+
+// practiceCompare shows one's own answer to an open question beside the
+// model answer, with its key points to tick.
+func (s *server) practiceCompare(w http.ResponseWriter, r *http.Request) error {
+	query := r.URL.Query()
+	q, m, p, err := s.itemRequest(r, query)
+	if err != nil {
+		return err
+	}
+	if q.Kind != practice.KindOpen {
+		return notFound(r.URL.Path)
+	}
+	own := query.Get("mine")
+	if n := utf8.RuneCountInString(own); n > maxOwnAnswer {
+		return badRequest("pr.err.mine", n, maxOwnAnswer)
+	}
+	t := s.text(r)
+	v := s.questionView(t, q, m, p)
+	v.Answer = s.compareView(t, q, m, own)
+	return s.renderItem(w, r, v)
+}
+
+// practiceAnswer grades an answer, records its score for the reader's
+// profile (minting one on the first answer) and redirects to the result.
+func (s *server) practiceAnswer(w http.ResponseWriter, r *http.Request) error {
+	q, err := s.question(r)
+	if err != nil {
+		return err
+	}
+	f, err := readForm(w, r)
+	if err != nil {
+		return err
+	}
+	m, err := s.readMode(f, q)
+	if err != nil {
+		return err
+	}
+	g, answer, err := s.grade(q, f)
+	if err != nil {
+		return err
+	}
+	profile := ensureProfile(w, r)
+	if _, err := s.progress.Record(r.Context(), profile, q.ID, g.Score, s.now()); err != nil {
+		return err
+	}
+	http.Redirect(w, r, m.itemURL(q.ID, "/result", answer), http.StatusSeeOther)
+	return nil
+}
+
+// practiceResult shows a graded answer: the one in the address, graded
+// again, next to the way on in the mode.
+func (s *server) practiceResult(w http.ResponseWriter, r *http.Request) error {
+	query := r.URL.Query()
+	q, m, p, err := s.itemRequest(r, query)
+	if err != nil {
+		return err
+	}
+	g, _, err := s.grade(q, query)
+	if err != nil {
+		return err
+	}
+	t := s.text(r)
+	v := s.questionView(t, q, m, p)
+	v.Answer = s.resultView(t, q, m, p, g)
+	return s.renderItem(w, r, v)
+}
+
+func (s *server) itemRequest(r *http.Request, v url.Values) (practice.Question, practiceMode, practice.Progress, error) {
+	q, err := s.question(r)
+	if err != nil {
+		return q, practiceMode{}, practice.Progress{}, err
+	}
+	m, err := s.readMode(v, q)
+	if err != nil {
+		return q, m, practice.Progress{}, err
+	}
+	p, err := s.progressOf(r)
+	return q, m, p, err
+}
+
+// renderItem writes an item's page, or for htmx only its answer area, and
+// keeps the address bar on the address that shows the same again.
+func (s *server) renderItem(w http.ResponseWriter, r *http.Request, v questionView) error {
+	w.Header().Add("Vary", "HX-Request, HX-Request-Type")
+	if isPartial(r) {
+		w.Header().Set("HX-Push-Url", r.URL.RequestURI())
+		return s.render(w, r, http.StatusOK, answerFragment(v))
+	}
+	t := v.T
+	return s.render(w, r, http.StatusOK, practiceItemPage(s.practicePage(t, r, v.PageTitle), v))
+}
+
+// grade grades the answer in v for q and returns it as the canonical
+// parameters of the result's address. Bad answers are 400s that say what
+// to give instead.
+func (s *server) grade(q practice.Question, v url.Values) (practice.Grade, url.Values, error) {
+	answer := url.Values{}
+	switch q.Kind {
+	case practice.KindChoice:
+		picked := v["option"]
+		if len(picked) == 0 {
+			return practice.Grade{}, nil, badRequest("pr.err.nooption")
+		}
+		for _, p := range picked {
+			if !slices.ContainsFunc(q.Options, func(o practice.Option) bool { return o.ID == p }) {
+				return practice.Grade{}, nil, badRequest("pr.err.option", p, optionIDs(q))
+			}
+		}
+		g, err := s.bank.GradeChoice(q.ID, picked)
+		if err != nil {
+			return g, nil, err
+		}
+		for _, o := range g.Options {
+			if o.Picked {
+				answer.Add("option", o.ID)
+			}
+		}
+		return g, answer, nil
+	case practice.KindOpen:
+		var ticked []int
+		for _, p := range v["point"] {
+			n, err := strconv.Atoi(p)
+			if err != nil || n < 0 || n >= len(q.Points) {
+				return practice.Grade{}, nil, badRequest("pr.err.point", p, len(q.Points)-1)
+			}
+			ticked = append(ticked, n)
+		}
+		g, err := s.bank.GradeOpen(q.ID, ticked)
+		if err != nil {
+			return g, nil, err
+		}
+		for i, pt := range g.Points {
+			if pt.Ticked {
+				answer.Add("point", strconv.Itoa(i))
+			}
+		}
+		return g, answer, nil
+	case practice.KindPredict:
+		balance, verdict := v.Get("balance"), v.Get("verdict")
+		if strings.TrimSpace(balance) == "" {
+			return practice.Grade{}, nil, badRequest("pr.err.nobalance")
+		}
+		if _, err := practice.ParseBalance(balance); err != nil {
+			return practice.Grade{}, nil, badRequest("pr.err.balance", balance)
+		}
+		if _, err := practice.ParseVerdict(verdict); err != nil {
+			if strings.TrimSpace(verdict) == "" {
+				return practice.Grade{}, nil, badRequest("pr.err.noverdict", verdictNames())
+			}
+			return practice.Grade{}, nil, badRequest("pr.err.verdict", verdict, verdictNames())
+		}
+		g, err := s.bank.GradePredict(q.ID, balance, verdict)
+		if err != nil {
+			return g, nil, err
+		}
+		answer.Set("balance", strconv.FormatInt(g.Outcome.PredictedBalance, 10))
+		answer.Set("verdict", string(g.Outcome.PredictedVerdict))
+		return g, answer, nil
+	}
+	return practice.Grade{}, nil, errors.New("practice: question " + q.ID + " has unknown kind " + string(q.Kind))
+}
+
+func optionIDs(q practice.Question) string {
+	ids := make([]string, len(q.Options))
+	for i, o := range q.Options {
+		ids[i] = o.ID
+	}
+	return strings.Join(ids, ", ")
+}
+
+func verdictNames() string {
+	var names []string
+	for _, v := range practice.Verdicts() {
+		names = append(names, string(v))
+	}
+	return strings.Join(names, ", ")
+}
+
+// practiceExport downloads the reader's progress as a JSON file.
+func (s *server) practiceExport(w http.ResponseWriter, r *http.Request) error {
+	profile := profileOf(r)
+	if profile == "" {
+		return &httpError{status: http.StatusNotFound, key: "pr.err.noprogress"}
+	}
+	data, err := s.progress.Export(r.Context(), profile)
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Disposition", mime.FormatMediaType("attachment",
+		map[string]string{"filename": "idempotency-lab-progress-" + s.now().UTC().Format("2006-01-02") + ".json"}))
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", strconv.Itoa(len(data)))
+	w.Write(data)
+	return nil
+}
+
+// practiceImport merges an uploaded progress file into the reader's
+// profile (minting one if there is none) and redirects to the overview,
+// which says what was added. A bad file writes nothing.
+func (s *server) practiceImport(w http.ResponseWriter, r *http.Request) error {
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "multipart/form-data" {
+		return badRequest("pr.err.import.form")
+	}
+	tooLarge := &httpError{status: http.StatusRequestEntityTooLarge, key: "pr.err.import.large", args: []any{practice.MaxImportBytes >> 20}}
+	r.Body = http.MaxBytesReader(w, r.Body, maxImportForm)
+	if err := r.ParseMultipartForm(1 << 20); err != nil {
+		var big *http.MaxBytesError
+		if errors.As(err, &big) {
+			return tooLarge
+		}
+		return badRequest("pr.err.import.form")
+	}
+	defer r.MultipartForm.RemoveAll()
+	file, _, err := r.FormFile("file")
+	if err != nil {
+		return badRequest("pr.err.import.nofile")
+	}
+	defer file.Close()
+	data, err := io.ReadAll(io.LimitReader(file, practice.MaxImportBytes+1))
+	switch {
+	case err != nil:
+		return badRequest("pr.err.import.form")
+	case len(data) > practice.MaxImportBytes:
+		return tooLarge
+	case len(data) == 0:
+		return badRequest("pr.err.import.empty")
+	case !json.Valid(data):
+		return badRequest("pr.err.import.json")
+	}
+	var head struct {
+		Format string `json:"format"`
+	}
+	if json.Unmarshal(data, &head) != nil || head.Format != practice.ExportFormat {
+		return badRequest("pr.err.import.format", practice.ExportFormat)
+	}
+	if _, err := practice.ParseExport(data, s.bank); err != nil {
+		return badRequest("pr.err.import.bad", strings.TrimPrefix(err.Error(), practice.ErrBadImport.Error()+": "))
+	}
+	res, err := s.progress.Import(r.Context(), ensureProfile(w, r), data)
+	switch {
+	case errors.Is(err, practice.ErrImportConflict):
+		return badRequest("pr.err.import.conflict")
+	case errors.Is(err, practice.ErrBadImport):
+		return badRequest("pr.err.import.bad", strings.TrimPrefix(err.Error(), practice.ErrBadImport.Error()+": "))
+	case err != nil:
+		return err
+	}
+	http.Redirect(w, r, "/practice?"+url.Values{
+		"imported": {strconv.Itoa(res.Added)}, "skipped": {strconv.Itoa(res.Skipped)}}.Encode()+"#keep", http.StatusSeeOther)
+	return nil
+}
+
+// practicePage is the page frame with the section's stylesheet.
+func (s *server) practicePage(t text, r *http.Request, title string) pageView {
+	p := s.pageFor(t, r, title)
+	p.Styles = append(p.Styles, s.assets.URL("practice.css"))
+	return p
+}

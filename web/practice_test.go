@@ -1,0 +1,1021 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"html"
+	"math"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// testClock is the practice pages' clock in tests: fixed until a test
+// moves it.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newTestClock() *testClock {
+	return &testClock{t: time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)}
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func mustBank(tb testing.TB) *practice.Bank {
+	tb.Helper()
+	b, err := practice.Load()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// newPracticeServer is the real server over a progress file at path,
+// which the test closes at its end (or earlier, through the returned
+// function, to open the file again as a restarted server would).
+func newPracticeServer(tb testing.TB, path string, clock *testClock) (http.Handler, func()) {
+	tb.Helper()
+	bank := mustBank(tb)
+	store, err := practice.Open(path, bank)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var once sync.Once
+	closeStore := func() {
+		once.Do(func() {
+			if err := store.Close(); err != nil {
+				tb.Error(err)
+			}
+		})
+	}
+	tb.Cleanup(closeStore)
+	h, err := NewServer(Config{Practice: store, Bank: bank, Now: clock.Now})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return h, closeStore
+}
+
+func practiceServer(tb testing.TB) (http.Handler, *testClock) {
+	tb.Helper()
+	clock := newTestClock()
+	h, _ := newPracticeServer(tb, filepath.Join(tb.TempDir(), "progress.db"), clock)
+	return h, clock
+}
+
+// visitor is one browser: it keeps the cookies the server sets.
+type visitor struct {
+	tb      testing.TB
+	h       http.Handler
+	cookies map[string]*http.Cookie
+}
+
+func newVisitor(tb testing.TB, h http.Handler) *visitor {
+	return &visitor{tb: tb, h: h, cookies: map[string]*http.Cookie{}}
+}
+
+func (v *visitor) do(req *http.Request, headers ...string) response {
+	v.tb.Helper()
+	for _, c := range v.cookies {
+		req.AddCookie(c)
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	rec := httptest.NewRecorder()
+	v.h.ServeHTTP(rec, req)
+	for _, c := range rec.Result().Cookies() {
+		if c.MaxAge < 0 {
+			delete(v.cookies, c.Name)
+		} else {
+			v.cookies[c.Name] = c
+		}
+	}
+	return response{rec.Code, rec.Header(), rec.Body.String()}
+}
+
+func (v *visitor) get(target string, headers ...string) response {
+	v.tb.Helper()
+	return v.do(httptest.NewRequest(http.MethodGet, target, nil), headers...)
+}
+
+func (v *visitor) post(target string, form url.Values, headers ...string) response {
+	v.tb.Helper()
+	req := httptest.NewRequest(http.MethodPost, target, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return v.do(req, headers...)
+}
+
+// answer posts an answer, checks the 303 to a result page and returns
+// that page and its address.
+func (v *visitor) answer(id string, form url.Values) (string, response) {
+	v.tb.Helper()
+	r := v.post("/practice/q/"+id, form)
+	if r.status != http.StatusSeeOther {
+		v.tb.Fatalf("POST /practice/q/%s %v: status %d, want 303\n%s", id, form, r.status, excerpt(r.body))
+	}
+	loc := r.header.Get("Location")
+	if !strings.HasPrefix(loc, "/practice/q/"+id+"/result?") {
+		v.tb.Fatalf("POST /practice/q/%s: Location %q, want its result page", id, loc)
+	}
+	page := v.get(loc)
+	if page.status != http.StatusOK {
+		v.tb.Fatalf("GET %s: status %d\n%s", loc, page.status, excerpt(page.body))
+	}
+	noMissingKeys(v.tb, loc, page.body)
+	return loc, page
+}
+
+func (v *visitor) upload(name string, data []byte) response {
+	v.tb.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, err := mw.CreateFormFile("file", name)
+	if err != nil {
+		v.tb.Fatal(err)
+	}
+	fw.Write(data)
+	mw.Close()
+	req := httptest.NewRequest(http.MethodPost, "/practice/import", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	return v.do(req)
+}
+
+func (v *visitor) profile() string {
+	if c := v.cookies[profileCookie]; c != nil {
+		return c.Value
+	}
+	return ""
+}
+
+var resultState = regexp.MustCompile(`id="result" data-result="([a-z]+)"`)
+
+func resultOf(tb testing.TB, body string) string {
+	tb.Helper()
+	m := resultState.FindStringSubmatch(body)
+	if m == nil {
+		tb.Fatalf("no graded result on the page\n%s", excerpt(body))
+	}
+	return m[1]
+}
+
+var topicAnswered = regexp.MustCompile(`data-topic="([a-z]+)" data-answered="(\d+)"`)
+
+// answeredPercents reads the overview's bars: topic -> percent answered.
+func answeredPercents(tb testing.TB, body string) map[string]int {
+	tb.Helper()
+	out := map[string]int{}
+	for _, m := range topicAnswered.FindAllStringSubmatch(body, -1) {
+		out[m[1]], _ = strconv.Atoi(m[2])
+	}
+	if len(out) != 8 {
+		tb.Fatalf("the overview has %d topic bars, want 8\n%s", len(out), excerpt(body))
+	}
+	return out
+}
+
+// question finds the first item of a kind that matches ok.
+func findQuestion(tb testing.TB, kind practice.Kind, ok func(practice.Question) bool) practice.Question {
+	tb.Helper()
+	for _, q := range mustBank(tb).Questions() {
+		if q.Kind == kind && (ok == nil || ok(q)) {
+			return q
+		}
+	}
+	tb.Fatalf("no %s question fits", kind)
+	return practice.Question{}
+}
+
+func wrongOption(q practice.Question) string {
+	for _, o := range q.Options {
+		if !o.Correct {
+			return o.ID
+		}
+	}
+	return ""
+}
+
+// engineResult runs a predict exercise on the engine directly, not through
+// package practice, for an independent answer key.
+func engineResult(tb testing.TB, q practice.Question) sim.Result {
+	tb.Helper()
+	sc, err := sim.Parse(q.Source())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	run, err := sim.Execute(sc, sim.Options{Handlers: []string{q.Handler}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return run.Results[0]
+}
+
+func otherVerdict(v sim.Verdict) sim.Verdict {
+	if v == sim.OK {
+		return sim.Duplicate
+	}
+	return sim.OK
+}
+
+func TestPracticeOverview(t *testing.T) {
+	h, _ := practiceServer(t)
+	bank := mustBank(t)
+	for _, lang := range []string{"en", "ru"} {
+		v := newVisitor(t, h)
+		r := v.get("/practice?lang=" + lang)
+		if r.status != http.StatusOK {
+			t.Fatalf("%s: status %d\n%s", lang, r.status, excerpt(r.body))
+		}
+		noMissingKeys(t, "/practice?lang="+lang, r.body)
+		body := html.UnescapeString(r.body)
+		for _, tp := range bank.Topics() {
+			if !strings.Contains(body, tp.Title.In(lang)) || !strings.Contains(body, `href="/practice?topic=`+tp.Slug+`"`) {
+				t.Errorf("%s: no bar linking to topic %s", lang, tp.Slug)
+			}
+		}
+		for _, id := range []string{`id="start-interview"`, `id="start-review"`, `id="import-form"`, `enctype="multipart/form-data"`} {
+			if !strings.Contains(body, id) {
+				t.Errorf("%s: the overview lacks %s", lang, id)
+			}
+		}
+		if strings.Contains(body, `id="export"`) {
+			t.Errorf("%s: a visitor with no answers is offered an export", lang)
+		}
+		if v.profile() != "" {
+			t.Errorf("%s: looking at the overview minted a profile", lang)
+		}
+		for topic, pct := range answeredPercents(t, r.body) {
+			if pct != 0 {
+				t.Errorf("%s: a new visitor has %d%% of %s answered", lang, pct, topic)
+			}
+		}
+	}
+}
+
+func TestPracticeTopicPage(t *testing.T) {
+	h, _ := practiceServer(t)
+	bank := mustBank(t)
+	for _, tp := range bank.Topics() {
+		items, err := bank.ByTopic(tp.Slug)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := newVisitor(t, h).get("/practice?topic=" + tp.Slug)
+		if r.status != http.StatusOK {
+			t.Fatalf("%s: status %d", tp.Slug, r.status)
+		}
+		noMissingKeys(t, tp.Slug, r.body)
+		if n := strings.Count(r.body, `class="pr-item `); n != len(items) {
+			t.Errorf("%s: %d items listed, want %d", tp.Slug, n, len(items))
+		}
+		first := `href="/practice/q/` + items[0].ID + `?topic=` + tp.Slug + `" id="start"`
+		if !strings.Contains(r.body, first) {
+			t.Errorf("%s: Start does not lead to the first item %s", tp.Slug, items[0].ID)
+		}
+		if !strings.Contains(r.body, `href="/lessons/`+tp.Slug+`"`) {
+			t.Errorf("%s: no link to the lesson", tp.Slug)
+		}
+	}
+}
+
+// TestEveryItemRenders opens every question and exercise in both
+// languages: the prompt, the form of its kind and nothing missing.
+func TestEveryItemRenders(t *testing.T) {
+	h, _ := practiceServer(t)
+	v := newVisitor(t, h)
+	for _, q := range mustBank(t).Questions() {
+		for _, lang := range []string{"en", "ru"} {
+			target := "/practice/q/" + q.ID + "?lang=" + lang
+			r := v.get(target)
+			if r.status != http.StatusOK {
+				t.Fatalf("%s: status %d\n%s", target, r.status, excerpt(r.body))
+			}
+			noMissingKeys(t, target, r.body)
+			body := html.UnescapeString(r.body)
+			if !strings.Contains(body, q.Text.In(lang)) {
+				t.Errorf("%s: the prompt is missing", target)
+			}
+			var want []string
+			switch q.Kind {
+			case practice.KindChoice:
+				kind := "radio"
+				if len(q.Correct()) > 1 {
+					kind = "checkbox"
+				}
+				for _, o := range q.Options {
+					want = append(want, `<input type="`+kind+`" id="option-`+o.ID+`" name="option" value="`+o.ID+`"`, o.Text.In(lang))
+				}
+			case practice.KindOpen:
+				want = append(want, `<textarea id="mine" name="mine"`, `action="/practice/q/`+q.ID+`/compare"`)
+			case practice.KindPredict:
+				want = append(want, q.Steps(), "<code>"+q.Handler+"</code>", practice.PredictHint().In(lang),
+					`name="balance"`, `name="verdict"`)
+				for _, vd := range practice.Verdicts() {
+					want = append(want, `<option value="`+string(vd)+`">`)
+				}
+				for _, gives := range []string{"title:", "#en:", "#ru:"} {
+					if strings.Contains(body, gives) {
+						t.Errorf("%s: the script shows %q, which gives the answer away", target, gives)
+					}
+				}
+			}
+			for _, w := range want {
+				if !strings.Contains(body, strings.TrimRight(w, "\n")) {
+					t.Errorf("%s: page lacks %q", target, w)
+				}
+			}
+		}
+	}
+}
+
+func TestPracticeChoice(t *testing.T) {
+	h, _ := practiceServer(t)
+	single := findQuestion(t, practice.KindChoice, func(q practice.Question) bool { return len(q.Correct()) == 1 })
+	multi := findQuestion(t, practice.KindChoice, func(q practice.Question) bool { return len(q.Correct()) > 1 })
+	v := newVisitor(t, h)
+
+	loc, r := v.answer(single.ID, url.Values{"option": single.Correct()})
+	if got := resultOf(t, r.body); got != "right" {
+		t.Errorf("the right option graded %q", got)
+	}
+	if want := "/practice/q/" + single.ID + "/result?option=" + single.Correct()[0] + "&topic=" + single.Topic; loc != want {
+		t.Errorf("result address %q, want %q", loc, want)
+	}
+	body := html.UnescapeString(r.body)
+	for _, o := range single.Options {
+		if !strings.Contains(body, o.Why.EN) {
+			t.Errorf("the result does not explain option %s", o.ID)
+		}
+	}
+	c := v.cookies[profileCookie]
+	if c == nil || !practice.ValidProfileID(c.Value) {
+		t.Fatalf("the first answer set no profile cookie: %v", v.cookies)
+	}
+	if !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.MaxAge != 365*24*3600 || c.Path != "/" {
+		t.Errorf("profile cookie %+v: want HttpOnly, SameSite=Lax, a year, Path=/", c)
+	}
+
+	// Every correct option but one, and one wrong one too: both wrong.
+	_, r = v.answer(multi.ID, url.Values{"option": multi.Correct()[1:]})
+	if got := resultOf(t, r.body); got != "wrong" {
+		t.Errorf("a partial pick graded %q, want wrong (all or nothing)", got)
+	}
+	_, r = v.answer(multi.ID, url.Values{"option": append(multi.Correct(), wrongOption(multi))})
+	if got := resultOf(t, r.body); got != "wrong" {
+		t.Errorf("an extra wrong pick graded %q", got)
+	}
+	if !strings.Contains(r.body, `data-option="`+wrongOption(multi)+`"`) || !strings.Contains(r.body, "you picked it") {
+		t.Error("the result does not say which options were picked")
+	}
+	_, r = v.answer(multi.ID, url.Values{"option": multi.Correct()})
+	if got := resultOf(t, r.body); got != "right" {
+		t.Errorf("all correct options graded %q", got)
+	}
+	if prof := v.profile(); prof != c.Value {
+		t.Errorf("the profile changed from %s to %s between answers", c.Value, prof)
+	}
+
+	// Reloading a result records nothing more.
+	over := v.get("/practice")
+	before := answeredPercents(t, over.body)
+	v.get(loc)
+	v.get(loc)
+	if after := answeredPercents(t, v.get("/practice").body); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("reloading a result changed progress: %v -> %v", before, after)
+	}
+	if !strings.Contains(over.body, `id="export"`) {
+		t.Error("a visitor with answers is not offered the export")
+	}
+}
+
+func TestPracticeOpen(t *testing.T) {
+	h, _ := practiceServer(t)
+	q := findQuestion(t, practice.KindOpen, func(q practice.Question) bool { return len(q.Points) >= 3 })
+	v := newVisitor(t, h)
+
+	mine := "Use <script>alert(1)</script> an inbox & a UNIQUE key"
+	r := v.get("/practice/q/" + q.ID + "/compare?" + url.Values{"mine": {mine}, "topic": {q.Topic}}.Encode())
+	if r.status != http.StatusOK {
+		t.Fatalf("compare: status %d\n%s", r.status, excerpt(r.body))
+	}
+	noMissingKeys(t, "compare", r.body)
+	if strings.Contains(r.body, "<script>alert") || !strings.Contains(r.body, "&lt;script&gt;alert(1)&lt;/script&gt; an inbox &amp; a UNIQUE key") {
+		t.Error("one's own answer is not shown escaped")
+	}
+	body := html.UnescapeString(r.body)
+	if !strings.Contains(body, q.Answer.EN) {
+		t.Error("the model answer is missing")
+	}
+	for i, p := range q.Points {
+		if !strings.Contains(body, p.EN) || !strings.Contains(r.body, fmt.Sprintf(`name="point" value="%d"`, i)) {
+			t.Errorf("key point %d is not offered to tick", i)
+		}
+	}
+	if v.profile() != "" {
+		t.Error("comparing an answer recorded something")
+	}
+
+	for _, tc := range []struct {
+		ticked []string
+		want   string
+	}{
+		{nil, "wrong"},
+		{[]string{"0"}, "partial"},
+		{[]string{"0", "1", "1"}, "partial"},
+		{allPoints(q), "right"},
+	} {
+		loc, r := v.answer(q.ID, url.Values{"point": tc.ticked, "topic": {q.Topic}})
+		if got := resultOf(t, r.body); got != tc.want {
+			t.Errorf("ticked %v: graded %q, want %q", tc.ticked, got, tc.want)
+		}
+		covered := map[string]bool{}
+		for _, p := range tc.ticked {
+			covered[p] = true
+		}
+		if want := fmt.Sprintf("You covered %d of %d key points", len(covered), len(q.Points)); !strings.Contains(r.body, want) {
+			t.Errorf("ticked %v: the result does not say %q", tc.ticked, want)
+		}
+		if n := strings.Count(r.body, `data-ticked="true"`); n != len(covered) {
+			t.Errorf("ticked %v: %d points shown ticked (%s)", tc.ticked, n, loc)
+		}
+	}
+}
+
+func allPoints(q practice.Question) []string {
+	var out []string
+	for i := range q.Points {
+		out = append(out, strconv.Itoa(i))
+	}
+	return out
+}
+
+// TestPracticePredict: predictions are graded by the engine, in either
+// notation, and the result offers the lab and, when wrong, another try.
+func TestPracticePredict(t *testing.T) {
+	h, _ := practiceServer(t)
+	bank := mustBank(t)
+	v := newVisitor(t, h)
+	for _, q := range bank.Questions() {
+		if q.Kind != practice.KindPredict {
+			continue
+		}
+		res := engineResult(t, q)
+		right := url.Values{"balance": {strconv.FormatInt(res.Settled, 10)}, "verdict": {string(res.Verdict)}}
+		loc, r := v.answer(q.ID, right)
+		if got := resultOf(t, r.body); got != "right" {
+			t.Errorf("%s: the engine's own outcome (%d, %s) graded %q", q.ID, res.Settled, res.Verdict, got)
+		}
+		if !strings.Contains(loc, "balance="+strconv.FormatInt(res.Settled, 10)) || !strings.Contains(loc, "verdict="+string(res.Verdict)) {
+			t.Errorf("%s: result address %q does not carry the prediction", q.ID, loc)
+		}
+		if !strings.Contains(r.body, `href="`+html.EscapeString(q.LabURL())+`" id="open-in-lab"`) {
+			t.Errorf("%s: no 'open in the lab' link to %s", q.ID, q.LabURL())
+		}
+		if strings.Contains(r.body, `id="retry-form"`) {
+			t.Errorf("%s: a right prediction is offered a retry", q.ID)
+		}
+		if !strings.Contains(r.body, `data-engine-verdict="`+string(res.Verdict)+`"`) || !strings.Contains(r.body, money(res.Settled)) {
+			t.Errorf("%s: the result does not show the engine's outcome", q.ID)
+		}
+	}
+
+	q := findQuestion(t, practice.KindPredict, func(q practice.Question) bool { return engineResult(t, q).Settled > 0 })
+	res := engineResult(t, q)
+	major := fmt.Sprintf("%d.%02d", res.Settled/100, res.Settled%100)
+	for _, tc := range []struct {
+		balance, verdict, want string
+	}{
+		{major, strings.ToUpper(string(res.Verdict)), "right"}, // 200.00 and DUPLICATE are read too
+		{strconv.FormatInt(res.Settled+1, 10), string(res.Verdict), "partial"},
+		{strconv.FormatInt(res.Settled, 10), string(otherVerdict(res.Verdict)), "partial"},
+		{strconv.FormatInt(res.Settled+100, 10), string(otherVerdict(res.Verdict)), "wrong"},
+	} {
+		loc, r := v.answer(q.ID, url.Values{"balance": {tc.balance}, "verdict": {tc.verdict}})
+		if got := resultOf(t, r.body); got != tc.want {
+			t.Errorf("%s %s: graded %q, want %q", tc.balance, tc.verdict, got, tc.want)
+		}
+		if tc.want != "right" && !strings.Contains(r.body, `id="retry-form"`) {
+			t.Errorf("%s %s: a wrong prediction cannot be retried", tc.balance, tc.verdict)
+		}
+		if tc.want == "right" && !strings.Contains(loc, "balance="+strconv.FormatInt(res.Settled, 10)+"&") {
+			t.Errorf("%s: the result address %q does not carry the balance in minor units", tc.balance, loc)
+		}
+	}
+}
+
+// TestPracticeBadInput: every wrong answer, address and id is a page with
+// the right status that says what is wrong and what would be right, and
+// nothing is recorded.
+func TestPracticeBadInput(t *testing.T) {
+	h, _ := practiceServer(t)
+	choice := findQuestion(t, practice.KindChoice, nil)
+	open := findQuestion(t, practice.KindOpen, nil)
+	predict := findQuestion(t, practice.KindPredict, nil)
+	long := strings.Repeat("ё", maxOwnAnswer+1)
+	tests := []struct {
+		name, method, target string
+		form                 url.Values
+		status               int
+		want                 []string
+	}{
+		{"unknown question", "GET", "/practice/q/no-such-thing", nil, 404, []string{`There is no question "no-such-thing"`}},
+		{"answer to an unknown question", "POST", "/practice/q/no-such-thing", url.Values{"option": {"a"}}, 404, []string{`"no-such-thing"`}},
+		{"result of an unknown question", "GET", "/practice/q/nope/result?option=a", nil, 404, []string{`"nope"`}},
+		{"unknown topic", "GET", "/practice?topic=kafka", nil, 404, []string{`There is no practice topic "kafka"`, "duplicates, keys, unique"}},
+		{"unknown topic of an item", "GET", "/practice/q/" + choice.ID + "?topic=kafka", nil, 404, []string{`"kafka"`}},
+		{"bad interview seed", "GET", "/practice/interview?seed=abc", nil, 400, []string{`seed="abc" is not a run number`}},
+		{"negative seed on an item", "GET", "/practice/q/" + choice.ID + "?seed=-1", nil, 400, []string{`seed="-1"`}},
+		{"no option", "POST", "/practice/q/" + choice.ID, url.Values{}, 400, []string{"Pick at least one option."}},
+		{"unknown option", "POST", "/practice/q/" + choice.ID, url.Values{"option": {"z"}}, 400,
+			[]string{`This question has no option "z": choose from ` + optionIDs(choice)}},
+		{"unknown option in a result address", "GET", "/practice/q/" + choice.ID + "/result?option=q", nil, 400, []string{`no option "q"`}},
+		{"key point out of range", "POST", "/practice/q/" + open.ID, url.Values{"point": {"99"}}, 400,
+			[]string{fmt.Sprintf(`no key point "99": its key points are numbered 0 to %d`, len(open.Points)-1)}},
+		{"key point not a number", "POST", "/practice/q/" + open.ID, url.Values{"point": {"one"}}, 400, []string{`no key point "one"`}},
+		{"no balance", "POST", "/practice/q/" + predict.ID, url.Values{"verdict": {"ok"}}, 400, []string{"Enter the balance you predict"}},
+		{"malformed balance", "POST", "/practice/q/" + predict.ID, url.Values{"balance": {"100.5"}, "verdict": {"ok"}}, 400,
+			[]string{`"100.5" is not a balance`, "(20000)", "(200.00)"}},
+		{"negative balance", "POST", "/practice/q/" + predict.ID, url.Values{"balance": {"-100"}, "verdict": {"ok"}}, 400, []string{`"-100" is not a balance`}},
+		{"no verdict", "POST", "/practice/q/" + predict.ID, url.Values{"balance": {"100"}}, 400, []string{"Choose a verdict: " + verdictNames()}},
+		{"unknown verdict", "POST", "/practice/q/" + predict.ID, url.Values{"balance": {"100"}, "verdict": {"fine"}}, 400,
+			[]string{`There is no verdict "fine". Valid verdicts: ok, duplicate, lost, poison, silent-conflict.`}},
+		{"bad verdict in a result address", "GET", "/practice/q/" + predict.ID + "/result?balance=1&verdict=meh", nil, 400, []string{`"meh"`}},
+		{"comparing a choice question", "GET", "/practice/q/" + choice.ID + "/compare?mine=x", nil, 404, []string{"Nothing lives at"}},
+		{"own answer too long", "GET", "/practice/q/" + open.ID + "/compare?mine=" + long, nil, 400,
+			[]string{fmt.Sprintf("%d characters, and the limit is %d", maxOwnAnswer+1, maxOwnAnswer)}},
+		{"export without progress", "GET", "/practice/export", nil, 404, []string{"This browser has no practice progress yet"}},
+		{"import by GET", "GET", "/practice/import", nil, 405, []string{"GET is not allowed here"}},
+		{"import of a plain form", "POST", "/practice/import", url.Values{"file": {"{}"}}, 400, []string{"multipart/form-data"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := newVisitor(t, h)
+			var r response
+			if tc.method == "POST" {
+				r = v.post(tc.target, tc.form)
+			} else {
+				r = v.get(tc.target)
+			}
+			if r.status != tc.status {
+				t.Fatalf("status %d, want %d\n%s", r.status, tc.status, excerpt(r.body))
+			}
+			noMissingKeys(t, tc.target, r.body)
+			body := html.UnescapeString(r.body)
+			for _, w := range tc.want {
+				if !strings.Contains(body, w) {
+					t.Errorf("the page does not say %q\n%s", w, excerpt(r.body))
+				}
+			}
+			if v.profile() != "" {
+				t.Error("a bad request minted a profile")
+			}
+		})
+	}
+
+	// The reader's language, for the messages too.
+	r := newVisitor(t, h).post("/practice/q/"+predict.ID+"?lang=ru", url.Values{"balance": {"сто"}, "verdict": {"ok"}})
+	if body := html.UnescapeString(r.body); r.status != 400 || !strings.Contains(body, `"сто" — не баланс`) {
+		t.Errorf("Russian: status %d, page lacks the Russian message\n%s", r.status, excerpt(r.body))
+	}
+}
+
+// TestPracticeBadCookie: a cookie that is not a profile id is no profile:
+// the pages work and the first answer mints a real one.
+func TestPracticeBadCookie(t *testing.T) {
+	h, _ := practiceServer(t)
+	q := findQuestion(t, practice.KindChoice, nil)
+	for _, bad := range []string{"garbage", "", strings.Repeat("A", 25), strings.Repeat("a", 26), "../../etc/passwd", strings.Repeat("Z", 4000)} {
+		v := newVisitor(t, h)
+		v.cookies[profileCookie] = &http.Cookie{Name: profileCookie, Value: bad}
+		for _, target := range []string{"/practice", "/practice?topic=unique", "/practice/review", "/practice/q/" + q.ID, "/lessons"} {
+			if r := v.get(target); r.status != http.StatusOK {
+				t.Errorf("cookie %.20q: GET %s: status %d", bad, target, r.status)
+			}
+		}
+		if r := v.get("/practice/export"); r.status != http.StatusNotFound {
+			t.Errorf("cookie %.20q: export status %d, want 404", bad, r.status)
+		}
+		v.answer(q.ID, url.Values{"option": q.Correct()})
+		if got := v.profile(); got == bad || !practice.ValidProfileID(got) {
+			t.Errorf("cookie %.20q: after an answer the cookie is %q, want a new profile id", bad, got)
+		}
+	}
+}
+
+// TestPracticeExportImport moves progress from one browser to another
+// through the export file, and imports it twice.
+func TestPracticeExportImport(t *testing.T) {
+	h, clock := practiceServer(t)
+	bank := mustBank(t)
+	a := newVisitor(t, h)
+	var answered []string
+	for _, q := range bank.Questions()[:3] {
+		form := url.Values{}
+		switch q.Kind {
+		case practice.KindChoice:
+			form["option"] = q.Correct()
+		case practice.KindOpen:
+			form["point"] = []string{"0"}
+		case practice.KindPredict:
+			res := engineResult(t, q)
+			form.Set("balance", strconv.FormatInt(res.Settled, 10))
+			form.Set("verdict", string(res.Verdict))
+		}
+		a.answer(q.ID, form)
+		answered = append(answered, q.ID)
+		clock.advance(time.Minute)
+	}
+	r := a.get("/practice/export")
+	if r.status != http.StatusOK {
+		t.Fatalf("export: status %d\n%s", r.status, excerpt(r.body))
+	}
+	if cd := r.header.Get("Content-Disposition"); cd != `attachment; filename=idempotency-lab-progress-2026-03-02.json` {
+		t.Errorf("Content-Disposition %q", cd)
+	}
+	if ct := r.header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	var file struct {
+		Format   string `json:"format"`
+		Profile  string `json:"profile"`
+		Attempts []struct {
+			Question string `json:"question"`
+		} `json:"attempts"`
+	}
+	if err := json.Unmarshal([]byte(r.body), &file); err != nil {
+		t.Fatalf("export is not JSON: %v", err)
+	}
+	if file.Format != practice.ExportFormat || file.Profile != a.profile() || len(file.Attempts) != 3 {
+		t.Fatalf("export = %+v, want 3 attempts of profile %s", file, a.profile())
+	}
+	export := []byte(r.body)
+
+	b := newVisitor(t, h)
+	r = b.upload("progress.json", export)
+	if r.status != http.StatusSeeOther || r.header.Get("Location") != "/practice?imported=3&skipped=0#keep" {
+		t.Fatalf("import: status %d, Location %q\n%s", r.status, r.header.Get("Location"), excerpt(r.body))
+	}
+	if b.profile() == "" || b.profile() == a.profile() {
+		t.Errorf("importing into a new browser should mint its own profile, got %q (the file's is %q)", b.profile(), a.profile())
+	}
+	over := b.get(strings.TrimSuffix(r.header.Get("Location"), "#keep")) // browsers keep the fragment to themselves
+	if !strings.Contains(over.body, "Imported 3 answers; 0 were already here.") {
+		t.Errorf("the overview does not say what the import did\n%s", excerpt(over.body))
+	}
+	if got, want := answeredPercents(t, over.body), answeredPercents(t, a.get("/practice").body); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("after the import: %v, want the exporter's %v", got, want)
+	}
+	r = b.upload("progress.json", export)
+	if r.header.Get("Location") != "/practice?imported=0&skipped=3#keep" {
+		t.Errorf("importing twice: Location %q, want nothing added", r.header.Get("Location"))
+	}
+	// The export of the second browser holds the same answers.
+	again := b.get("/practice/export")
+	for _, id := range answered {
+		if !strings.Contains(again.body, `"question": "`+id+`"`) {
+			t.Errorf("the re-export lacks %s", id)
+		}
+	}
+}
+
+func TestPracticeImportErrors(t *testing.T) {
+	h, _ := practiceServer(t)
+	profile := practice.NewProfileID()
+	valid := func(attempts string) []byte {
+		return []byte(`{"format": "idempotency-lab-progress", "version": 1, "profile": "` + profile + `", "attempts": [` + attempts + `]}`)
+	}
+	tests := []struct {
+		name   string
+		data   []byte
+		status int
+		want   string
+	}{
+		{"not JSON", []byte("question,score\nunique-return-nil,1\n"), 400, "The file is not JSON"},
+		{"empty", nil, 400, "The file is empty"},
+		{"a JSON array", []byte(`[1, 2, 3]`), 400, `not a progress file of this lab: it should say "format": "idempotency-lab-progress"`},
+		{"another format", []byte(`{"format": "anki", "version": 1}`), 400, `"format": "idempotency-lab-progress"`},
+		{"a newer version", []byte(`{"format": "idempotency-lab-progress", "version": 9, "profile": "` + profile + `", "attempts": []}`), 400,
+			"version 9 was written by a newer lab"},
+		{"an unknown question", valid(`{"id": "` + practice.NewProfileID() + `", "question": "no-such", "score": 1, "at": "2026-03-01T10:00:00Z"}`), 400,
+			`attempts[0]: unknown question "no-such"`},
+		{"a score above 1", valid(`{"id": "` + practice.NewProfileID() + `", "question": "unique-return-nil", "score": 2, "at": "2026-03-01T10:00:00Z"}`), 400,
+			"score 2 is not from 0 to 1"},
+		{"too large", bytes.Repeat([]byte(" "), practice.MaxImportBytes+1), 413, "at most 2 MiB"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			v := newVisitor(t, h)
+			r := v.upload("progress.json", tc.data)
+			if r.status != tc.status {
+				t.Fatalf("status %d, want %d\n%s", r.status, tc.status, excerpt(r.body))
+			}
+			noMissingKeys(t, tc.name, r.body)
+			if body := html.UnescapeString(r.body); !strings.Contains(body, tc.want) {
+				t.Errorf("the page does not say %q\n%s", tc.want, excerpt(r.body))
+			}
+			if v.profile() != "" {
+				t.Error("a failed import minted a profile")
+			}
+		})
+	}
+	t.Run("no file", func(t *testing.T) {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		mw.WriteField("other", "x")
+		mw.Close()
+		req := httptest.NewRequest(http.MethodPost, "/practice/import", &body)
+		req.Header.Set("Content-Type", mw.FormDataContentType())
+		r := newVisitor(t, h).do(req)
+		if r.status != 400 || !strings.Contains(r.body, "Choose a progress file to import.") {
+			t.Errorf("status %d\n%s", r.status, excerpt(r.body))
+		}
+	})
+	t.Run("body far over the limit", func(t *testing.T) {
+		r := newVisitor(t, h).upload("big.json", bytes.Repeat([]byte("x"), 2*maxImportForm))
+		if r.status != http.StatusRequestEntityTooLarge {
+			t.Errorf("status %d, want 413", r.status)
+		}
+	})
+}
+
+// TestPracticeModes: "next" stays in the mode the item was opened in.
+func TestPracticeModes(t *testing.T) {
+	h, clock := practiceServer(t)
+	bank := mustBank(t)
+	v := newVisitor(t, h)
+
+	t.Run("topic", func(t *testing.T) {
+		items, _ := bank.ByTopic("setnx")
+		page := v.get("/practice/q/" + items[0].ID + "?topic=setnx")
+		if !strings.Contains(page.body, fmt.Sprintf("1 of %d", len(items))) {
+			t.Errorf("the first item does not say 1 of %d", len(items))
+		}
+		_, r := v.answer(items[0].ID, answerFor(t, items[0], true).with("topic", "setnx"))
+		if want := `href="/practice/q/` + items[1].ID + `?topic=setnx" id="next"`; !strings.Contains(r.body, want) {
+			t.Errorf("next does not lead to the second item: want %s\n%s", want, excerpt(r.body))
+		}
+		last := items[len(items)-1]
+		_, r = v.answer(last.ID, answerFor(t, last, true).with("topic", "setnx"))
+		if strings.Contains(r.body, `id="next"`) || !strings.Contains(r.body, `href="/practice?topic=setnx" id="back-to-list"`) {
+			t.Error("the last item of a topic should lead back to the topic, not on")
+		}
+	})
+
+	t.Run("interview", func(t *testing.T) {
+		v := newVisitor(t, h)
+		r := v.get("/practice/interview")
+		loc := r.header.Get("Location")
+		if r.status != http.StatusFound || !regexp.MustCompile(`^/practice/interview\?seed=\d+$`).MatchString(loc) {
+			t.Fatalf("a new run: status %d, Location %q", r.status, loc)
+		}
+		seed, _ := strconv.ParseUint(strings.TrimPrefix(loc, "/practice/interview?seed="), 10, 64)
+		run := bank.Interview(seed, 0)
+		list := v.get(loc)
+		if list.status != 200 || strings.Count(list.body, `class="pr-item `) != len(run) {
+			t.Fatalf("the run lists %d items, want %d", strings.Count(list.body, `class="pr-item `), len(run))
+		}
+		noMissingKeys(t, loc, list.body)
+		if again := v.get(loc); again.body != list.body {
+			t.Error("reloading the run changed it")
+		}
+		q := run[2]
+		page := v.get("/practice/q/" + q.ID + "?seed=" + strconv.FormatUint(seed, 10))
+		if !strings.Contains(page.body, "Interview in 15 minutes · 3 of 10") {
+			t.Errorf("the item does not say where it is in the run\n%s", excerpt(page.body))
+		}
+		_, res := v.answer(q.ID, answerFor(t, q, false).with("seed", strconv.FormatUint(seed, 10)))
+		if want := `href="/practice/q/` + run[3].ID + `?seed=` + strconv.FormatUint(seed, 10) + `" id="next"`; !strings.Contains(res.body, want) {
+			t.Errorf("next in the run: want %s", want)
+		}
+		if !strings.Contains(v.get(loc).body, "Answered 1 of 10") {
+			t.Error("the run's page does not count the answer")
+		}
+	})
+
+	t.Run("review", func(t *testing.T) {
+		w := newVisitor(t, h)
+		if r := w.get("/practice/review"); r.status != 200 || !strings.Contains(r.body, `id="empty"`) {
+			t.Fatalf("a new visitor's review is not empty: %d", r.status)
+		}
+		missed := bank.Questions()[:2]
+		for _, q := range missed {
+			w.answer(q.ID, url.Values(answerFor(t, q, false)))
+		}
+		hit := bank.Questions()[5]
+		w.answer(hit.ID, url.Values(answerFor(t, hit, true)))
+		over := w.get("/practice")
+		if !strings.Contains(over.body, "the next review is in 10 min") {
+			t.Errorf("the overview does not say when the review comes\n%s", excerpt(over.body))
+		}
+		clock.advance(11 * time.Minute)
+		r := w.get("/practice/review")
+		if n := strings.Count(r.body, `class="pr-item `); n != 2 {
+			t.Fatalf("the review holds %d items, want the 2 missed ones", n)
+		}
+		if !strings.Contains(w.get("/practice").body, "Review now (2)") {
+			t.Error("the overview does not offer the 2 due items")
+		}
+		// Both were missed at the same moment: the review orders them by id.
+		first, second := missed[0], missed[1]
+		if second.ID < first.ID {
+			first, second = second, first
+		}
+		if !strings.Contains(r.body, `href="/practice/q/`+first.ID+`?review=1" id="start"`) {
+			t.Errorf("the review does not start with %s", first.ID)
+		}
+		_, res := w.answer(first.ID, answerFor(t, first, true).with("review", "1"))
+		if want := `href="/practice/q/` + second.ID + `?review=1" id="next"`; !strings.Contains(res.body, want) {
+			t.Errorf("next in review: want %s\n%s", want, excerpt(res.body))
+		}
+		_, res = w.answer(second.ID, answerFor(t, second, true).with("review", "1"))
+		if strings.Contains(res.body, `id="next"`) || !strings.Contains(res.body, `href="/practice/review" id="back-to-list"`) {
+			t.Error("after the last due item the review should end")
+		}
+		if r := w.get("/practice/review"); !strings.Contains(r.body, `id="empty"`) {
+			t.Error("answered right, the items are still due")
+		}
+	})
+}
+
+type form url.Values
+
+func (f form) with(k, v string) url.Values {
+	u := url.Values(f)
+	u.Set(k, v)
+	return u
+}
+
+// answerFor is a right or a wrong answer to q.
+func answerFor(tb testing.TB, q practice.Question, right bool) form {
+	tb.Helper()
+	f := form{}
+	switch q.Kind {
+	case practice.KindChoice:
+		if right {
+			f["option"] = q.Correct()
+		} else {
+			f["option"] = []string{wrongOption(q)}
+		}
+	case practice.KindOpen:
+		if right {
+			f["point"] = allPoints(q)
+		}
+	case practice.KindPredict:
+		res := engineResult(tb, q)
+		f["balance"] = []string{strconv.FormatInt(res.Settled, 10)}
+		f["verdict"] = []string{string(res.Verdict)}
+		if !right {
+			f["balance"] = []string{strconv.FormatInt(res.Settled+1, 10)}
+			f["verdict"] = []string{string(otherVerdict(res.Verdict))}
+		}
+	}
+	return f
+}
+
+// TestPracticeSurvivesRestart: progress is in the file, not the process.
+// The server is built twice over the same database, as after a restart.
+func TestPracticeSurvivesRestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "data", "progress.db")
+	clock := newTestClock()
+	h1, stop := newPracticeServer(t, path, clock)
+	v := newVisitor(t, h1)
+	q := findQuestion(t, practice.KindPredict, nil)
+	v.answer(q.ID, url.Values(answerFor(t, q, false)))
+	before := answeredPercents(t, v.get("/practice").body)
+	if before[q.Topic] == 0 {
+		t.Fatalf("the answer does not show: %v", before)
+	}
+	stop()
+
+	h2, _ := newPracticeServer(t, path, clock)
+	v.h = h2
+	after := answeredPercents(t, v.get("/practice").body)
+	if fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("after a restart: %v, want %v", after, before)
+	}
+	if r := v.get("/practice?topic=" + q.Topic); !strings.Contains(r.body, `data-state="miss"`) {
+		t.Error("after a restart the missed item is not marked")
+	}
+}
+
+// TestPracticeWithHTMX: htmx gets the answer area only, with the address
+// to push, and errors in the message area.
+func TestPracticeWithHTMX(t *testing.T) {
+	h, _ := practiceServer(t)
+	q := findQuestion(t, practice.KindPredict, nil)
+	v := newVisitor(t, h)
+	hx := []string{"HX-Request", "true", "HX-Request-Type", "partial"}
+	r := v.post("/practice/q/"+q.ID, url.Values(answerFor(t, q, false)), hx...)
+	if r.status != http.StatusSeeOther {
+		t.Fatalf("status %d", r.status)
+	}
+	loc := r.header.Get("Location")
+	frag := v.get(loc, hx...)
+	if frag.status != 200 || strings.Contains(frag.body, "<html") || !strings.Contains(frag.body, `id="result"`) {
+		t.Fatalf("htmx got %d, not the answer area:\n%s", frag.status, excerpt(frag.body))
+	}
+	if !strings.HasPrefix(frag.body, "<title>") {
+		t.Error("the fragment does not update the title")
+	}
+	if got := frag.header.Get("HX-Push-Url"); got != loc {
+		t.Errorf("HX-Push-Url %q, want %q", got, loc)
+	}
+	full := v.get(loc)
+	if !strings.Contains(full.body, "<html") || !strings.Contains(full.body, `id="answer"`) {
+		t.Error("without htmx the result is a whole page")
+	}
+	open := findQuestion(t, practice.KindOpen, nil)
+	cmp := v.get("/practice/q/"+open.ID+"/compare?mine=x", hx...)
+	if strings.Contains(cmp.body, "<html") || !strings.Contains(cmp.body, `id="points-form"`) {
+		t.Error("htmx does not get the comparison alone")
+	}
+	bad := v.post("/practice/q/"+q.ID, url.Values{"balance": {"lots"}, "verdict": {"ok"}}, hx...)
+	if bad.status != 400 || bad.header.Get("HX-Retarget") != "#flash" || !strings.Contains(html.UnescapeString(bad.body), `"lots" is not a balance`) {
+		t.Errorf("an htmx error: status %d, retarget %q\n%s", bad.status, bad.header.Get("HX-Retarget"), bad.body)
+	}
+	for _, page := range []string{"/practice/q/" + q.ID, loc} {
+		body := v.get(page).body
+		if !strings.Contains(body, `id="flash"`) || !strings.Contains(body, `hx-post="/practice/q/`+q.ID+`"`) {
+			t.Errorf("%s: the form is not enhanced or has no message area", page)
+		}
+	}
+}
+
+// TestPracticeWithoutStore: a server built without a progress store says
+// so instead of failing.
+func TestPracticeWithoutStore(t *testing.T) {
+	h := newTestServer(t)
+	for _, target := range []string{"/practice", "/practice/q/unique-return-nil", "/practice/export"} {
+		r := get(t, h, target)
+		if r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, "without a progress database") {
+			t.Errorf("%s: status %d\n%s", target, r.status, excerpt(r.body))
+		}
+		noMissingKeys(t, target, r.body)
+	}
+}
+
+// TestLessonsShowPracticeProgress: the lessons' bars are the practice
+// progress of the reader's profile.
+func TestLessonsShowPracticeProgress(t *testing.T) {
+	h, _ := practiceServer(t)
+	bank := mustBank(t)
+	v := newVisitor(t, h)
+	if r := v.get("/lessons"); strings.Contains(r.body, "<progress") {
+		t.Error("a reader with no answers sees progress bars")
+	}
+	items, _ := bank.ByTopic("inbox")
+	v.answer(items[0].ID, url.Values(answerFor(t, items[0], true)))
+	want := int(math.Round(100 / float64(len(items))))
+	r := v.get("/lessons")
+	if !strings.Contains(r.body, fmt.Sprintf(`<progress max="100" value="%d"`, want)) {
+		t.Errorf("the lesson list does not show %d%% for inbox\n%s", want, excerpt(r.body))
+	}
+}
+
+// TestPracticePagesInBothLanguages walks every kind of page in both
+// languages looking for missing words.
+func TestPracticePagesInBothLanguages(t *testing.T) {
+	h, _ := practiceServer(t)
+	v := newVisitor(t, h)
+	for _, q := range mustBank(t).Questions() {
+		v.answer(q.ID, url.Values(answerFor(t, q, false)))
+	}
+	for _, lang := range []string{"en", "ru"} {
+		for _, target := range []string{"/practice", "/practice?topic=inbox", "/practice/interview?seed=7", "/practice/review",
+			"/practice?imported=2&skipped=1"} {
+			sep := "?"
+			if strings.Contains(target, "?") {
+				sep = "&"
+			}
+			r := v.get(target + sep + "lang=" + lang)
+			if r.status != 200 {
+				t.Errorf("%s (%s): status %d", target, lang, r.status)
+			}
+			noMissingKeys(t, target+" "+lang, r.body)
+		}
+	}
+}

@@ -1,0 +1,615 @@
+package web
+
+import (
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// The practice pages' view models: plain data the templates print. Every
+// decision (which words, which state, which link) is made here.
+
+// progressBar is one progress bar: how much of a topic is answered and how
+// well, as widths in percent and as words.
+type progressBar struct {
+	Title    string
+	URL      string
+	Slug     string
+	Answered int // percent of the items answered: the light fill
+	Score    int // percent of the topic known (latest scores over all items): the solid fill
+	Summary  string
+}
+
+func newBar(t text, tp practice.TopicProgress) progressBar {
+	b := progressBar{Slug: tp.Topic, Answered: tp.AnsweredPercent(), Score: tp.ScorePercent()}
+	if tp.Answered == 0 {
+		b.Summary = t.F("pr.bar.none", tp.Total)
+	} else {
+		b.Summary = t.F("pr.bar.summary", tp.Answered, tp.Total, int(math.Round(tp.Average*100)))
+	}
+	return b
+}
+
+// homeView is the practice overview.
+type homeView struct {
+	T            text
+	PageTitle    string
+	Intro        string
+	Notice       string // what an import did
+	Overall      progressBar
+	Topics       []progressBar
+	InterviewURL string
+	ReviewURL    string
+	ReviewDue    int
+	ReviewText   string
+	HasProgress  bool // the reader has a profile with answers: offer the export
+	ImportLimit  string
+}
+
+func (s *server) homeView(t text, p practice.Progress, q url.Values) homeView {
+	v := homeView{
+		T:            t,
+		PageTitle:    t.S("pr.title") + " · " + t.S("app.name"),
+		InterviewURL: "/practice/interview",
+		ReviewURL:    "/practice/review",
+		HasProgress:  p.Overall.Answered > 0,
+		ImportLimit:  t.F("pr.keep.limit", practice.MaxImportBytes>>20),
+	}
+	kinds := map[practice.Kind]int{}
+	for _, q := range s.bank.Questions() {
+		kinds[q.Kind]++
+	}
+	v.Intro = t.F("pr.intro", kinds[practice.KindChoice]+kinds[practice.KindOpen], kinds[practice.KindPredict], len(s.bank.Topics()))
+	v.Overall = newBar(t, p.Overall)
+	v.Overall.Title = t.S("pr.overall")
+	for _, tp := range p.Topics {
+		b := newBar(t, tp)
+		if topic, ok := s.bank.Topic(tp.Topic); ok {
+			b.Title = topic.Title.In(t.Lang())
+		}
+		b.URL = topicURL(tp.Topic)
+		v.Topics = append(v.Topics, b)
+	}
+	now := s.now()
+	v.ReviewDue = len(p.Review(now))
+	v.ReviewText = reviewStatus(t, p, now)
+	if added, err1 := strconv.Atoi(q.Get("imported")); err1 == nil {
+		if skipped, err2 := strconv.Atoi(q.Get("skipped")); err2 == nil && added >= 0 && skipped >= 0 {
+			v.Notice = t.F("pr.imported", added, skipped)
+		}
+	}
+	return v
+}
+
+// reviewStatus says what the review mode holds now, or when it next will.
+func reviewStatus(t text, p practice.Progress, now time.Time) string {
+	if n := len(p.Review(now)); n > 0 {
+		return t.F("pr.review.due", n)
+	}
+	if len(p.Items) == 0 {
+		return t.S("pr.review.nothing")
+	}
+	var next time.Time
+	for _, it := range p.Items {
+		if next.IsZero() || it.Due.Before(next) {
+			next = it.Due
+		}
+	}
+	return t.F("pr.review.next", relTime(t, next.Sub(now)))
+}
+
+// relTime writes a wait roughly, in the largest unit that fits.
+func relTime(t text, d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return t.S("pr.in.moment")
+	case d < time.Hour:
+		return t.F("pr.in.min", int(math.Ceil(d.Minutes())))
+	case d < 23*time.Hour:
+		return t.F("pr.in.hours", int(math.Round(d.Hours())))
+	case d < 36*time.Hour:
+		return t.S("pr.in.tomorrow")
+	}
+	return t.F("pr.in.days", int(math.Round(d.Hours()/24)))
+}
+
+// listView is a page listing items: a topic, an interview run, the review.
+type listView struct {
+	T          text
+	PageTitle  string
+	Crumb      string // the page's name in the breadcrumb
+	Title      string
+	Lead       string
+	Bar        *progressBar
+	LessonURL  string // the topic's lesson
+	StartURL   string
+	StartLabel string
+	ShareURL   string // an interview run's address, to copy
+	NewRunURL  string
+	Items      []itemView
+	Empty      string // what to say when there are no items
+	Summary    string
+}
+
+// itemView is one item in a list.
+type itemView struct {
+	N          int
+	URL        string
+	Kind       string
+	KindLabel  string
+	Text       string
+	Topic      string
+	State      string // new, hit or miss
+	StateLabel string
+}
+
+func (s *server) items(t text, qs []practice.Question, m func(practice.Question) practiceMode, p practice.Progress, showTopic bool) ([]itemView, string) {
+	var out []itemView
+	start := ""
+	for i, q := range qs {
+		it := itemView{N: i + 1, URL: m(q).itemURL(q.ID, "", nil), Kind: string(q.Kind),
+			KindLabel: t.S("pr.kind." + string(q.Kind)), Text: excerpt160(q.Text.In(t.Lang()))}
+		if showTopic {
+			if tp, ok := s.bank.Topic(q.Topic); ok {
+				it.Topic = tp.Title.In(t.Lang())
+			}
+		}
+		it.State, it.StateLabel = itemState(t, p, q.ID)
+		if start == "" && it.State == "new" {
+			start = it.URL
+		}
+		out = append(out, it)
+	}
+	return out, start
+}
+
+func itemState(t text, p practice.Progress, id string) (state, label string) {
+	it, ok := p.Items[id]
+	switch {
+	case !ok:
+		return "new", t.S("pr.state.new")
+	case it.LastScore >= practice.HitScore:
+		return "hit", t.F("pr.state.hit", int(math.Round(it.LastScore*100)))
+	}
+	return "miss", t.F("pr.state.miss", int(math.Round(it.LastScore*100)))
+}
+
+// excerpt160 shortens a prompt for a list, at a word boundary.
+func excerpt160(s string) string {
+	const limit = 160
+	if utf8.RuneCountInString(s) <= limit {
+		return s
+	}
+	r := []rune(s)[:limit]
+	cut := string(r)
+	if i := strings.LastIndexByte(cut, ' '); i > limit/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,.;:—-") + "…"
+}
+
+func (s *server) topicView(t text, topic practice.Topic, qs []practice.Question, p practice.Progress) listView {
+	title := topic.Title.In(t.Lang())
+	bar := newBar(t, p.Topic(topic.Slug))
+	v := listView{
+		T:         t,
+		PageTitle: title + " · " + t.S("pr.title") + " · " + t.S("app.name"),
+		Crumb:     title,
+		Title:     title,
+		Lead:      t.S("pr.topic.lead"),
+		Bar:       &bar,
+		LessonURL: "/lessons/" + url.PathEscape(topic.Slug),
+	}
+	mode := func(practice.Question) practiceMode { return practiceMode{kind: modeTopic, topic: topic.Slug} }
+	var start string
+	v.Items, start = s.items(t, qs, mode, p, false)
+	v.StartURL, v.StartLabel = startOf(t, v.Items, start)
+	return v
+}
+
+// startOf is where "start" leads: the first unanswered item, or the first.
+func startOf(t text, items []itemView, firstNew string) (string, string) {
+	switch {
+	case len(items) == 0:
+		return "", ""
+	case firstNew == items[0].URL:
+		return firstNew, t.S("pr.start")
+	case firstNew != "":
+		return firstNew, t.S("pr.continue")
+	}
+	return items[0].URL, t.S("pr.again")
+}
+
+func (s *server) interviewView(t text, r *http.Request, seed uint64, p practice.Progress) listView {
+	qs := s.bank.Interview(seed, 0)
+	link := interviewURL(seed)
+	v := listView{
+		T:         t,
+		PageTitle: t.S("pr.interview") + " · " + t.S("app.name"),
+		Crumb:     t.S("pr.interview"),
+		Title:     t.S("pr.interview"),
+		Lead:      t.F("pr.interview.lead", len(qs)),
+		ShareURL:  absolute(r, link),
+		NewRunURL: "/practice/interview",
+	}
+	mode := func(practice.Question) practiceMode { return practiceMode{kind: modeInterview, seed: seed} }
+	var start string
+	v.Items, start = s.items(t, qs, mode, p, true)
+	v.StartURL, v.StartLabel = startOf(t, v.Items, start)
+	answered, sum := 0, 0.0
+	for _, q := range qs {
+		if it, ok := p.Items[q.ID]; ok {
+			answered++
+			sum += it.LastScore
+		}
+	}
+	if answered > 0 {
+		v.Summary = t.F("pr.interview.summary", answered, len(qs), int(math.Round(sum*100/float64(len(qs)))))
+	}
+	return v
+}
+
+func (s *server) reviewView(t text, p practice.Progress) listView {
+	now := s.now()
+	var qs []practice.Question
+	for _, it := range p.Review(now) {
+		if q, ok := s.bank.Question(it.Question); ok {
+			qs = append(qs, q)
+		}
+	}
+	v := listView{
+		T:         t,
+		PageTitle: t.S("pr.review") + " · " + t.S("app.name"),
+		Crumb:     t.S("pr.review"),
+		Title:     t.S("pr.review"),
+		Lead:      t.S("pr.review.lead"),
+		Summary:   reviewStatus(t, p, now),
+	}
+	if len(qs) == 0 {
+		v.Empty = t.S("pr.review.empty")
+	}
+	mode := func(practice.Question) practiceMode { return practiceMode{kind: modeReview} }
+	v.Items, _ = s.items(t, qs, mode, p, true)
+	if len(v.Items) > 0 {
+		v.StartURL, v.StartLabel = v.Items[0].URL, t.S("pr.review.start")
+	}
+	return v
+}
+
+// questionView is one item's page; Answer is the part that changes as it
+// is answered, and the part htmx swaps.
+type questionView struct {
+	T          text
+	PageTitle  string
+	ID         string
+	Kind       string
+	KindLabel  string
+	Prompt     string
+	TopicTitle string
+	TopicURL   string
+	ModeLabel  string // where the item sits in its mode: "Interview in 15 minutes · 3 of 10"
+	ModeURL    string
+	// A predict exercise: the handler and the script it runs.
+	Handler        string
+	HandlerSummary string
+	Steps          string
+	Hint           string
+	Answer         answerView
+}
+
+func (s *server) questionView(t text, q practice.Question, m practiceMode, p practice.Progress) questionView {
+	lang := t.Lang()
+	v := questionView{
+		T:         t,
+		ID:        q.ID,
+		Kind:      string(q.Kind),
+		KindLabel: t.S("pr.kind." + string(q.Kind)),
+		Prompt:    q.Text.In(lang),
+		TopicURL:  topicURL(q.Topic),
+		ModeURL:   m.listURL(),
+	}
+	if tp, ok := s.bank.Topic(q.Topic); ok {
+		v.TopicTitle = tp.Title.In(lang)
+	}
+	seq := s.sequence(m, p)
+	pos := slices.IndexFunc(seq, func(x practice.Question) bool { return x.ID == q.ID })
+	switch m.kind {
+	case modeInterview:
+		v.ModeLabel = t.S("pr.interview")
+	case modeReview:
+		v.ModeLabel = t.S("pr.review")
+	default:
+		v.ModeLabel = v.TopicTitle
+	}
+	if pos >= 0 {
+		v.ModeLabel += " · " + t.F("pr.pos", pos+1, len(seq))
+	}
+	v.PageTitle = v.KindLabel + " · " + v.ModeLabel + " · " + t.S("app.name")
+	if q.Kind == practice.KindPredict {
+		v.Handler = q.Handler
+		v.HandlerSummary = s.handlerSummary(t, q.Handler)
+		v.Steps = strings.TrimRight(q.Steps(), "\n")
+		v.Hint = practice.PredictHint().In(lang)
+	}
+	return v
+}
+
+func (s *server) handlerSummary(t text, name string) string {
+	for _, h := range s.handlers {
+		if h.Name == name {
+			return s.summary(t, h)
+		}
+	}
+	return ""
+}
+
+// sequence is the items of a mode, in order. For review, the items due now.
+func (s *server) sequence(m practiceMode, p practice.Progress) []practice.Question {
+	switch m.kind {
+	case modeInterview:
+		return s.bank.Interview(m.seed, 0)
+	case modeReview:
+		var qs []practice.Question
+		for _, it := range p.Review(s.now()) {
+			if q, ok := s.bank.Question(it.Question); ok {
+				qs = append(qs, q)
+			}
+		}
+		return qs
+	}
+	qs, _ := s.bank.ByTopic(m.topic)
+	return qs
+}
+
+// answerView is the answer area: the form to answer (Stage "ask"), an
+// open answer beside the model answer ("compare"), or the graded answer
+// ("result").
+type answerView struct {
+	T         text
+	PageTitle string
+	Stage     string
+	Kind      string
+	Action    string  // where the answer is posted
+	Compare   string  // an open question: where one's own answer goes first
+	Mode      []field // the mode, as hidden fields
+	// Asking.
+	Multi    bool // more than one option is correct: checkboxes, not radios
+	Options  []choiceView
+	Balance  string // a prediction to edit again
+	Verdict  string
+	Verdicts []option
+	MaxOwn   int
+	// Comparing an open answer.
+	Own    string
+	Model  string
+	Points []pointView
+	// The result.
+	Result    string // right, partial or wrong
+	Headline  string
+	ScoreText string
+	Outcome   *outcomeView
+	Retry     *answerView // a prediction that was not right: the form again
+	Progress  string      // the topic's bar after this answer, in words
+	NextURL   string
+	NextLabel string
+	ListURL   string
+	ListLabel string
+}
+
+type choiceView struct {
+	ID, Letter, Text string
+	// In a result.
+	Picked, Correct, Right bool
+	Why                    string
+	PickedLabel            string
+	CorrectLabel           string
+}
+
+type pointView struct {
+	N      int
+	ID     string
+	Text   string
+	Ticked bool
+}
+
+// outcomeView is a graded prediction next to what the engine did.
+type outcomeView struct {
+	Handler                    string
+	YourBalance, EngineBalance string
+	YourVerdict, EngineVerdict string
+	YourVerdictLabel           string
+	EngineVerdictLabel         string
+	EngineVerdictSymbol        string
+	BalanceRight, VerdictRight bool
+	BalanceMark, VerdictMark   string
+	Reason                     string
+	LabURL                     string
+}
+
+func (s *server) answerBase(t text, q practice.Question, m practiceMode, stage string) answerView {
+	return answerView{
+		T:       t,
+		Stage:   stage,
+		Kind:    string(q.Kind),
+		Action:  "/practice/q/" + url.PathEscape(q.ID),
+		Compare: "/practice/q/" + url.PathEscape(q.ID) + "/compare",
+		Mode:    m.fields(),
+	}
+}
+
+func (s *server) askView(t text, q practice.Question, m practiceMode) answerView {
+	a := s.answerBase(t, q, m, "ask")
+	lang := t.Lang()
+	switch q.Kind {
+	case practice.KindChoice:
+		a.Multi = len(q.Correct()) > 1
+		for _, o := range q.Options {
+			a.Options = append(a.Options, choiceView{ID: o.ID, Letter: strings.ToUpper(o.ID), Text: o.Text.In(lang)})
+		}
+	case practice.KindOpen:
+		a.MaxOwn = maxOwnAnswer
+	case practice.KindPredict:
+		a.Verdicts = verdictOptions(t, "")
+	}
+	return a
+}
+
+func verdictOptions(t text, chosen sim.Verdict) []option {
+	out := []option{{Value: "", Label: t.S("pr.predict.choose"), Selected: chosen == ""}}
+	for _, v := range practice.Verdicts() {
+		out = append(out, option{Value: string(v), Label: practice.VerdictLabel(v).In(t.Lang()), Selected: v == chosen})
+	}
+	return out
+}
+
+func (s *server) compareView(t text, q practice.Question, m practiceMode, own string) answerView {
+	a := s.answerBase(t, q, m, "compare")
+	lang := t.Lang()
+	a.Own = strings.TrimSpace(own)
+	a.Model = q.Answer.In(lang)
+	for i, p := range q.Points {
+		a.Points = append(a.Points, pointView{N: i + 1, ID: strconv.Itoa(i), Text: p.In(lang)})
+	}
+	return a
+}
+
+func (s *server) resultView(t text, q practice.Question, m practiceMode, p practice.Progress, g practice.Grade) answerView {
+	a := s.answerBase(t, q, m, "result")
+	lang := t.Lang()
+	switch {
+	case g.Correct():
+		a.Result, a.Headline = "right", t.S("pr.res.right")
+	case g.Score > 0:
+		a.Result, a.Headline = "partial", t.S("pr.res.partial")
+	default:
+		a.Result, a.Headline = "wrong", t.S("pr.res.wrong")
+	}
+	a.ScoreText = t.F("pr.res.score", int(math.Round(g.Score*100)))
+	switch g.Kind {
+	case practice.KindChoice:
+		for _, o := range g.Options {
+			c := choiceView{ID: o.ID, Letter: strings.ToUpper(o.ID), Text: o.Text.In(lang), Picked: o.Picked,
+				Correct: o.Correct, Right: o.Right(), Why: o.Why.In(lang)}
+			if o.Picked {
+				c.PickedLabel = t.S("pr.res.picked")
+			} else {
+				c.PickedLabel = t.S("pr.res.notpicked")
+			}
+			if o.Correct {
+				c.CorrectLabel = t.S("pr.res.correct")
+			} else {
+				c.CorrectLabel = t.S("pr.res.incorrect")
+			}
+			a.Options = append(a.Options, c)
+		}
+	case practice.KindOpen:
+		a.Model = g.Answer.In(lang)
+		ticked := 0
+		for i, pt := range g.Points {
+			a.Points = append(a.Points, pointView{N: i + 1, ID: strconv.Itoa(i), Text: pt.Text.In(lang), Ticked: pt.Ticked})
+			if pt.Ticked {
+				ticked++
+			}
+		}
+		a.Headline = t.F("pr.res.covered", ticked, len(g.Points))
+	case practice.KindPredict:
+		o := g.Outcome
+		a.Outcome = &outcomeView{
+			Handler:             o.Handler,
+			YourBalance:         balanceText(o.PredictedBalance),
+			EngineBalance:       balanceText(o.Balance),
+			YourVerdict:         string(o.PredictedVerdict),
+			EngineVerdict:       string(o.Verdict),
+			YourVerdictLabel:    t.S("v." + string(o.PredictedVerdict)),
+			EngineVerdictLabel:  t.S("v." + string(o.Verdict)),
+			EngineVerdictSymbol: verdictSymbol(o.Verdict),
+			BalanceRight:        o.BalanceRight,
+			VerdictRight:        o.VerdictRight,
+			BalanceMark:         markFor(t, o.BalanceRight),
+			VerdictMark:         markFor(t, o.VerdictRight),
+			Reason:              outcomeReason(t, o),
+			LabURL:              o.LabURL,
+		}
+		if !g.Correct() {
+			retry := s.answerBase(t, q, m, "ask")
+			retry.Balance = strconv.FormatInt(o.PredictedBalance, 10)
+			retry.Verdicts = verdictOptions(t, o.PredictedVerdict)
+			a.Retry = &retry
+		}
+	}
+	bar := p.Topic(q.Topic)
+	if tp, ok := s.bank.Topic(q.Topic); ok {
+		a.Progress = t.F("pr.res.progress", tp.Title.In(lang), bar.Answered, bar.Total)
+	}
+	a.ListURL = m.listURL()
+	switch m.kind {
+	case modeInterview:
+		a.ListLabel = t.S("pr.next.interview")
+	case modeReview:
+		a.ListLabel = t.S("pr.next.review")
+	default:
+		a.ListLabel = t.S("pr.next.topic")
+	}
+	if next, ok := s.next(m, p, q.ID); ok {
+		a.NextURL, a.NextLabel = m.itemURL(next.ID, "", nil), t.S("pr.next")
+	}
+	return a
+}
+
+// next is the item after id in its mode. In review, the answered item is
+// no longer due (or still is, after a miss only once its ten minutes are
+// up), so next is the first item due other than this one.
+func (s *server) next(m practiceMode, p practice.Progress, id string) (practice.Question, bool) {
+	seq := s.sequence(m, p)
+	if m.kind == modeReview {
+		for _, q := range seq {
+			if q.ID != id {
+				return q, true
+			}
+		}
+		return practice.Question{}, false
+	}
+	i := slices.IndexFunc(seq, func(q practice.Question) bool { return q.ID == id })
+	if i < 0 || i+1 >= len(seq) {
+		return practice.Question{}, false
+	}
+	return seq[i+1], true
+}
+
+func markFor(t text, right bool) string {
+	if right {
+		return t.S("pr.res.mark.right")
+	}
+	return t.S("pr.res.mark.wrong")
+}
+
+// balanceText writes a balance both ways the exercise accepts it.
+func balanceText(minor int64) string {
+	return money(minor) + " (" + strconv.FormatInt(minor, 10) + ")"
+}
+
+// outcomeReason explains the engine's verdict in the reader's language
+// (the engine's own Reason is English only).
+func outcomeReason(t text, o *practice.Outcome) string {
+	switch o.Verdict {
+	case sim.OK:
+		return t.F("why.ok", money(o.Balance))
+	case sim.Duplicate:
+		return t.F("why.duplicate", money(o.Balance), money(o.Balance-o.Expected), money(o.Expected))
+	case sim.Lost:
+		return t.F("why.lost", money(o.Balance), money(o.Expected-o.Balance), money(o.Expected))
+	case sim.Poison:
+		return t.S("why.poison")
+	case sim.SilentConflict:
+		return t.S("why.silent-conflict")
+	}
+	return o.Reason
+}

@@ -1,0 +1,309 @@
+package web
+
+// Instructor mode, part one: the presenter view. A scenario on a
+// projector: the narration of the current step large, one or two handlers'
+// balances and verdicts readable from the back row, everything else a key
+// press away. Its address carries the whole state, as the lab's does.
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// presentHandlers are the handlers a presenter view shows unless told
+// otherwise: the lesson in one glance, the naive handler failing next to
+// the inbox holding.
+const presentHandlers = "naive,inbox"
+
+// maxHandlerKeys is how many handlers the number keys 1–9 reach.
+const maxHandlerKeys = 9
+
+// Who a presenter page is for.
+const (
+	modeSolo       = "solo"       // /present: one person at a projector
+	modeInstructor = "instructor" // /rooms/{code}/present: the projector of a live room
+	modeStudent    = "student"    // /rooms/{code}: a student following the room
+)
+
+// presentShow is which of the folded panels a presenter view shows.
+type presentShow struct{ Source, Timeline bool }
+
+// param is the show= value for these panels, "" for none.
+func (sh presentShow) param() string {
+	var on []string
+	if sh.Source {
+		on = append(on, "source")
+	}
+	if sh.Timeline {
+		on = append(on, "timeline")
+	}
+	return strings.Join(on, ",")
+}
+
+// readShow reads show=source,timeline (repeatable, comma-separated).
+func readShow(v url.Values) (presentShow, error) {
+	var sh presentShow
+	for _, raw := range v["show"] {
+		for _, w := range strings.Split(raw, ",") {
+			switch strings.TrimSpace(w) {
+			case "":
+			case "source":
+				sh.Source = true
+			case "timeline":
+				sh.Timeline = true
+			default:
+				return sh, badRequest("err.show", w)
+			}
+		}
+	}
+	return sh, nil
+}
+
+// presentView is one presenter page: the playground's view model of the
+// step shown (labView, which builds the cards), and what the projector,
+// the room and the keyboard add to it.
+type presentView struct {
+	T         text
+	Mode      string
+	PageTitle string
+	Title     string
+	Step      int
+	Total     int
+	StepText  string
+	Narration string
+	Cards     []cardView
+	Show      presentShow
+	Handlers  string // the handlers shown, comma-separated, as a form sends them
+
+	// Moving: links in a solo view; in a room the instructor posts the
+	// step number instead (StepURL), so N is what matters there.
+	Prev, Next, Restart stepTarget
+	Toggles             []handlerToggle
+	SourceURL           string // the same view with the source shown or hidden
+	TimelineURL         string
+	ExploreURL          string  // the lab at this step, a copy of one's own
+	OpenRoom            []field // solo: the state "Open a room" posts
+	Room                *roomView
+}
+
+// stepTarget is where a step button leads.
+type stepTarget struct {
+	N       int
+	URL     string
+	Enabled bool
+}
+
+// handlerToggle is one numbered handler a key or a button shows or hides.
+type handlerToggle struct {
+	Key     int
+	Name    string
+	On      bool
+	Enabled bool   // false for the last handler shown: one must stay
+	URL     string // solo: the view with this handler toggled
+	Value   string // in a room: the handlers= the instructor posts
+}
+
+// presentLinks gives a view's GET address for a state: solo views carry
+// it all in the URL, room views only the panels (the room holds the rest).
+type presentLinks func(step int, handlers []string, show presentShow) string
+
+// presentView builds the view of st on top of the playground's own view
+// model, so the cards, verdicts and narration are the lab's.
+func (s *server) presentView(t text, r *http.Request, st labState, run *sim.Run, show presentShow, mode string, at presentLinks) presentView {
+	lv := s.labView(t, r, st, run)
+	v := presentView{
+		T:         t,
+		Mode:      mode,
+		Title:     lv.Title,
+		Step:      lv.Step,
+		Total:     lv.Total,
+		StepText:  lv.StepText,
+		Narration: lv.Narration,
+		Cards:     lv.Cards,
+		Show:      show,
+		Handlers:  strings.Join(st.handlers, ","),
+	}
+	v.PageTitle = t.F("step.of", st.step, st.total()) + " · " + lv.Title + " · " + t.S("pr.name")
+	if st.step == 0 {
+		v.Narration = t.S("pr.narr0")
+	}
+	target := func(n int, ok bool) stepTarget {
+		return stepTarget{N: n, URL: at(n, st.handlers, show), Enabled: ok}
+	}
+	v.Prev = target(max(st.step-1, 0), st.step > 0)
+	v.Next = target(min(st.step+1, st.total()), st.step < st.total())
+	v.Restart = target(0, st.step > 0)
+	v.SourceURL = at(st.step, st.handlers, presentShow{Source: !show.Source, Timeline: show.Timeline})
+	v.TimelineURL = at(st.step, st.handlers, presentShow{Source: show.Source, Timeline: !show.Timeline})
+	v.ExploreURL = labURL(s.query(st), st.step, st.total())
+	for i, h := range s.handlers[:min(maxHandlerKeys, len(s.handlers))] {
+		on := slices.Contains(st.handlers, h.Name)
+		next := s.toggleHandler(st.handlers, h.Name)
+		v.Toggles = append(v.Toggles, handlerToggle{
+			Key: i + 1, Name: h.Name, On: on, Enabled: len(next) > 0,
+			URL: at(st.step, next, show), Value: strings.Join(next, ","),
+		})
+	}
+	if mode == modeSolo {
+		vals, _ := url.ParseQuery(s.query(st))
+		for _, k := range []string{"preset", "s"} {
+			if vals.Has(k) {
+				v.OpenRoom = append(v.OpenRoom, field{k, vals.Get(k)})
+			}
+		}
+		v.OpenRoom = append(v.OpenRoom, field{"handlers", v.Handlers}, field{"step", strconv.Itoa(st.step)})
+	}
+	return v
+}
+
+// toggleHandler is the handler list with name added or removed, in the
+// order the lab lists handlers, so a toggled view has one address.
+func (s *server) toggleHandler(shown []string, name string) []string {
+	var out []string
+	for _, h := range s.handlers {
+		on := slices.Contains(shown, h.Name)
+		if h.Name == name {
+			on = !on
+		}
+		if on {
+			out = append(out, h.Name)
+		}
+	}
+	return out
+}
+
+// presentURL is the canonical address of a solo presenter view: the
+// preset in the path (or the script as s=), and the handlers and step
+// always written out, so a reload keeps the place.
+func presentURL(st labState, step int, handlers []string, show presentShow) string {
+	base := "/present"
+	var parts []string
+	if st.preset != "" {
+		base += "/" + url.PathEscape(st.preset)
+	} else {
+		parts = append(parts, "s="+encodePermalink(st.script.String()))
+	}
+	hs := make([]string, len(handlers))
+	for i, h := range handlers {
+		hs[i] = url.QueryEscape(h)
+	}
+	parts = append(parts, "handlers="+strings.Join(hs, ","), "step="+strconv.Itoa(step))
+	if p := show.param(); p != "" {
+		parts = append(parts, "show="+p)
+	}
+	return base + "?" + strings.Join(parts, "&")
+}
+
+// present answers /present: the list of scenarios to present, or, given
+// s= (or script=), that script on the projector.
+func (s *server) present(w http.ResponseWriter, r *http.Request) error {
+	v := r.URL.Query()
+	if v.Get("s") == "" && v.Get("script") == "" && v.Get("preset") == "" {
+		return s.renderPresentIndex(w, r, http.StatusOK, "")
+	}
+	return s.presentSolo(w, r, v)
+}
+
+// presentPreset answers /present/{preset}; an unknown name is a 404 page
+// that lists the scenarios there are.
+func (s *server) presentPreset(w http.ResponseWriter, r *http.Request) error {
+	name := chi.URLParam(r, "preset")
+	if _, err := sim.FindPreset(s.presets, name); err != nil {
+		return s.renderPresentIndex(w, r, http.StatusNotFound, name)
+	}
+	v := r.URL.Query()
+	v.Set("preset", name)
+	return s.presentSolo(w, r, v)
+}
+
+func (s *server) presentSolo(w http.ResponseWriter, r *http.Request, v url.Values) error {
+	st, err := s.readPresentState(v)
+	if err != nil {
+		return err
+	}
+	show, err := readShow(v)
+	if err != nil {
+		return err
+	}
+	run, err := execute(st)
+	if err != nil {
+		return err
+	}
+	t := s.text(r)
+	at := func(step int, handlers []string, show presentShow) string {
+		return presentURL(st, step, handlers, show)
+	}
+	pv := s.presentView(t, r, st, run, show, modeSolo, at)
+	w.Header().Set("Vary", "Accept-Language, Cookie")
+	w.Header().Set("Cache-Control", "no-cache")
+	return s.render(w, r, http.StatusOK, presentPage(s.presentPageFor(t, r, pv.PageTitle), pv))
+}
+
+// readPresentState is readState with the presenter's defaults: naive and
+// inbox, from the first step.
+func (s *server) readPresentState(v url.Values) (labState, error) {
+	v = cloneValues(v)
+	if !v.Has("handlers") {
+		v.Set("handlers", presentHandlers)
+	}
+	if !v.Has("step") {
+		v.Set("step", "0")
+	}
+	return s.readState(v)
+}
+
+func cloneValues(v url.Values) url.Values {
+	c := url.Values{}
+	for k, vs := range v {
+		c[k] = append([]string(nil), vs...)
+	}
+	return c
+}
+
+// presentIndexView lists the presets to present.
+type presentIndexView struct {
+	T       text
+	Missing string // the unknown preset asked for, on the 404 page
+	Names   string // every preset's name, for that page's message
+	Items   []presetItem
+}
+
+type presetItem struct {
+	Name, Title, Summary, URL string
+	Steps                     int
+}
+
+func (s *server) renderPresentIndex(w http.ResponseWriter, r *http.Request, status int, missing string) error {
+	t := s.text(r)
+	v := presentIndexView{T: t, Missing: missing, Names: strings.Join(s.presetNames(), ", ")}
+	for _, p := range s.presets {
+		it := presetItem{Name: p.Name, Title: p.Script.Title, Summary: p.Script.Summary, Steps: len(p.Script.Steps),
+			URL: "/present/" + url.PathEscape(p.Name)}
+		if t.lang == langRU {
+			it.Title, it.Summary = or(p.Script.TitleRU, it.Title), or(p.Script.SummaryRU, it.Summary)
+		}
+		v.Items = append(v.Items, it)
+	}
+	title := t.S("pr.index.title")
+	if status == http.StatusNotFound {
+		title = t.S("err.title.404")
+		w.Header().Set("Cache-Control", "no-store")
+	}
+	return s.render(w, r, status, presentIndexPage(s.presentPageFor(t, r, title+" · "+t.S("app.name")), v))
+}
+
+// presentPageFor is the page frame with the presenter's stylesheet and
+// script added.
+func (s *server) presentPageFor(t text, r *http.Request, title string) pageView {
+	p := s.pageFor(t, r, title)
+	p.Styles = append(p.Styles, s.assets.URL("present.css"))
+	p.Scripts = append(p.Scripts, s.assets.URL("present.js"))
+	return p
+}

@@ -1,0 +1,697 @@
+package web
+
+// Instructor mode, part two: live rooms. An instructor opens a room on the
+// scenario being presented; students join with a short code and follow the
+// instructor's step over server-sent events; before a step the instructor
+// may ask the room to predict a balance. The hub (web/room) keeps each
+// room's state, a script and a step; every page of a room is rebuilt from
+// it by replay, exactly as the lab rebuilds a page from its address.
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web/room"
+)
+
+const (
+	secretCookie  = "lab_room"    // the instructor's secret, scoped to /rooms/{code}
+	studentCookie = "lab_student" // a student's id for polls, scoped to /rooms
+	voteCookie    = "lab_vote"    // "poll:balance", the student's last answer, scoped to /rooms/{code}
+)
+
+const (
+	// defaultHeartbeat keeps a quiet event stream open through proxies
+	// that close idle connections.
+	defaultHeartbeat = 15 * time.Second
+	// streamWriteTimeout bounds one write to an event stream: a student
+	// whose connection died is let go instead of holding a goroutine.
+	streamWriteTimeout = 30 * time.Second
+	// maxBalanceDigits bounds a predicted balance's whole part.
+	maxBalanceDigits = 13
+)
+
+// roomProblem is a failure in a room that gets a page of its own: the
+// room closed, the room is full, only the instructor may do that. Its
+// page links to where one can go from there.
+type roomProblem struct {
+	status     int
+	title, msg string // catalog keys
+	args       []any
+	code       string // the room, when there is one to go back to
+}
+
+func (e *roomProblem) Error() string {
+	return fmt.Sprintf("room %s: %d %s %v", e.code, e.status, e.msg, e.args)
+}
+
+// problemFor maps the hub's errors to pages.
+func problemFor(code string, err error) error {
+	shown := displayCode(code)
+	switch {
+	case errors.Is(err, room.ErrNotFound):
+		return &roomProblem{status: http.StatusNotFound, title: "rm.closed.t", msg: "rm.closed.m", args: []any{shown}}
+	case errors.Is(err, room.ErrForbidden):
+		return &roomProblem{status: http.StatusForbidden, title: "rm.forbidden.t", msg: "rm.forbidden.m", args: []any{shown}, code: code}
+	case errors.Is(err, room.ErrRoomFull):
+		return &roomProblem{status: http.StatusServiceUnavailable, title: "rm.full.t", msg: "rm.full.m", args: []any{shown}}
+	case errors.Is(err, room.ErrTooManyRooms):
+		return &roomProblem{status: http.StatusServiceUnavailable, title: "rm.busy.t", msg: "rm.busy.m"}
+	case errors.Is(err, room.ErrNoPoll):
+		return &roomProblem{status: http.StatusConflict, title: "rm.nopoll.t", msg: "rm.nopoll.m", code: code}
+	}
+	return err
+}
+
+// badRoomInput is a 400 in a room: the lab's own message for the input,
+// on a page that leads back to the room.
+func badRoomInput(code string, err error) error {
+	var he *httpError
+	if errors.As(err, &he) {
+		return &roomProblem{status: he.status, title: fmt.Sprintf("err.title.%d", he.status), msg: he.key, args: he.args, code: code}
+	}
+	return err
+}
+
+// handleRoom is handle for room pages: a roomProblem becomes its page.
+func (s *server) handleRoom(h handlerFunc) http.HandlerFunc {
+	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
+		err := h(w, r)
+		var p *roomProblem
+		if errors.As(err, &p) {
+			t := s.text(r)
+			v := noticeView{T: t, Status: p.status, Title: t.S(p.title), Message: t.F(p.msg, p.args...)}
+			if p.code != "" {
+				v.RoomURL, v.RoomCode = "/rooms/"+p.code, displayCode(p.code)
+			}
+			w.Header().Set("Cache-Control", "no-store")
+			if p.status == http.StatusServiceUnavailable {
+				w.Header().Set("Retry-After", "60")
+			}
+			return s.render(w, r, p.status, noticePage(s.presentPageFor(t, r, v.Title+" · "+t.S("app.name")), v))
+		}
+		return err
+	})
+}
+
+// noticeView is the page of a roomProblem.
+type noticeView struct {
+	T                 text
+	Status            int
+	Title, Message    string
+	RoomURL, RoomCode string
+}
+
+func roomCode(r *http.Request) string { return room.NormalizeCode(chi.URLParam(r, "code")) }
+
+// displayCode writes a code as people read it aloud: ABC 234.
+func displayCode(code string) string {
+	if len(code) == 6 {
+		return code[:3] + " " + code[3:]
+	}
+	return code
+}
+
+// roomURL is a room page's address, with the panels shown.
+func roomURL(code, suffix string, show presentShow) string {
+	u := "/rooms/" + code + suffix
+	if p := show.param(); p != "" {
+		u += "?show=" + p
+	}
+	return u
+}
+
+func cookieValue(r *http.Request, name string) string {
+	c, err := r.Cookie(name)
+	if err != nil {
+		return ""
+	}
+	return c.Value
+}
+
+// createRoom opens a room on the state the presenter view posts and takes
+// the instructor to it, holding the room's secret in a cookie only that
+// room's addresses receive.
+func (s *server) createRoom(w http.ResponseWriter, r *http.Request) error {
+	f, err := readForm(w, r)
+	if err != nil {
+		return err
+	}
+	st, err := s.readPresentState(f)
+	if err != nil {
+		return err
+	}
+	if st.total() == 0 {
+		return badRequest("err.roomscript")
+	}
+	code, secret, err := s.hub.Create(st.script.String(), st.step, st.handlers)
+	if err != nil {
+		return problemFor("", err)
+	}
+	http.SetCookie(w, &http.Cookie{Name: secretCookie, Value: secret, Path: "/rooms/" + code,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+	show, _ := readShow(f) // the panels are a nicety: ignore a bad value here
+	http.Redirect(w, r, roomURL(code, "/present", show), http.StatusSeeOther)
+	return nil
+}
+
+// roomState is the lab state a room's state describes. The script parsed
+// when the room was opened, so a failure here is the lab's own (a 500).
+func (s *server) roomState(st room.State) (labState, error) {
+	sc, err := sim.Parse(st.Script)
+	if err != nil {
+		return labState{}, fmt.Errorf("room %s holds a script that no longer parses: %w", st.Code, err)
+	}
+	return labState{script: sc, preset: s.byScript[sc.String()], handlers: st.Handlers,
+		step: min(max(st.Step, 0), len(sc.Steps))}, nil
+}
+
+// roomPresent is the instructor's page: the presenter view of the room's
+// step, with the join code, the QR code and the poll.
+func (s *server) roomPresent(w http.ResponseWriter, r *http.Request) error {
+	code := roomCode(r)
+	st, err := s.hub.State(code, true)
+	if err != nil {
+		return problemFor(code, err)
+	}
+	if !s.hub.IsInstructor(code, cookieValue(r, secretCookie)) {
+		return problemFor(code, room.ErrForbidden)
+	}
+	return s.renderRoom(w, r, code, st, modeInstructor)
+}
+
+// roomStudent is a student's page: the instructor's step, followed live.
+func (s *server) roomStudent(w http.ResponseWriter, r *http.Request) error {
+	code := roomCode(r)
+	st, err := s.hub.State(code, false)
+	if err != nil {
+		return problemFor(code, err)
+	}
+	// A full room says so here rather than leave the page silently
+	// unable to follow: take a place and give it back at once.
+	sub, err := s.hub.Subscribe(code)
+	if err != nil {
+		return problemFor(code, err)
+	}
+	sub.Close()
+	s.studentID(w, r)
+	return s.renderRoom(w, r, code, st, modeStudent)
+}
+
+func (s *server) renderRoom(w http.ResponseWriter, r *http.Request, code string, st room.State, mode string) error {
+	show, err := readShow(r.URL.Query())
+	if err != nil {
+		return badRoomInput(code, err)
+	}
+	ls, err := s.roomState(st)
+	if err != nil {
+		return err
+	}
+	run, err := execute(ls)
+	if err != nil {
+		return err
+	}
+	t := s.text(r)
+	suffix := ""
+	if mode == modeInstructor {
+		suffix = "/present"
+	}
+	at := func(_ int, _ []string, show presentShow) string { return roomURL(code, suffix, show) }
+	pv := s.presentView(t, r, ls, run, show, mode, at)
+	pv.Room = s.roomView(r, code, st, ls, run, mode, show)
+	pv.PageTitle = t.F("rm.page", displayCode(code)) + " · " + pv.PageTitle
+	w.Header().Set("Cache-Control", "no-store")
+	return s.render(w, r, http.StatusOK, presentPage(s.presentPageFor(t, r, pv.PageTitle), pv))
+}
+
+// roomView is what a room adds to the presenter view.
+type roomView struct {
+	Code       string
+	Shown      string // the code as people read it: ABC 234
+	Instructor bool
+	JoinURL    string // the student page, absolute: the QR code's text
+	JoinAt     string // where to type the code: host/join
+	QR         string // SVG markup drawn by room.QRSVG from JoinURL
+	LocalOnly  bool   // the address is this machine's own: phones cannot reach it
+	Students   int
+	Version    int
+	PollKey    string // what the page shows of the poll, for present.js
+	StepURL    string
+	PollURL    string
+	VoteURL    string
+	EventsURL  string
+	ShowParam  string
+	Poll       *pollView
+	// Asking the room about the next step (the instructor, before it).
+	CanAsk      bool
+	AskStep     int
+	AskStepText string
+	AskHandlers []option
+}
+
+// pollView is a prediction poll as one reader sees it.
+type pollView struct {
+	ID       int
+	Handler  string
+	Step     int
+	StepText string
+	Votes    int
+	Revealed bool
+	Bars     []pollBar // the distribution, when the reader may see it
+	Actual   string    // the balance after the step, once revealed
+	Mine     string    // this student's answer
+	Right    bool      // the answer was the balance
+	Open     bool      // the reader may still answer
+}
+
+// pollBar is one predicted balance and how many students gave it.
+type pollBar struct {
+	Label        string
+	Count        int
+	Width        float64 // percent of the longest bar
+	Actual, Mine bool
+}
+
+func (s *server) roomView(r *http.Request, code string, st room.State, ls labState, run *sim.Run, mode string, show presentShow) *roomView {
+	v := &roomView{
+		Code: code, Shown: displayCode(code), Instructor: mode == modeInstructor,
+		Students: st.Students, Version: st.Version,
+		JoinURL:   absolute(r, "/rooms/"+code),
+		StepURL:   "/rooms/" + code + "/step",
+		PollURL:   "/rooms/" + code + "/poll",
+		VoteURL:   "/rooms/" + code + "/vote",
+		EventsURL: "/rooms/" + code + "/events",
+		ShowParam: show.param(),
+	}
+	v.JoinAt = strings.TrimPrefix(strings.TrimPrefix(absolute(r, "/join"), "http://"), "https://")
+	v.LocalOnly = isLoopback(r.Host)
+	if v.Instructor {
+		if svg, err := room.QRSVG(v.JoinURL); err == nil {
+			v.QR = svg
+		} else {
+			s.log.Warn("qr code", "err", err)
+		}
+	}
+	if p := st.Poll; p != nil {
+		v.PollKey = strconv.Itoa(p.ID)
+		if p.Revealed {
+			v.PollKey += "r"
+		}
+		v.Poll = s.pollView(r, p, ls, run)
+	}
+	if v.Instructor && ls.step < ls.total() && (st.Poll == nil || st.Poll.Revealed || st.Poll.Step != ls.step+1) {
+		v.CanAsk, v.AskStep = true, ls.step+1
+		v.AskStepText = ls.script.Steps[ls.step].String()
+		for _, h := range ls.handlers {
+			v.AskHandlers = append(v.AskHandlers, option{Value: h, Label: h, Selected: h == "naive"})
+		}
+	}
+	return v
+}
+
+func (s *server) pollView(r *http.Request, p *room.Poll, ls labState, run *sim.Run) *pollView {
+	v := &pollView{ID: p.ID, Handler: p.Handler, Step: p.Step, Votes: p.Votes, Revealed: p.Revealed, Open: !p.Revealed}
+	if p.Step >= 1 && p.Step <= ls.total() {
+		v.StepText = ls.script.Steps[p.Step-1].String()
+	}
+	mine, voted := int64(0), false
+	if id, bal, ok := parseVoteCookie(cookieValue(r, voteCookie)); ok && id == p.ID {
+		mine, voted = bal, true
+		v.Mine = money(bal)
+	}
+	actual, known := int64(0), false
+	if p.Revealed {
+		actual, known = s.balanceAt(ls, run, p.Handler, p.Step)
+		if known {
+			v.Actual = money(actual)
+			v.Right = voted && mine == actual
+		}
+	}
+	counts := append([]room.VoteCount(nil), p.Counts...)
+	if known && len(counts) > 0 && !slices.ContainsFunc(counts, func(c room.VoteCount) bool { return c.Balance == actual }) {
+		counts = append(counts, room.VoteCount{Balance: actual})
+		slices.SortFunc(counts, func(a, b room.VoteCount) int { return cmpInt64(a.Balance, b.Balance) })
+	}
+	most := 0
+	for _, c := range counts {
+		most = max(most, c.Count)
+	}
+	for _, c := range counts {
+		b := pollBar{Label: money(c.Balance), Count: c.Count, Actual: known && c.Balance == actual, Mine: voted && c.Balance == mine}
+		if most > 0 {
+			b.Width = float64(c.Count) * 100 / float64(most)
+		}
+		v.Bars = append(v.Bars, b)
+	}
+	return v
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// balanceAt is handler's balance after step: from the run shown when it is
+// that step, else by replaying the script that far on that handler alone.
+func (s *server) balanceAt(ls labState, run *sim.Run, handler string, step int) (int64, bool) {
+	if step == ls.step {
+		for _, res := range run.Results {
+			if res.Handler == handler {
+				return res.Balance, true
+			}
+		}
+	}
+	if step < 0 || step > ls.total() {
+		return 0, false
+	}
+	st := ls
+	st.handlers, st.step = []string{handler}, step
+	other, err := execute(st)
+	if err != nil || len(other.Results) != 1 {
+		return 0, false
+	}
+	return other.Results[0].Balance, true
+}
+
+// isLoopback reports whether a Host header names this machine only, so
+// a QR code made from it would not open on a student's phone.
+func isLoopback(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// roomStep moves the room: a step (step=N) and, optionally, the handlers
+// shown (handlers=a,b). Only the instructor's cookie may.
+func (s *server) roomStep(w http.ResponseWriter, r *http.Request) error {
+	code := roomCode(r)
+	f, err := readForm(w, r)
+	if err != nil {
+		return err
+	}
+	st, err := s.hub.State(code, true)
+	if err != nil {
+		return problemFor(code, err)
+	}
+	secret := cookieValue(r, secretCookie)
+	if !s.hub.IsInstructor(code, secret) {
+		return problemFor(code, room.ErrForbidden)
+	}
+	ls, err := s.roomState(st)
+	if err != nil {
+		return err
+	}
+	raw := f.Get("step")
+	n, err := strconv.Atoi(strings.TrimSpace(raw))
+	if err != nil || n < 0 || n > ls.total() {
+		return badRoomInput(code, badRequest("err.step", raw, ls.total()))
+	}
+	var handlers []string
+	if f.Has("handlers") {
+		if handlers, err = s.readHandlers([]string{f.Get("handlers")}); err != nil {
+			return badRoomInput(code, err)
+		}
+	}
+	show, err := readShow(f)
+	if err != nil {
+		return badRoomInput(code, err)
+	}
+	if _, err := s.hub.Update(code, secret, "", n, handlers); err != nil {
+		return problemFor(code, err)
+	}
+	http.Redirect(w, r, roomURL(code, "/present", show), http.StatusSeeOther)
+	return nil
+}
+
+// roomPoll opens a prediction poll about the next step: what will the
+// chosen handler's balance be after it?
+func (s *server) roomPoll(w http.ResponseWriter, r *http.Request) error {
+	code := roomCode(r)
+	f, err := readForm(w, r)
+	if err != nil {
+		return err
+	}
+	st, err := s.hub.State(code, true)
+	if err != nil {
+		return problemFor(code, err)
+	}
+	secret := cookieValue(r, secretCookie)
+	if !s.hub.IsInstructor(code, secret) {
+		return problemFor(code, room.ErrForbidden)
+	}
+	ls, err := s.roomState(st)
+	if err != nil {
+		return err
+	}
+	h := strings.TrimSpace(f.Get("handler"))
+	if !slices.Contains(ls.handlers, h) {
+		return badRoomInput(code, badRequest("err.pollhandler", h, strings.Join(ls.handlers, ", ")))
+	}
+	if ls.step >= ls.total() {
+		return badRoomInput(code, badRequest("err.polllast", ls.total()))
+	}
+	show, err := readShow(f)
+	if err != nil {
+		return badRoomInput(code, err)
+	}
+	if _, err := s.hub.OpenPoll(code, secret, h, ls.step+1); err != nil {
+		return problemFor(code, err)
+	}
+	http.Redirect(w, r, roomURL(code, "/present", show), http.StatusSeeOther)
+	return nil
+}
+
+// roomVote records a student's prediction for the open poll (a second
+// answer replaces the first).
+func (s *server) roomVote(w http.ResponseWriter, r *http.Request) error {
+	code := roomCode(r)
+	f, err := readForm(w, r)
+	if err != nil {
+		return err
+	}
+	if _, err := s.hub.State(code, false); err != nil {
+		return problemFor(code, err)
+	}
+	rawPoll := f.Get("poll")
+	id, err := strconv.Atoi(strings.TrimSpace(rawPoll))
+	if err != nil || id <= 0 {
+		return badRoomInput(code, badRequest("err.pollid", rawPoll))
+	}
+	raw := f.Get("balance")
+	balance, err := parseBalance(raw)
+	if err != nil {
+		return badRoomInput(code, badRequest("err.balance", raw))
+	}
+	show, err := readShow(f)
+	if err != nil {
+		return badRoomInput(code, err)
+	}
+	if err := s.hub.Vote(code, s.studentID(w, r), id, balance); err != nil {
+		return problemFor(code, err)
+	}
+	http.SetCookie(w, &http.Cookie{Name: voteCookie, Value: strconv.Itoa(id) + ":" + strconv.FormatInt(balance, 10),
+		Path: "/rooms/" + code, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+	http.Redirect(w, r, roomURL(code, "", show), http.StatusSeeOther)
+	return nil
+}
+
+// studentID is the reader's id in polls, from a cookie, made on first use.
+func (s *server) studentID(w http.ResponseWriter, r *http.Request) string {
+	if id := cookieValue(r, studentCookie); id != "" && len(id) <= 64 {
+		return id
+	}
+	id := rand.Text()
+	http.SetCookie(w, &http.Cookie{Name: studentCookie, Value: id, Path: "/rooms", MaxAge: 24 * 3600,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+	// Later reads in this request see it too.
+	r.AddCookie(&http.Cookie{Name: studentCookie, Value: id})
+	return id
+}
+
+func parseVoteCookie(v string) (poll int, balance int64, ok bool) {
+	a, b, found := strings.Cut(v, ":")
+	if !found {
+		return 0, 0, false
+	}
+	p, err1 := strconv.Atoi(a)
+	n, err2 := strconv.ParseInt(b, 10, 64)
+	return p, n, err1 == nil && err2 == nil && n >= 0
+}
+
+// parseBalance reads a predicted balance as people type one: 200, 200.00,
+// 200,5, 1 234.50. It returns minor units; a negative, a third decimal or
+// anything else is an error.
+func parseBalance(raw string) (int64, error) {
+	s := strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '\u00a0', '\u202f', '\u2009', '_', '\'':
+			return -1
+		}
+		return r
+	}, strings.TrimSpace(raw))
+	s = strings.TrimPrefix(s, "+")
+	if strings.Count(s, ",") == 1 && !strings.Contains(s, ".") {
+		s = strings.Replace(s, ",", ".", 1)
+	}
+	whole, frac, _ := strings.Cut(s, ".")
+	digits := func(d string) bool {
+		return !strings.ContainsFunc(d, func(r rune) bool { return r < '0' || r > '9' })
+	}
+	if whole == "" && frac == "" || !digits(whole) || !digits(frac) || len(frac) > 2 || len(whole) > maxBalanceDigits {
+		return 0, errors.New("not an amount")
+	}
+	var n int64
+	for _, r := range whole {
+		n = n*10 + int64(r-'0')
+	}
+	frac += "00"[len(frac):]
+	return n*100 + int64(frac[0]-'0')*10 + int64(frac[1]-'0'), nil
+}
+
+// join takes a typed room code (any case, dashes and spaces ignored) to
+// the room; with no code it is the form to type one.
+func (s *server) join(w http.ResponseWriter, r *http.Request) error {
+	return s.joinCode(w, r, r.URL.Query().Get("code"))
+}
+
+// joinPath is /join/{code}, the short address to read out or write on a
+// board.
+func (s *server) joinPath(w http.ResponseWriter, r *http.Request) error {
+	return s.joinCode(w, r, chi.URLParam(r, "code"))
+}
+
+func (s *server) joinCode(w http.ResponseWriter, r *http.Request, raw string) error {
+	t := s.text(r)
+	v := joinView{T: t, Code: raw}
+	status := http.StatusOK
+	if strings.TrimSpace(raw) != "" {
+		code := room.NormalizeCode(strings.TrimSpace(raw))
+		switch _, err := s.hub.State(code, false); {
+		case !validCode(code):
+			status, v.Problem = http.StatusBadRequest, t.F("err.code", raw)
+		case err != nil:
+			status, v.Problem = http.StatusNotFound, t.F("rm.nosuch", displayCode(code))
+		default:
+			http.Redirect(w, r, "/rooms/"+code, http.StatusSeeOther)
+			return nil
+		}
+		w.Header().Set("Cache-Control", "no-store")
+	}
+	return s.render(w, r, status, joinPage(s.presentPageFor(t, r, t.S("rm.join.title")+" · "+t.S("app.name")), v))
+}
+
+type joinView struct {
+	T       text
+	Code    string // what was typed, offered back
+	Problem string
+}
+
+// validCode: six letters and digits, the shape of every room code.
+func validCode(code string) bool {
+	return len(code) == 6 && !strings.ContainsFunc(code, func(r rune) bool {
+		return (r < 'A' || r > 'Z') && (r < '0' || r > '9')
+	})
+}
+
+// liveEvent is what an event stream sends on every change: enough for
+// the page to tell whether the view it shows is still current. The script
+// stays out: a page has it already and it does not change.
+type liveEvent struct {
+	Version  int        `json:"version"`
+	Step     int        `json:"step"`
+	Handlers []string   `json:"handlers"`
+	Students int        `json:"students"`
+	Poll     *room.Poll `json:"poll,omitempty"`
+}
+
+// roomEvents streams a room's state as server-sent events: the current
+// state first (so a reconnecting page resumes at the current step,
+// whatever Last-Event-ID it sends), then every change in order, each with
+// the state's version as its id, and a comment now and then so that
+// proxies keep a quiet stream open. When the room closes the stream says
+// so (event: closed) and ends.
+func (s *server) roomEvents(w http.ResponseWriter, r *http.Request) error {
+	code := roomCode(r)
+	sub, err := s.hub.Subscribe(code)
+	if err != nil {
+		return problemFor(code, err)
+	}
+	defer sub.Close()
+	rc := http.NewResponseController(w)
+	// The server's read and write timeouts are for ordinary requests; a
+	// stream lives longer, and each write below gets its own deadline.
+	_ = rc.SetReadDeadline(time.Time{})
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	send := func(chunk string) bool {
+		_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+		if _, err := io.WriteString(w, chunk); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
+	if !send("retry: 2000\n\n") {
+		return nil
+	}
+	var beat <-chan time.Time
+	if s.heartbeat > 0 {
+		t := time.NewTicker(s.heartbeat)
+		defer t.Stop()
+		beat = t.C
+	}
+	for {
+		select {
+		case st, ok := <-sub.C:
+			if !ok {
+				// Either the room closed, or this page fell too far behind
+				// and was let go; then it reconnects and resumes.
+				if _, err := s.hub.State(code, false); err != nil {
+					send("event: closed\ndata: {}\n\n")
+				}
+				return nil
+			}
+			data, err := json.Marshal(liveEvent{Version: st.Version, Step: st.Step, Handlers: st.Handlers, Students: st.Students, Poll: st.Poll})
+			if err != nil {
+				return err
+			}
+			if !send("id: " + strconv.Itoa(st.Version) + "\ndata: " + string(data) + "\n\n") {
+				return nil
+			}
+		case <-beat:
+			if !send(": heartbeat\n\n") {
+				return nil
+			}
+		case <-r.Context().Done():
+			return nil
+		case <-s.stop:
+			return nil
+		}
+	}
+}
