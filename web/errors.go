@@ -121,6 +121,10 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
+// Flush passes a flush on: the compression middleware wraps this writer and
+// flushes through it, and a room's event stream needs each event sent now.
+func (w *statusWriter) Flush() { http.NewResponseController(w.ResponseWriter).Flush() }
+
 func (s *server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()

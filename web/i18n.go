@@ -178,7 +178,7 @@ func newCatalog() catalog {
 		// The page around the lab.
 		"app.name":        {"Idempotency lab", "Лаборатория идемпотентности"},
 		"app.tagline":     {"Break message handlers with crashes, retries and races — and watch which ones survive.", "Ломайте обработчики сообщений падениями, повторами и гонками — и смотрите, какие выживают."},
-		"nav.skip":        {"Skip to the lab", "Перейти к лаборатории"},
+		"nav.skip":        {"Skip to the content", "Перейти к содержимому"},
 		"nav.lang":        {"Language", "Язык"},
 		"nav.theme.auto":  {"Theme: auto", "Тема: авто"},
 		"nav.theme.light": {"Theme: light", "Тема: светлая"},

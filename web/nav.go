@@ -22,7 +22,7 @@ func siteNav(t text, r *http.Request) []sectionLink {
 		{"nav.lab", "/lab", nil},
 		{"nav.lessons", "/lessons", nil},
 		{"nav.practice", "/practice", nil},
-		{"nav.present", "/present", []string{"/rooms"}},
+		{"nav.present", "/present", []string{"/rooms", "/join"}},
 	}
 	path := r.URL.Path
 	links := make([]sectionLink, len(sections))

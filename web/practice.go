@@ -3,6 +3,7 @@ package web
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"mime"
@@ -106,16 +107,37 @@ func interviewURL(seed uint64) string {
 	return "/practice/interview?seed=" + strconv.FormatUint(seed, 10)
 }
 
-// practiceOnly answers 503 when the server has no progress store.
+// practiceOnly wraps a practice handler: 503 when the server has no
+// progress store, and the reader's mistakes on a page that leads back to
+// where they were in practice rather than to the lab.
 func (s *server) practiceOnly(h handlerFunc) http.HandlerFunc {
-	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
-		if s.progress == nil {
-			return &httpError{status: http.StatusServiceUnavailable, key: "pr.err.unavailable"}
+	return func(w http.ResponseWriter, r *http.Request) {
+		err := &httpError{status: http.StatusServiceUnavailable, key: "pr.err.unavailable"}
+		if s.progress != nil {
+			w.Header().Set("Cache-Control", "private, no-cache")
+			w.Header().Add("Vary", "Cookie")
+			if e := h(w, r); e == nil {
+				return
+			} else if !errors.As(e, &err) || isPartial(r) {
+				s.renderError(w, r, e)
+				return
+			}
 		}
-		w.Header().Set("Cache-Control", "private, no-cache")
-		w.Header().Add("Vary", "Cookie")
-		return h(w, r)
-	})
+		t := s.text(r)
+		v := errorView{Status: err.status, Title: t.S(fmt.Sprintf("err.title.%d", err.status)), Message: t.F(err.key, err.args...)}
+		w.Header().Set("Cache-Control", "no-store")
+		s.render(w, r, err.status, practiceErrorPage(s.practicePage(t, r, v.Title+" · "+t.S("app.name")), v, practiceBack(r)))
+	}
+}
+
+// practiceBack is the practice page the reader came from, for the error
+// page's way back; "" when it is unknown or the page that failed.
+func practiceBack(r *http.Request) string {
+	u, err := url.Parse(r.Referer())
+	if err != nil || u.Host != r.Host || !strings.HasPrefix(u.Path, "/practice") || u.RequestURI() == r.URL.RequestURI() {
+		return ""
+	}
+	return u.RequestURI()
 }
 
 // profileOf is the profile in the reader's cookie, or "" for none. A cookie

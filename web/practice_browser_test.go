@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
@@ -16,15 +17,16 @@ import (
 
 // newPracticeBrowser is a browser over a server with a progress file of
 // its own.
-func newPracticeBrowser(t *testing.T) *browser {
+func newPracticeBrowser(t *testing.T) (*browser, *testClock) {
 	t.Helper()
+	clock := newTestClock()
 	bank := mustBank(t)
 	store, err := practice.Open(filepath.Join(t.TempDir(), "progress.db"), bank)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() }) // after the server, which closes first
-	return newBrowserWith(t, Config{Practice: store, Bank: bank, Now: newTestClock().Now})
+	return newBrowserWith(t, Config{Practice: store, Bank: bank, Now: clock.Now}), clock
 }
 
 func waitResult(result string) chromedp.Action[chromedp.Void] {
@@ -46,7 +48,7 @@ func answered(t *testing.T, ctx context.Context, sel string) int {
 // progress still there on /practice. With JavaScript htmx swaps only the
 // answer area; without it every form posts and redirects.
 func TestBrowserPractice(t *testing.T) {
-	b := newPracticeBrowser(t)
+	b, clock := newPracticeBrowser(t)
 	choice := findQuestion(t, practice.KindChoice, func(q practice.Question) bool { return len(q.Correct()) == 1 })
 	predict := findQuestion(t, practice.KindPredict, func(q practice.Question) bool {
 		return q.Topic != choice.Topic && engineResult(t, q).Settled > 0
@@ -82,6 +84,9 @@ func TestBrowserPractice(t *testing.T) {
 			if why := textOfSel(t, ctx, ".pr-option-results"); !strings.Contains(why, choice.Options[0].Why.EN) {
 				t.Errorf("the result lacks the explanation of option a: %q", why)
 			}
+			if js {
+				screenshotWhen(t, ctx, "practice-choice-result", 1440, 1000, false, "#result")
+			}
 
 			// A prediction: wrong first, then right on the retry form.
 			do(t, ctx, "open the exercise", chromedp.Navigate(b.base+"/practice/q/"+predict.ID),
@@ -108,6 +113,7 @@ func TestBrowserPractice(t *testing.T) {
 				screenshotWhen(t, ctx, "practice-predict-wrong-phone", 360, 780, true, "#retry-form")
 				do(t, ctx, "back to desktop", chromedp.EmulateViewport(1440, 1000))
 			}
+			clock.advance(time.Minute) // the retry comes after the miss
 			do(t, ctx, "predict again, right",
 				chromedp.SetValue(chromedp.ID("retry-form-balance"), rightBalance),
 				chromedp.SetValue(chromedp.ID("retry-form-verdict"), string(res.Verdict)),
@@ -128,8 +134,8 @@ func TestBrowserPractice(t *testing.T) {
 				t.Error("the overall bar shows no progress")
 			}
 			do(t, ctx, "reload the overview", chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("export")))
-			if status := textOfSel(t, ctx, "#review-status"); !strings.Contains(status, "next review is in 10 min") {
-				t.Errorf("the review status = %q: the missed prediction should come back in 10 minutes", status)
+			if status := textOfSel(t, ctx, "#review-status"); !strings.Contains(status, "next review is tomorrow") {
+				t.Errorf("the review status = %q: both items were right last, so they come back tomorrow", status)
 			}
 			if js {
 				screenshotWhen(t, ctx, "practice-desktop", 1440, 1000, false, "#overall")
@@ -149,7 +155,7 @@ func TestBrowserPractice(t *testing.T) {
 // TestBrowserPracticeOpenAndRussian answers an open question in Russian:
 // one's own words, the model answer beside them, the points ticked.
 func TestBrowserPracticeOpenAndRussian(t *testing.T) {
-	b := newPracticeBrowser(t)
+	b, _ := newPracticeBrowser(t)
 	open := findQuestion(t, practice.KindOpen, nil)
 	ctx := b.tab(true, true)
 	do(t, ctx, "open the question", chromedp.Navigate(b.base+"/practice/q/"+open.ID+"?lang=ru"),
@@ -174,5 +180,9 @@ func TestBrowserPracticeOpenAndRussian(t *testing.T) {
 	do(t, ctx, "the topic in Russian", chromedp.Navigate(b.base+"/practice?topic="+open.Topic),
 		chromedp.WaitVisible(chromedp.ID("items")))
 	screenshotWhen(t, ctx, "practice-topic-ru", 1440, 1000, false, "#items")
+	do(t, ctx, "an interview run", chromedp.Navigate(b.base+"/practice/interview?seed=42&lang=en"),
+		chromedp.WaitVisible(chromedp.ID("items")))
+	screenshotWhen(t, ctx, "practice-interview", 1440, 1000, false, "#items")
+	screenshotWhen(t, ctx, "practice-interview-phone", 360, 780, true, "#items")
 	b.noConsoleErrors()
 }

@@ -91,7 +91,7 @@ func practiceCatalog() catalog {
 		"pr.predict.choose":       {"Choose a verdict…", "Выберите вердикт…"},
 		"pr.predict.check":        {"Run the engine and check", "Запустить движок и проверить"},
 		"pr.predict.yours":        {"Your prediction", "Ваш прогноз"},
-		"pr.predict.engine":       {"The engine's run (%s)", "Прогон движка (%s)"},
+		"pr.predict.engine":       {"The engine on", "Движок на"},
 		"pr.predict.why":          {"Why:", "Почему:"},
 		"pr.predict.lab":          {"Open in the lab to step through it", "Пройти по шагам в лаборатории"},
 		"pr.predict.retry":        {"Try again", "Попробовать ещё раз"},
@@ -114,6 +114,8 @@ func practiceCatalog() catalog {
 		"pr.next.review":          {"Back to the review", "Вернуться к повторению"},
 
 		// Errors.
+		"pr.err.back":            {"Back to where you were", "Вернуться туда, где вы были"},
+		"pr.err.home":            {"Practice overview", "Обзор практики"},
 		"err.title.503":          {"The lab cannot do this right now", "Сейчас лаборатория не может это сделать"},
 		"pr.err.unavailable":     {"Practice is not available: this server was started without a progress database.", "Практика недоступна: сервер запущен без базы прогресса."},
 		"pr.err.topic":           {"There is no practice topic %q. Topics: %s.", "Темы %q в практике нет. Есть такие: %s."},

@@ -1019,3 +1019,73 @@ func TestPracticePagesInBothLanguages(t *testing.T) {
 		}
 	}
 }
+
+// TestPracticeErrorLeadsBack: an error page in practice leads back to the
+// practice page the reader came from, never to another site.
+func TestPracticeErrorLeadsBack(t *testing.T) {
+	h, _ := practiceServer(t)
+	q := findQuestion(t, practice.KindPredict, nil)
+	from := "/practice/q/" + q.ID + "?seed=42"
+	for _, tc := range []struct{ referer, want string }{
+		{"http://example.com" + from, from},
+		{"http://evil.example/practice/q/x", ""},
+		{"http://example.com/lab?preset=happy-path", ""},
+		{"", ""},
+	} {
+		r := newVisitor(t, h).post("/practice/q/"+q.ID, url.Values{"balance": {"x"}, "verdict": {"ok"}}, "Referer", tc.referer)
+		if r.status != 400 || !strings.Contains(r.body, `href="/practice">Practice overview</a>`) {
+			t.Errorf("referer %q: status %d, no way back to the overview\n%s", tc.referer, r.status, excerpt(r.body))
+		}
+		back := `href="` + html.EscapeString(tc.want) + `" id="error-back"`
+		if got := strings.Contains(r.body, `id="error-back"`); got != (tc.want != "") || (got && !strings.Contains(r.body, back)) {
+			t.Errorf("referer %q: want a way back to %q\n%s", tc.referer, tc.want, excerpt(r.body))
+		}
+	}
+}
+
+// TestPracticeConcurrentProfiles: two browsers answering at the same time
+// each get their own progress, all of it.
+func TestPracticeConcurrentProfiles(t *testing.T) {
+	h, _ := practiceServer(t)
+	qs := mustBank(t).Questions()[:12]
+	var wg sync.WaitGroup
+	profiles := make([]string, 2)
+	errs := make(chan string, 2*len(qs))
+	for i := range profiles {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v := newVisitor(t, h)
+			for _, q := range qs {
+				form := url.Values{}
+				switch q.Kind {
+				case practice.KindChoice:
+					form["option"] = q.Correct()
+				case practice.KindPredict:
+					form.Set("balance", "0")
+					form.Set("verdict", "ok")
+				}
+				if r := v.post("/practice/q/"+q.ID, form); r.status != http.StatusSeeOther {
+					errs <- fmt.Sprintf("browser %d, %s: status %d", i, q.ID, r.status)
+				}
+			}
+			profiles[i] = v.profile()
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+	if profiles[0] == profiles[1] || !practice.ValidProfileID(profiles[0]) || !practice.ValidProfileID(profiles[1]) {
+		t.Fatalf("profiles %q: want two different ones", profiles)
+	}
+	want := fmt.Sprintf(`id="overall" data-answered="%d"`, int(float64(len(qs))*100/float64(len(mustBank(t).Questions()))+0.5))
+	for _, p := range profiles {
+		v := newVisitor(t, h)
+		v.cookies[profileCookie] = &http.Cookie{Name: profileCookie, Value: p}
+		if r := v.get("/practice"); !strings.Contains(r.body, want) {
+			t.Errorf("profile %s: the overall bar lacks %s\n%s", p, want, excerpt(r.body))
+		}
+	}
+}

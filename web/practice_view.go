@@ -373,18 +373,16 @@ func (s *server) sequence(m practiceMode, p practice.Progress) []practice.Questi
 // open answer beside the model answer ("compare"), or the graded answer
 // ("result").
 type answerView struct {
-	T         text
-	PageTitle string
-	Stage     string
-	Kind      string
-	Action    string  // where the answer is posted
-	Compare   string  // an open question: where one's own answer goes first
-	Mode      []field // the mode, as hidden fields
+	T       text
+	Stage   string
+	Kind    string
+	Action  string  // where the answer is posted
+	Compare string  // an open question: where one's own answer goes first
+	Mode    []field // the mode, as hidden fields
 	// Asking.
 	Multi    bool // more than one option is correct: checkboxes, not radios
 	Options  []choiceView
 	Balance  string // a prediction to edit again
-	Verdict  string
 	Verdicts []option
 	MaxOwn   int
 	// Comparing an open answer.
@@ -414,7 +412,6 @@ type choiceView struct {
 }
 
 type pointView struct {
-	N      int
 	ID     string
 	Text   string
 	Ticked bool
@@ -476,7 +473,7 @@ func (s *server) compareView(t text, q practice.Question, m practiceMode, own st
 	a.Own = strings.TrimSpace(own)
 	a.Model = q.Answer.In(lang)
 	for i, p := range q.Points {
-		a.Points = append(a.Points, pointView{N: i + 1, ID: strconv.Itoa(i), Text: p.In(lang)})
+		a.Points = append(a.Points, pointView{ID: strconv.Itoa(i), Text: p.In(lang)})
 	}
 	return a
 }
@@ -514,7 +511,7 @@ func (s *server) resultView(t text, q practice.Question, m practiceMode, p pract
 		a.Model = g.Answer.In(lang)
 		ticked := 0
 		for i, pt := range g.Points {
-			a.Points = append(a.Points, pointView{N: i + 1, ID: strconv.Itoa(i), Text: pt.Text.In(lang), Ticked: pt.Ticked})
+			a.Points = append(a.Points, pointView{ID: strconv.Itoa(i), Text: pt.Text.In(lang), Ticked: pt.Ticked})
 			if pt.Ticked {
 				ticked++
 			}

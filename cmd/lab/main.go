@@ -30,6 +30,7 @@ const usage = `lab: the idempotency lab
 
 Usage:
   lab [serve] [--addr 127.0.0.1:8080] [--dev] [--data FILE]
+            [--max-rooms 50] [--max-students 300] [--room-idle 2h]
                           start the web lab (the default command)
   lab run PRESET|FILE|- [--handlers a,b|core|all] [--json] [--steps N]
                           run a scenario on each handler and print the outcome

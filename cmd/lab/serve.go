@@ -13,6 +13,7 @@ import (
 
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/web"
+	"github.com/idempotency-lab/lab/web/room"
 )
 
 // cmdServe runs the web lab until ctx is cancelled (Ctrl-C), then lets the
@@ -25,11 +26,19 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	quiet := fs.Bool("quiet", false, "log only errors, not every request")
 	defaultData, _ := practice.DefaultPath()
 	data := fs.String("data", defaultData, "the SQLite `file` that keeps practice progress (created if missing)")
+	maxRooms := fs.Int("max-rooms", 50, "how many live classrooms may be open at once")
+	maxStudents := fs.Int("max-students", 300, "how many students may follow one room")
+	roomIdle := fs.Duration("room-idle", 2*time.Hour, "close a room after this long without a step, a poll or a vote")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "lab serve: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	if *maxRooms < 1 || *maxStudents < 1 || *roomIdle <= 0 {
+		fmt.Fprintf(stderr, "lab serve: --max-rooms (%d) and --max-students (%d) must be at least 1, and --room-idle (%v) longer than 0\n",
+			*maxRooms, *maxStudents, *roomIdle)
 		return exitUsage
 	}
 	level := slog.LevelInfo
@@ -52,7 +61,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitUsage
 	}
 	defer store.Close()
-	h, err := web.NewServer(web.Config{Dev: *dev, Logger: logger, Practice: store, Bank: bank, Now: time.Now})
+	rooms := room.NewHub(room.Config{MaxRooms: *maxRooms, MaxStudents: *maxStudents, IdleTTL: *roomIdle})
+	defer sweepRooms(rooms, min(*roomIdle, time.Minute))()
+	streamsEnd := make(chan struct{}) // closed by Shutdown: room event streams end
+	h, err := web.NewServer(web.Config{Dev: *dev, Logger: logger, Practice: store, Bank: bank, Now: time.Now,
+		Rooms: rooms, Stop: streamsEnd})
 	if err != nil {
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)
 		return exitError
@@ -71,6 +84,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		MaxHeaderBytes:    256 << 10, // a permalink travels in the URL
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	srv.RegisterOnShutdown(func() { close(streamsEnd) })
 	fmt.Fprintf(stdout, "The idempotency lab is open at http://%s/lab (Ctrl-C to stop)\n", displayAddr(ln.Addr()))
 	fmt.Fprintf(stdout, "Practice progress is kept in %s\n", *data)
 	errc := make(chan error, 1)
@@ -88,6 +102,27 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitError
 	}
 	return exitOK
+}
+
+// sweepRooms closes rooms idle for longer than their idle time, every
+// interval, so that students following one learn it has closed. The
+// function it returns stops the sweeper and waits for it.
+func sweepRooms(hub *room.Hub, every time.Duration) (stop func()) {
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-t.C:
+				hub.Sweep()
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() { close(done); <-stopped }
 }
 
 // displayAddr is the listening address as a reader can open it: a server
