@@ -593,20 +593,8 @@ func balanceText(minor int64) string {
 	return money(minor) + " (" + strconv.FormatInt(minor, 10) + ")"
 }
 
-// outcomeReason explains the engine's verdict in the reader's language
-// (the engine's own Reason is English only).
+// outcomeReason explains the engine's verdict in the reader's language,
+// as the lab does.
 func outcomeReason(t text, o *practice.Outcome) string {
-	switch o.Verdict {
-	case sim.OK:
-		return t.F("why.ok", money(o.Balance))
-	case sim.Duplicate:
-		return t.F("why.duplicate", money(o.Balance), money(o.Balance-o.Expected), money(o.Expected))
-	case sim.Lost:
-		return t.F("why.lost", money(o.Balance), money(o.Expected-o.Balance), money(o.Expected))
-	case sim.Poison:
-		return t.S("why.poison")
-	case sim.SilentConflict:
-		return t.S("why.silent-conflict")
-	}
-	return o.Reason
+	return verdictReason(t, sim.Result{Verdict: o.Verdict, Settled: o.Balance, Expected: o.Expected, Reason: o.Reason})
 }
