@@ -9,7 +9,10 @@
   // ---- Swapping the page: fetch the next page, put its <main> in place
   // of ours, keep the address bar on it. Any answer is swapped, an error
   // page too; only a good one moves the address.
-  var busy = false, queued = null, dirty = false;
+  // wanted is the newest room version an event announced: a page older
+  // than that is fetched again, once the request in flight is done.
+  var busy = false, queued = null, wanted = 0;
+  var liveState = ""; // the event stream's state, kept across swaps
 
   function swapIn(html, url, ok) {
     var doc = new DOMParser().parseFromString(html, "text/html");
@@ -18,11 +21,21 @@
     var focused = document.activeElement && document.activeElement.id;
     var helpOpen = document.getElementById("p-help");
     helpOpen = helpOpen && helpOpen.open;
-    cur.replaceWith(document.adoptNode(next));
+    // The narration is a live region: keep its node and change its text,
+    // so that a screen reader announces the new step.
+    var said = document.getElementById("narration"), says = next.querySelector("#narration");
+    var text = says && says.textContent;
+    if (said && says) says.replaceWith(said);
+    cur.getAttributeNames().forEach(function (n) { cur.removeAttribute(n); });
+    next.getAttributeNames().forEach(function (n) { cur.setAttribute(n, next.getAttribute(n)); });
+    cur.replaceChildren.apply(cur, Array.prototype.slice.call(document.adoptNode(next).childNodes));
+    if (said && says && said.textContent !== text) said.textContent = text;
     if (doc.title) document.title = doc.title;
     if (ok && url) history.replaceState(null, "", url);
     var help = document.getElementById("p-help");
     if (help && helpOpen) help.open = true;
+    var live = document.getElementById("p-live");
+    if (live && liveState) live.setAttribute("data-state", liveState);
     var again = focused && document.getElementById(focused);
     if (again) again.focus({ preventScroll: true });
   }
@@ -37,13 +50,17 @@
     }).then(function () {
       busy = false;
       if (queued) { var id = queued; queued = null; press(id); }
-      else if (dirty) { dirty = false; refresh(); }
+      else if (stale()) refresh();
     });
   }
 
+  function stale() {
+    var m = main();
+    return m && m.dataset.version && Number(m.dataset.version) < wanted;
+  }
+
   function refresh() {
-    if (busy) { dirty = true; return; }
-    load(location.href, { headers: { "Accept": "text/html" } });
+    if (!busy) load(location.href, { headers: { "Accept": "text/html" } });
   }
 
   document.addEventListener("click", function (ev) {
@@ -117,6 +134,7 @@
     if (!m || !m.dataset.events || !window.EventSource) return;
     var es = new EventSource(m.dataset.events);
     function status(s) {
+      liveState = s;
       var live = document.getElementById("p-live");
       if (live) live.setAttribute("data-state", s);
     }
@@ -134,6 +152,7 @@
       status("live");
       var m = main();
       if (!m || st.version <= Number(m.dataset.version || 0)) return;
+      wanted = Math.max(wanted, st.version);
       var poll = st.poll ? st.poll.id + (st.poll.revealed ? "r" : "") : "";
       var same = String(st.step) === m.dataset.step &&
         (st.handlers || []).join(",") === m.dataset.handlers && poll === (m.dataset.poll || "");

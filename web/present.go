@@ -208,6 +208,13 @@ func (s *server) present(w http.ResponseWriter, r *http.Request) error {
 	if v.Get("s") == "" && v.Get("script") == "" && v.Get("preset") == "" {
 		return s.renderPresentIndex(w, r, http.StatusOK, "")
 	}
+	// A lab address with /lab changed to /present works as it is; an
+	// unknown preset there is the same 404 as in the path.
+	if name := v.Get("preset"); name != "" && v.Get("s") == "" && v.Get("script") == "" {
+		if _, err := sim.FindPreset(s.presets, name); err != nil {
+			return s.renderPresentIndex(w, r, http.StatusNotFound, name)
+		}
+	}
 	return s.presentSolo(w, r, v)
 }
 

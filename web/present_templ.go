@@ -52,7 +52,7 @@ func presentPage(p pageView, v presentView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				var templ_7745c5c3_Var3 = []any{"present", "present-" + v.Mode, templ.KV("with-room", v.Room != nil)}
+				var templ_7745c5c3_Var3 = []any{"present", "present-" + v.Mode, templ.KV("with-room", v.Room != nil), templ.KV("with-poll", v.Room != nil && v.Room.Poll != nil)}
 				templ_7745c5c3_Err = templ.RenderCSSItems(ctx, templ_7745c5c3_ElementWriter, templ_7745c5c3_Var3...)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

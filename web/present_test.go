@@ -44,6 +44,8 @@ func TestPresentPages(t *testing.T) {
 			map[string]string{"naive": "duplicate 200.00", "unique": "ok 100.00"},
 			[]string{"Step 4 of 4", `id="p-prev" href="/present?s=` + encodePermalink(script) + `&amp;handlers=naive,unique&amp;step=3"`,
 				`<input type="hidden" name="s" value="` + encodePermalink(script) + `">`}, nil},
+		{"a lab address with /lab changed to /present", "/present?preset=crash-before-ack&step=2",
+			map[string]string{"naive": "duplicate 100.00", "inbox": "ok 100.00"}, []string{"Step 2 of 4"}, nil},
 		{"a plain script", "/present?script=" + url.QueryEscape(script) + "&step=1",
 			map[string]string{"naive": "ok 0.00", "inbox": "ok 0.00"}, []string{"Step 1 of 4"}, nil},
 		{"Russian", "/present/crash-before-ack?step=1&lang=ru", map[string]string{"naive": "ok 0.00", "inbox": "ok 0.00"},
@@ -101,7 +103,8 @@ func TestPresentBadInput(t *testing.T) {
 		{"/present/crash-before-ack?handlers=", http.StatusBadRequest, []string{"at least one handler"}},
 		{"/present/crash-before-ack?show=slides", http.StatusBadRequest, []string{"show=slides is not a panel"}},
 		{"/present/crash-before-ack?s=" + encodePermalink("deliver\n"), http.StatusBadRequest, []string{"only one of"}},
-		{"/present?preset=nope", http.StatusBadRequest, []string{`There is no scenario &#34;nope&#34;`}},
+		{"/present?preset=nope", http.StatusNotFound, []string{`There is no scenario &#34;nope&#34; to present.`, `href="/present/happy-path"`}},
+		{"/present?preset=crash-before-ack&s=" + encodePermalink("deliver\n"), http.StatusBadRequest, []string{"only one of"}},
 	}
 	for _, tc := range tests {
 		r := get(t, h, tc.target)

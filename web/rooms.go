@@ -116,10 +116,11 @@ type noticeView struct {
 
 func roomCode(r *http.Request) string { return room.NormalizeCode(chi.URLParam(r, "code")) }
 
-// displayCode writes a code as people read it aloud: ABC 234.
+// displayCode writes a code as people read it aloud, ABC 234, with a
+// no-break space so that it never splits across lines.
 func displayCode(code string) string {
 	if len(code) == 6 {
-		return code[:3] + " " + code[3:]
+		return code[:3] + "\u00a0" + code[3:]
 	}
 	return code
 }

@@ -79,7 +79,7 @@ type server struct {
 	now       func() time.Time // dates practice answers
 	lessons   *lessonsSection  // the course; see lessons.go
 	hub       *room.Hub        // live rooms; see rooms.go
-	heartbeat time.Duration    // between comments on a quiet event stream; 0: none
+	heartbeat time.Duration    // between comments on a quiet event stream; <= 0: none
 	stop      <-chan struct{}  // closed at shutdown: event streams end
 }
 
