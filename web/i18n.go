@@ -293,6 +293,7 @@ func newCatalog() catalog {
 		"script.run":        {"Run this script", "Запустить сценарий"},
 		"link.heading":      {"Permalink", "Постоянная ссылка"},
 		"link.hint":         {"The link holds the whole script: anyone who opens it sees exactly this.", "Ссылка содержит весь сценарий: кто её откроет, увидит ровно это."},
+		"link.present":      {"Present this run on a projector", "Показать этот прогон на проекторе"},
 		"link.copy":         {"Copy", "Копировать"},
 		"link.copied":       {"Copied", "Скопировано"},
 		"link.label":        {"Link to this exact state", "Ссылка на это состояние"},

@@ -45,3 +45,18 @@ func TestTimelineSpeaksTheReadersLanguage(t *testing.T) {
 		t.Error("Russian lab page still shows the English crash text")
 	}
 }
+
+// TestLabLinksToThePresenter: the lab offers its run to the presenter view,
+// which opens on the same script and step.
+func TestLabLinksToThePresenter(t *testing.T) {
+	h := newTestServer(t)
+	r := get(t, h, "/lab?preset=crash-before-ack&step=2")
+	want := `href="/present?preset=crash-before-ack&amp;step=2"`
+	if !strings.Contains(r.body, want) {
+		t.Fatalf("lab page lacks %s", want)
+	}
+	p := get(t, h, "/present?preset=crash-before-ack&step=2")
+	if p.status != http.StatusOK {
+		t.Fatalf("presenter view: status %d\n%s", p.status, excerpt(p.body))
+	}
+}

@@ -201,12 +201,13 @@ func (s *server) roomStudent(w http.ResponseWriter, r *http.Request) error {
 		return problemFor(code, err)
 	}
 	// A full room says so here rather than leave the page silently
-	// unable to follow: take a place and give it back at once.
-	sub, err := s.hub.Subscribe(code)
-	if err != nil {
+	// unable to follow.
+	if places, err := s.hub.Places(code); err != nil || places == 0 {
+		if err == nil {
+			err = room.ErrRoomFull
+		}
 		return problemFor(code, err)
 	}
-	sub.Close()
 	s.studentID(w, r)
 	return s.renderRoom(w, r, code, st, modeStudent)
 }
@@ -637,7 +638,13 @@ type liveEvent struct {
 // so (event: closed) and ends.
 func (s *server) roomEvents(w http.ResponseWriter, r *http.Request) error {
 	code := roomCode(r)
-	sub, err := s.hub.Subscribe(code)
+	// The instructor's own page watches: it takes no student's place and
+	// hears every vote.
+	subscribe := s.hub.Subscribe
+	if secret := cookieValue(r, secretCookie); s.hub.IsInstructor(code, secret) {
+		subscribe = func(code string) (*room.Subscription, error) { return s.hub.Watch(code, secret) }
+	}
+	sub, err := subscribe(code)
 	if err != nil {
 		return problemFor(code, err)
 	}

@@ -97,6 +97,7 @@ type labView struct {
 	PageTitle string
 	URL       string // canonical address of this view
 	Permalink string // the same, absolute
+	Present   string // the same run in the presenter view
 	Title     string
 	Summary   string
 	Preset    string
@@ -196,6 +197,8 @@ func (s *server) labView(t text, r *http.Request, st labState, run *sim.Run) lab
 		Chosen: len(st.handlers),
 	}
 	v.Permalink = absolute(r, v.URL)
+	// /present reads the same query as /lab.
+	v.Present = "/present" + strings.TrimPrefix(v.URL, "/lab")
 	v.Title, v.Summary = st.script.Title, st.script.Summary
 	if t.lang == langRU {
 		v.Title, v.Summary = or(st.script.TitleRU, v.Title), or(st.script.SummaryRU, v.Summary)

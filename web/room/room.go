@@ -46,7 +46,7 @@ type State struct {
 	Script   string   `json:"script"`
 	Step     int      `json:"step"`
 	Handlers []string `json:"handlers"`
-	Version  int      `json:"version"` // grows by one on every change
+	Version  int      `json:"version"` // grows on every change
 	Poll     *Poll    `json:"poll,omitempty"`
 	Students int      `json:"students"`
 }
@@ -86,10 +86,11 @@ type room struct {
 
 // Subscription delivers a room's states to one student, in order.
 type Subscription struct {
-	C    <-chan State
-	c    chan State
-	hub  *Hub
-	code string
+	C          <-chan State
+	c          chan State
+	hub        *Hub
+	code       string
+	instructor bool // not counted among the students; hears every vote
 }
 
 // NewHub makes a hub; zero limits get sensible defaults.
@@ -278,7 +279,9 @@ func (h *Hub) Vote(code, student string, pollID int, balance int64) error {
 	}
 	r.votes[student] = balance
 	p.Votes = len(r.votes)
-	h.changedLocked(r)
+	// Only the instructor follows the tally: a burst of votes from a full
+	// room must not flood every student's stream.
+	h.notifyLocked(r, true)
 	return nil
 }
 
@@ -292,15 +295,52 @@ func (h *Hub) Subscribe(code string) (*Subscription, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(r.subs) >= h.cfg.MaxStudents {
-		return nil, fmt.Errorf("%w: %d of %d places taken", ErrRoomFull, len(r.subs), h.cfg.MaxStudents)
+	if n := r.students(); n >= h.cfg.MaxStudents {
+		return nil, fmt.Errorf("%w: %d of %d places taken", ErrRoomFull, n, h.cfg.MaxStudents)
 	}
+	return h.subscribeLocked(r, false), nil
+}
+
+// Watch follows a room as its instructor: the instructor's own page takes
+// no student's place, and it hears every vote as it comes in.
+func (h *Hub) Watch(code, secret string) (*Subscription, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r, err := h.instructorRoom(code, secret)
+	if err != nil {
+		return nil, err
+	}
+	return h.subscribeLocked(r, true), nil
+}
+
+func (h *Hub) subscribeLocked(r *room, instructor bool) *Subscription {
 	c := make(chan State, h.cfg.Buffer)
-	s := &Subscription{C: c, c: c, hub: h, code: r.code}
+	s := &Subscription{C: c, c: c, hub: h, code: r.code, instructor: instructor}
 	r.subs[s] = true
-	r.state.Students = len(r.subs)
-	c <- r.snapshot(false)
-	return s, nil
+	r.state.Students = r.students()
+	c <- r.snapshot(instructor)
+	return s
+}
+
+// Places reports how many students can still join the room.
+func (h *Hub) Places(code string) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r, err := h.get(code)
+	if err != nil {
+		return 0, err
+	}
+	return max(h.cfg.MaxStudents-r.students(), 0), nil
+}
+
+func (r *room) students() int {
+	n := 0
+	for s := range r.subs {
+		if !s.instructor {
+			n++
+		}
+	}
+	return n
 }
 
 // Close stops the subscription.
@@ -314,7 +354,7 @@ func (s *Subscription) Close() {
 	}
 	delete(r.subs, s)
 	close(s.c)
-	r.state.Students = len(r.subs)
+	r.state.Students = r.students()
 }
 
 // Sweep closes rooms idle longer than IdleTTL. The server calls it now and
@@ -348,19 +388,31 @@ func (h *Hub) Rooms() int {
 }
 
 func (h *Hub) changedLocked(r *room) {
+	h.notifyLocked(r, false)
+}
+
+// notifyLocked records a change and sends the new state to the
+// instructor's pages and, unless instructorOnly, to every student.
+func (h *Hub) notifyLocked(r *room, instructorOnly bool) {
 	r.state.Version++
 	r.lastActive = h.cfg.Now()
-	st := r.snapshot(false)
+	forStudents, forInstructor := r.snapshot(false), r.snapshot(true)
 	for s := range r.subs {
+		st := forStudents
+		if s.instructor {
+			st = forInstructor
+		} else if instructorOnly {
+			continue
+		}
 		select {
 		case s.c <- st:
 		default:
-			// Too far behind: drop the student rather than block the room.
+			// Too far behind: drop the page rather than block the room.
 			delete(r.subs, s)
 			close(s.c)
 		}
 	}
-	r.state.Students = len(r.subs)
+	r.state.Students = r.students()
 }
 
 func (r *room) snapshot(forInstructor bool) State {

@@ -280,3 +280,53 @@ func TestQRSVG(t *testing.T) {
 		t.Fatal("QR SVG has no modules")
 	}
 }
+
+// TestInstructorWatches: the instructor's page takes no student's place
+// and hears each vote; the students are not woken for votes.
+func TestInstructorWatches(t *testing.T) {
+	h, _ := newTestHub(t, Config{MaxStudents: 1})
+	code, secret := mustCreate(t, h)
+	if _, err := h.Watch(code, "guess"); !errors.Is(err, ErrForbidden) {
+		t.Fatalf("Watch with a wrong secret: err = %v, want ErrForbidden", err)
+	}
+	teacher, err := h.Watch(code, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-teacher.C
+	if n, err := h.Places(code); err != nil || n != 1 {
+		t.Fatalf("Places = %d, %v; want 1: the instructor takes no place", n, err)
+	}
+	student, err := h.Subscribe(code)
+	if err != nil {
+		t.Fatalf("the one student place must be free: %v", err)
+	}
+	<-student.C
+	if n, _ := h.Places(code); n != 0 {
+		t.Fatalf("Places = %d after a student joined, want 0", n)
+	}
+	st, err := h.OpenPoll(code, secret, "naive", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-teacher.C
+	<-student.C
+	if err := h.Vote(code, "s1", st.Poll.ID, 200); err != nil {
+		t.Fatal(err)
+	}
+	got := <-teacher.C
+	if got.Poll == nil || got.Poll.Votes != 1 || len(got.Poll.Counts) != 1 {
+		t.Fatalf("instructor's state after a vote: %+v, want 1 vote with its count", got.Poll)
+	}
+	select {
+	case st := <-student.C:
+		t.Fatalf("a student was sent a state for a vote: %+v", st)
+	default:
+	}
+	if _, err := h.Update(code, secret, "", 1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if st := <-student.C; st.Step != 1 || !st.Poll.Revealed || st.Students != 1 {
+		t.Fatalf("student after the step: %+v, want step 1, poll revealed, 1 student", st)
+	}
+}
