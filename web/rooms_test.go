@@ -697,9 +697,42 @@ func TestEventStreamFormat(t *testing.T) {
 		t.Fatalf("poll event %+v", ev.state)
 	}
 	request(t, h, http.MethodPost, "/rooms/"+code+"/vote", url.Values{"poll": {strconv.Itoa(ev.state.Poll.ID)}, "balance": {"0"}}, "Cookie", studentCookie+"=x")
+	// A vote is news for the instructor only: the students' streams are not
+	// woken for it. The next student event is the instructor's step, which
+	// reveals the poll with its one vote.
+	request(t, h, http.MethodPost, "/rooms/"+code+"/step", url.Values{"step": {"1"}}, "Cookie", cookie)
 	ev = s.next(t)
-	if ev.state.Poll == nil || ev.state.Poll.Votes != 1 || ev.state.Poll.Counts != nil {
-		t.Fatalf("vote event %+v: want 1 vote and no distribution", ev.state.Poll)
+	if ev.state.Step != 1 || ev.state.Poll == nil || !ev.state.Poll.Revealed || ev.state.Poll.Votes != 1 || len(ev.state.Poll.Counts) != 1 {
+		t.Fatalf("event after the step %+v: want step 1 with the poll revealed, 1 vote and its count", ev.state)
+	}
+}
+
+// TestInstructorStreamHearsVotes: the instructor's own page (holding the
+// room's secret) is told of every vote, with the distribution, and takes
+// no student's place.
+func TestInstructorStreamHearsVotes(t *testing.T) {
+	hub := room.NewHub(room.Config{MaxStudents: 1})
+	h, err := NewServer(Config{Rooms: hub})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, cookie := openRoom(t, h, crashBeforeAck())
+	secret := strings.TrimPrefix(cookie, secretCookie+"=")
+	sub, err := hub.Watch(code, secret)
+	if err != nil {
+		t.Fatalf("the room cookie %q does not hold the instructor's secret: %v", cookie, err)
+	}
+	defer sub.Close()
+	<-sub.C
+	if n, _ := hub.Places(code); n != 1 {
+		t.Fatalf("places = %d with the instructor watching, want 1", n)
+	}
+	request(t, h, http.MethodPost, "/rooms/"+code+"/poll", url.Values{"handler": {"naive"}}, "Cookie", cookie)
+	st := <-sub.C
+	request(t, h, http.MethodPost, "/rooms/"+code+"/vote", url.Values{"poll": {strconv.Itoa(st.Poll.ID)}, "balance": {"200"}}, "Cookie", studentCookie+"=x") // major units, as a person types them
+	st = <-sub.C
+	if st.Poll == nil || st.Poll.Votes != 1 || len(st.Poll.Counts) != 1 || st.Poll.Counts[0].Balance != 20000 {
+		t.Fatalf("instructor's state after a vote: %+v, want the vote and its distribution", st.Poll)
 	}
 }
 
