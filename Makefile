@@ -15,10 +15,9 @@ test: check-generated vet
 build:
 	go build -o bin/lab ./cmd/lab
 
-## generate: regenerate templ components (*_templ.go) and the copied timeline CSS; commit the result
+## generate: regenerate templ components (*_templ.go); commit the result
 generate:
 	go tool templ generate
-	cp web/timeline/timeline.css static/timeline.css
 
 check-generated:
 	./scripts/check-generated.sh

@@ -729,18 +729,6 @@ func TestStaticFiles(t *testing.T) {
 	}
 }
 
-// TestTimelineCSSIsCurrent keeps static/timeline.css a copy of the one the
-// timeline package ships (make generate copies it).
-func TestTimelineCSSIsCurrent(t *testing.T) {
-	want, err := os.ReadFile("timeline/timeline.css")
-	if err != nil {
-		t.Skip("web/timeline/timeline.css not found")
-	}
-	got, err := os.ReadFile("../static/timeline.css")
-	if err != nil || !bytes.Equal(got, want) {
-		t.Error("static/timeline.css differs from web/timeline/timeline.css: run make generate")
-	}
-}
 
 func TestSecurityHeaders(t *testing.T) {
 	r := get(t, newTestServer(t), "/lab")

@@ -5,7 +5,7 @@
 // Build is a pure function from traces to a laid-out Diagram (every
 // coordinate and every word decided, texts already cut to fit); View is the
 // templ component that writes it out as SVG. Colours live in CSS classes
-// (see timeline.css), so the page's themes apply.
+// (see static/timeline.css), so the page's themes apply.
 package timeline
 
 import (

@@ -10,7 +10,7 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 // View renders a diagram as an <svg> element. Every word in it is escaped by
-// templ; colours come from the CSS classes in timeline.css.
+// templ; colours come from the CSS classes in static/timeline.css.
 func View(d Diagram) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context

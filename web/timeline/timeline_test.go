@@ -432,7 +432,7 @@ func TestPreview(t *testing.T) {
 	if *preview == "" {
 		t.Skip("no -preview file")
 	}
-	css, err := os.ReadFile("timeline.css")
+	css, err := os.ReadFile("../../static/timeline.css")
 	if err != nil {
 		t.Fatal(err)
 	}
