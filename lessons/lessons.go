@@ -302,13 +302,13 @@ func VerdictLabel(v sim.Verdict, lang string) string {
 	if lang == Russian {
 		switch v {
 		case sim.OK:
-			return "ок"
+			return "верно"
 		case sim.Duplicate:
 			return "дубль"
 		case sim.Lost:
 			return "потеря"
 		case sim.Poison:
-			return "яд (poison)"
+			return "яд"
 		case sim.SilentConflict:
 			return "тихий конфликт"
 		}

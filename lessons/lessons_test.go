@@ -170,8 +170,8 @@ func TestClaimFence(t *testing.T) {
 		{Russian, []string{
 			`<span class="claim-label">Сценарий</span> <span class="claim-title">Падение перед ack</span>`,
 			`<span class="verdict verdict-duplicate">дубль</span>`,
-			`<span class="verdict verdict-ok">ок</span>`,
-			`<span class="verdict verdict-poison">яд (poison)</span>`,
+			`<span class="verdict verdict-ok">верно</span>`,
+			`<span class="verdict verdict-poison">яд</span>`,
 			`<a class="try-it" href="/lab?preset=crash-before-ack&amp;handlers=naive,unique,unique-error">Попробовать в лаборатории</a>`,
 		}},
 	} {
@@ -189,10 +189,10 @@ func TestVerdictLabel(t *testing.T) {
 		v      sim.Verdict
 		en, ru string
 	}{
-		{sim.OK, "ok", "ок"},
+		{sim.OK, "ok", "верно"},
 		{sim.Duplicate, "duplicate", "дубль"},
 		{sim.Lost, "lost", "потеря"},
-		{sim.Poison, "poison", "яд (poison)"},
+		{sim.Poison, "poison", "яд"},
 		{sim.SilentConflict, "silent-conflict", "тихий конфликт"},
 	} {
 		if got := VerdictLabel(tc.v, English); got != tc.en {
