@@ -57,15 +57,8 @@ func payloadHash(m Message) string {
 // still arrive): a late duplicate then finds no row and is credited again.
 func Inbox(ctx context.Context, d Deps, m Message) error {
 	hash := payloadHash(m)
-	d.Point(Yield)
-	tx, err := d.DB.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer tx.Rollback()
-
 	var savedHash, response string
-	err = tx.QueryRowContext(ctx,
+	err := d.DB.QueryRowContext(ctx,
 		`SELECT payload_hash, response FROM inbox WHERE tenant = ? AND operation_id = ?`,
 		m.Tenant, m.Key).Scan(&savedHash, &response)
 	switch {
@@ -75,15 +68,12 @@ func Inbox(ctx context.Context, d Deps, m Message) error {
 	case err == nil:
 		// Same operation id, different content: neither a repeat nor a new
 		// operation. Keep the evidence and ack; a nack would only loop.
-		_, err = tx.ExecContext(ctx,
+		_, err = d.DB.ExecContext(ctx,
 			`INSERT INTO quarantine (tenant, operation_id, payload_hash, saved_hash, amount, transport_id, received_at)
 			 VALUES (?, ?, ?, ?, ?, ?, ?)`,
 			m.Tenant, m.Key, hash, savedHash, m.Amount, m.TransportID, d.Now().Format(time.RFC3339))
 		if err != nil {
 			return fmt.Errorf("quarantine: %w", err)
-		}
-		if err := tx.Commit(); err != nil {
-			return fmt.Errorf("commit: %w", err)
 		}
 		d.Log("conflict on %s/%s: payload differs from the saved one, quarantined", m.Tenant, m.Key)
 		return nil
@@ -91,15 +81,23 @@ func Inbox(ctx context.Context, d Deps, m Message) error {
 		return fmt.Errorf("read inbox: %w", err)
 	}
 
+	// Not seen yet, as far as this read can tell: a racing duplicate may
+	// be right here too. The primary key on (tenant, operation_id) decides.
+	d.Point(Yield)
+	tx, err := d.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+
 	d.Point(BeforeEffect)
 	_, err = tx.ExecContext(ctx,
 		`INSERT INTO inbox (tenant, operation_id, payload_hash, response, created_at) VALUES (?, ?, ?, ?, ?)`,
 		m.Tenant, m.Key, hash, fmt.Sprintf("credited %d to %s", m.Amount, m.Account),
 		d.Now().Format(time.RFC3339))
 	if isUniqueViolation(err) {
-		// A concurrent duplicate committed between our SELECT and INSERT
-		// (possible on databases that run transactions in parallel). Nack:
-		// the redelivery will find its row and compare the hashes.
+		// The racing duplicate committed first. Nack: the redelivery reads
+		// its row and compares the hashes, like any repeat.
 		return fmt.Errorf("inbox %s/%s written concurrently: %w", m.Tenant, m.Key, err)
 	}
 	if err != nil {

@@ -188,7 +188,9 @@ func runHandler(s *Script, h handlers.Info, steps int, snapshots bool) (Result, 
 	return res, nil
 }
 
-// verdict is the oracle.
+// verdict is the oracle. Totals first; then each operation on its own, so
+// that one operation credited twice and another never cannot cancel out
+// into a balance that looks right.
 func (w *world) verdict(settled, expected int64) (Verdict, string) {
 	switch {
 	case settled > expected:
@@ -196,8 +198,24 @@ func (w *world) verdict(settled, expected int64) (Verdict, string) {
 	case settled < expected:
 		return Lost, fmt.Sprintf("credited %d, expected %d: %d never arrived", settled, expected, expected-settled)
 	}
+	var over, under []string
+	for _, in := range w.intentList() {
+		got := w.applied[intentKey{in.tenant, in.op}]
+		switch {
+		case got > in.amount:
+			over = append(over, fmt.Sprintf("%s/%s credited %d of %d", in.tenant, in.op, got, in.amount))
+		case got < in.amount:
+			under = append(under, fmt.Sprintf("%s/%s credited %d of %d", in.tenant, in.op, got, in.amount))
+		}
+	}
+	if len(over) > 0 {
+		return Duplicate, "the total looks right, but errors cancel out: " + strings.Join(append(over, under...), "; ")
+	}
+	if len(under) > 0 {
+		return Lost, "the total looks right, but errors cancel out: " + strings.Join(under, "; ")
+	}
 	for _, m := range w.broker.DLQ {
-		if w.applied[intentKey{m.Tenant, m.Op}] {
+		if w.failedAfterApplied[m] {
 			return Poison, fmt.Sprintf("message %s was applied, then failed until the dead-letter queue", m.TransportID)
 		}
 	}
@@ -474,7 +492,7 @@ func (w *world) work(wk *worker, racing bool, yielded chan bool) {
 			return
 		}
 		if name == handlers.AfterEffect {
-			w.applied[intentKey{m.Tenant, m.Op}] = true
+			w.applied[intentKey{m.Tenant, m.Op}] += m.Amount
 		}
 		if name == wk.crash {
 			w.t.say(KindCrash, "worker dies at "+name, "воркер падает в точке "+name)
@@ -489,6 +507,9 @@ func (w *world) work(wk *worker, racing bool, yielded chan bool) {
 	switch {
 	case crashedAt != "":
 		return // the message stays in flight until it times out
+	case wk.crash == CrashBeforeAck && err != nil:
+		w.t.say(KindCrash, "worker dies before it can nack", "воркер падает, не успев отправить nack")
+		return
 	case wk.crash == CrashBeforeAck:
 		w.t.say(KindCrash, "worker dies before it can ack", "воркер падает, не успев отправить ack")
 		return
@@ -497,6 +518,11 @@ func (w *world) work(wk *worker, racing bool, yielded chan bool) {
 			"обработчик не дошёл до "+wk.crash+": воркер не упал")
 	}
 	if err != nil {
+		if w.applied[intentKey{m.Tenant, m.Op}] > 0 {
+			// Failing a message whose operation is already done: if this
+			// goes on until the DLQ, it is a poison message.
+			w.failedAfterApplied[m] = true
+		}
 		w.t.say(KindNack, "nack: "+err.Error(), "nack: "+err.Error())
 		dead := w.broker.Nack(m)
 		w.brokerMoved(m, dead, "nack")

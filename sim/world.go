@@ -39,10 +39,13 @@ type world struct {
 	rng     *rand.Rand
 	tables  map[string]bool
 
-	intents    map[intentKey]*intent
-	applied    map[intentKey]bool // intents whose effect a worker made durable
-	conflicts  int                // changed payloads acked without quarantine
-	deliveries int
+	intents map[intentKey]*intent
+	applied map[intentKey]int64 // per intent, the amounts whose effect a worker made durable
+	// failedAfterApplied marks messages a handler failed (nack) while
+	// their operation was already applied: the makings of a poison message.
+	failedAfterApplied map[*Message]bool
+	conflicts          int // changed payloads acked without quarantine
+	deliveries         int
 }
 
 // intent is one business operation the producer wants done once.
@@ -56,13 +59,14 @@ func newWorld(s *Script, h handlers.Info) (w *world, err error) {
 	t := &tracer{}
 	w = &world{
 		script: s, handler: h, t: t,
-		gateway: &gateway{t: t, up: true},
-		broker:  &Broker{MaxDeliveries: s.MaxDeliveries},
-		now:     epoch(),
-		rng:     rand.New(rand.NewPCG(seed, seed)),
-		intents: map[intentKey]*intent{},
-		applied: map[intentKey]bool{},
-		tables:  map[string]bool{},
+		gateway:            &gateway{t: t, up: true},
+		broker:             &Broker{MaxDeliveries: s.MaxDeliveries},
+		now:                epoch(),
+		rng:                rand.New(rand.NewPCG(seed, seed)),
+		intents:            map[intentKey]*intent{},
+		applied:            map[intentKey]int64{},
+		failedAfterApplied: map[*Message]bool{},
+		tables:             map[string]bool{},
 	}
 	defer func() {
 		if err != nil {
@@ -181,6 +185,21 @@ func (w *world) quarantined() (int, error) {
 	var n int
 	err := w.db.QueryRow(`SELECT COUNT(*) FROM quarantine`).Scan(&n)
 	return n, err
+}
+
+// intentList is the intents in a stable order (maps have none).
+func (w *world) intentList() []*intent {
+	out := make([]*intent, 0, len(w.intents))
+	for _, in := range w.intents {
+		out = append(out, in)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].tenant != out[j].tenant {
+			return out[i].tenant < out[j].tenant
+		}
+		return out[i].op < out[j].op
+	})
+	return out
 }
 
 func (w *world) expected() int64 {

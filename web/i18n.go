@@ -357,6 +357,7 @@ func newCatalog() catalog {
 		"v.poison":              {"POISON", "ЯД"},
 		"v.silent-conflict":     {"SILENT CONFLICT", "ТИХИЙ КОНФЛИКТ"},
 		"why.ok":                {"credits %s, exactly what was asked", "зачислит %s — ровно столько, сколько просили"},
+		"why.cancel":            {"the total of %s looks right, but one operation is credited twice and another not at all: the errors cancel out", "итог %s выглядит верным, но одна операция зачислена дважды, а другая не зачислена вовсе: ошибки взаимно гасятся"},
 		"why.duplicate":         {"credits %s: %s more than the %s asked", "зачислит %s: на %s больше, чем %s по запросу"},
 		"why.lost":              {"credits %s: %s of the %s asked never arrives", "зачислит %s: %s из %s по запросу не дойдут"},
 		"why.poison":            {"a message that was already applied fails again and again until the dead-letter queue", "уже применённое сообщение падает снова и снова, пока не попадёт в DLQ"},

@@ -60,3 +60,17 @@ func TestLabLinksToThePresenter(t *testing.T) {
 		t.Fatalf("presenter view: status %d\n%s", p.status, excerpt(p.body))
 	}
 }
+
+// TestCancellingErrorsAreExplained: when one operation is doubled and
+// another lost, the total looks right; the card says why it is not.
+func TestCancellingErrorsAreExplained(t *testing.T) {
+	h := newTestServer(t)
+	script := url.QueryEscape("publish a amount=100\npublish b amount=100\ndeliver crash=before-effect\nredeliver\ndeliver\ndeliver\nadvance 25h\nretry b\ndeliver\n")
+	r := get(t, h, "/lab?script="+script+"&handlers=setnx&lang=en")
+	if r.status != http.StatusOK {
+		t.Fatalf("status %d", r.status)
+	}
+	if body := html.UnescapeString(r.body); !strings.Contains(body, "the errors cancel out") {
+		t.Errorf("setnx card does not explain the cancelling errors:\n%s", excerpt(r.body))
+	}
+}

@@ -434,6 +434,9 @@ func verdictSymbol(v sim.Verdict) string {
 // verdictReason explains a verdict in the reader's language from the
 // result's numbers (the engine's own Reason is English only).
 func verdictReason(t text, res sim.Result) string {
+	if (res.Verdict == sim.Duplicate || res.Verdict == sim.Lost) && res.Settled == res.Expected {
+		return t.F("why.cancel", money(res.Settled))
+	}
 	switch res.Verdict {
 	case sim.OK:
 		return t.F("why.ok", money(res.Settled))
