@@ -15,13 +15,14 @@ CREATE TABLE deliveries (
 );
 `
 
-// BrokerKey is Unique keyed on the broker's transport id (partition and
-// offset, delivery tag) instead of the producer's idempotency key.
+// BrokerKey is Unique keyed on the broker's transport id (here a Kafka-like
+// topic/partition/offset) instead of the producer's idempotency key.
 //
-// A plain redelivery of the same broker message carries the same transport
-// id, so that case is caught. But the transport id names a delivery, not an
-// operation: a producer retry, a replay from the dead-letter queue or a
-// republish is a new broker message with a new id, and is credited again.
+// A plain redelivery of the same record carries the same offset, so that
+// case is caught (a RabbitMQ delivery tag would not even give that: it
+// changes on every delivery). But the transport id names a broker record,
+// not an operation: a producer retry, a replay from the dead-letter queue
+// or a republish is a new record with a new id, and is credited again.
 func BrokerKey(ctx context.Context, d Deps, m Message) error {
 	d.Point(Yield)
 	tx, err := d.DB.BeginTx(ctx, nil)

@@ -100,7 +100,7 @@ func List() []Info {
 			Schema: uniqueSchema, File: "unique.go", Func: "Unique", Handle: Unique},
 		{Name: "setnx", Summary: "Redis SET NX EX guards an external gateway call", Core: true, Redis: true,
 			File: "setnx.go", Func: "SetNX", Handle: SetNX},
-		{Name: "statemachine", Summary: "UPDATE orders ... WHERE status='CREATED' decides who pays", Core: true,
+		{Name: "statemachine", Summary: "UPDATE orders ... WHERE status='CREATED' decides who pays (by order id only, not tenant)", Core: true,
 			File: "statemachine.go", Func: "StateMachine", Handle: StateMachine},
 		{Name: "inbox", Summary: "(tenant, operation) inbox with payload hash and saved response, one transaction", Core: true,
 			Schema: inboxSchema, File: "inbox.go", Func: "Inbox", Handle: Inbox},

@@ -15,8 +15,10 @@ import (
 // and the charge are not one transaction. A worker that dies between SET NX
 // and the end of the charge leaves the key "processing" until
 // ProcessingTTL expires; every redelivery in that time is acked without
-// charging, so the customer may never be charged (at-most-once). And once
-// DoneTTL has expired, a late redelivery finds no key and charges again.
+// charging, so the customer may never be charged (at-most-once). A worker
+// that dies after the charge but before SET done leaves "processing" too:
+// a redelivery after ProcessingTTL charges a second time. And once DoneTTL
+// has expired, a late redelivery finds no key and charges again.
 func SetNX(ctx context.Context, d Deps, m Message) error {
 	redisKey := "idem:" + m.Key
 	d.Point(Yield)

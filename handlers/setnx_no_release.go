@@ -8,9 +8,9 @@ import (
 // SetNXNoRelease is SetNX without the DEL when the gateway fails.
 //
 // It fails on the first gateway error: the message is nacked, but the key
-// stays "processing". Every redelivery finds the key and is acked without
-// charging until ProcessingTTL runs out, and by then the broker has usually
-// given up: the charge is lost although nothing crashed.
+// stays "processing". The redelivery finds the key and is acked without
+// charging, so nothing is left for the broker to retry: the charge is lost
+// although nothing crashed.
 func SetNXNoRelease(ctx context.Context, d Deps, m Message) error {
 	redisKey := "idem:" + m.Key
 	d.Point(Yield)

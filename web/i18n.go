@@ -388,7 +388,7 @@ func newCatalog() catalog {
 		"h.naive":             {"credits every delivery: no protection at all", "зачисляет при каждой доставке: никакой защиты"},
 		"h.unique":            {"UNIQUE(idempotency_key) in the same transaction as the credit", "UNIQUE(idempotency_key) в той же транзакции, что и зачисление"},
 		"h.setnx":             {"Redis SET NX EX guards an external gateway call", "Redis SET NX EX охраняет вызов внешнего шлюза"},
-		"h.statemachine":      {"UPDATE orders … WHERE status='CREATED' decides who pays", "UPDATE orders … WHERE status='CREATED' решает, кто платит"},
+		"h.statemachine":      {"UPDATE orders … WHERE status='CREATED' decides who pays (by order id only, not tenant)", "UPDATE orders … WHERE status='CREATED' решает, кто платит (только по id заказа, без тенанта)"},
 		"h.inbox":             {"(tenant, operation) inbox with payload hash and saved response, one transaction", "inbox по (tenant, operation) с хешем payload и сохранённым ответом, в одной транзакции"},
 		"h.check-then-insert": {"SELECT the key, then INSERT: two racing workers both pass", "SELECT ключа, потом INSERT: два воркера в гонке проходят оба"},
 		"h.unique-error":      {"UNIQUE, but a duplicate is returned as an error: a redelivery loop", "UNIQUE, но дубль возвращается как ошибка: бесконечные повторы"},

@@ -729,7 +729,6 @@ func TestStaticFiles(t *testing.T) {
 	}
 }
 
-
 func TestSecurityHeaders(t *testing.T) {
 	r := get(t, newTestServer(t), "/lab")
 	for name, want := range map[string]string{
