@@ -13,6 +13,11 @@
   // than that is fetched again, once the request in flight is done.
   var busy = false, queued = null, wanted = 0;
   var liveState = ""; // the event stream's state, kept across swaps
+  // reveal is the panel to bring into view after the swap: on a projector
+  // the source or the timeline opens below the cards, out of sight, and a
+  // clicker has no key to scroll with.
+  var reveal = null;
+  var panels = { "p-source": "p-source-panel", "p-timeline": "p-timeline-panel" };
 
   function swapIn(html, url, ok) {
     var doc = new DOMParser().parseFromString(html, "text/html");
@@ -38,6 +43,9 @@
     if (live && liveState) live.setAttribute("data-state", liveState);
     var again = focused && document.getElementById(focused);
     if (again) again.focus({ preventScroll: true });
+    var panel = reveal && document.getElementById(reveal);
+    reveal = null;
+    if (panel) panel.scrollIntoView({ block: "start" });
   }
 
   function load(url, init) {
@@ -68,6 +76,7 @@
     if (!a || ev.button !== 0 || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.altKey) return;
     ev.preventDefault();
     if (busy) { queued = a.id || null; return; }
+    reveal = panels[a.id] || null;
     load(a.href);
   });
 
@@ -77,6 +86,7 @@
     ev.preventDefault();
     var sub = ev.submitter;
     if (busy) { queued = sub && sub.id || null; return; }
+    reveal = sub && panels[sub.id] || null;
     load(form.action, { method: "POST", body: new URLSearchParams(new FormData(form, sub)) });
   });
 

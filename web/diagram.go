@@ -23,6 +23,7 @@ func timelineFor(t text, res sim.Result, step int) templ.Component {
 	if len(traces) == 0 {
 		return emptyTimeline(t)
 	}
+	traces = capEvents(t, traces)
 	labels := timeline.EnglishLabels()
 	if t.lang == langRU {
 		labels = timeline.RussianLabels()
@@ -30,4 +31,23 @@ func timelineFor(t text, res sim.Result, step int) templ.Component {
 	d := timeline.Build(traces, step, labels)
 	d.IDPrefix = "tl-" + res.Handler + "-"
 	return timeline.View(d)
+}
+
+// maxStepEvents bounds the events drawn for one step: a drain over
+// hundreds of messages would otherwise draw a diagram megabytes long.
+const maxStepEvents = 60
+
+// capEvents keeps the first maxStepEvents events of each step and says how
+// many more there were (lab run --json lists them all).
+func capEvents(t text, traces []sim.Trace) []sim.Trace {
+	out := append([]sim.Trace(nil), traces...)
+	for i, tr := range traces {
+		if len(tr.Events) <= maxStepEvents {
+			continue
+		}
+		n := len(tr.Events) - maxStepEvents
+		more := sim.Event{Actor: "broker", Kind: sim.KindNote, Text: t.F("tl.more", n), TextRU: t.F("tl.more", n)}
+		out[i].Events = append(tr.Events[:maxStepEvents:maxStepEvents], more)
+	}
+	return out
 }

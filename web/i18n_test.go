@@ -1,6 +1,8 @@
 package web
 
 import (
+	"fmt"
+	"github.com/idempotency-lab/lab/practice"
 	"html"
 	"net/http"
 	"net/url"
@@ -72,5 +74,60 @@ func TestCancellingErrorsAreExplained(t *testing.T) {
 	}
 	if body := html.UnescapeString(r.body); !strings.Contains(body, "the errors cancel out") {
 		t.Errorf("setnx card does not explain the cancelling errors:\n%s", excerpt(r.body))
+	}
+}
+
+// TestChoiceOptionsAreShuffled: the bank lists the right answer first; the
+// page must not, or "always A" would be the winning strategy.
+func TestChoiceOptionsAreShuffled(t *testing.T) {
+	bank, err := practice.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	positions := map[int]int{}
+	for _, q := range bank.Questions() {
+		if q.Kind != practice.KindChoice || len(q.Correct()) != 1 {
+			continue
+		}
+		var opts []choiceView
+		for _, o := range q.Options {
+			opts = append(opts, choiceView{ID: o.ID})
+		}
+		again := shuffled(q.ID, append([]choiceView(nil), opts...))
+		for i, o := range shuffled(q.ID, opts) {
+			if again[i].ID != o.ID {
+				t.Fatalf("%s: the order changes between visits", q.ID)
+			}
+			if o.Letter != string(rune('A'+i)) {
+				t.Fatalf("%s: option %d lettered %s", q.ID, i, o.Letter)
+			}
+			if o.ID == q.Correct()[0] {
+				positions[i]++
+			}
+		}
+	}
+	if len(positions) < 3 {
+		t.Errorf("the right answer sits in only %d positions across the bank: %v", len(positions), positions)
+	}
+}
+
+// TestLongDrainStaysSmall: a short permalink that drains hundreds of
+// messages must not turn into a page of megabytes of diagram.
+func TestLongDrainStaysSmall(t *testing.T) {
+	h := newTestServer(t)
+	var b strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&b, "publish p%d amount=100\n", i)
+	}
+	b.WriteString("drain\n")
+	r := get(t, h, "/lab?script="+url.QueryEscape(b.String())+"&handlers=naive")
+	if r.status != http.StatusOK {
+		t.Fatalf("status %d", r.status)
+	}
+	if len(r.body) > 2<<20 {
+		t.Errorf("page is %d bytes; the timeline should be capped", len(r.body))
+	}
+	if !strings.Contains(html.UnescapeString(r.body), "more events in this step, not drawn") {
+		t.Error("the capped step does not say how many events were left out")
 	}
 }

@@ -1,7 +1,9 @@
 package web
 
 import (
+	"hash/fnv"
 	"math"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"slices"
@@ -449,8 +451,9 @@ func (s *server) askView(t text, q practice.Question, m practiceMode) answerView
 	case practice.KindChoice:
 		a.Multi = len(q.Correct()) > 1
 		for _, o := range q.Options {
-			a.Options = append(a.Options, choiceView{ID: o.ID, Letter: strings.ToUpper(o.ID), Text: o.Text.In(lang)})
+			a.Options = append(a.Options, choiceView{ID: o.ID, Text: o.Text.In(lang)})
 		}
+		a.Options = shuffled(q.ID, a.Options)
 	case practice.KindOpen:
 		a.MaxOwn = maxOwnAnswer
 	case practice.KindPredict:
@@ -493,7 +496,7 @@ func (s *server) resultView(t text, q practice.Question, m practiceMode, p pract
 	switch g.Kind {
 	case practice.KindChoice:
 		for _, o := range g.Options {
-			c := choiceView{ID: o.ID, Letter: strings.ToUpper(o.ID), Text: o.Text.In(lang), Picked: o.Picked,
+			c := choiceView{ID: o.ID, Text: o.Text.In(lang), Picked: o.Picked,
 				Correct: o.Correct, Right: o.Right(), Why: o.Why.In(lang)}
 			if o.Picked {
 				c.PickedLabel = t.S("pr.res.picked")
@@ -507,6 +510,7 @@ func (s *server) resultView(t text, q practice.Question, m practiceMode, p pract
 			}
 			a.Options = append(a.Options, c)
 		}
+		a.Options = shuffled(g.Question, a.Options)
 	case practice.KindOpen:
 		a.Model = g.Answer.In(lang)
 		ticked := 0
@@ -597,4 +601,18 @@ func balanceText(minor int64) string {
 // as the lab does.
 func outcomeReason(t text, o *practice.Outcome) string {
 	return verdictReason(t, sim.Result{Verdict: o.Verdict, Settled: o.Balance, Expected: o.Expected, Reason: o.Reason})
+}
+
+// shuffled puts a question's options in an order of its own, the same on
+// every visit (it depends only on the question id), so the right answer is
+// not always where the file lists it first; letters follow the shown order.
+func shuffled(id string, opts []choiceView) []choiceView {
+	h := fnv.New64a()
+	h.Write([]byte(id))
+	rng := rand.New(rand.NewPCG(h.Sum64(), 0x1dea))
+	rng.Shuffle(len(opts), func(i, j int) { opts[i], opts[j] = opts[j], opts[i] })
+	for i := range opts {
+		opts[i].Letter = string(rune('A' + i))
+	}
+	return opts
 }

@@ -22,7 +22,8 @@ import (
 // the inbox holding.
 const presentHandlers = "naive,inbox"
 
-// maxHandlerKeys is how many handlers the number keys 1–9 reach.
+// maxHandlerKeys is how many handlers the number keys 1–9 reach; the rest
+// are toggled with their buttons.
 const maxHandlerKeys = 9
 
 // Who a presenter page is for.
@@ -143,7 +144,7 @@ func (s *server) presentView(t text, r *http.Request, st labState, run *sim.Run,
 	v.SourceURL = at(st.step, st.handlers, presentShow{Source: !show.Source, Timeline: show.Timeline})
 	v.TimelineURL = at(st.step, st.handlers, presentShow{Source: show.Source, Timeline: !show.Timeline})
 	v.ExploreURL = labURL(s.query(st), st.step, st.total())
-	for i, h := range s.handlers[:min(maxHandlerKeys, len(s.handlers))] {
+	for i, h := range s.handlers {
 		on := slices.Contains(st.handlers, h.Name)
 		next := s.toggleHandler(st.handlers, h.Name)
 		v.Toggles = append(v.Toggles, handlerToggle{

@@ -37,6 +37,8 @@ func presentCatalog() catalog {
 		"err.roomscript":  {"A room needs a scenario with at least one step: choose a preset or a script first.", "Комнате нужен сценарий хотя бы с одним шагом: сначала выберите готовый сценарий или свой."},
 		"err.pollhandler": {"There is no handler %q in this room. Ask about one of: %s.", "Обработчика %q в этой комнате нет. Спросите про один из этих: %s."},
 		"err.polllast":    {"The room is at the last step (%d): there is no next step to predict.", "Комната на последнем шаге (%d): предсказывать больше нечего."},
+		"rm.novote.t":     {"This answer was not counted", "Этот ответ не засчитан"},
+		"rm.novote.m":     {"Only students who opened the room page can answer its poll, once each; the instructor's own browser does not vote.", "Отвечать на опрос могут только студенты, открывшие страницу комнаты, по одному разу; браузер преподавателя не голосует."},
 		"err.pollid":      {"poll=%s is not a poll of this room: reload the page and answer the question shown.", "poll=%s — не опрос этой комнаты: обновите страницу и ответьте на показанный вопрос."},
 		"err.balance":     {"%q is not a balance: give an amount such as 200 or 150.50 (no minus, at most two decimals).", "%q — не баланс: укажите сумму вроде 200 или 150.50 (без минуса, не больше двух знаков после точки)."},
 		"err.code":        {"%q is not a room code: a code has six letters and digits, like ABC 234.", "%q — не код комнаты: в коде шесть букв и цифр, например ABC 234."},

@@ -512,7 +512,13 @@ func (s *server) roomVote(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return badRoomInput(code, err)
 	}
-	if err := s.hub.Vote(code, s.studentID(w, r), id, balance); err != nil {
+	// One vote per student who opened the room page (which gave them their
+	// cookie); the instructor asks, and does not answer.
+	student := cookieValue(r, studentCookie)
+	if student == "" || len(student) > 64 || s.hub.IsInstructor(code, cookieValue(r, secretCookie)) {
+		return &roomProblem{status: http.StatusForbidden, title: "rm.novote.t", msg: "rm.novote.m", code: code}
+	}
+	if err := s.hub.Vote(code, student, id, balance); err != nil {
 		return problemFor(code, err)
 	}
 	http.SetCookie(w, &http.Cookie{Name: voteCookie, Value: strconv.Itoa(id) + ":" + strconv.FormatInt(balance, 10),
