@@ -298,6 +298,7 @@ func newCatalog() catalog {
 		"link.copied":       {"Copied", "Скопировано"},
 		"link.label":        {"Link to this exact state", "Ссылка на это состояние"},
 		"card.balance":      {"Balance", "Баланс"},
+		"card.charged":      {"Charged via the gateway", "Списано через шлюз"},
 		"card.expected":     {"expected %s", "ожидается %s"},
 		"card.over":         {"%s too much", "лишние %s"},
 		"card.short":        {"%s not credited yet", "%s ещё не зачислено"},

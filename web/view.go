@@ -524,3 +524,13 @@ func absolute(r *http.Request, path string) string {
 	}
 	return scheme + "://" + host + path
 }
+
+// balanceLabel names what a card's balance counts: the accounts table, or,
+// for a handler whose effect is an external call, the gateway's charges
+// (its accounts table stays at zero, which would otherwise puzzle).
+func balanceLabel(c cardView) string {
+	if c.Redis {
+		return "card.charged"
+	}
+	return "card.balance"
+}
