@@ -99,6 +99,10 @@ func ParseExport(data []byte, b *Bank) (Export, error) {
 	dec.DisallowUnknownFields()
 	var f exportFile
 	if err := dec.Decode(&f); err != nil {
+		var te *time.ParseError
+		if errors.As(err, &te) {
+			return bad("not a progress file: time %q is not an RFC 3339 time such as 2026-01-02T15:04:05Z", te.Value)
+		}
 		return bad("not a progress file: %v", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
