@@ -356,6 +356,29 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
 		}},
 
+		// The worker dies right after the effect; the redelivery comes after
+		// the one-hour processing TTL.
+		{"charged-not-marked", 10000, []cell{
+			{handler: "naive", verdict: dup, settled: 20000},
+			{handler: "unique", verdict: ok, settled: 10000},
+			// setnx's second grey zone: the charge happened, "done" was never
+			// written, the "processing" key expired, and SET NX let the late
+			// redelivery charge again.
+			{handler: "setnx", verdict: dup, settled: 20000},
+			{handler: "statemachine", verdict: ok, settled: 10000},
+			{handler: "inbox", verdict: ok, settled: 10000},
+			{handler: "check-then-insert", verdict: ok, settled: 10000},
+			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			// Its marker commits before the credit, so the crash after the
+			// credit leaves both in place: the redelivery is acked.
+			{handler: "marker-first", verdict: ok, settled: 10000},
+			{handler: "effect-first", verdict: dup, settled: 20000},
+			// A plain redelivery keeps its transport id: caught.
+			{handler: "broker-key", verdict: ok, settled: 10000},
+			{handler: "setnx-no-release", verdict: dup, settled: 20000},
+			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
+		}},
+
 		// done-ttl: 24h; the retry comes 25h later.
 		{"ttl-expired-replay", 10000, []cell{
 			{handler: "naive", verdict: dup, settled: 20000},
