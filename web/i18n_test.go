@@ -131,3 +131,16 @@ func TestLongDrainStaysSmall(t *testing.T) {
 		t.Error("the capped step does not say how many events were left out")
 	}
 }
+
+// TestOpenRoomKeepsPanels: a presenter who opens a room with the source
+// showing finds it still showing in the room.
+func TestOpenRoomKeepsPanels(t *testing.T) {
+	h := newTestServer(t)
+	r := get(t, h, "/present/crash-before-ack?show=source")
+	if r.status != http.StatusOK {
+		t.Fatalf("status %d", r.status)
+	}
+	if !strings.Contains(r.body, `name="show" value="source"`) {
+		t.Error("the open-a-room form does not carry the open panels")
+	}
+}

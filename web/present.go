@@ -160,6 +160,10 @@ func (s *server) presentView(t text, r *http.Request, st labState, run *sim.Run,
 			}
 		}
 		v.OpenRoom = append(v.OpenRoom, field{"handlers", v.Handlers}, field{"step", strconv.Itoa(st.step)})
+		if p := show.param(); p != "" {
+			// The room opens with the panels the presenter had open.
+			v.OpenRoom = append(v.OpenRoom, field{"show", p})
+		}
 	}
 	return v
 }
