@@ -206,6 +206,7 @@ type recRows struct {
 	i     int
 	n     int
 	done  bool
+	value driver.Value // the first row's value, for a one-column result
 }
 
 func (r *recRows) Columns() []string { return r.inner.Columns() }
@@ -214,6 +215,9 @@ func (r *recRows) Next(dest []driver.Value) error {
 	err := r.inner.Next(dest)
 	if err == nil {
 		r.n++
+		if r.n == 1 && len(dest) == 1 {
+			r.value = dest[0]
+		}
 	}
 	return err
 }
@@ -221,7 +225,13 @@ func (r *recRows) Next(dest []driver.Value) error {
 func (r *recRows) Close() error {
 	if !r.done {
 		r.done = true
-		r.t.result(r.i, plural(r.n, "row"))
+		res := plural(r.n, "row")
+		if r.n == 1 && r.value != nil {
+			// SELECT COUNT(*) that found nothing still returns one row: show
+			// its value, or "1 row" would read as "found".
+			res += ": " + quoteArg(r.value)
+		}
+		r.t.result(r.i, res)
 	}
 	return r.inner.Close()
 }
