@@ -258,12 +258,12 @@ func (c *Course) neighbour(l *Lesson, d int) *Lesson {
 // must occur in the text. Hits come in course order, a lesson's title
 // before its headings.
 func (c *Course) Search(lang, query string) []Hit {
-	words := strings.Fields(fold(query))
+	words := strings.Fields(Fold(query))
 	if len(words) == 0 {
 		return nil
 	}
 	match := func(s string) bool {
-		s = fold(s)
+		s = Fold(s)
 		for _, w := range words {
 			if !strings.Contains(s, w) {
 				return false
@@ -285,9 +285,10 @@ func (c *Course) Search(lang, query string) []Hit {
 	return hits
 }
 
-// fold lower-cases s in any script and folds ё into е, as Russian readers
-// type one for the other.
-func fold(s string) string {
+// Fold lower-cases s in any script and folds ё into е, as Russian readers
+// type one for the other. It maps rune for rune, so positions in the folded
+// text are positions in the original; search and its highlighting share it.
+func Fold(s string) string {
 	return strings.Map(func(r rune) rune {
 		r = unicode.ToLower(r)
 		if r == 'ё' {

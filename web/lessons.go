@@ -9,7 +9,6 @@ import (
 	"os"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/a-h/templ"
@@ -330,7 +329,7 @@ func (s *server) lessonsIndexView(t text, r *http.Request, course *lessons.Cours
 	}
 	v.URL = "/lessons?" + url.Values{"q": {query}}.Encode()
 	v.PageTitle = t.F("les.search.title", query) + " · " + v.PageTitle
-	words := strings.Fields(foldText(query))
+	words := strings.Fields(lessons.Fold(query))
 	order := map[string]int{}
 	for _, l := range all {
 		order[l.Slug] = l.Order
@@ -429,23 +428,11 @@ func progressFor(t text, progress map[string]int, slug string) *progressView {
 
 // ---------- Search highlighting ----------
 
-// foldText folds case and ё as lessons.Course.Search does, rune for rune,
-// so positions in the folded text are positions in the original.
-func foldText(s string) string {
-	return strings.Map(func(r rune) rune {
-		r = unicode.ToLower(r)
-		if r == 'ё' {
-			return 'е'
-		}
-		return r
-	}, s)
-}
-
 // highlightWords splits s into runs, marking every occurrence of any of
 // words (already folded).
 func highlightWords(s string, words []string) []textPart {
 	runes := []rune(s)
-	folded := []rune(foldText(s))
+	folded := []rune(lessons.Fold(s))
 	if len(folded) != len(runes) {
 		return []textPart{{Text: s}}
 	}

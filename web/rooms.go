@@ -15,6 +15,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -407,23 +408,31 @@ func isLoopback(hostport string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// roomStep moves the room: a step (step=N) and, optionally, the handlers
-// shown (handlers=a,b). Only the instructor's cookie may.
-func (s *server) roomStep(w http.ResponseWriter, r *http.Request) error {
+// instructorForm reads a form the instructor posts to a room: the room's
+// code, the form, the instructor's secret (checked) and the room's
+// script at its current step.
+func (s *server) instructorForm(w http.ResponseWriter, r *http.Request) (string, url.Values, string, labState, error) {
 	code := roomCode(r)
 	f, err := readForm(w, r)
 	if err != nil {
-		return err
+		return code, nil, "", labState{}, err
 	}
 	st, err := s.hub.State(code, true)
 	if err != nil {
-		return problemFor(code, err)
+		return code, nil, "", labState{}, problemFor(code, err)
 	}
 	secret := cookieValue(r, secretCookie)
 	if !s.hub.IsInstructor(code, secret) {
-		return problemFor(code, room.ErrForbidden)
+		return code, nil, "", labState{}, problemFor(code, room.ErrForbidden)
 	}
 	ls, err := s.roomState(st)
+	return code, f, secret, ls, err
+}
+
+// roomStep moves the room: a step (step=N) and, optionally, the handlers
+// shown (handlers=a,b). Only the instructor's cookie may.
+func (s *server) roomStep(w http.ResponseWriter, r *http.Request) error {
+	code, f, secret, ls, err := s.instructorForm(w, r)
 	if err != nil {
 		return err
 	}
@@ -452,20 +461,7 @@ func (s *server) roomStep(w http.ResponseWriter, r *http.Request) error {
 // roomPoll opens a prediction poll about the next step: what will the
 // chosen handler's balance be after it?
 func (s *server) roomPoll(w http.ResponseWriter, r *http.Request) error {
-	code := roomCode(r)
-	f, err := readForm(w, r)
-	if err != nil {
-		return err
-	}
-	st, err := s.hub.State(code, true)
-	if err != nil {
-		return problemFor(code, err)
-	}
-	secret := cookieValue(r, secretCookie)
-	if !s.hub.IsInstructor(code, secret) {
-		return problemFor(code, room.ErrForbidden)
-	}
-	ls, err := s.roomState(st)
+	code, f, secret, ls, err := s.instructorForm(w, r)
 	if err != nil {
 		return err
 	}
