@@ -7,6 +7,7 @@ package lessons
 // disagree.
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -184,7 +185,7 @@ func claimProblems(tb testing.TB, c *Course) []string {
 					problems = append(problems, fmt.Sprintf("%s: %v", where, err))
 					continue
 				}
-				run, err = sim.Execute(p.Script, sim.Options{Handlers: cl.Handlers()})
+				run, err = sim.Execute(context.Background(), p.Script, sim.Options{Handlers: cl.Handlers()})
 				if err != nil {
 					problems = append(problems, fmt.Sprintf("%s: running %s: %v", where, cl.Preset, err))
 					continue

@@ -1,6 +1,7 @@
 package practice
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -165,7 +166,7 @@ func (b *Bank) Run(id string) (sim.Result, error) {
 	if err != nil {
 		return sim.Result{}, err
 	}
-	run, err := sim.Execute(q.script, sim.Options{Handlers: []string{q.Handler}})
+	run, err := sim.Execute(context.Background(), q.script, sim.Options{Handlers: []string{q.Handler}})
 	if err != nil {
 		return sim.Result{}, fmt.Errorf("exercise %s: %w", q.ID, err)
 	}

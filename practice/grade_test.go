@@ -1,6 +1,7 @@
 package practice
 
 import (
+	"context"
 	"errors"
 	"net/url"
 	"slices"
@@ -128,7 +129,7 @@ func TestGradePredict(t *testing.T) {
 	b := mustLoad(t)
 	const id = "predict-naive-crash-before-ack"
 	q, _ := b.Question(id)
-	run, err := sim.Execute(sim.MustParse(q.Source()), sim.Options{Handlers: []string{"naive"}})
+	run, err := sim.Execute(context.Background(), sim.MustParse(q.Source()), sim.Options{Handlers: []string{"naive"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,9 @@
 package sim
 
-import "testing"
+import (
+	"context"
+	"testing"
+)
 
 // benchScript is a 20-step scenario that touches every part of the engine:
 // crashes, redeliveries, retries, a changed payload, a race, the clock, the
@@ -40,7 +43,7 @@ func BenchmarkExecuteAllHandlers(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := Execute(s, Options{Handlers: []string{"all"}, Snapshots: snap}); err != nil {
+				if _, err := Execute(context.Background(), s, Options{Handlers: []string{"all"}, Snapshots: snap}); err != nil {
 					b.Fatal(err)
 				}
 			}

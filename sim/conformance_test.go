@@ -16,6 +16,7 @@ package sim_test
 // which skips the subtest with "BUG: ...".
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -559,7 +560,7 @@ func conformanceResults(t *testing.T, name string) map[string]sim.Result {
 			pr.err = err
 			return
 		}
-		run, err := sim.Execute(p.Script, sim.Options{Handlers: []string{"all"}})
+		run, err := sim.Execute(context.Background(), p.Script, sim.Options{Handlers: []string{"all"}})
 		if err != nil {
 			pr.err = fmt.Errorf("execute %s: %w", name, err)
 			return

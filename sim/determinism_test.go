@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -89,7 +90,7 @@ func dumpRun(t *testing.T, run *sim.Run) []byte {
 
 func execute(t *testing.T, s *sim.Script, opt sim.Options) *sim.Run {
 	t.Helper()
-	run, err := sim.Execute(s, opt)
+	run, err := sim.Execute(context.Background(), s, opt)
 	if err != nil {
 		t.Fatalf("Execute: %v", err)
 	}

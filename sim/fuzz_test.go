@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -96,7 +97,7 @@ func FuzzRun(f *testing.F) {
 		if err != nil || len(s.Steps) > 30 {
 			return
 		}
-		run, err := sim.Execute(s, sim.Options{Handlers: []string{"all"}})
+		run, err := sim.Execute(context.Background(), s, sim.Options{Handlers: []string{"all"}})
 		if err != nil {
 			t.Fatalf("Execute: %v\nscript:\n%s", err, s)
 		}
@@ -243,13 +244,13 @@ func TestRandomScriptsInvariants(t *testing.T) {
 		}
 		checkRoundTrip(t, s)
 		opt := sim.Options{Handlers: []string{"all"}}
-		run, err := sim.Execute(s, opt)
+		run, err := sim.Execute(context.Background(), s, opt)
 		if err != nil {
 			t.Fatalf("script %d: Execute: %v\n%s", i, err, src)
 		}
 		checkRunInvariants(t, s, run)
 		if i%10 == 0 {
-			again, err := sim.Execute(s, opt)
+			again, err := sim.Execute(context.Background(), s, opt)
 			if err != nil {
 				t.Fatalf("script %d: second Execute: %v", i, err)
 			}

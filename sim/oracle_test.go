@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -9,7 +10,7 @@ import (
 
 func runOne(t *testing.T, src, handler string) sim.Result {
 	t.Helper()
-	res, err := sim.Execute(sim.MustParse(src), sim.Options{Handlers: []string{handler}})
+	res, err := sim.Execute(context.Background(), sim.MustParse(src), sim.Options{Handlers: []string{handler}})
 	if err != nil {
 		t.Fatal(err)
 	}

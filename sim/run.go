@@ -110,7 +110,7 @@ func Handlers(names []string) ([]handlers.Info, error) {
 // Execute runs the script once per chosen handler, each in a fresh world.
 // The worlds share nothing, so they run in parallel; the result depends only
 // on the script.
-func Execute(s *Script, opt Options) (*Run, error) {
+func Execute(ctx context.Context, s *Script, opt Options) (*Run, error) {
 	hs, err := Handlers(opt.Handlers)
 	if err != nil {
 		return nil, err

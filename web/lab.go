@@ -47,7 +47,7 @@ func execute(st labState) (*sim.Run, error) {
 	if st.step < st.total() {
 		sc = withSteps(sc, st.step)
 	}
-	run, err := sim.Execute(sc, sim.Options{Handlers: st.handlers, Steps: st.step})
+	run, err := sim.Execute(context.TODO(), sc, sim.Options{Handlers: st.handlers, Steps: st.step})
 	if err != nil {
 		// The script parsed and the handlers exist, so this is the
 		// engine failing: a 500, logged by the error wrapper.

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -227,7 +228,7 @@ func engineResult(tb testing.TB, q practice.Question) sim.Result {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	run, err := sim.Execute(sc, sim.Options{Handlers: []string{q.Handler}})
+	run, err := sim.Execute(context.Background(), sc, sim.Options{Handlers: []string{q.Handler}})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -64,7 +65,7 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lab run: --handlers: %v\n", err)
 		return exitUsage
 	}
-	res, err := sim.Execute(script, sim.Options{Handlers: names, Steps: *steps})
+	res, err := sim.Execute(context.Background(), script, sim.Options{Handlers: names, Steps: *steps})
 	if err != nil {
 		fmt.Fprintf(stderr, "lab run: %v\n", err)
 		return exitError

@@ -32,7 +32,7 @@ func run(t testing.TB, preset, handler string) sim.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := sim.Execute(p.Script, sim.Options{Handlers: []string{handler}})
+	r, err := sim.Execute(context.Background(), p.Script, sim.Options{Handlers: []string{handler}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func runScript(t testing.TB, src, handler string) sim.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := sim.Execute(s, sim.Options{Handlers: []string{handler}})
+	r, err := sim.Execute(context.Background(), s, sim.Options{Handlers: []string{handler}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,7 +383,7 @@ func TestWellFormedAllPresets(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range ps {
-		r, err := sim.Execute(p.Script, sim.Options{Handlers: []string{"all"}})
+		r, err := sim.Execute(context.Background(), p.Script, sim.Options{Handlers: []string{"all"}})
 		if err != nil {
 			t.Fatal(err)
 		}
