@@ -61,6 +61,18 @@ type Config struct {
 	// shutdown does not wait for them; nil means they end only with
 	// their requests.
 	Stop <-chan struct{}
+
+	// Budget bounds the handler deliveries one replay may make, over all
+	// its handlers; 0 means sim.DefaultBudget. A script past it gets 422.
+	Budget int
+	// MaxReplays bounds the replays running at once; 0 means
+	// 2 × GOMAXPROCS. A request that cannot start one within ReplayWait
+	// (0: one second) gets 503 with Retry-After.
+	MaxReplays int
+	ReplayWait time.Duration
+	// CacheBytes bounds the cache of rendered, compressed pages; 0 means
+	// 64 MiB, a negative value turns the cache off.
+	CacheBytes int64
 }
 
 // server holds what every request reads and nothing it writes: all of it is
