@@ -1,7 +1,7 @@
 # The idempotency lab. `make run` starts it, `make test` runs every test.
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: run test build generate check-generated vet bench fuzz vendor browser-deps
+.PHONY: run test build generate check-generated vet bench bench-compare fuzz vendor browser-deps load
 
 ## run: start the lab at http://$(ADDR) (ARGS=--dev to read files from disk)
 run:
@@ -29,6 +29,13 @@ vet:
 bench:
 	go test ./sim -run '^$$' -bench . -benchtime 200x
 
+## bench-compare: the engine benchmark of BASE (a commit) and of the working tree, run alternately, compared by benchstat
+BASE ?= 5c03a31
+ROUNDS ?= 6
+BENCHTIME ?= 100x
+bench-compare:
+	./scripts/bench-compare.sh $(BASE) $(ROUNDS) $(BENCHTIME)
+
 ## fuzz: run each fuzz target for FUZZTIME (default 30s)
 FUZZTIME ?= 30s
 fuzz:
@@ -45,3 +52,7 @@ vendor:
 ## browser-deps: install headless Chromium for the browser tests (Debian, as root)
 browser-deps:
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+
+## load: the lab under load on 127.0.0.1 (see README, "Measured"); each case at most 30 s
+load: build
+	go run ./cmd/labload -lab bin/lab $(LOADFLAGS)

@@ -6,6 +6,7 @@ require (
 	github.com/alicebob/miniredis/v2 v2.40.0
 	github.com/google/uuid v1.6.0
 	github.com/redis/go-redis/v9 v9.23.0
+	golang.org/x/time v0.16.0
 	modernc.org/sqlite v1.62.0
 )
 

@@ -59,8 +59,9 @@
 //
 // # Progress
 //
-// Open(path, bank) opens (and creates, and migrates) the SQLite file;
-// DefaultPath() is the default for the CLI's --data flag. The store keys
+// Open(path, bank) opens (and creates, and migrates) the SQLite file,
+// after SQLite's quick_check: a corrupt file is a *DamagedError that says
+// to move it aside. DefaultPath() is the default for the CLI's --data flag. The store keys
 // everything by an anonymous profile id: NewProfileID mints one (128
 // random bits), ValidProfileID checks a cookie before it is used. Then:
 //
@@ -70,7 +71,7 @@
 //	data, err := store.Export(ctx, profile)               // a JSON file to download
 //	res, err := store.Import(ctx, profile, data)          // an uploaded file, at most MaxImportBytes
 //
-// The store keeps every attempt (question, score, time) and derives
+// The store keeps the attempts (question, score, time) and derives
 // progress from them, so an import is a union of histories: attempts
 // already stored are skipped (importing twice changes nothing), an
 // attempt id stored with different content is ErrImportConflict, and a
@@ -78,6 +79,12 @@
 // written. Import into the cookie's profile to merge a file into this
 // browser's progress, or set the cookie to ImportResult.From and import
 // into it to restore a profile as it was.
+//
+// A profile keeps at most MaxAttempts attempts: Record drops the oldest
+// superseded ones to stay there, and an import that would go past it is a
+// *TooManyAttemptsError (ErrTooManyAttempts), again writing nothing. A
+// write the database refuses at run time (a read-only file, a full or
+// failing disk) is ErrNotSaved: the lab's fault, not the reader's.
 //
 // The package never reads the clock: every time (now, at) comes from the
 // caller. There is no package-level mutable state; a Bank and a Store

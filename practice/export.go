@@ -17,9 +17,12 @@ const (
 	ExportFormat  = "idempotency-lab-progress"
 	ExportVersion = 1
 	// MaxImportBytes and MaxImportAttempts bound an import; the web should
-	// read at most MaxImportBytes+1 bytes of an upload.
-	MaxImportBytes    = 2 << 20
-	MaxImportAttempts = 10000
+	// read at most MaxImportBytes+1 bytes of an upload. A file holds no
+	// more attempts than a profile may keep (MaxAttempts), and 1 MiB holds
+	// the export of a full profile (about 170 bytes an attempt, indented)
+	// with room to spare: every file the lab exports imports again.
+	MaxImportBytes    = 1 << 20
+	MaxImportAttempts = MaxAttempts
 )
 
 // Errors of import. Every problem with the file is ErrBadImport, with the
@@ -28,7 +31,24 @@ const (
 var (
 	ErrBadImport      = errors.New("bad progress file")
 	ErrImportConflict = errors.New("progress file conflicts with stored progress")
+	// ErrTooManyAttempts is what a *TooManyAttemptsError wraps.
+	ErrTooManyAttempts = errors.New("too many attempts for one profile")
 )
+
+// TooManyAttemptsError is an import that would take the profile past
+// MaxAttempts. Nothing of the file is written.
+type TooManyAttemptsError struct {
+	Have  int // attempts the profile has stored
+	Added int // new attempts in the file (those not stored already)
+	Max   int // MaxAttempts
+}
+
+func (e *TooManyAttemptsError) Error() string {
+	return fmt.Sprintf("%v: the profile has %d attempts and the file adds %d; a profile keeps at most %d",
+		ErrTooManyAttempts, e.Have, e.Added, e.Max)
+}
+
+func (e *TooManyAttemptsError) Unwrap() error { return ErrTooManyAttempts }
 
 // Export is the content of a progress file: a profile's attempts.
 type Export struct {
@@ -159,8 +179,11 @@ type ImportResult struct {
 // attempt id. An attempt already stored with the same content is skipped,
 // so importing a file twice changes nothing; one stored under the same id
 // with different content is ErrImportConflict. Progress and review
-// schedules are recomputed from the union. The whole import is one
-// transaction: on any error, nothing is written.
+// schedules are recomputed from the union. An import that would take
+// the profile past MaxAttempts is a *TooManyAttemptsError (unlike Record,
+// it drops nothing: a file is not what the person just did, and they can
+// choose what to import). The whole import is one transaction: on any
+// error, nothing is written. A write the database refuses is ErrNotSaved.
 func (s *Store) Import(ctx context.Context, target string, data []byte) (ImportResult, error) {
 	if !ValidProfileID(target) {
 		return ImportResult{}, fmt.Errorf("%w %q", ErrBadProfile, target)
@@ -173,11 +196,24 @@ func (s *Store) Import(ctx context.Context, target string, data []byte) (ImportR
 	if len(e.Attempts) == 0 {
 		return r, nil
 	}
+	r, err = s.importAttempts(ctx, target, e)
+	if err != nil && ctx.Err() == nil && !errors.Is(err, ErrImportConflict) && !errors.Is(err, ErrTooManyAttempts) {
+		err = fmt.Errorf("%w: import: %w", ErrNotSaved, err)
+	}
+	return r, err
+}
+
+func (s *Store) importAttempts(ctx context.Context, target string, e Export) (ImportResult, error) {
+	r := ImportResult{From: e.Profile}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return ImportResult{}, err
 	}
 	defer tx.Rollback()
+	have, err := countAttempts(ctx, tx, target)
+	if err != nil {
+		return ImportResult{}, err
+	}
 	first := e.Attempts[0].At
 	for _, a := range e.Attempts {
 		if a.At.Before(first) {
@@ -209,8 +245,13 @@ func (s *Store) Import(ctx context.Context, target string, data []byte) (ImportR
 		}
 		r.Skipped++
 	}
+	// Counted after the inserts, which skip what is stored already: a
+	// file imported again adds nothing and passes whatever the count.
+	if r.Added > 0 && have+r.Added > MaxAttempts {
+		return ImportResult{}, &TooManyAttemptsError{Have: have, Added: r.Added, Max: MaxAttempts}
+	}
 	if err := tx.Commit(); err != nil {
-		return ImportResult{}, fmt.Errorf("import: %w", err)
+		return ImportResult{}, err
 	}
 	return r, nil
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Attempt is one recorded answer: the store keeps every attempt, and all
+// Attempt is one recorded answer: the store keeps the attempts, and all
 // progress (latest scores, Leitner boxes) is computed from them, so merging
 // two histories is just a union.
 type Attempt struct {

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
+	"modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
 // Errors of the progress store, besides ErrUnknownQuestion.
@@ -21,11 +21,47 @@ var (
 	ErrBadProfile = errors.New("invalid profile id")
 	ErrBadScore   = errors.New("score must be from 0 to 1")
 	ErrBadTime    = errors.New("an answer needs the time it was given")
+	// ErrNotSaved wraps a write the database refused at run time: the
+	// file became read-only, the disk is full or failing, the lock was
+	// held for too long. It is the lab's problem, not the reader's: the
+	// web says that the progress could not be saved.
+	ErrNotSaved = errors.New("progress not saved")
+	// ErrDamaged is what a *DamagedError wraps: Open found the file
+	// corrupt.
+	ErrDamaged = errors.New("progress file is damaged")
 )
 
-// Store keeps progress in a SQLite file: every attempt of every anonymous
-// profile. It is safe for concurrent use, also by several processes on the
-// same file.
+// MaxAttempts bounds the attempts one profile keeps. A person who answers
+// a question a minute for eight hours a day needs ten days to reach it;
+// past it, pages that fold the whole history (every practice page) would
+// slow down with every answer. Record makes room by dropping the oldest
+// attempts that a later answer to the same question supersedes; Import
+// refuses a file that would take a profile past it.
+const MaxAttempts = 5000
+
+// DamagedError is Open's error for a file that SQLite's quick_check (or
+// SQLite itself, on opening it) finds corrupt. Its message names the file
+// and says what to do.
+type DamagedError struct {
+	Path   string
+	Detail string // what quick_check or SQLite said, on one line
+	WAL    bool   // the file has a write-ahead log beside it, to move too
+}
+
+func (e *DamagedError) Error() string {
+	msg := fmt.Sprintf("the progress file %s is damaged (quick_check: %s); move it aside (for example to %s.broken) "+
+		"and start again: a new, empty progress file will be created", e.Path, e.Detail, e.Path)
+	if e.WAL {
+		msg += fmt.Sprintf(". Move %s-wal and %s-shm along with it", e.Path, e.Path)
+	}
+	return msg
+}
+
+func (e *DamagedError) Unwrap() error { return ErrDamaged }
+
+// Store keeps progress in a SQLite file: the attempts of every anonymous
+// profile (at most MaxAttempts each). It is safe for concurrent use, also by
+// several processes on the same file.
 //
 // Durability: the file is in WAL mode with synchronous=FULL, and every write
 // is one transaction, so an answer Record returned for is on disk; a crash
@@ -87,6 +123,17 @@ func Open(path string, bank *Bank) (*Store, error) {
 	s := &Store{db: db, bank: bank}
 	if err := s.init(); err != nil {
 		db.Close()
+		var damaged *DamagedError
+		if errors.As(err, &damaged) || isCorrupt(err) {
+			if damaged == nil {
+				damaged = &DamagedError{Detail: oneLine(err.Error())}
+			}
+			damaged.Path = path
+			if fi, err := os.Stat(path + "-wal"); err == nil && fi.Size() > 0 {
+				damaged.WAL = true
+			}
+			return nil, damaged
+		}
 		return nil, fmt.Errorf("progress store %s: %w", path, err)
 	}
 	return s, nil
@@ -101,7 +148,61 @@ func (s *Store) init() error {
 	if mode != "wal" {
 		return fmt.Errorf("journal mode is %q, not wal: the file system may not support WAL", mode)
 	}
+	if err := s.quickCheck(ctx); err != nil {
+		return err
+	}
 	return s.migrate(ctx)
+}
+
+// quickCheck runs SQLite's quick_check before anything is written: a
+// corrupt file is refused at start, with what to do, rather than failing
+// answer after answer in the middle of a class. It reads every page once
+// (integrity_check also cross-checks indexes, which costs more and finds
+// little more), a few milliseconds for a classroom's progress.
+func (s *Store) quickCheck(ctx context.Context) error {
+	rows, err := s.db.QueryContext(ctx, "PRAGMA quick_check(5)")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			return err
+		}
+		if line != "ok" {
+			problems = append(problems, oneLine(line))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(problems) > 0 {
+		return &DamagedError{Detail: strings.Join(problems, "; ")}
+	}
+	return nil
+}
+
+// isCorrupt reports whether SQLite refused the file as corrupt or as not
+// a database at all.
+func isCorrupt(err error) bool {
+	const sqliteCorrupt, sqliteNotADB = 11, 26
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	code := se.Code() & 0xff // the primary code of an extended one
+	return code == sqliteCorrupt || code == sqliteNotADB
+}
+
+// oneLine puts what SQLite said on one line of at most 300 bytes.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 300 {
+		s = strings.ToValidUTF8(s[:300], "") + "…"
+	}
+	return s
 }
 
 // Close closes the database.
@@ -124,6 +225,9 @@ func migrations() []string {
 			answered_at INTEGER NOT NULL, -- Unix milliseconds
 			PRIMARY KEY (profile, id)
 		) STRICT;`,
+		// 2: a profile's attempts at one question in time order, so that
+		// Record finds the superseded ones to drop at MaxAttempts.
+		`CREATE INDEX attempts_by_question ON attempts (profile, question, answered_at, id);`,
 	}
 }
 
@@ -170,27 +274,79 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 // the stored attempt. score is a Grade's Score; at is the caller's clock
 // (stored to the millisecond). The profile is created on its first answer.
 // A bad profile id, an unknown question, a score outside 0..1 or a zero
-// time is an error and nothing is written.
+// time is an error and nothing is written. A write the database refuses
+// is ErrNotSaved.
+//
+// A profile keeps at most MaxAttempts attempts. An answer past the cap is
+// still saved: a learner expects the answer just given to count, and
+// refusing it in the middle of a drill would punish practising. Room is
+// made by dropping the profile's oldest attempts that a later attempt at
+// the same question supersedes, so every question keeps its latest
+// answer: the bars (answered, latest score) and the review schedule (the
+// due time comes from the latest answer) stay as they were, and only
+// the oldest history goes.
 func (s *Store) Record(ctx context.Context, profile, question string, score float64, at time.Time) (Attempt, error) {
 	a := Attempt{ID: rand.Text(), Question: question, Score: score, At: millis(at)}
 	if err := s.check(profile, a); err != nil {
 		return Attempt{}, err
 	}
+	if err := s.record(ctx, profile, a); err != nil {
+		if ctx.Err() == nil {
+			err = fmt.Errorf("%w: record answer: %w", ErrNotSaved, err)
+		}
+		return Attempt{}, err
+	}
+	return a, nil
+}
+
+func (s *Store) record(ctx context.Context, profile string, a Attempt) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return Attempt{}, err
+		return err
 	}
 	defer tx.Rollback()
 	if err := ensureProfile(ctx, tx, profile, a.At); err != nil {
-		return Attempt{}, err
+		return err
 	}
 	if _, err := insertAttempt(ctx, tx, profile, a); err != nil {
-		return Attempt{}, err
+		return err
 	}
-	if err := tx.Commit(); err != nil {
-		return Attempt{}, fmt.Errorf("record answer: %w", err)
+	if err := trimAttempts(ctx, tx, profile, a.ID); err != nil {
+		return err
 	}
-	return a, nil
+	return tx.Commit()
+}
+
+// trimAttempts brings a profile back to MaxAttempts after keep was added:
+// it drops the oldest attempts that a later attempt at the same question
+// supersedes, never keep itself. A profile whose every attempt is the
+// only one at its question stays over the cap; that would take more
+// questions than the bank has.
+func trimAttempts(ctx context.Context, tx *sql.Tx, profile, keep string) error {
+	n, err := countAttempts(ctx, tx, profile)
+	if err != nil || n <= MaxAttempts {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `
+		DELETE FROM attempts WHERE profile = ?1 AND id IN (
+			SELECT a.id FROM attempts a
+			WHERE a.profile = ?1 AND a.id <> ?2 AND EXISTS (
+				SELECT 1 FROM attempts b
+				WHERE b.profile = a.profile AND b.question = a.question
+				  AND (b.answered_at, b.id) > (a.answered_at, a.id))
+			ORDER BY a.answered_at, a.id
+			LIMIT ?3)`, profile, keep, n-MaxAttempts)
+	if err != nil {
+		return fmt.Errorf("drop old attempts: %w", err)
+	}
+	return nil
+}
+
+// countAttempts is how many attempts a profile has stored.
+func countAttempts(ctx context.Context, tx *sql.Tx, profile string) (int, error) {
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM attempts WHERE profile = ?`, profile).Scan(&n)
+	return n, err
 }
 
 // check validates an attempt before anything is written.

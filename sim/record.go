@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"strings"
+	"unicode"
 
 	"github.com/redis/go-redis/v9"
 	"modernc.org/sqlite"
@@ -35,7 +36,7 @@ func (c *recConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &recConn{inner: conn, t: c.t}, nil
+	return &recConn{inner: conn, t: c.t, stmts: map[string]*cachedStmt{}}, nil
 }
 
 func (c *recConnector) Driver() driver.Driver { return c.inner.Driver() }
@@ -43,6 +44,25 @@ func (c *recConnector) Driver() driver.Driver { return c.inner.Driver() }
 type recConn struct {
 	inner driver.Conn
 	t     *tracer
+	// stmts caches prepared statements by their text. A handler runs the
+	// same few statements on every delivery, and SQLite parsing them again
+	// each time was a third of a run's CPU. A statement prepared once and
+	// reset after each use gives the same results: SQLite itself prepares
+	// it again should the schema change.
+	stmts map[string]*cachedStmt
+}
+
+// cachedStmt is a prepared statement kept for the connection's lifetime.
+type cachedStmt struct {
+	s    innerStmt
+	busy bool // its rows are still open: running it again would reset them
+}
+
+// innerStmt is what modernc's statement implements beyond driver.Stmt.
+type innerStmt interface {
+	driver.Stmt
+	driver.StmtExecContext
+	driver.StmtQueryContext
 }
 
 // innerConn is what modernc's connection implements beyond driver.Conn.
@@ -78,7 +98,61 @@ func (c *recConn) PrepareContext(ctx context.Context, query string) (driver.Stmt
 	return &recStmt{inner: s, query: query, t: c.t}, nil
 }
 
-func (c *recConn) Close() error { return c.inner.Close() }
+// Close finalizes the cached statements first: SQLite keeps a connection
+// with live statements open as a zombie.
+func (c *recConn) Close() error {
+	for _, cs := range c.stmts {
+		cs.s.Close()
+	}
+	c.stmts = nil
+	return c.inner.Close()
+}
+
+// cached returns the connection's prepared statement for query, preparing
+// it on first use, or nil when query is not cacheable or the statement is
+// busy; the caller then runs query the ordinary way. Only a single
+// statement is cached: a text with a semicolon may be a script (a schema),
+// which SQLite would parse again on every run anyway.
+func (c *recConn) cached(ctx context.Context, ic innerConn, query string) *cachedStmt {
+	if strings.Contains(query, ";") {
+		return nil
+	}
+	cs := c.stmts[query]
+	if cs == nil {
+		s, err := ic.PrepareContext(ctx, query)
+		if err != nil {
+			return nil // the ordinary way reports the same error
+		}
+		is, ok := s.(innerStmt)
+		if !ok {
+			s.Close()
+			return nil
+		}
+		cs = &cachedStmt{s: is}
+		c.stmts[query] = cs
+	}
+	if cs.busy {
+		return nil
+	}
+	return cs
+}
+
+// dbImage is what modernc's connection offers to copy a whole database.
+type dbImage interface {
+	Serialize() ([]byte, error)
+	Deserialize([]byte) error
+}
+
+// restore replaces the connection's database with a copy of image, a
+// database serialized by modernc's Serialize. It is reached through
+// database/sql's Conn.Raw, before any statement is cached.
+func (c *recConn) restore(image []byte) error {
+	d, ok := c.inner.(dbImage)
+	if !ok {
+		return errors.New("sqlite connection cannot deserialize")
+	}
+	return d.Deserialize(image)
+}
 
 func (c *recConn) Begin() (driver.Tx, error) {
 	return c.BeginTx(context.Background(), driver.TxOptions{})
@@ -104,7 +178,13 @@ func (c *recConn) ExecContext(ctx context.Context, query string, args []driver.N
 		return nil, err
 	}
 	i := c.t.emit(KindSQL, squash(query), formatArgs(args))
-	res, err := ic.ExecContext(ctx, query, args)
+	c.t.writes++ // an Exec may change rows, whatever it says
+	var res driver.Result
+	if cs := c.cached(ctx, ic, query); cs != nil {
+		res, err = cs.s.ExecContext(ctx, args)
+	} else {
+		res, err = ic.ExecContext(ctx, query, args)
+	}
 	c.t.result(i, sqlResult(res, err))
 	return res, err
 }
@@ -115,12 +195,30 @@ func (c *recConn) QueryContext(ctx context.Context, query string, args []driver.
 		return nil, err
 	}
 	i := c.t.emit(KindSQL, squash(query), formatArgs(args))
-	rows, err := ic.QueryContext(ctx, query, args)
+	if !isSelect(query) {
+		c.t.writes++ // INSERT ... RETURNING, or a WITH that ends in an UPDATE
+	}
+	var rows driver.Rows
+	cs := c.cached(ctx, ic, query)
+	if cs != nil {
+		rows, err = cs.s.QueryContext(ctx, args)
+	} else {
+		rows, err = ic.QueryContext(ctx, query, args)
+	}
 	if err != nil {
 		c.t.result(i, sqlResult(nil, err))
 		return nil, err
 	}
-	return &recRows{inner: rows, t: c.t, i: i}, nil
+	if cs != nil {
+		cs.busy = true // until the rows are closed
+	}
+	return &recRows{inner: rows, t: c.t, i: i, stmt: cs}, nil
+}
+
+// isSelect reports whether query is a plain SELECT, which changes no row.
+func isSelect(query string) bool {
+	q := strings.TrimLeftFunc(query, unicode.IsSpace)
+	return len(q) >= 6 && strings.EqualFold(q[:6], "SELECT")
 }
 
 func (c *recConn) ResetSession(ctx context.Context) error {
@@ -179,6 +277,7 @@ func (s *recStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (dr
 		return nil, errors.New("sqlite statement lacks ExecContext")
 	}
 	i := s.t.emit(KindSQL, squash(s.query), formatArgs(args))
+	s.t.writes++
 	res, err := sc.ExecContext(ctx, args)
 	s.t.result(i, sqlResult(res, err))
 	return res, err
@@ -190,6 +289,9 @@ func (s *recStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (d
 		return nil, errors.New("sqlite statement lacks QueryContext")
 	}
 	i := s.t.emit(KindSQL, squash(s.query), formatArgs(args))
+	if !isSelect(s.query) {
+		s.t.writes++
+	}
 	rows, err := sc.QueryContext(ctx, args)
 	if err != nil {
 		s.t.result(i, sqlResult(nil, err))
@@ -207,6 +309,7 @@ type recRows struct {
 	n     int
 	done  bool
 	value driver.Value // the first row's value, for a one-column result
+	stmt  *cachedStmt  // the cached statement the rows come from, if any
 }
 
 func (r *recRows) Columns() []string { return r.inner.Columns() }
@@ -233,7 +336,12 @@ func (r *recRows) Close() error {
 		}
 		r.t.result(r.i, res)
 	}
-	return r.inner.Close()
+	err := r.inner.Close() // resets a cached statement for its next use
+	if r.stmt != nil {
+		r.stmt.busy = false
+		r.stmt = nil
+	}
+	return err
 }
 
 func named(args []driver.Value) []driver.NamedValue {

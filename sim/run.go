@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -28,6 +29,20 @@ type Options struct {
 	Handlers  []string // handler names; empty means the core handlers
 	Steps     int      // run only the first Steps steps; 0 means all
 	Snapshots bool     // copy every world's state after every step
+	// Budget bounds the handler deliveries of the whole run, over all its
+	// handlers, settlement included: 0 means DefaultBudget, a negative
+	// value means no limit. Each handler's world gets an equal share and
+	// stops when a delivery would exceed it; Execute then returns a
+	// *BudgetError.
+	Budget int
+	// StepEvents, when above 0, keeps only the first StepEvents events of
+	// each step and of the settlement; Trace.Omitted counts the others.
+	// 0 keeps every event.
+	StepEvents int
+
+	// onDeliver, when set, is called at the start of every delivery, from
+	// the worlds' goroutines: tests count deliveries with it (export_test.go).
+	onDeliver func()
 }
 
 // Run is the outcome of a script on each chosen handler.
@@ -49,23 +64,32 @@ type Result struct {
 	DeadLettered int     `json:"dead_lettered"`
 	Quarantined  int     `json:"quarantined"`
 	GatewayCalls int     `json:"gateway_calls"`
-	Trace        []Trace `json:"trace"`
-	Settlement   Trace   `json:"settlement"`
-	// Final is the state after the last step, before settlement.
-	Final *State `json:"-"`
+	// Conflicts counts the changed payloads acked as a success without
+	// quarantine, settlement included: the KindConflict events.
+	Conflicts  int     `json:"-"`
+	Trace      []Trace `json:"trace"`
+	Settlement Trace   `json:"settlement"`
+	// Broker and Final are the broker's queues and the world's state after
+	// the last step, before settlement. Only the last step's are kept: a
+	// copy per step would make a run's memory grow with the square of its
+	// steps, the acked queue growing all along.
+	Broker BrokerState `json:"-"`
+	Final  *State      `json:"-"`
+
+	open int // messages ready or in flight after settlement: none, unless the engine is wrong
 }
 
 // Trace is what happened in one step.
 type Trace struct {
-	Step     int         `json:"step"` // 1-based; 0 for the settlement
-	Line     int         `json:"line,omitempty"`
-	Text     string      `json:"text"`
-	TextRU   string      `json:"text_ru,omitempty"` // the settlement's description in Russian
-	Events   []Event     `json:"events"`
-	Balance  int64       `json:"balance"`
-	Expected int64       `json:"expected"`
-	Broker   BrokerState `json:"-"`
-	State    *State      `json:"-"` // only with Options.Snapshots
+	Step     int     `json:"step"` // 1-based; 0 for the settlement
+	Line     int     `json:"line,omitempty"`
+	Text     string  `json:"text"`
+	TextRU   string  `json:"text_ru,omitempty"` // the settlement's description in Russian
+	Events   []Event `json:"events"`
+	Omitted  int     `json:"omitted,omitempty"` // events left out after the first Options.StepEvents
+	Balance  int64   `json:"balance"`
+	Expected int64   `json:"expected"`
+	State    *State  `json:"-"` // only with Options.Snapshots
 }
 
 // Handlers resolves handler names: a list, "core" or "all".
@@ -110,6 +134,12 @@ func Handlers(names []string) ([]handlers.Info, error) {
 // Execute runs the script once per chosen handler, each in a fresh world.
 // The worlds share nothing, so they run in parallel; the result depends only
 // on the script.
+//
+// A world checks ctx before every step and every delivery: once ctx is
+// done, Execute returns its error (errors.Is finds context.Canceled) after
+// at most one more delivery per world running. A world that would make more
+// deliveries than its share of opt.Budget stops, and Execute returns a
+// *BudgetError for the earliest line at which a world stopped.
 func Execute(ctx context.Context, s *Script, opt Options) (*Run, error) {
 	hs, err := Handlers(opt.Handlers)
 	if err != nil {
@@ -119,44 +149,94 @@ func Execute(ctx context.Context, s *Script, opt Options) (*Run, error) {
 	if opt.Steps > 0 && opt.Steps < steps {
 		steps = opt.Steps
 	}
+	budget := opt.Budget
+	if budget == 0 {
+		budget = DefaultBudget
+	}
+	lim := limits{budget: budget, share: share(budget, len(hs)), stepEvents: opt.StepEvents,
+		snapshots: opt.Snapshots, onDeliver: opt.onDeliver}
 	run := &Run{Script: s, Steps: steps, Results: make([]Result, len(hs))}
 	errs := make([]error, len(hs))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	for i, h := range hs {
-		wg.Add(1)
 		sem <- struct{}{}
+		if ctx.Err() != nil {
+			<-sem
+			break // the worlds not started yet never will be
+		}
+		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			run.Results[i], errs[i] = runHandler(s, h, steps, opt.Snapshots)
+			run.Results[i], errs[i] = runHandler(ctx, s, h, steps, lim)
 		}()
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("run stopped: %w", err)
+	}
+	// Every world ran to its end, so the error returned depends on the
+	// script alone: the first failure in handler order, else the budget
+	// error at the earliest line.
+	var over *BudgetError
 	for _, err := range errs {
-		if err != nil {
+		var be *BudgetError
+		switch {
+		case errors.As(err, &be):
+			if over == nil || be.earlier(over) {
+				over = be
+			}
+		case err != nil:
 			return nil, err
 		}
+	}
+	if over != nil {
+		return nil, over
 	}
 	return run, nil
 }
 
-func runHandler(s *Script, h handlers.Info, steps int, snapshots bool) (Result, error) {
+// limits is what every world of one Execute shares from its options.
+type limits struct {
+	budget     int // the run's budget, for the error message
+	share      int // deliveries per world; negative: no limit
+	stepEvents int
+	snapshots  bool
+	onDeliver  func()
+}
+
+func runHandler(ctx context.Context, s *Script, h handlers.Info, steps int, lim limits) (Result, error) {
 	res := Result{Handler: h.Name}
 	w, err := newWorld(s, h)
 	if err != nil {
 		return res, err
 	}
 	defer w.close()
+	w.ctx, w.share, w.onDeliver, w.t.limit = ctx, lim.share, lim.onDeliver, lim.stepEvents
+	// stopped turns a step's error into what Execute returns.
+	stopped := func(line int, where string, err error) error {
+		switch {
+		case errors.Is(err, errOverBudget):
+			return &BudgetError{Line: line, Budget: lim.budget}
+		case ctx.Err() != nil:
+			return ctx.Err()
+		}
+		return fmt.Errorf("%s, %s: %w", h.Name, where, err)
+	}
 	for i, st := range s.Steps[:steps] {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
 		tr := Trace{Step: i + 1, Line: st.Line, Text: st.String()}
 		if err := w.step(st); err != nil {
-			return res, fmt.Errorf("%s, line %d: %w", h.Name, st.Line, err)
+			return res, stopped(st.Line, fmt.Sprintf("line %d", st.Line), err)
 		}
 		if tr.Balance, err = w.balance(); err != nil {
 			return res, err
 		}
-		tr.Expected, tr.Events, tr.Broker = w.expected(), w.t.take(), w.broker.State()
-		if snapshots {
+		tr.Expected = w.expected()
+		tr.Events, tr.Omitted = w.t.take()
+		if lim.snapshots {
 			if tr.State, err = w.state(); err != nil {
 				return res, err
 			}
@@ -166,15 +246,19 @@ func runHandler(s *Script, h handlers.Info, steps int, snapshots bool) (Result, 
 	if res.Balance, err = w.balance(); err != nil {
 		return res, err
 	}
+	res.Broker = w.broker.State()
 	if res.Final, err = w.state(); err != nil {
 		return res, err
 	}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
 	if err := w.settle(); err != nil {
-		return res, fmt.Errorf("%s, settlement: %w", h.Name, err)
+		return res, stopped(0, "settlement", err)
 	}
 	res.Settlement = Trace{Text: "settle: gateway up, redeliver in-flight messages, drain",
-		TextRU: "доводим до конца: шлюз работает, сообщения в обработке доставляются снова, очередь разбирается", Events: w.t.take(),
-		Broker: w.broker.State()}
+		TextRU: "доводим до конца: шлюз работает, сообщения в обработке доставляются снова, очередь разбирается"}
+	res.Settlement.Events, res.Settlement.Omitted = w.t.take()
 	if res.Settled, err = w.balance(); err != nil {
 		return res, err
 	}
@@ -184,6 +268,7 @@ func runHandler(s *Script, h handlers.Info, steps int, snapshots bool) (Result, 
 		return res, err
 	}
 	res.Deliveries, res.DeadLettered, res.GatewayCalls = w.deliveries, len(w.broker.DLQ), len(w.gateway.calls)
+	res.Conflicts, res.open = w.conflicts, len(w.broker.Ready)+len(w.broker.InFlight)
 	res.Verdict, res.Reason = w.verdict(res.Settled, res.Expected)
 	return res, nil
 }
@@ -244,18 +329,24 @@ func (w *world) step(st Step) error {
 	case VerbPublish, VerbRetry, VerbChangePayload:
 		return w.publish(st)
 	case VerbDeliver:
-		m := w.broker.Take()
-		if m == nil {
+		if len(w.broker.Ready) == 0 {
 			w.note("broker", "nothing is ready to deliver", "доставлять нечего: очередь пуста")
 			return nil
 		}
-		w.deliver([]*Message{m}, st.Crash)
+		if err := w.allow(1); err != nil {
+			return err
+		}
+		w.deliver([]*Message{w.broker.Take()}, st.Crash)
 	case VerbDeliverConcurrent:
-		var ms []*Message
-		for range 2 {
-			if m := w.broker.Take(); m != nil {
-				ms = append(ms, m)
+		n := min(2, len(w.broker.Ready))
+		if n > 0 {
+			if err := w.allow(n); err != nil {
+				return err
 			}
+		}
+		var ms []*Message
+		for range n {
+			ms = append(ms, w.broker.Take())
 		}
 		switch len(ms) {
 		case 0:
@@ -281,6 +372,9 @@ func (w *world) step(st Step) error {
 		for n := 0; len(w.broker.Ready) > 0; n++ {
 			if n > limit {
 				return fmt.Errorf("drain did not finish after %d deliveries", limit)
+			}
+			if err := w.allow(1); err != nil {
+				return err
 			}
 			w.deliver([]*Message{w.broker.Take()}, "")
 		}
@@ -308,6 +402,19 @@ func (w *world) step(st Step) error {
 		return w.ship(st)
 	default:
 		return fmt.Errorf("unknown verb %q", st.Verb)
+	}
+	return nil
+}
+
+// allow is asked before a worker takes n messages. It stops the world when
+// the run's context is done, or when n more deliveries would take the world
+// past its share of the budget.
+func (w *world) allow(n int) error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	if w.share >= 0 && w.deliveries+n > w.share {
+		return errOverBudget
 	}
 	return nil
 }
@@ -432,15 +539,23 @@ type worker struct {
 	started bool
 }
 
-// deliver runs one worker per message. With two workers, only one runs at a
-// time: a worker that reaches a Yield point hands over to the next, so both
-// pass their checks before either writes. Inside a transaction the
-// handlers never yield: there the database serializes the workers, as
-// PostgreSQL would make the second wait on the first one's row lock.
+// deliver runs one worker per message. A single worker runs on the
+// calling goroutine: it has nobody to yield to. Two workers run as
+// goroutines, only one at a time: a worker that reaches a Yield point hands
+// over to the next, so both pass their checks before either writes. Inside
+// a transaction the handlers never yield: there the database serializes the
+// workers, as PostgreSQL would make the second wait on the first one's row
+// lock.
 func (w *world) deliver(ms []*Message, crash string) {
 	ws := make([]*worker, len(ms))
 	for i, m := range ms {
 		ws[i] = &worker{name: fmt.Sprintf("worker-%d", i+1), msg: m, crash: crash, resume: make(chan struct{})}
+	}
+	if len(ws) == 1 {
+		w.t.actor = ws[0].name
+		w.work(ws[0], nil)
+		w.t.actor = ""
+		return
 	}
 	yielded := make(chan bool) // true: the worker finished
 	active := ws
@@ -450,7 +565,10 @@ func (w *world) deliver(ms []*Message, crash string) {
 			w.t.actor = wk.name
 			if !wk.started {
 				wk.started = true
-				go w.work(wk, len(ws) > 1, yielded)
+				go func() {
+					w.work(wk, yielded)
+					yielded <- true
+				}()
 			} else {
 				wk.resume <- struct{}{}
 			}
@@ -463,11 +581,15 @@ func (w *world) deliver(ms []*Message, crash string) {
 	w.t.actor = ""
 }
 
-// work runs in the worker's goroutine and reports on yielded when it
-// pauses (false) or ends (true).
-func (w *world) work(wk *worker, racing bool, yielded chan bool) {
-	defer func() { yielded <- true }()
+// work is one worker handling its message. A racing worker (yielded not
+// nil) runs in its own goroutine and reports on yielded when it pauses at
+// a Yield point (false); its goroutine reports the end (true).
+func (w *world) work(wk *worker, yielded chan bool) {
+	racing := yielded != nil
 	m := wk.msg
+	if w.onDeliver != nil {
+		w.onDeliver()
+	}
 	w.deliveries++
 	redelivered := ""
 	if m.Redelivered {
@@ -480,7 +602,11 @@ func (w *world) work(wk *worker, racing bool, yielded chan bool) {
 	w.t.add(Event{Actor: "broker", Kind: KindDeliver, Msg: m.TransportID, To: wk.name,
 		Text:   fmt.Sprintf("%s to %s: key %s, %s +%d (delivery %d%s)", m.TransportID, wk.name, m.Key, m.Account, m.Amount, m.Deliveries, redelivered),
 		TextRU: fmt.Sprintf("%s для %s: ключ %s, %s +%d (доставка %d%s)", m.TransportID, wk.name, m.Key, m.Account, m.Amount, m.Deliveries, redeliveredRU)})
-	quarantinedBefore := w.quietQuarantined()
+	// Only a changed payload asks whether the handler quarantined it.
+	quarantinedBefore := 0
+	if m.Changed {
+		quarantinedBefore = w.quietQuarantined()
+	}
 
 	point := func(name string) {
 		if name == handlers.Yield {
@@ -550,10 +676,13 @@ func (w *world) quietQuarantined() int {
 	return n
 }
 
-// call runs the handler, turning the crash signal back into a value.
+// call runs the handler, turning the crash signal back into a value. The
+// handler's context never ends: a cancelled run stops between deliveries,
+// not inside one, so no handler is cut off at a point the script did not
+// name. (A context that can end would also cost the SQLite driver a
+// goroutine per statement, to watch it.)
 func (w *world) call(wk *worker, point func(string)) (err error, crashedAt string) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := context.Background()
 	defer func() {
 		if r := recover(); r != nil {
 			if c, ok := r.(crashSignal); ok {

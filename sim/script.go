@@ -148,8 +148,16 @@ func Parse(src string) (*Script, error) {
 	if len(src) > MaxScriptBytes {
 		return nil, errf(0, "script is larger than the limit of %d bytes", "сценарий больше допустимых %d байт", MaxScriptBytes)
 	}
+	lines := strings.Split(src, "\n")
+	// Text that is not UTF-8 is refused before anything else, at its first
+	// line: an editor that saved the script in another encoding garbles
+	// only the lines with non-ASCII letters, and this points at one.
 	if !utf8.ValidString(src) {
-		return nil, errf(0, "script is not valid UTF-8 text", "сценарий не является текстом в UTF-8")
+		for i, line := range lines {
+			if !utf8.ValidString(line) {
+				return nil, errf(i+1, "not valid UTF-8 text", "не является текстом в UTF-8")
+			}
+		}
 	}
 	s := &Script{
 		MaxDeliveries: DefaultMaxDeliveries,
@@ -157,7 +165,7 @@ func Parse(src string) (*Script, error) {
 		DoneTTL:       DefaultDoneTTL,
 	}
 	p := parser{s: s, intents: map[intentKey]bool{}}
-	for i, line := range strings.Split(src, "\n") {
+	for i, line := range lines {
 		if err := p.line(i+1, strings.TrimSpace(line)); err != nil {
 			return nil, err
 		}

@@ -524,8 +524,12 @@ func TestParseErrors(t *testing.T) {
 		// Whole-script limits.
 		{"more than MaxSteps steps", tooMany, sim.MaxSteps + 1, []string{"too many steps: the limit is 1000"}},
 		{"script over MaxScriptBytes", tooBig, 0, []string{"script is larger than the limit of 65536 bytes"}},
-		{"invalid UTF-8", "publish pay-1 amount=1\ntitle: \xff\xfe", 0, []string{"script is not valid UTF-8 text"}},
-		{"truncated UTF-8 sequence", "publish \xd0 amount=1", 0, []string{"not valid UTF-8"}},
+		{"invalid UTF-8 names its line", "publish pay-1 amount=1\ntitle: \xff\xfe", 2, []string{"not valid UTF-8 text"}},
+		{"truncated UTF-8 sequence", "publish \xd0 amount=1", 1, []string{"not valid UTF-8 text"}},
+		{"invalid UTF-8 in a comment", "publish pay-1 amount=1\n\n# caf\xe9\ndeliver", 3, []string{"not valid UTF-8 text"}},
+		{"the first line with invalid UTF-8", "deliver\n\xff\n\xfe", 2, []string{"not valid UTF-8 text"}},
+		{"invalid UTF-8 is refused before the other errors", "frobnicate\n\xff", 2, []string{"not valid UTF-8 text"}},
+		{"invalid UTF-8 on the last line without a newline", "deliver\ndeliver\n\xc3", 3, []string{"not valid UTF-8 text"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -45,9 +45,22 @@ const (
 type tracer struct {
 	actor  string // who is acting now; "" records nothing (the lab's own queries)
 	events []Event
+	// limit, when above 0, keeps only the first limit events of a step;
+	// omitted counts the events dropped since the last take.
+	limit   int
+	omitted int
+	// writes counts the SQL statements run, by anyone, that may have
+	// changed a row: the engine reads the balance again only after one.
+	writes int
 }
 
+// add records an event and returns its index, or -1 when the step already
+// holds limit events and it is only counted.
 func (t *tracer) add(e Event) int {
+	if t.limit > 0 && len(t.events) >= t.limit {
+		t.omitted++
+		return -1
+	}
 	t.events = append(t.events, e)
 	return len(t.events) - 1
 }
@@ -74,14 +87,15 @@ func (t *tracer) result(i int, res string) {
 	}
 }
 
-// take returns the events recorded since the last call.
-func (t *tracer) take() []Event {
-	ev := t.events
-	t.events = nil
+// take returns the events recorded since the last call, and how many more
+// there were beyond the limit.
+func (t *tracer) take() (events []Event, omitted int) {
+	ev, n := t.events, t.omitted
+	t.events, t.omitted = nil, 0
 	if ev == nil {
 		ev = []Event{} // a step where nothing happened still lists its events: none
 	}
-	return ev
+	return ev, n
 }
 
 // squash collapses the whitespace of a statement to single spaces, so a

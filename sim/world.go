@@ -8,11 +8,13 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
+	"modernc.org/sqlite"
 
 	"github.com/idempotency-lab/lab/handlers"
 )
@@ -37,7 +39,22 @@ type world struct {
 	broker  *Broker
 	now     time.Time
 	rng     *rand.Rand
-	tables  map[string]bool
+	tables  map[string]bool // shared with the schema's template: read only
+
+	// ctx is the run's context: a world checks it before every delivery.
+	ctx context.Context
+	// share is how many deliveries this world may make (its part of the
+	// run's budget); a negative share is no limit.
+	share int
+	// onDeliver, when set, is called at the start of every delivery
+	// (tests count deliveries with it).
+	onDeliver func()
+	// sum is SUM(balance) over the accounts as read when the tracer had
+	// counted sumWrites statements that may write; balance reads it again
+	// only after another such statement.
+	sum       int64
+	sumWrites int
+	sumRead   bool
 
 	intents map[intentKey]*intent
 	applied map[intentKey]int64 // per intent, the amounts whose effect a worker made durable
@@ -66,13 +83,19 @@ func newWorld(s *Script, h handlers.Info) (w *world, err error) {
 		intents:            map[intentKey]*intent{},
 		applied:            map[intentKey]int64{},
 		failedAfterApplied: map[*Message]bool{},
-		tables:             map[string]bool{},
+		ctx:                context.Background(),
+		share:              -1,
 	}
 	defer func() {
 		if err != nil {
 			w.close()
 		}
 	}()
+	tmpl, err := templateFor(handlers.BaseSchema + h.Schema)
+	if err != nil {
+		return nil, fmt.Errorf("schema for %s: %w", h.Name, err)
+	}
+	w.tables = tmpl.tables
 	// One connection holds the in-memory database: a second pooled
 	// connection would open a second, empty database.
 	conn, err := newRecConnector(":memory:?_txlock=immediate", t)
@@ -84,22 +107,17 @@ func newWorld(s *Script, h handlers.Info) (w *world, err error) {
 	w.db.SetMaxIdleConns(1)
 	w.db.SetConnMaxLifetime(0)
 	w.db.SetConnMaxIdleTime(0)
-	if _, err := w.db.Exec(handlers.BaseSchema + h.Schema); err != nil {
-		return nil, fmt.Errorf("schema for %s: %w", h.Name, err)
-	}
-	rows, err := w.db.Query(`SELECT name FROM sqlite_master WHERE type = 'table'`)
+	// The database starts as a copy of the schema's template, which is
+	// what running the schema would leave, byte for byte.
+	dc, err := w.db.Conn(context.Background())
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("sqlite: %w", err)
 	}
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		w.tables[name] = true
+	err = dc.Raw(func(c any) error { return c.(*recConn).restore(tmpl.image) })
+	dc.Close()
+	if err != nil {
+		return nil, fmt.Errorf("database for %s: %w", h.Name, err)
 	}
-	rows.Close()
 
 	if h.Redis {
 		w.mr = miniredis.NewMiniRedis()
@@ -131,6 +149,81 @@ func (w *world) close() {
 	if w.db != nil {
 		w.db.Close()
 	}
+}
+
+// template is a handler's database as its schema leaves it, serialized
+// once: a world starts from a copy of it instead of running the schema,
+// which took a quarter of a short run.
+type template struct {
+	image  []byte          // the main database, as sqlite3_serialize writes it
+	tables map[string]bool // its tables; read only, shared by every world
+}
+
+// templates maps each handler schema to a function that builds its
+// template on the first call and returns the same one after. The map is
+// made once and never changes, and each function is a sync.OnceValues, so
+// the worlds of parallel runs share them safely.
+var templates = sync.OnceValue(func() map[string]func() (*template, error) {
+	m := map[string]func() (*template, error){}
+	for _, h := range handlers.List() {
+		schema := handlers.BaseSchema + h.Schema
+		if m[schema] == nil {
+			m[schema] = sync.OnceValues(func() (*template, error) { return newTemplate(schema) })
+		}
+	}
+	return m
+})
+
+// templateFor returns the template of a schema, building it on first use.
+func templateFor(schema string) (*template, error) {
+	if f := templates()[schema]; f != nil {
+		return f()
+	}
+	return newTemplate(schema) // no handler has this schema: nothing to share
+}
+
+// newTemplate runs a schema on a fresh in-memory database and serializes it.
+func newTemplate(schema string) (*template, error) {
+	ctx := context.Background()
+	c, err := sqlite.NewConnector(":memory:")
+	if err != nil {
+		return nil, err
+	}
+	db := sql.OpenDB(c)
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, schema); err != nil {
+		return nil, err
+	}
+	tm := &template{tables: map[string]bool{}}
+	rows, err := conn.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table'`)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		tm.tables[name] = true
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	err = conn.Raw(func(dc any) error {
+		d, ok := dc.(dbImage)
+		if !ok {
+			return errors.New("sqlite connection cannot serialize")
+		}
+		tm.image, err = d.Serialize()
+		return err
+	})
+	return tm, err
 }
 
 // deps is what the worker process hands the handler.
@@ -169,13 +262,17 @@ func (w *world) newKey(v7 bool) string {
 }
 
 // balance is what the handler's effects credited: the accounts table plus
-// what the gateway charged.
+// what the gateway charged. Most steps write nothing (a crash before the
+// effect, a redeliver, a clock advance), so the sum is read again only
+// after a statement that may have changed a row.
 func (w *world) balance() (int64, error) {
-	var sum int64
-	if err := w.db.QueryRow(`SELECT COALESCE(SUM(balance), 0) FROM accounts`).Scan(&sum); err != nil {
-		return 0, err
+	if !w.sumRead || w.sumWrites != w.t.writes {
+		if err := w.db.QueryRow(`SELECT COALESCE(SUM(balance), 0) FROM accounts`).Scan(&w.sum); err != nil {
+			return 0, err
+		}
+		w.sumWrites, w.sumRead = w.t.writes, true
 	}
-	return sum + w.gateway.charged(), nil
+	return w.sum + w.gateway.charged, nil
 }
 
 func (w *world) quarantined() (int, error) {
@@ -213,9 +310,10 @@ func (w *world) expected() int64 {
 // gateway is the external payment provider. It keeps every call and does
 // not deduplicate: a second charge with the same reference charges again.
 type gateway struct {
-	t     *tracer
-	up    bool
-	calls []GatewayCall
+	t       *tracer
+	up      bool
+	calls   []GatewayCall
+	charged int64 // the amounts of the calls that succeeded
 }
 
 // GatewayCall is one charge the gateway was asked for.
@@ -238,18 +336,9 @@ func (g *gateway) Charge(ctx context.Context, account string, amount int64, refe
 		g.t.result(i, "error: "+errGatewayDown.Error())
 		return errGatewayDown
 	}
+	g.charged += amount
 	g.t.result(i, "charged")
 	return nil
-}
-
-func (g *gateway) charged() int64 {
-	var sum int64
-	for _, c := range g.calls {
-		if c.OK {
-			sum += c.Amount
-		}
-	}
-	return sum
 }
 
 // State is what a handler's world holds at one moment: its tables, its

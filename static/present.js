@@ -13,6 +13,7 @@
   // than that is fetched again, once the request in flight is done.
   var busy = false, queued = null, wanted = 0;
   var liveState = ""; // the event stream's state, kept across swaps
+  var stopped = false; // the lab has stopped: say so on every page swapped in
   // reveal is the panel to bring into view after the swap: on a projector
   // the source or the timeline opens below the cards, out of sight, and a
   // clicker has no key to scroll with.
@@ -41,6 +42,7 @@
     if (help && helpOpen) help.open = true;
     var live = document.getElementById("p-live");
     if (live && liveState) live.setAttribute("data-state", liveState);
+    if (stopped) showStopped();
     var again = focused && document.getElementById(focused);
     if (again) again.focus({ preventScroll: true });
     var panel = reveal && document.getElementById(reveal);
@@ -53,8 +55,9 @@
     return fetch(url, init).then(function (res) {
       return res.text().then(function (html) { swapIn(html, res.url, res.ok); });
     }).catch(function () {
-      // The network failed: let the browser try, and show what it gets.
-      if (!init || !init.method || init.method === "GET") location.href = url;
+      // The network failed: let the browser try, and show what it gets;
+      // once the lab has stopped, keep the page that says so.
+      if (!stopped && (!init || !init.method || init.method === "GET")) location.href = url;
     }).then(function () {
       busy = false;
       if (queued) { var id = queued; queued = null; press(id); }
@@ -156,6 +159,10 @@
       if (es.readyState === EventSource.CLOSED) location.reload();
     };
     es.addEventListener("closed", function () { es.close(); location.reload(); });
+    // The lab is shutting down: a reload would find nothing, and a retry
+    // would only say "reconnecting" forever. Stop listening and say so in
+    // the page's language (the text is in the page, hidden until now).
+    es.addEventListener("stopped", function () { es.close(); stopped = true; showStopped(); });
     es.onmessage = function (ev) {
       var st;
       try { st = JSON.parse(ev.data); } catch (e) { return; }
@@ -174,6 +181,13 @@
       }
       refresh();
     };
+  }
+
+  function showStopped() {
+    var note = document.getElementById("room-stopped");
+    if (note) note.hidden = false;
+    var live = document.getElementById("p-live");
+    if (live) live.style.display = "none"; // its CSS display outranks the hidden attribute
   }
 
   function setText(root, name, value) {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"io/fs"
@@ -18,14 +19,19 @@ import (
 // the file's content hash (?v=…), and a request that names the current hash
 // may be cached for a year: a new build changes the hash, so nobody keeps
 // a stale file. Any other request gets an ETag and must revalidate.
+//
+// Text files are compressed once, at start, with gzip's best level: mermaid
+// alone is megabytes, and compressing it for every reader would cost more
+// than everything else a page needs.
 type assets struct {
 	files fs.FS
 	dev   bool              // read and hash on every request
 	sums  map[string]string // file -> short content hash (not in dev)
+	gz    map[string][]byte // file -> its gzip form, when that is smaller (not in dev)
 }
 
 func newAssets(files fs.FS, dev bool) (*assets, error) {
-	a := &assets{files: files, dev: dev, sums: map[string]string{}}
+	a := &assets{files: files, dev: dev, sums: map[string]string{}, gz: map[string][]byte{}}
 	if dev {
 		return a, nil
 	}
@@ -38,9 +44,32 @@ func newAssets(files fs.FS, dev bool) (*assets, error) {
 			return err
 		}
 		a.sums[name] = contentHash(b)
+		if compressible(name) {
+			var buf bytes.Buffer
+			zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+			if err != nil {
+				return err
+			}
+			zw.Write(b)
+			if err := zw.Close(); err != nil {
+				return err
+			}
+			if buf.Len() < len(b) {
+				a.gz[name] = buf.Bytes()
+			}
+		}
 		return nil
 	})
 	return a, err
+}
+
+// compressible reports the files worth compressing: text of any kind.
+func compressible(name string) bool {
+	switch path.Ext(name) {
+	case ".css", ".js", ".svg", ".json", ".txt", ".html", ".map":
+		return true
+	}
+	return false
 }
 
 func contentHash(b []byte) string {
@@ -83,6 +112,16 @@ func (a *assets) serve(w http.ResponseWriter, r *http.Request) error {
 	}
 	if ct := mime.TypeByExtension(path.Ext(name)); ct != "" {
 		h.Set("Content-Type", ct)
+	}
+	if gz, ok := a.gz[name]; ok {
+		h.Add("Vary", "Accept-Encoding")
+		if acceptsEncoding(r.Header.Values("Accept-Encoding"), "gzip") {
+			// The compressed file is a representation of its own: its own
+			// validator, and ranges count its bytes.
+			h.Set("ETag", `"`+sum+`-gz"`)
+			h.Set("Content-Encoding", "gzip")
+			b = gz
+		}
 	}
 	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(b))
 	return nil

@@ -38,16 +38,19 @@ func timelineFor(t text, res sim.Result, step int) templ.Component {
 const maxStepEvents = 60
 
 // capEvents keeps the first maxStepEvents events of each step and says how
-// many more there were (lab run --json lists them all).
+// many more there were: those it cuts and those the engine already left
+// out (Trace.Omitted, with sim.Options.StepEvents; lab run --json lists
+// them all).
 func capEvents(t text, traces []sim.Trace) []sim.Trace {
 	out := append([]sim.Trace(nil), traces...)
 	for i, tr := range traces {
-		if len(tr.Events) <= maxStepEvents {
+		keep := min(len(tr.Events), maxStepEvents)
+		n := len(tr.Events) - keep + tr.Omitted
+		if n == 0 {
 			continue
 		}
-		n := len(tr.Events) - maxStepEvents
 		more := sim.Event{Actor: "broker", Kind: sim.KindNote, Text: t.F("tl.more", n), TextRU: t.F("tl.more", n)}
-		out[i].Events = append(tr.Events[:maxStepEvents:maxStepEvents], more)
+		out[i].Events = append(tr.Events[:keep:keep], more)
 	}
 	return out
 }

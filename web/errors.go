@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"strconv"
 	"time"
 )
 
@@ -15,9 +16,11 @@ import (
 type httpError struct {
 	status int
 	key    string // catalog key of the message
-	args   []any
+	args   []any  // the first, when a string, is the reader's input: quoted as an excerpt (boundArgs)
 	script string // the text that failed to parse, if any
 	back   string // the lab address to return to, if known
+	// retryAfter, in seconds, tells the reader when to try again (503, 429).
+	retryAfter int
 }
 
 func (e *httpError) Error() string {
@@ -61,10 +64,13 @@ func (s *server) renderError(w http.ResponseWriter, r *http.Request, err error) 
 		Title:   t.S(fmt.Sprintf("err.title.%d", he.status)),
 		Script:  he.script,
 		Back:    he.back,
-		Message: t.F(he.key, he.args...),
+		Message: t.F(he.key, boundArgs(he.args)...), // the reader's input quoted as an excerpt, once
 	}
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
+	if he.retryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(he.retryAfter))
+	}
 	if isPartial(r) {
 		h.Set("HX-Retarget", "#flash")
 		h.Set("HX-Reswap", "innerHTML")
@@ -72,7 +78,8 @@ func (s *server) renderError(w http.ResponseWriter, r *http.Request, err error) 
 		s.render(w, r, he.status, errorFlash(t, v))
 		return
 	}
-	s.render(w, r, he.status, errorPage(s.pageFor(t, r, v.Title+" · "+t.S("app.name")), v))
+	// The language links would repeat a long bad address: they go to the lab instead.
+	s.render(w, r, he.status, errorPage(shortLangs(s.pageFor(t, r, v.Title+" · "+t.S("app.name")), "/lab"), v))
 }
 
 // isPartial reports whether htmx asked for the lab region only. A history
@@ -125,18 +132,34 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // flushes through it, and a room's event stream needs each event sent now.
 func (w *statusWriter) Flush() { http.NewResponseController(w.ResponseWriter).Flush() }
 
+// logRequests logs one line per request, at the level of its status (see
+// requestLevel).
 func (s *server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
-		level := slog.LevelInfo
-		if sw.status >= 500 {
-			level = slog.LevelError
-		}
-		s.log.Log(r.Context(), level, "request", "method", r.Method, "path", r.URL.Path,
+		s.log.Log(r.Context(), requestLevel(sw.status), "request", "method", r.Method, "path", inputExcerpt(r.URL.Path),
 			"status", sw.status, "ms", float64(time.Since(start).Microseconds())/1000, "htmx", r.Header.Get("HX-Request") == "true")
 	})
+}
+
+// requestLevel is the level a request's line is logged at. ERROR means
+// the lab is at fault and someone should look: a 500 (a bug, a broken
+// file). Everything the lab answers as designed is not an error: a 503 or
+// a 429 (a room full, no room left, every replay slot busy) is a WARN,
+// worth noticing when it recurs (a limit may be too low); a 4xx is the
+// reader's mistake and an INFO. A failed write to the progress database
+// is a 503 that is the lab's fault: its handler logs the cause at ERROR
+// itself (see notSaved).
+func requestLevel(status int) slog.Level {
+	switch {
+	case status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests:
+		return slog.LevelWarn
+	case status >= 500:
+		return slog.LevelError
+	}
+	return slog.LevelInfo
 }
 
 // securityHeaders keeps every byte the page uses on this server and tells

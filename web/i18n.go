@@ -191,6 +191,11 @@ func newCatalog() catalog {
 		"err.title.405":  {"This address does not accept that method", "Этот адрес не принимает такой метод"},
 		"err.title.413":  {"The request is too large", "Запрос слишком большой"},
 		"err.title.500":  {"Something broke inside the lab", "Внутри лаборатории что-то сломалось"},
+		"err.title.422":  {"This script asks for too much work", "Этот сценарий требует слишком много работы"},
+		"err.title.503":  {"The lab is busy", "Лаборатория занята"},
+		"err.budget":     {"The lab stopped replaying it: %s", "Лаборатория остановила прогон: %s"},
+		"err.busy":       {"Every replay slot is taken right now. Wait a couple of seconds and reload the page: nothing is lost, the address keeps the whole state.", "Сейчас заняты все слоты прогона. Подождите пару секунд и обновите страницу: ничего не потеряно, адрес хранит всё состояние."},
+		"err.canonical":  {"The script is %d bytes when written out in its standard form (the form links and rooms carry); the limit is %d bytes. Shorten it: remove steps or narration.", "В стандартной записи (её несут ссылки и комнаты) сценарий занимает %d байт, а можно не больше %d. Сократите его: уберите шаги или пояснения."},
 		"err.back":       {"Back to the lab", "Вернуться в лабораторию"},
 		"err.empty":      {"Start an empty lab", "Открыть пустую лабораторию"},
 		"err.fix":        {"Fix the script and run it again", "Исправьте сценарий и запустите снова"},
@@ -214,6 +219,11 @@ func newCatalog() catalog {
 		"err.verb":       {"There is no step %q. Valid steps: %s.", "Шага %q нет. Есть такие: %s."},
 		"err.field":      {"%s must be one word, without spaces.", "%s — одно слово, без пробелов."},
 		"err.target":     {"Choose a published operation for %s.", "Выберите опубликованную операцию для %s."},
+		// Refused requests (csrf.go, throttle.go).
+		"err.title.403":   {"This request was refused", "Запрос отклонён"},
+		"err.title.429":   {"Too many requests: please wait", "Слишком много запросов: подождите"},
+		"err.crossorigin": {"This form was sent by a page of another site, so the lab did nothing. If you meant to send it, open the lab itself and send it from there.", "Эту форму отправила страница другого сайта, поэтому лаборатория ничего не сделала. Если вы хотели её отправить, откройте саму лабораторию и отправьте оттуда."},
+		"err.throttle":    {"Your address has sent this too often in a short time. Wait %d s and try again.", "С вашего адреса это отправляли слишком часто. Подождите %d с и попробуйте снова."},
 
 		// The scenario bar.
 		"scn.preset":        {"Preset scenario", "Готовый сценарий"},
@@ -399,6 +409,14 @@ func newCatalog() catalog {
 		"h.broker-key":        {"deduplicates on the broker's transport id, not the producer's key", "отсекает дубли по транспортному id брокера, а не по ключу продюсера"},
 		"h.setnx-no-release":  {"SET NX without DEL when the gateway fails: the retry is skipped", "SET NX без DEL при ошибке шлюза: повтор пропускается"},
 		"h.inbox-no-hash":     {"inbox without a payload hash: a changed amount passes as a repeat", "inbox без хеша payload: изменённая сумма проходит как повтор"},
+
+		// Holding a class: progress that could not be saved, the import
+		// cap, and a room whose server stopped.
+		"pr.err.save.title":       {"Your progress could not be saved", "Не удалось сохранить прогресс"},
+		"pr.err.save":             {"The lab's progress database refused to save it. This is a problem on the lab's side, not with what you did, and what was saved before is still there. Try again in a minute; if it keeps happening, tell whoever runs the lab: the server log says why.", "База прогресса лаборатории отказалась его записать. Это проблема на стороне лаборатории, а не в ваших действиях; сохранённое раньше никуда не делось. Попробуйте через минуту, а если ошибка повторяется, скажите тому, кто запустил лабораторию: причина записана в журнале сервера."},
+		"pr.err.import.cap.title": {"This file does not fit into your progress", "Этот файл не помещается в ваш прогресс"},
+		"pr.err.import.cap":       {"Nothing was imported: a profile keeps at most %d answers. This browser's progress has %d, and the file would add %d more. To keep both, import the file in another browser, which starts a profile of its own.", "Ничего не импортировано: профиль хранит не больше %d ответов. В прогрессе этого браузера их уже %d, а файл добавил бы ещё %d. Чтобы сохранить и то и другое, импортируйте файл в другом браузере: там начнётся свой профиль."},
+		"rm.stopped":              {"The lab has stopped, and this room with it: the page no longer follows the instructor. When the lab runs again, the instructor opens a new room.", "Лаборатория остановлена, а с ней и эта комната: страница больше не следует за преподавателем. Когда лаборатория снова заработает, преподаватель откроет новую комнату."},
 	}
 	// Each section keeps its words in its own file; add its catalog here.
 	for _, section := range []func() catalog{practiceCatalog, lessonsCatalog, presentCatalog} {

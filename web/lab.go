@@ -17,43 +17,31 @@ import (
 // form text, URL-escaped, and the state fields around it.
 const maxFormBytes = 4*sim.MaxScriptBytes + 16<<10
 
-// lab renders the lab page, or only its region for htmx.
+// lab renders the lab page, or only its region for htmx. The page is a
+// pure function of the address, the language and the htmx flavour, so it
+// is served from the replay cache when someone asked for it before.
 func (s *server) lab(w http.ResponseWriter, r *http.Request) error {
 	st, err := s.readState(r.URL.Query())
 	if err != nil {
 		return err
 	}
-	run, err := execute(st)
-	if err != nil {
-		return err
-	}
-	t := s.text(r)
-	v := s.labView(t, r, st, run)
-	w.Header().Set("Vary", "HX-Request, HX-Request-Type, Accept-Language, Cookie")
-	w.Header().Set("Cache-Control", "no-cache")
-	if isPartial(r) {
-		// Forms send their fields in any order; the address bar gets the
-		// canonical form of the same state.
-		w.Header().Set("HX-Push-Url", v.URL)
-		return s.render(w, r, http.StatusOK, labFragment(v))
-	}
-	return s.render(w, r, http.StatusOK, labPage(s.pageFor(t, r, v.PageTitle), v))
-}
-
-// execute replays the script up to the step being shown. Options.Steps
-// of 0 means "all" to the engine, so step 0 runs a script with no steps.
-func execute(st labState) (*sim.Run, error) {
-	sc := st.script
-	if st.step < st.total() {
-		sc = withSteps(sc, st.step)
-	}
-	run, err := sim.Execute(context.TODO(), sc, sim.Options{Handlers: st.handlers, Steps: st.step})
-	if err != nil {
-		// The script parsed and the handlers exist, so this is the
-		// engine failing: a 500, logged by the error wrapper.
-		return nil, err
-	}
-	return run, nil
+	return s.serveCached(w, r, cacheKey(r, "lab"), func(w http.ResponseWriter, r *http.Request) error {
+		run, err := s.replay(r.Context(), st)
+		if err != nil {
+			return err
+		}
+		t := s.text(r)
+		v := s.labView(t, r, st, run)
+		w.Header().Set("Vary", "HX-Request, HX-Request-Type, Accept-Language, Cookie")
+		w.Header().Set("Cache-Control", "no-cache")
+		if isPartial(r) {
+			// Forms send their fields in any order; the address bar gets the
+			// canonical form of the same state.
+			w.Header().Set("HX-Push-Url", v.URL)
+			return s.render(w, r, http.StatusOK, labFragment(v))
+		}
+		return s.render(w, r, http.StatusOK, labPage(s.pageFor(t, r, v.PageTitle), v))
+	})
 }
 
 // readForm parses a POST body within maxFormBytes.
@@ -87,7 +75,15 @@ func (s *server) addStep(w http.ResponseWriter, r *http.Request) error {
 	base := withSteps(st.script, st.step)
 	text := base.String() + line + "\n"
 	sc, err := sim.Parse(text)
+	if err == nil {
+		err = checkCanonical(sc)
+	}
 	if err != nil {
+		var he *httpError
+		if errors.As(err, &he) {
+			he.back = labURL(s.query(st), st.step, st.total())
+			return he
+		}
 		// The base script parsed, so the error is in the new line: show
 		// the parser's words without a line number the reader never saw.
 		e := badRequest("err.newstep", parseMessage(err, false))

@@ -124,9 +124,12 @@ func (s *server) practiceOnly(h handlerFunc) http.HandlerFunc {
 			}
 		}
 		t := s.text(r)
-		v := errorView{Status: err.status, Title: t.S(fmt.Sprintf("err.title.%d", err.status)), Message: t.F(err.key, err.args...)}
+		v := errorView{Status: err.status, Title: t.S(fmt.Sprintf("err.title.%d", err.status)), Message: t.F(err.key, boundArgs(err.args)...)}
+		if _, ok := t.c[err.key+".title"]; ok { // a message may come with a title of its own
+			v.Title = t.S(err.key + ".title")
+		}
 		w.Header().Set("Cache-Control", "no-store")
-		s.render(w, r, err.status, practiceErrorPage(s.practicePage(t, r, v.Title+" · "+t.S("app.name")), v, practiceBack(r)))
+		s.render(w, r, err.status, practiceErrorPage(shortLangs(s.practicePage(t, r, v.Title+" · "+t.S("app.name")), "/practice"), v, practiceBack(r)))
 	}
 }
 
@@ -356,6 +359,9 @@ func (s *server) practiceAnswer(w http.ResponseWriter, r *http.Request) error {
 	}
 	profile := ensureProfile(w, r)
 	if _, err := s.progress.Record(r.Context(), profile, q.ID, g.Score, s.now()); err != nil {
+		if errors.Is(err, practice.ErrNotSaved) {
+			return s.notSaved(r, err)
+		}
 		return err
 	}
 	http.Redirect(w, r, m.itemURL(q.ID, "/result", answer), http.StatusSeeOther)
@@ -554,9 +560,17 @@ func (s *server) practiceImport(w http.ResponseWriter, r *http.Request) error {
 		return badRequest("pr.err.import.bad", strings.TrimPrefix(err.Error(), practice.ErrBadImport.Error()+": "))
 	}
 	res, err := s.progress.Import(r.Context(), ensureProfile(w, r), data)
+	var tooMany *practice.TooManyAttemptsError
 	switch {
 	case errors.Is(err, practice.ErrImportConflict):
 		return badRequest("pr.err.import.conflict")
+	case errors.As(err, &tooMany):
+		// The file is well formed; it is its size next to what is stored
+		// that cannot be taken: 422, and nothing was written.
+		return &httpError{status: http.StatusUnprocessableEntity, key: "pr.err.import.cap",
+			args: []any{tooMany.Max, tooMany.Have, tooMany.Added}}
+	case errors.Is(err, practice.ErrNotSaved):
+		return s.notSaved(r, err)
 	case errors.Is(err, practice.ErrBadImport):
 		return badRequest("pr.err.import.bad", strings.TrimPrefix(err.Error(), practice.ErrBadImport.Error()+": "))
 	case err != nil:
@@ -565,6 +579,17 @@ func (s *server) practiceImport(w http.ResponseWriter, r *http.Request) error {
 	http.Redirect(w, r, "/practice?"+url.Values{
 		"imported": {strconv.Itoa(res.Added)}, "skipped": {strconv.Itoa(res.Skipped)}}.Encode()+"#keep", http.StatusSeeOther)
 	return nil
+}
+
+// notSaved is the answer to a write the progress database refused (a
+// read-only or full disk, a failing file): the reader did nothing wrong,
+// so the page says that their progress could not be saved, with 503
+// because trying again later may work. The cause is the lab's fault and
+// goes to the log at ERROR; the request line itself is a WARN, as every
+// 503 is.
+func (s *server) notSaved(r *http.Request, err error) error {
+	s.log.Error("progress not saved", "method", r.Method, "path", r.URL.Path, "err", err)
+	return &httpError{status: http.StatusServiceUnavailable, key: "pr.err.save"}
 }
 
 // practicePage is the page frame with the section's stylesheet.

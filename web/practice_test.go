@@ -725,7 +725,7 @@ func TestPracticeImportErrors(t *testing.T) {
 			`attempts[0]: unknown question "no-such"`},
 		{"a score above 1", valid(`{"id": "` + practice.NewProfileID() + `", "question": "unique-return-nil", "score": 2, "at": "2026-03-01T10:00:00Z"}`), 400,
 			"score 2 is not from 0 to 1"},
-		{"too large", bytes.Repeat([]byte(" "), practice.MaxImportBytes+1), 413, "at most 2 MiB"},
+		{"too large", bytes.Repeat([]byte(" "), practice.MaxImportBytes+1), 413, "at most 1 MiB"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -244,18 +244,20 @@ func (s *server) presentSolo(w http.ResponseWriter, r *http.Request, v url.Value
 	if err != nil {
 		return err
 	}
-	run, err := execute(st)
-	if err != nil {
-		return err
-	}
-	t := s.text(r)
-	at := func(step int, handlers []string, show presentShow) string {
-		return presentURL(st, step, handlers, show)
-	}
-	pv := s.presentView(t, r, st, run, show, modeSolo, at)
-	w.Header().Set("Vary", "Accept-Language, Cookie")
-	w.Header().Set("Cache-Control", "no-cache")
-	return s.render(w, r, http.StatusOK, presentPage(s.presentPageFor(t, r, pv.PageTitle), pv))
+	return s.serveCached(w, r, cacheKey(r, "present"), func(w http.ResponseWriter, r *http.Request) error {
+		run, err := s.replay(r.Context(), st)
+		if err != nil {
+			return err
+		}
+		t := s.text(r)
+		at := func(step int, handlers []string, show presentShow) string {
+			return presentURL(st, step, handlers, show)
+		}
+		pv := s.presentView(t, r, st, run, show, modeSolo, at)
+		w.Header().Set("Vary", "Accept-Language, Cookie")
+		w.Header().Set("Cache-Control", "no-cache")
+		return s.render(w, r, http.StatusOK, presentPage(s.presentPageFor(t, r, pv.PageTitle), pv))
+	})
 }
 
 // readPresentState is readState with the presenter's defaults: naive and

@@ -8,7 +8,11 @@ package web
 // it by replay, exactly as the lab rebuilds a page from its address.
 
 import (
+	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +24,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5"
 
@@ -60,7 +65,7 @@ func (e *roomProblem) Error() string {
 
 // problemFor maps the hub's errors to pages.
 func problemFor(code string, err error) error {
-	shown := displayCode(code)
+	shown := inputExcerpt(displayCode(code)) // the code comes from the address: quote a part of it
 	switch {
 	case errors.Is(err, room.ErrNotFound):
 		return &roomProblem{status: http.StatusNotFound, title: "rm.closed.t", msg: "rm.closed.m", args: []any{shown}}
@@ -81,7 +86,7 @@ func problemFor(code string, err error) error {
 func badRoomInput(code string, err error) error {
 	var he *httpError
 	if errors.As(err, &he) {
-		return &roomProblem{status: he.status, title: fmt.Sprintf("err.title.%d", he.status), msg: he.key, args: he.args, code: code}
+		return &roomProblem{status: he.status, title: fmt.Sprintf("err.title.%d", he.status), msg: he.key, args: boundArgs(he.args), code: code}
 	}
 	return err
 }
@@ -100,8 +105,18 @@ func (s *server) handleRoom(h handlerFunc) http.HandlerFunc {
 			w.Header().Set("Cache-Control", "no-store")
 			if p.status == http.StatusServiceUnavailable {
 				w.Header().Set("Retry-After", "60")
+				// A full room, or no room left, is the lab keeping the
+				// limits it was started with, not a fault: a WARN (never
+				// an ERROR) that names the flag to raise if it recurs.
+				limit := "--max-students"
+				if p.msg == "rm.busy.m" {
+					limit = "--max-rooms"
+				}
+				s.log.Warn("room limit reached", "path", r.URL.Path, "limit", limit)
 			}
-			return s.render(w, r, p.status, noticePage(s.presentPageFor(t, r, v.Title+" · "+t.S("app.name")), v))
+			// The language links repeat the address; a bad one may be long.
+			page := shortLangs(s.presentPageFor(t, r, v.Title+" · "+t.S("app.name")), "/join")
+			return s.render(w, r, p.status, noticePage(page, v))
 		}
 		return err
 	})
@@ -158,6 +173,13 @@ func (s *server) createRoom(w http.ResponseWriter, r *http.Request) error {
 	if st.total() == 0 {
 		return badRequest("err.roomscript")
 	}
+	// Replay the whole script once now, so that no step the instructor
+	// moves to later can fail for being over the budget.
+	full := st
+	full.step = st.total()
+	if _, err := s.replay(r.Context(), full); err != nil {
+		return err
+	}
 	code, secret, err := s.hub.Create(st.script.String(), st.step, st.handlers)
 	if err != nil {
 		return problemFor("", err)
@@ -203,7 +225,8 @@ func (s *server) roomStudent(w http.ResponseWriter, r *http.Request) error {
 	}
 	// A full room says so here rather than leave the page silently
 	// unable to follow.
-	if places, err := s.hub.Places(code); err != nil || places == 0 {
+	student, _ := s.studentFrom(cookieValue(r, studentCookie))
+	if ok, err := s.hub.HasPlace(code, student); err != nil || !ok {
 		if err == nil {
 			err = room.ErrRoomFull
 		}
@@ -222,21 +245,31 @@ func (s *server) renderRoom(w http.ResponseWriter, r *http.Request, code string,
 	if err != nil {
 		return err
 	}
-	run, err := execute(ls)
+	// After a step every student asks for the same page at once: the
+	// cache makes that one replay. The page reads the room's state, the
+	// reader's role and the reader's own vote besides the request.
+	state, err := json.Marshal(st)
 	if err != nil {
 		return err
 	}
-	t := s.text(r)
-	suffix := ""
-	if mode == modeInstructor {
-		suffix = "/present"
-	}
-	at := func(_ int, _ []string, show presentShow) string { return roomURL(code, suffix, show) }
-	pv := s.presentView(t, r, ls, run, show, mode, at)
-	pv.Room = s.roomView(r, code, st, ls, run, mode, show)
-	pv.PageTitle = t.F("rm.page", displayCode(code)) + " · " + pv.PageTitle
-	w.Header().Set("Cache-Control", "no-store")
-	return s.render(w, r, http.StatusOK, presentPage(s.presentPageFor(t, r, pv.PageTitle), pv))
+	key := cacheKey(r, "room", mode, string(state), cookieValue(r, voteCookie))
+	return s.serveCached(w, r, key, func(w http.ResponseWriter, r *http.Request) error {
+		run, err := s.replay(r.Context(), ls)
+		if err != nil {
+			return err
+		}
+		t := s.text(r)
+		suffix := ""
+		if mode == modeInstructor {
+			suffix = "/present"
+		}
+		at := func(_ int, _ []string, show presentShow) string { return roomURL(code, suffix, show) }
+		pv := s.presentView(t, r, ls, run, show, mode, at)
+		pv.Room = s.roomView(r, code, st, ls, run, mode, show)
+		pv.PageTitle = t.F("rm.page", displayCode(code)) + " · " + pv.PageTitle
+		w.Header().Set("Cache-Control", "no-store")
+		return s.render(w, r, http.StatusOK, presentPage(s.presentPageFor(t, r, pv.PageTitle), pv))
+	})
 }
 
 // roomView is what a room adds to the presenter view.
@@ -336,7 +369,7 @@ func (s *server) pollView(r *http.Request, p *room.Poll, ls labState, run *sim.R
 	}
 	actual, known := int64(0), false
 	if p.Revealed {
-		actual, known = s.balanceAt(ls, run, p.Handler, p.Step)
+		actual, known = s.balanceAt(r.Context(), ls, run, p.Handler, p.Step)
 		if known {
 			v.Actual = money(actual)
 			v.Right = voted && mine == actual
@@ -373,7 +406,7 @@ func cmpInt64(a, b int64) int {
 
 // balanceAt is handler's balance after step: from the run shown when it is
 // that step, else by replaying the script that far on that handler alone.
-func (s *server) balanceAt(ls labState, run *sim.Run, handler string, step int) (int64, bool) {
+func (s *server) balanceAt(ctx context.Context, ls labState, run *sim.Run, handler string, step int) (int64, bool) {
 	if step == ls.step {
 		for _, res := range run.Results {
 			if res.Handler == handler {
@@ -386,7 +419,7 @@ func (s *server) balanceAt(ls labState, run *sim.Run, handler string, step int) 
 	}
 	st := ls
 	st.handlers, st.step = []string{handler}, step
-	other, err := execute(st)
+	other, err := s.replay(ctx, st)
 	if err != nil || len(other.Results) != 1 {
 		return 0, false
 	}
@@ -508,10 +541,13 @@ func (s *server) roomVote(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return badRoomInput(code, err)
 	}
-	// One vote per student who opened the room page (which gave them their
-	// cookie); the instructor asks, and does not answer.
-	student := cookieValue(r, studentCookie)
-	if student == "" || len(student) > 64 || s.hub.IsInstructor(code, cookieValue(r, secretCookie)) {
+	// One vote per student who opened the room page, which issued their
+	// signed identity: a cookie the server did not sign (missing, made up,
+	// or from before a restart) is refused and not counted, so a script
+	// cannot vote again and again under new names. The instructor asks,
+	// and does not answer.
+	student, ok := s.studentFrom(cookieValue(r, studentCookie))
+	if !ok || s.hub.IsInstructor(code, cookieValue(r, secretCookie)) {
 		return &roomProblem{status: http.StatusForbidden, title: "rm.novote.t", msg: "rm.novote.m", code: code}
 	}
 	if err := s.hub.Vote(code, student, id, balance); err != nil {
@@ -523,17 +559,55 @@ func (s *server) roomVote(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// studentID is the reader's id in polls, from a cookie, made on first use.
+// studentID is the reader's id in polls. The server issues it when a
+// student opens a room page: a random id and its signature, "id.signature",
+// in a cookie. A cookie that does not carry a valid signature is replaced
+// by a new one.
 func (s *server) studentID(w http.ResponseWriter, r *http.Request) string {
-	if id := cookieValue(r, studentCookie); id != "" && len(id) <= 64 {
+	if id, ok := s.studentFrom(cookieValue(r, studentCookie)); ok {
 		return id
 	}
 	id := rand.Text()
-	http.SetCookie(w, &http.Cookie{Name: studentCookie, Value: id, Path: "/rooms", MaxAge: 24 * 3600,
+	value := id + "." + s.signStudent(id)
+	http.SetCookie(w, &http.Cookie{Name: studentCookie, Value: value, Path: "/rooms", MaxAge: 24 * 3600,
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
 	// Later reads in this request see it too.
-	r.AddCookie(&http.Cookie{Name: studentCookie, Value: id})
+	r.AddCookie(&http.Cookie{Name: studentCookie, Value: value})
 	return id
+}
+
+// maxStudentCookie bounds a student cookie before it is checked: an id
+// (26 characters) and a signature (43) need far less.
+const maxStudentCookie = 128
+
+// newIDKey is the key that signs students' ids: random, made once per
+// process, so a restart (which closes every room anyway) invalidates the
+// ids it issued and the room pages issue new ones.
+func newIDKey() []byte {
+	key := make([]byte, 32)
+	rand.Read(key) // never fails: crypto/rand crashes the program instead
+	return key
+}
+
+// signStudent is id's signature: HMAC-SHA256 under the server's key, in
+// unpadded base64url.
+func (s *server) signStudent(id string) string {
+	m := hmac.New(sha256.New, s.idKey)
+	m.Write([]byte("lab_student:" + id))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// studentFrom checks a student cookie's value, "id.signature", and
+// returns the id when this server signed it.
+func (s *server) studentFrom(value string) (string, bool) {
+	if len(value) > maxStudentCookie {
+		return "", false
+	}
+	id, sig, ok := strings.Cut(value, ".")
+	if !ok || id == "" || !hmac.Equal([]byte(sig), []byte(s.signStudent(id))) {
+		return "", false
+	}
+	return id, true
 }
 
 func parseVoteCookie(v string) (poll int, balance int64, ok bool) {
@@ -590,13 +664,18 @@ func (s *server) joinPath(w http.ResponseWriter, r *http.Request) error {
 
 func (s *server) joinCode(w http.ResponseWriter, r *http.Request, raw string) error {
 	t := s.text(r)
-	v := joinView{T: t, Code: raw}
+	v := joinView{T: t}
+	// What was typed is offered back to correct, when it fits the field;
+	// a longer value is quoted once, as an excerpt, in the message.
+	if utf8.RuneCountInString(raw) <= maxCodeField {
+		v.Code = raw
+	}
 	status := http.StatusOK
 	if strings.TrimSpace(raw) != "" {
 		code := room.NormalizeCode(strings.TrimSpace(raw))
 		switch _, err := s.hub.State(code, false); {
 		case !validCode(code):
-			status, v.Problem = http.StatusBadRequest, t.F("err.code", raw)
+			status, v.Problem = http.StatusBadRequest, t.F("err.code", inputExcerpt(raw))
 		case err != nil:
 			status, v.Problem = http.StatusNotFound, t.F("rm.nosuch", displayCode(code))
 		default:
@@ -605,8 +684,12 @@ func (s *server) joinCode(w http.ResponseWriter, r *http.Request, raw string) er
 		}
 		w.Header().Set("Cache-Control", "no-store")
 	}
-	return s.render(w, r, status, joinPage(s.presentPageFor(t, r, t.S("rm.join.title")+" · "+t.S("app.name")), v))
+	p := s.presentPageFor(t, r, t.S("rm.join.title")+" · "+t.S("app.name"))
+	return s.render(w, r, status, joinPage(shortLangs(p, "/join"), v))
 }
+
+// maxCodeField is the code field's maxlength on the join page.
+const maxCodeField = 20
 
 type joinView struct {
 	T       text
@@ -637,12 +720,14 @@ type liveEvent struct {
 // whatever Last-Event-ID it sends), then every change in order, each with
 // the state's version as its id, and a comment now and then so that
 // proxies keep a quiet stream open. When the room closes the stream says
-// so (event: closed) and ends.
+// so (event: closed) and ends; when the server stops (Config.Stop), it
+// says that (event: stopped) and ends.
 func (s *server) roomEvents(w http.ResponseWriter, r *http.Request) error {
 	code := roomCode(r)
 	// The instructor's own page watches: it takes no student's place and
 	// hears every vote.
-	subscribe := s.hub.Subscribe
+	student, _ := s.studentFrom(cookieValue(r, studentCookie))
+	subscribe := func(code string) (*room.Subscription, error) { return s.hub.SubscribeStudent(code, student) }
 	if secret := cookieValue(r, secretCookie); s.hub.IsInstructor(code, secret) {
 		subscribe = func(code string) (*room.Subscription, error) { return s.hub.Watch(code, secret) }
 	}
@@ -701,6 +786,9 @@ func (s *server) roomEvents(w http.ResponseWriter, r *http.Request) error {
 		case <-r.Context().Done():
 			return nil
 		case <-s.stop:
+			// The server is stopping: say so, so that the page tells the
+			// reader instead of trying to reconnect to a lab that is gone.
+			send("event: stopped\ndata: {}\n\n")
 			return nil
 		}
 	}

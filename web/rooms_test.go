@@ -193,6 +193,7 @@ func TestRoomErrors(t *testing.T) {
 	h, _ := newRoomServer(t, room.Config{})
 	code, cookie := openRoom(t, h, crashBeforeAck())
 	base := "/rooms/" + code
+	student := issuedStudent(t, h, code) // the identity the student page issues
 	tests := []struct {
 		name   string
 		method string
@@ -217,9 +218,10 @@ func TestRoomErrors(t *testing.T) {
 		{"a bad panel", "POST", base + "/step", url.Values{"step": {"1"}, "show": {"slides"}}, cookie, 400, "show=slides"},
 		{"a bad panel, page", "GET", base + "?show=slides", nil, "", 400, "show=slides"},
 		{"a poll about a handler not shown", "POST", base + "/poll", url.Values{"handler": {"unique"}}, cookie, 400, "There is no handler &#34;unique&#34; in this room"},
-		{"vote without a poll", "POST", base + "/vote", url.Values{"poll": {"1"}, "balance": {"200"}}, studentCookie + "=s1", 409, "There is no question open"},
+		{"vote without a poll", "POST", base + "/vote", url.Values{"poll": {"1"}, "balance": {"200"}}, student, 409, "There is no question open"},
 		{"vote without having opened the room", "POST", base + "/vote", url.Values{"poll": {"1"}, "balance": {"200"}}, "", 403, "Only students who opened the room page"},
-		{"the instructor votes", "POST", base + "/vote", url.Values{"poll": {"1"}, "balance": {"200"}}, cookie + "; " + studentCookie + "=s1", 403, "does not vote"},
+		{"the instructor votes", "POST", base + "/vote", url.Values{"poll": {"1"}, "balance": {"200"}}, cookie + "; " + student, 403, "does not vote"},
+		{"vote with a made-up identity", "POST", base + "/vote", url.Values{"poll": {"1"}, "balance": {"200"}}, studentCookie + "=s1", 403, "Only students who opened the room page"},
 		{"vote for no poll id", "POST", base + "/vote", url.Values{"balance": {"200"}}, "", 400, "poll= is not a poll of this room"},
 		{"vote with letters", "POST", base + "/vote", url.Values{"poll": {"1"}, "balance": {"lots"}}, "", 400, "&#34;lots&#34; is not a balance"},
 		{"a room without a script", "POST", "/rooms", url.Values{}, "", 400, "A room needs a scenario"},
@@ -338,8 +340,12 @@ func TestPoll(t *testing.T) {
 	// Three students answer; one changes their mind.
 	votes := []struct{ student, balance string }{{"a", "200"}, {"b", "100.00"}, {"c", "200,00"}, {"b", "1 0 0"}}
 	var lastA string
+	identity := map[string]string{} // each student's issued cookie
 	for _, v := range votes {
-		r := request(t, h, http.MethodPost, base+"/vote", url.Values{"poll": {id}, "balance": {v.balance}}, "Cookie", studentCookie+"="+v.student)
+		if identity[v.student] == "" {
+			identity[v.student] = issuedStudent(t, h, code)
+		}
+		r := request(t, h, http.MethodPost, base+"/vote", url.Values{"poll": {id}, "balance": {v.balance}}, "Cookie", identity[v.student])
 		if r.status != http.StatusSeeOther || r.header.Get("Location") != base {
 			t.Fatalf("vote %v: %d to %q\n%s", v, r.status, r.header.Get("Location"), excerpt(r.body))
 		}
@@ -382,7 +388,7 @@ func TestPoll(t *testing.T) {
 	if !strings.Contains(wrong.body, "You said 100.00; it was 200.00.") {
 		t.Error("a wrong answer is not told so")
 	}
-	if r := request(t, h, http.MethodPost, base+"/vote", url.Values{"poll": {id}, "balance": {"300"}}, "Cookie", studentCookie+"=late"); r.status != http.StatusConflict {
+	if r := request(t, h, http.MethodPost, base+"/vote", url.Values{"poll": {id}, "balance": {"300"}}, "Cookie", issuedStudent(t, h, code)); r.status != http.StatusConflict {
 		t.Errorf("a vote after the reveal: status %d, want 409", r.status)
 	}
 	// At the last step there is nothing left to ask about.
@@ -402,7 +408,7 @@ func TestPollWithNobodyRight(t *testing.T) {
 	base := "/rooms/" + code
 	request(t, h, http.MethodPost, base+"/poll", url.Values{"handler": {"inbox"}}, "Cookie", cookie)
 	st, _ := hub.State(code, true)
-	request(t, h, http.MethodPost, base+"/vote", url.Values{"poll": {strconv.Itoa(st.Poll.ID)}, "balance": {"200"}}, "Cookie", studentCookie+"=a")
+	request(t, h, http.MethodPost, base+"/vote", url.Values{"poll": {strconv.Itoa(st.Poll.ID)}, "balance": {"200"}}, "Cookie", issuedStudent(t, h, code))
 	request(t, h, http.MethodPost, base+"/step", url.Values{"step": {"4"}}, "Cookie", cookie)
 	r := get(t, h, base+"/present", "Cookie", cookie)
 	if !strings.Contains(r.body, `<li class="poll-row actual"><span class="poll-label">100.00</span>`) || !strings.Contains(r.body, `<span class="poll-n">0</span>`) {
@@ -698,7 +704,7 @@ func TestEventStreamFormat(t *testing.T) {
 	if ev.state.Poll == nil || ev.state.Poll.Handler != "naive" || ev.state.Poll.Step != 1 {
 		t.Fatalf("poll event %+v", ev.state)
 	}
-	request(t, h, http.MethodPost, "/rooms/"+code+"/vote", url.Values{"poll": {strconv.Itoa(ev.state.Poll.ID)}, "balance": {"0"}}, "Cookie", studentCookie+"=x")
+	request(t, h, http.MethodPost, "/rooms/"+code+"/vote", url.Values{"poll": {strconv.Itoa(ev.state.Poll.ID)}, "balance": {"0"}}, "Cookie", issuedStudent(t, h, code))
 	// A vote is news for the instructor only: the students' streams are not
 	// woken for it. The next student event is the instructor's step, which
 	// reveals the poll with its one vote.
@@ -720,6 +726,7 @@ func TestInstructorStreamHearsVotes(t *testing.T) {
 	}
 	code, cookie := openRoom(t, h, crashBeforeAck())
 	secret := strings.TrimPrefix(cookie, secretCookie+"=")
+	student := issuedStudent(t, h, code)
 	sub, err := hub.Watch(code, secret)
 	if err != nil {
 		t.Fatalf("the room cookie %q does not hold the instructor's secret: %v", cookie, err)
@@ -731,7 +738,7 @@ func TestInstructorStreamHearsVotes(t *testing.T) {
 	}
 	request(t, h, http.MethodPost, "/rooms/"+code+"/poll", url.Values{"handler": {"naive"}}, "Cookie", cookie)
 	st := <-sub.C
-	request(t, h, http.MethodPost, "/rooms/"+code+"/vote", url.Values{"poll": {strconv.Itoa(st.Poll.ID)}, "balance": {"200"}}, "Cookie", studentCookie+"=x") // major units, as a person types them
+	request(t, h, http.MethodPost, "/rooms/"+code+"/vote", url.Values{"poll": {strconv.Itoa(st.Poll.ID)}, "balance": {"200"}}, "Cookie", student) // major units, as a person types them
 	st = <-sub.C
 	if st.Poll == nil || st.Poll.Votes != 1 || len(st.Poll.Counts) != 1 || st.Poll.Counts[0].Balance != 20000 {
 		t.Fatalf("instructor's state after a vote: %+v, want the vote and its distribution", st.Poll)

@@ -13,6 +13,11 @@ func (s *server) routes() http.Handler {
 	r := chi.NewRouter()
 	r.Use(s.recoverPanics, s.logRequests, securityHeaders, middleware.GetHead, rememberLang,
 		middleware.Compress(5, "text/html", "text/css", "text/javascript", "image/svg+xml", "text/plain"))
+	// No address of the lab is 1 KiB long; no other site's page may make a
+	// reader's browser post here (csrf.go). Throttles per client address
+	// guard the posts a script could repeat (throttle.go).
+	r.Use(s.boundPath, s.crossOrigin())
+	limit := newLimits(s.now)
 
 	r.Get("/", http.RedirectHandler("/lab", http.StatusFound).ServeHTTP)
 	r.Get("/healthz", healthz)
@@ -40,14 +45,12 @@ func (s *server) routes() http.Handler {
 	r.Get("/practice/q/{id}/result", s.practiceOnly(s.practiceResult))   // the answer in the query, graded
 	r.Get("/practice/q/{id}/compare", s.practiceOnly(s.practiceCompare)) // an open answer beside the model
 	r.Get("/practice/export", s.practiceOnly(s.practiceExport))
-	r.Post("/practice/import", s.practiceOnly(s.practiceImport)) // multipart "file", then 303 to /practice
 
 	// Instructor mode (present.go, rooms.go): the presenter view of a preset
 	// or a permalink (&handlers=, &step=, &show=source,timeline), and live
 	// rooms that students follow over server-sent events and vote in.
 	r.Get("/present", s.handle(s.present))                      // the scenarios to present, or ?s=PERMALINK
 	r.Get("/present/{preset}", s.handle(s.presentPreset))       // an unknown preset: 404 listing the presets
-	r.Post("/rooms", s.handleRoom(s.createRoom))                // open a room, secret cookie, 303 to its present page
 	r.Get("/join", s.handle(s.join))                            // the form to type a code; ?code= goes to the room
 	r.Get("/join/{code}", s.handle(s.joinPath))                 // the same, as a short address
 	r.Get("/rooms/{code}", s.handleRoom(s.roomStudent))         // a student's page, following the room
@@ -55,7 +58,12 @@ func (s *server) routes() http.Handler {
 	r.Get("/rooms/{code}/present", s.handleRoom(s.roomPresent)) // the instructor's page (secret cookie)
 	r.Post("/rooms/{code}/step", s.handleRoom(s.roomStep))      // instructor: step=N [handlers=a,b], 303
 	r.Post("/rooms/{code}/poll", s.handleRoom(s.roomPoll))      // instructor: ask about the next step, 303
-	r.Post("/rooms/{code}/vote", s.handleRoom(s.roomVote))      // student: poll=ID balance=200.00, 303
+
+	// The posts a script could repeat to hurt everyone else, throttled per
+	// client address (throttle.go): importing progress, opening a room, voting.
+	r.With(s.throttled(limit.imports)).Post("/practice/import", s.practiceOnly(s.practiceImport)) // multipart "file", then 303 to /practice
+	r.With(s.throttled(limit.rooms)).Post("/rooms", s.handleRoom(s.createRoom))                   // open a room, secret cookie, 303 to its present page
+	r.With(s.throttled(limit.votes)).Post("/rooms/{code}/vote", s.handleRoom(s.roomVote))         // student: poll=ID balance=200.00, 303
 
 	r.NotFound(s.handle(func(_ http.ResponseWriter, r *http.Request) error { return notFound(r.URL.Path) }))
 	r.MethodNotAllowed(s.handle(func(_ http.ResponseWriter, r *http.Request) error {

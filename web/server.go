@@ -93,6 +93,11 @@ type server struct {
 	hub       *room.Hub        // live rooms; see rooms.go
 	heartbeat time.Duration    // between comments on a quiet event stream; <= 0: none
 	stop      <-chan struct{}  // closed at shutdown: event streams end
+	idKey     []byte           // signs students' ids (rooms.go); random per process
+	budget    int              // handler deliveries per replay; see Config.Budget
+	gate      *replayGate      // replays running at once; see replay.go
+	cache     *pageCache       // finished pages; nil when turned off (cache.go)
+	flights   *flights         // identical requests in progress, computed once
 }
 
 // NewServer builds the lab's HTTP handler. It fails only when what it was
@@ -125,6 +130,7 @@ func newServer(cfg Config) (*server, error) {
 		sources:  map[string]sourceView{},
 		catalog:  newCatalog(),
 		log:      log,
+		idKey:    newIDKey(),
 	}
 	for _, p := range presets {
 		if p.Script == nil {
@@ -174,6 +180,17 @@ func newServer(cfg Config) (*server, error) {
 	}
 	if s.heartbeat == 0 {
 		s.heartbeat = defaultHeartbeat
+	}
+	s.budget = cfg.Budget
+	s.gate = newReplayGate(cfg.MaxReplays, cfg.ReplayWait)
+	s.flights = newFlights()
+	switch {
+	case cfg.Dev || cfg.CacheBytes < 0:
+		// Off; in development pages follow edits to CSS and lessons.
+	case cfg.CacheBytes == 0:
+		s.cache = newPageCache(defaultCacheBytes)
+	default:
+		s.cache = newPageCache(cfg.CacheBytes)
 	}
 	return s, nil
 }

@@ -757,13 +757,26 @@ func TestDevModeReadsStaticFromDisk(t *testing.T) {
 	}
 }
 
+// BenchmarkLabPage measures a whole lab page: replayed and rendered every
+// time (fresh), and served from the replay cache (cached), compressed as a
+// browser asks.
 func BenchmarkLabPage(b *testing.B) {
-	h := newTestServer(b)
-	for b.Loop() {
-		r := get(b, h, "/lab?preset=crash-before-ack&handlers=all")
-		if r.status != 200 {
-			b.Fatal(r.status)
-		}
+	for _, c := range []struct {
+		name  string
+		bytes int64
+	}{{"fresh", -1}, {"cached", 0}} {
+		b.Run(c.name, func(b *testing.B) {
+			h, err := NewServer(Config{CacheBytes: c.bytes})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				r := get(b, h, "/lab?preset=crash-before-ack&handlers=all", "Accept-Encoding", "gzip")
+				if r.status != 200 {
+					b.Fatal(r.status)
+				}
+			}
+		})
 	}
 }
 

@@ -95,6 +95,10 @@ func parseScript(text, key string) (*sim.Script, error) {
 		e.script = text
 		return nil, e
 	}
+	if err := checkCanonical(sc); err != nil {
+		err.(*httpError).script = text
+		return nil, err
+	}
 	return sc, nil
 }
 

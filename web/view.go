@@ -329,10 +329,7 @@ func (s *server) card(t text, st labState, res sim.Result, scale int64) cardView
 	c.Why = verdictReason(t, res)
 
 	// The broker and the world after the step shown.
-	var broker sim.BrokerState
-	if n := len(res.Trace); n > 0 {
-		broker = res.Trace[n-1].Broker
-	}
+	broker := res.Broker
 	for _, q := range []struct {
 		id   string
 		msgs []sim.Message
@@ -447,15 +444,7 @@ func verdictReason(t text, res sim.Result) string {
 	case sim.Poison:
 		return t.S("why.poison")
 	case sim.SilentConflict:
-		n := 0
-		for _, tr := range append(res.Trace, res.Settlement) {
-			for _, e := range tr.Events {
-				if e.Kind == sim.KindConflict {
-					n++
-				}
-			}
-		}
-		if n > 1 {
+		if n := res.Conflicts; n > 1 {
 			return t.F("why.silent-conflict.n", n)
 		}
 		return t.S("why.silent-conflict")

@@ -29,10 +29,13 @@ const (
 const usage = `lab: the idempotency lab
 
 Usage:
-  lab [serve] [--addr 127.0.0.1:8080] [--dev] [--data FILE]
+  lab [serve] [--addr 127.0.0.1:8080] [--dev] [--quiet] [--data FILE]
             [--max-rooms 50] [--max-students 300] [--room-idle 2h]
+            [--budget 20000] [--max-replays N] [--replay-wait 1s]
+            [--cache-size 64] [--grace 10s]
                           start the web lab (the default command)
   lab run PRESET|FILE|- [--handlers a,b|core|all] [--json] [--steps N]
+            [--budget 20000]
                           run a scenario on each handler and print the outcome
   lab scenarios           list the preset scenarios
   lab handlers            list the handlers
@@ -50,7 +53,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "serve":
 		return cmdServe(ctx, args[1:], stdout, stderr)
 	case "run":
-		return cmdRun(args[1:], stdin, stdout, stderr)
+		return cmdRun(ctx, args[1:], stdin, stdout, stderr)
 	case "scenarios":
 		return cmdScenarios(args[1:], stdout, stderr)
 	case "handlers":

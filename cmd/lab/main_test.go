@@ -236,11 +236,69 @@ func TestRunSteps(t *testing.T) {
 	if out := labOK(t, "", "run", "crash-before-ack", "--steps=2"); !strings.Contains(out, ": 2 steps\n") {
 		t.Errorf("table does not say 2 steps:\n%s", out)
 	}
-	if r := decodeRun(t, labOK(t, "", "run", "crash-before-ack", "--json", "--steps", "99")); r.Steps != 4 {
-		t.Errorf("--steps 99: steps = %d, want all 4", r.Steps)
+	if r := decodeRun(t, labOK(t, "", "run", "crash-before-ack", "--json", "--steps", "4")); r.Steps != 4 {
+		t.Errorf("--steps 4: steps = %d, want all 4", r.Steps)
 	}
 	if r := decodeRun(t, labOK(t, "", "run", "crash-before-ack", "--json", "--steps", "0")); r.Steps != 4 {
 		t.Errorf("--steps 0: steps = %d, want all 4", r.Steps)
+	}
+}
+
+// TestRunBudget: --budget bounds the deliveries over all handlers; a script
+// past it is refused with status 2 and the line where it ran out.
+func TestRunBudget(t *testing.T) {
+	presets, err := sim.Presets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := sim.FindPreset(presets, "crash-before-ack")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lastDeliver := p.Script.Steps[3].Line // each handler's second delivery
+	// 300 deliveries on each handler.
+	var many strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&many, "publish pay-%d amount=1\n", i)
+	}
+	many.WriteString("drain\n")
+	// unique-error fails every repeat until the DLQ: 20 retries delivered
+	// 100 times each are 2000 deliveries, past its share of the default
+	// budget (20000 / 12), on line 24.
+	loop := "max-deliveries: 100\npublish pay-1 amount=1\ndeliver\n" + strings.Repeat("retry pay-1\n", 20) + "drain\n"
+	tests := []struct {
+		name  string
+		stdin string
+		args  []string
+		code  int
+		want  string // in stderr
+	}{
+		{"two deliveries for each of five handlers fit in ten", "", []string{"run", "crash-before-ack", "--budget", "10"}, exitOK, ""},
+		{"nine leave each handler one", "", []string{"run", "crash-before-ack", "--budget", "9"}, exitUsage,
+			fmt.Sprintf("lab run: crash-before-ack: line %d: the run needs more than 9 handler deliveries, the limit for one run; shorten the script", lastDeliver)},
+		{"the share counts the chosen handlers", "", []string{"run", "crash-before-ack", "--handlers", "naive", "--budget", "2"}, exitOK, ""},
+		{"the settlement counts", "publish pay-1 amount=1\npublish pay-2 amount=1\n", []string{"run", "-", "--handlers", "naive", "--budget", "1"}, exitUsage,
+			"lab run: -: settling after the script: the run needs more than 1 handler deliveries"},
+		{"the default budget refuses a redelivery loop", loop, []string{"run", "-", "--handlers", "all"}, exitUsage,
+			fmt.Sprintf("lab run: -: line 24: the run needs more than %d handler deliveries", sim.DefaultBudget)},
+		{"a budget refuses 300 messages", many.String(), []string{"run", "-", "--handlers", "naive,unique", "--budget", "599"}, exitUsage,
+			"lab run: -: line 301: the run needs more than 599 handler deliveries"},
+		{"a budget of 600 takes 300 messages on two handlers", many.String(), []string{"run", "-", "--handlers", "naive,unique", "--budget", "600"}, exitOK, ""},
+		{"a negative budget is no limit", loop, []string{"run", "-", "--handlers", "unique-error", "--budget", "-1", "--json"}, exitOK, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := lab(t, tc.stdin, tc.args...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\nstderr: %s", code, tc.code, errOut)
+			}
+			if tc.code != exitOK && out != "" {
+				t.Errorf("stdout should be empty when refused, got:\n%s", out)
+			}
+			if !strings.Contains(errOut, tc.want) {
+				t.Errorf("stderr does not contain %q:\n%s", tc.want, errOut)
+			}
+		})
 	}
 }
 
@@ -352,6 +410,7 @@ func TestUsageErrors(t *testing.T) {
 	badScript := write("bad.lab", "title: Bad\npublish pay-1 amount=100\n\ndeliver crash=sometime\n")
 	bigScript := write("big.lab", "drain\n#"+strings.Repeat("x", sim.MaxScriptBytes))
 	retryFirst := write("retry.lab", "retry pay-1\n")
+	latin1 := write("latin1.lab", "title: Caf\xe9\npublish pay-1 amount=1\n#en: caf\xe9\ndeliver\n")
 	missing := filepath.Join(dir, "missing.lab")
 	presets := strings.Join(presetNames(t), ", ")
 	var allHandlers []string
@@ -372,7 +431,9 @@ func TestUsageErrors(t *testing.T) {
 		{"run with two scenarios around a flag", "", []string{"run", "happy-path", "--json", "crash-before-ack"}, []string{"got 2"}},
 		{"unknown preset lists the valid ones", "", []string{"run", "crash-before-akc"},
 			[]string{`lab run: unknown scenario "crash-before-akc"; valid scenarios: ` + presets, "(or give the path of a script file)"}},
-		{"missing file is an unknown preset", "", []string{"run", missing}, []string{`unknown scenario "` + missing + `"`, "valid scenarios:"}},
+		{"missing file says so", "", []string{"run", missing}, []string{"lab run: " + missing + ": the file does not exist"}},
+		{"missing .lab file in this folder says so", "", []string{"run", "missing.lab"}, []string{"lab run: missing.lab: the file does not exist"}},
+		{"missing file in a folder says so", "", []string{"run", "scripts/crash"}, []string{"lab run: scripts/crash: the file does not exist"}},
 		{"unknown handler lists the valid ones", "", []string{"run", "happy-path", "--handlers", "naive,nope"},
 			[]string{`lab run: --handlers: unknown handler "nope"; valid handlers: ` + strings.Join(allHandlers, ", ") + " (or core, all)"}},
 		{"handler names are case-sensitive", "", []string{"run", "happy-path", "--handlers=Naive"}, []string{`unknown handler "Naive"`}},
@@ -381,14 +442,22 @@ func TestUsageErrors(t *testing.T) {
 		{"bad flag before the scenario", "", []string{"run", "--verbose", "happy-path"}, []string{"flag provided but not defined: -verbose"}},
 		{"flag without its value", "", []string{"run", "happy-path", "--steps"}, []string{"flag needs an argument: -steps"}},
 		{"negative steps", "", []string{"run", "happy-path", "--steps", "-1"}, []string{"lab run: --steps -1: must be 0 (all) or more"}},
+		{"steps beyond the script", "", []string{"run", "crash-before-ack", "--steps", "5"}, []string{"lab run: --steps 5: crash-before-ack has only 4 steps"}},
+		{"steps beyond a script on stdin", "publish p amount=1\n", []string{"run", "-", "--steps", "2"}, []string{"lab run: --steps 2: - has only 1 step"}},
+		{"steps on an empty script", "", []string{"run", "-", "--steps", "1"}, []string{"lab run: --steps 1: - has only 0 steps"}},
+		{"non-numeric budget", "", []string{"run", "happy-path", "--budget", "lots"}, []string{`invalid value "lots" for flag -budget`}},
 		{"non-numeric steps", "", []string{"run", "happy-path", "--steps", "two"}, []string{`invalid value "two" for flag -steps`}},
-		{"help flag of run", "", []string{"run", "--help"}, []string{"-handlers", "-json", "-steps"}},
+		{"help flag of run", "", []string{"run", "--help"}, []string{"-handlers", "-json", "-steps", "-budget"}},
 		{"script file with an error names the line", "", []string{"run", badScript},
 			[]string{"lab run: " + badScript + ": line 4: crash=sometime: unknown crash point", "before-effect, after-effect, before-ack"}},
 		{"script file with a retry before publish", "", []string{"run", retryFirst, "--json"},
 			[]string{"line 1: retry pay-1", "has not been published yet"}},
 		{"script on stdin with an error names the line", "publish pay-1 amount=1.5\n", []string{"run", "-"},
 			[]string{"lab run: -: line 1: amount=1.5", "never a fraction"}},
+		{"script file not in UTF-8 names the first bad line", "", []string{"run", latin1},
+			[]string{"lab run: " + latin1 + ": line 1: not valid UTF-8 text"}},
+		{"script on stdin not in UTF-8 names the line", "publish pay-1 amount=1\ndeliver\n# \xff\n", []string{"run", "-"},
+			[]string{"lab run: -: line 3: not valid UTF-8 text"}},
 		{"script file over 64 KiB", "", []string{"run", bigScript},
 			[]string{"larger than the limit of 65536 bytes"}},
 		{"script on stdin over 64 KiB", strings.Repeat("# padding\n", sim.MaxScriptBytes/10+1), []string{"run", "-"},

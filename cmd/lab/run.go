@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -32,12 +33,15 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+// cmdRun runs a scenario. ctx ends the run early (Ctrl-C): the engine
+// stops within one delivery.
+func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("lab run", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	handlerList := fs.String("handlers", "core", "handlers to run: a comma-separated list of names, core or all")
 	asJSON := fs.Bool("json", false, "print the full result, with traces, as JSON")
 	steps := fs.Int("steps", 0, "run only the first N steps (0: all)")
+	budget := fs.Int("budget", sim.DefaultBudget, "the most handler deliveries the run may make, over all handlers (negative: no limit)")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage
@@ -55,6 +59,10 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lab run: %v\n", err)
 		return exitUsage
 	}
+	if n := len(script.Steps); *steps > n {
+		fmt.Fprintf(stderr, "lab run: --steps %d: %s has only %s\n", *steps, name, plural(n, "step"))
+		return exitUsage
+	}
 	var names []string
 	for _, n := range strings.Split(*handlerList, ",") {
 		if n = strings.TrimSpace(n); n != "" {
@@ -65,7 +73,13 @@ func cmdRun(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lab run: --handlers: %v\n", err)
 		return exitUsage
 	}
-	res, err := sim.Execute(context.Background(), script, sim.Options{Handlers: names, Steps: *steps})
+	res, err := sim.Execute(ctx, script, sim.Options{Handlers: names, Steps: *steps, Budget: *budget})
+	var be *sim.BudgetError
+	if errors.As(err, &be) {
+		// The script asks for too much: bad input, like a script error.
+		fmt.Fprintf(stderr, "lab run: %s: %v\n", name, be)
+		return exitUsage
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "lab run: %v\n", err)
 		return exitError
@@ -105,6 +119,9 @@ func loadScenario(arg string, stdin io.Reader) (string, *sim.Script, error) {
 		src, err = readFile(arg)
 	}
 	if errors.Is(err, os.ErrNotExist) {
+		if looksLikePath(arg) {
+			return "", nil, fmt.Errorf("%s: the file does not exist", arg)
+		}
 		_, err := sim.FindPreset(presets, arg)
 		return "", nil, fmt.Errorf("%v (or give the path of a script file)", err)
 	}
@@ -116,6 +133,22 @@ func loadScenario(arg string, stdin io.Reader) (string, *sim.Script, error) {
 		return "", nil, fmt.Errorf("%s: %v", arg, err)
 	}
 	return arg, s, nil
+}
+
+// looksLikePath reports whether a scenario argument that is not a preset
+// was meant as a file: it names a folder or ends in .lab. A missing file
+// is then reported as missing, not as an unknown preset.
+func looksLikePath(arg string) bool {
+	return strings.ContainsRune(arg, '/') || strings.ContainsRune(arg, filepath.Separator) ||
+		strings.HasSuffix(arg, ".lab")
+}
+
+// plural is "1 step" or "n steps".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func readFile(path string) ([]byte, error) {

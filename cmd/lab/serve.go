@@ -9,9 +9,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web"
 	"github.com/idempotency-lab/lab/web/room"
 )
@@ -29,6 +34,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	maxRooms := fs.Int("max-rooms", 50, "how many live classrooms may be open at once")
 	maxStudents := fs.Int("max-students", 300, "how many students may follow one room")
 	roomIdle := fs.Duration("room-idle", 2*time.Hour, "close a room after this long without a step, a poll or a vote")
+	grace := fs.Duration("grace", 10*time.Second, "on Ctrl-C, let requests in progress finish for this long, then cut them")
+	budget := fs.Int("budget", sim.DefaultBudget, "the handler deliveries one replay of a script may make, over all its handlers (more: 422)")
+	maxReplays := fs.Int("max-replays", 2*runtime.GOMAXPROCS(0), "how many replays may run at once")
+	replayWait := fs.Duration("replay-wait", time.Second, "how long a request waits for a replay slot before a 503")
+	cacheMB := fs.Int64("cache-size", 64, "MiB of rendered pages to keep in memory (0 turns the cache off)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -36,10 +46,30 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "lab serve: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
-	if *maxRooms < 1 || *maxStudents < 1 || *roomIdle <= 0 {
-		fmt.Fprintf(stderr, "lab serve: --max-rooms (%d) and --max-students (%d) must be at least 1, and --room-idle (%v) longer than 0\n",
-			*maxRooms, *maxStudents, *roomIdle)
-		return exitUsage
+	// Each bad value is named with the range it must be in.
+	for _, c := range []struct {
+		bad         bool
+		flag, value string
+		want        string
+	}{
+		{*maxRooms < 1, "--max-rooms", strconv.Itoa(*maxRooms), "at least 1"},
+		{*maxStudents < 1, "--max-students", strconv.Itoa(*maxStudents), "at least 1"},
+		{*roomIdle <= 0, "--room-idle", roomIdle.String(), "longer than 0 (for example 2h)"},
+		{*grace <= 0, "--grace", grace.String(), "longer than 0 (for example 10s)"},
+		{*budget < 1, "--budget", strconv.Itoa(*budget), "at least 1"},
+		{*maxReplays < 1, "--max-replays", strconv.Itoa(*maxReplays), "at least 1"},
+		{*replayWait <= 0, "--replay-wait", replayWait.String(), "longer than 0 (for example 1s)"},
+		{*cacheMB < 0 || *cacheMB > maxCacheMB, "--cache-size", strconv.FormatInt(*cacheMB, 10),
+			fmt.Sprintf("from 0 (no cache) to %d (MiB)", maxCacheMB)},
+	} {
+		if c.bad {
+			fmt.Fprintf(stderr, "lab serve: %s %s is out of range: it must be %s\n", c.flag, c.value, c.want)
+			return exitUsage
+		}
+	}
+	cacheBytes := *cacheMB << 20
+	if cacheBytes == 0 {
+		cacheBytes = -1 // web.Config: 0 is the default size, a negative value no cache
 	}
 	level := slog.LevelInfo
 	if *quiet {
@@ -56,6 +86,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitError
 	}
 	store, err := practice.Open(*data, bank)
+	var damaged *practice.DamagedError
+	if errors.As(err, &damaged) {
+		// The message names the file and says what to do.
+		fmt.Fprintf(stderr, "lab serve: %v\n", err)
+		return exitUsage
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "lab serve: --data %s: cannot open the progress database: %v\n", *data, err)
 		return exitUsage
@@ -65,7 +101,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	defer sweepRooms(rooms, min(*roomIdle, time.Minute))()
 	streamsEnd := make(chan struct{}) // closed by Shutdown: room event streams end
 	h, err := web.NewServer(web.Config{Dev: *dev, Logger: logger, Practice: store, Bank: bank, Now: time.Now,
-		Rooms: rooms, Stop: streamsEnd})
+		Rooms: rooms, Stop: streamsEnd,
+		Budget: *budget, MaxReplays: *maxReplays, ReplayWait: *replayWait, CacheBytes: cacheBytes})
 	if err != nil {
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)
 		return exitError
@@ -75,8 +112,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)
 		return exitUsage
 	}
+	var open inFlight
 	srv := &http.Server{
-		Handler:           h,
+		Handler:           open.count(h),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
 		WriteTimeout:      60 * time.Second,
@@ -95,13 +133,54 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitError
 	case <-ctx.Done():
 	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// Shutdown closes the listener, ends the room event streams (each
+	// says "stopped" first) and waits for the other requests until the
+	// grace period runs out; then what is still open is cut.
+	start := time.Now()
+	logger.Info("shutdown started", "grace", *grace,
+		"requests", open.requests.Load(), "streams", open.streams.Load())
+	shutdown, cancel := context.WithTimeout(context.Background(), *grace)
 	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	var cutRequests, cutStreams int64
+	if err := srv.Shutdown(shutdown); errors.Is(err, context.DeadlineExceeded) {
+		cutRequests, cutStreams = open.requests.Load(), open.streams.Load()
+		srv.Close()
+	} else if err != nil {
 		fmt.Fprintf(stderr, "lab serve: shutdown: %v\n", err)
 		return exitError
 	}
+	finished := slog.LevelInfo
+	if cutRequests+cutStreams > 0 {
+		finished = slog.LevelWarn // requests were cut: a reader may have lost an answer
+	}
+	logger.Log(context.Background(), finished, "shutdown finished", "took", time.Since(start).Round(time.Millisecond),
+		"cut_requests", cutRequests, "cut_streams", cutStreams)
 	return exitOK
+}
+
+// maxCacheMB bounds --cache-size: 64 GiB is more than any class needs.
+const maxCacheMB = 64 << 10
+
+// inFlight counts the requests being served, room event streams (paths
+// ending in /events) apart from the rest, so that shutdown can say what
+// it waited for and what it cut. A middleware rather than
+// http.Server.ConnState: a connection is not a request (keep-alive
+// connections sit idle between them), and only the request says whether
+// it is a stream.
+type inFlight struct {
+	requests, streams atomic.Int64
+}
+
+func (f *inFlight) count(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := &f.requests
+		if strings.HasSuffix(r.URL.Path, "/events") {
+			n = &f.streams
+		}
+		n.Add(1)
+		defer n.Add(-1)
+		next.ServeHTTP(w, r)
+	})
 }
 
 // sweepRooms closes rooms idle for longer than their idle time, every

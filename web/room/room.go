@@ -90,7 +90,8 @@ type Subscription struct {
 	c          chan State
 	hub        *Hub
 	code       string
-	instructor bool // not counted among the students; hears every vote
+	instructor bool   // not counted among the students; hears every vote
+	student    string // the student's id, when the server knows it
 }
 
 // NewHub makes a hub; zero limits get sensible defaults.
@@ -289,16 +290,50 @@ func (h *Hub) Vote(code, student string, pollID int, balance int64) error {
 // change in order. A student who falls Buffer updates behind is dropped
 // (C closes); the page reconnects and resumes at the current step.
 func (h *Hub) Subscribe(code string) (*Subscription, error) {
+	return h.SubscribeStudent(code, "")
+}
+
+// SubscribeStudent is Subscribe for a student the server knows by an id.
+// A student already following the room (a second tab, or a page
+// reconnecting before its old stream has closed) keeps their place even
+// when the room is full; "" is a student nobody knows.
+func (h *Hub) SubscribeStudent(code, student string) (*Subscription, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	r, err := h.get(code)
 	if err != nil {
 		return nil, err
 	}
-	if n := r.students(); n >= h.cfg.MaxStudents {
+	if n := r.students(); n >= h.cfg.MaxStudents && !r.follows(student) {
 		return nil, fmt.Errorf("%w: %d of %d places taken", ErrRoomFull, n, h.cfg.MaxStudents)
 	}
-	return h.subscribeLocked(r, false), nil
+	return h.subscribeLocked(r, false, student), nil
+}
+
+// HasPlace reports whether a student may follow the room: there is a free
+// place, or the student follows it already. After each step every
+// student of a full room fetches the page again, and must get it.
+func (h *Hub) HasPlace(code, student string) (bool, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r, err := h.get(code)
+	if err != nil {
+		return false, err
+	}
+	return r.students() < h.cfg.MaxStudents || r.follows(student), nil
+}
+
+// follows reports whether a known student has a stream open to the room.
+func (r *room) follows(student string) bool {
+	if student == "" {
+		return false
+	}
+	for s := range r.subs {
+		if s.student == student {
+			return true
+		}
+	}
+	return false
 }
 
 // Watch follows a room as its instructor: the instructor's own page takes
@@ -310,12 +345,12 @@ func (h *Hub) Watch(code, secret string) (*Subscription, error) {
 	if err != nil {
 		return nil, err
 	}
-	return h.subscribeLocked(r, true), nil
+	return h.subscribeLocked(r, true, ""), nil
 }
 
-func (h *Hub) subscribeLocked(r *room, instructor bool) *Subscription {
+func (h *Hub) subscribeLocked(r *room, instructor bool, student string) *Subscription {
 	c := make(chan State, h.cfg.Buffer)
-	s := &Subscription{C: c, c: c, hub: h, code: r.code, instructor: instructor}
+	s := &Subscription{C: c, c: c, hub: h, code: r.code, instructor: instructor, student: student}
 	r.subs[s] = true
 	r.state.Students = r.students()
 	c <- r.snapshot(instructor)
@@ -333,10 +368,18 @@ func (h *Hub) Places(code string) (int, error) {
 	return max(h.cfg.MaxStudents-r.students(), 0), nil
 }
 
+// students counts the places taken: one per known student, however many
+// streams they have open, and one per stream of a student nobody knows.
 func (r *room) students() int {
 	n := 0
+	seen := map[string]bool{}
 	for s := range r.subs {
-		if !s.instructor {
+		switch {
+		case s.instructor:
+		case s.student == "":
+			n++
+		case !seen[s.student]:
+			seen[s.student] = true
 			n++
 		}
 	}

@@ -330,3 +330,43 @@ func TestInstructorWatches(t *testing.T) {
 		t.Fatalf("student after the step: %+v, want step 1, poll revealed, 1 student", st)
 	}
 }
+
+// A full room still serves the students who follow it: after each step
+// every one of them fetches the page again, and a student whose stream
+// reconnects keeps their place.
+func TestFullRoomKeepsItsOwnStudents(t *testing.T) {
+	h := NewHub(Config{MaxStudents: 2})
+	code, _, err := h.Create("publish p amount=1\n", 0, []string{"naive"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := h.SubscribeStudent(code, "ann")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := h.SubscribeStudent(code, "bob")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	for _, c := range []struct {
+		student string
+		want    bool
+	}{{"ann", true}, {"bob", true}, {"cat", false}, {"", false}} {
+		if ok, err := h.HasPlace(code, c.student); err != nil || ok != c.want {
+			t.Errorf("HasPlace(%q) = %v, %v; want %v", c.student, ok, err, c.want)
+		}
+	}
+	again, err := h.SubscribeStudent(code, "ann") // a second tab
+	if err != nil {
+		t.Fatalf("a following student was refused a second stream: %v", err)
+	}
+	defer again.Close()
+	if st, _ := h.State(code, false); st.Students != 2 {
+		t.Errorf("%d students counted, want 2 (one per student, not per stream)", st.Students)
+	}
+	if _, err := h.SubscribeStudent(code, "cat"); !errors.Is(err, ErrRoomFull) {
+		t.Errorf("a third student in a room of two: %v, want ErrRoomFull", err)
+	}
+}

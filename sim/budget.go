@@ -1,0 +1,82 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+)
+
+// DefaultBudget is the handler deliveries one run may make when
+// Options.Budget is 0: far more than any preset needs (the longest makes a
+// few hundred over all handlers), few enough that a pasted script cannot
+// keep a web request busy for long.
+const DefaultBudget = 20000
+
+// BudgetError says a run needed more handler deliveries than its budget.
+// Execute returns it when a world used up its share of the budget; Line is
+// the script line being executed then, or 0 when it was the settlement.
+type BudgetError struct {
+	Line   int
+	Budget int
+}
+
+// msg is the message without the line, in English and in Russian.
+func (e *BudgetError) msg() (en, ru string) {
+	return fmt.Sprintf("the run needs more than %d handler deliveries, the limit for one run; "+
+			"shorten the script (fewer publishes, drains or DLQ replays)", e.Budget),
+		fmt.Sprintf("прогону нужно больше %d доставок обработчикам, а это предел одного прогона; "+
+			"сократите сценарий (меньше публикаций, drain или повторов из DLQ)", e.Budget)
+}
+
+// Error is the message in English, with the line.
+func (e *BudgetError) Error() string { return e.In("en") }
+
+// In returns the message in a language ("ru" or anything else for
+// English), with the line, as (*Error).In does.
+func (e *BudgetError) In(lang string) string {
+	en, ru := e.msg()
+	switch {
+	case lang == "ru" && e.Line == 0:
+		return "доведение до конца после сценария: " + ru
+	case lang == "ru":
+		return fmt.Sprintf("строка %d: %s", e.Line, ru)
+	case e.Line == 0:
+		return "settling after the script: " + en
+	}
+	return fmt.Sprintf("line %d: %s", e.Line, en)
+}
+
+// Message is the message alone, without the line, in a language.
+func (e *BudgetError) Message(lang string) string {
+	en, ru := e.msg()
+	if lang == "ru" {
+		return ru
+	}
+	return en
+}
+
+// earlier reports whether e ran out at an earlier point of the script than
+// o. The settlement (line 0) runs after every line.
+func (e *BudgetError) earlier(o *BudgetError) bool {
+	switch {
+	case e.Line == 0:
+		return false
+	case o.Line == 0:
+		return true
+	}
+	return e.Line < o.Line
+}
+
+// errOverBudget stops a world that would exceed its share of the budget;
+// runHandler turns it into a *BudgetError naming the line.
+var errOverBudget = errors.New("over the delivery budget")
+
+// share is each world's part of a run's budget, at least one delivery: the
+// worlds run in parallel, so a shared counter would make the line where a
+// run stops depend on scheduling. An equal share for every world keeps it a
+// function of the script alone. A negative budget, and share, is no limit.
+func share(budget, worlds int) int {
+	if budget < 0 {
+		return -1
+	}
+	return max(1, budget/max(1, worlds))
+}

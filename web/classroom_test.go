@@ -1,0 +1,360 @@
+package web
+
+import (
+	"bytes"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html"
+	"io"
+	"log/slog"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/web/room"
+)
+
+// Tests for holding a classroom: progress that cannot be saved, the
+// import caps, log levels, and room streams when the server stops.
+
+// logBuffer collects a server's log lines; the server writes from its
+// handlers' goroutines.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func (b *logBuffer) logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// lines are the log lines whose message is msg.
+func (b *logBuffer) lines(msg string) []string {
+	var out []string
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.Contains(l, " msg="+msg+" ") || strings.Contains(l, ` msg="`+msg+`" `) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// loggedPracticeServer is the real server over a progress file, logging
+// into a buffer; it returns the file's path too.
+func loggedPracticeServer(tb testing.TB) (http.Handler, *logBuffer, *practice.Store, string) {
+	tb.Helper()
+	bank := mustBank(tb)
+	path := filepath.Join(tb.TempDir(), "progress.db")
+	store, err := practice.Open(path, bank)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { store.Close() })
+	logs := &logBuffer{}
+	h, err := NewServer(Config{Practice: store, Bank: bank, Now: newTestClock().Now, Logger: logs.logger()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return h, logs, store, path
+}
+
+// TestPracticeNotSaved: when the progress database refuses a write (here
+// a trigger added by another connection stands in for a read-only file
+// or a failing disk), the reader gets a 503 page that says their progress
+// could not be saved, in their language; the cause is logged at ERROR.
+// Never the 500 page's advice about "a smaller script".
+func TestPracticeNotSaved(t *testing.T) {
+	h, logs, _, path := loggedPracticeServer(t)
+	q := findQuestion(t, practice.KindChoice, nil)
+	v := newVisitor(t, h)
+	v.answer(q.ID, url.Values(answerFor(t, q, true))) // a profile, saved
+
+	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TRIGGER refuse BEFORE INSERT ON attempts
+		BEGIN SELECT RAISE(ABORT, 'disk I/O error (simulated)'); END`); err != nil {
+		t.Fatal(err)
+	}
+	hx := []string{"HX-Request", "true", "HX-Request-Type", "partial"}
+	for _, tc := range []struct {
+		name    string
+		headers []string
+		want    []string
+	}{
+		{"page", nil, []string{"Your progress could not be saved", "refused to save it", "not with what you did"}},
+		{"russian", []string{"Accept-Language", "ru"}, []string{"Не удалось сохранить прогресс", "проблема на стороне лаборатории"}},
+		{"htmx", hx, []string{"refused to save it"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := v.post("/practice/q/"+q.ID, url.Values(answerFor(t, q, false)), tc.headers...)
+			if r.status != http.StatusServiceUnavailable {
+				t.Fatalf("status %d, want 503\n%s", r.status, excerpt(r.body))
+			}
+			body := html.UnescapeString(r.body)
+			for _, want := range tc.want {
+				if !strings.Contains(body, want) {
+					t.Errorf("the page does not say %q\n%s", want, excerpt(r.body))
+				}
+			}
+			if strings.Contains(body, "smaller script") || strings.Contains(body, "сценарий покороче") {
+				t.Errorf("the page talks about a smaller script\n%s", excerpt(r.body))
+			}
+			noMissingKeys(t, tc.name, r.body)
+			if tc.name == "htmx" && r.header.Get("HX-Retarget") != "#flash" {
+				t.Errorf("htmx: HX-Retarget %q, want #flash", r.header.Get("HX-Retarget"))
+			}
+		})
+	}
+	t.Run("import", func(t *testing.T) {
+		r := v.upload("progress.json", progressFile(t, v.profile(), 2, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
+		if r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, "Your progress could not be saved") {
+			t.Errorf("import: status %d\n%s", r.status, excerpt(r.body))
+		}
+	})
+
+	failed := logs.lines("progress not saved")
+	if len(failed) != 4 {
+		t.Errorf("%d ERROR lines for the failed writes, want 4:\n%s", len(failed), logs)
+	}
+	for _, l := range failed {
+		if !strings.Contains(l, "level=ERROR") || !strings.Contains(l, "simulated") {
+			t.Errorf("want ERROR with the cause: %s", l)
+		}
+	}
+	for _, l := range logs.lines("request") {
+		if strings.Contains(l, "status=503") && !strings.Contains(l, "level=WARN") {
+			t.Errorf("a 503's request line should be a WARN: %s", l)
+		}
+	}
+	if got := logs.lines("request failed"); len(got) != 0 {
+		t.Errorf("the failed write went through the 500 path: %q", got)
+	}
+}
+
+// progressFile is an export of n attempts of profile, a second apart from
+// start, at every question in turn.
+func progressFile(tb testing.TB, profile string, n int, start time.Time) []byte {
+	tb.Helper()
+	type attempt struct {
+		ID       string    `json:"id"`
+		Question string    `json:"question"`
+		Score    float64   `json:"score"`
+		At       time.Time `json:"at"`
+	}
+	qs := mustBank(tb).Questions()
+	f := struct {
+		Format   string    `json:"format"`
+		Version  int       `json:"version"`
+		Profile  string    `json:"profile"`
+		Attempts []attempt `json:"attempts"`
+	}{practice.ExportFormat, practice.ExportVersion, profile, []attempt{}}
+	for i := range n {
+		f.Attempts = append(f.Attempts, attempt{practice.NewProfileID(), qs[i%len(qs)].ID, 1, start.Add(time.Duration(i) * time.Second)})
+	}
+	data, err := json.Marshal(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return data
+}
+
+// TestPracticeImportCaps: an upload over MaxImportBytes is a 413 naming
+// the limit; an import that would take the profile past
+// practice.MaxAttempts is a 422 naming the cap and what the profile has,
+// and imports nothing.
+func TestPracticeImportCaps(t *testing.T) {
+	if practice.MaxImportBytes > 4<<20 || practice.MaxAttempts > 10000 {
+		t.Errorf("caps too generous: %d bytes, %d attempts a profile", practice.MaxImportBytes, practice.MaxAttempts)
+	}
+	h, _, store, _ := loggedPracticeServer(t)
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+	t.Run("size", func(t *testing.T) {
+		v := newVisitor(t, h)
+		big := append(progressFile(t, practice.NewProfileID(), 1, start), bytes.Repeat([]byte(" "), practice.MaxImportBytes)...)
+		r := v.upload("progress.json", big)
+		want := fmt.Sprintf("at most %d MiB", practice.MaxImportBytes>>20)
+		if r.status != http.StatusRequestEntityTooLarge || !strings.Contains(r.body, want) {
+			t.Errorf("status %d, want 413 saying %q\n%s", r.status, want, excerpt(r.body))
+		}
+		if v.profile() != "" {
+			t.Error("a refused upload minted a profile")
+		}
+	})
+
+	t.Run("attempts", func(t *testing.T) {
+		v := newVisitor(t, h)
+		have := practice.MaxAttempts - 3
+		if r := v.upload("mine.json", progressFile(t, practice.NewProfileID(), have, start)); r.status != http.StatusSeeOther {
+			t.Fatalf("first import: status %d\n%s", r.status, excerpt(r.body))
+		}
+		r := v.upload("more.json", progressFile(t, practice.NewProfileID(), 5, start.Add(24*time.Hour)))
+		if r.status != http.StatusUnprocessableEntity {
+			t.Fatalf("status %d, want 422\n%s", r.status, excerpt(r.body))
+		}
+		body := html.UnescapeString(r.body)
+		for _, want := range []string{
+			"This file does not fit into your progress",
+			fmt.Sprintf("a profile keeps at most %d answers", practice.MaxAttempts),
+			fmt.Sprintf("has %d, and the file would add 5", have),
+			"Nothing was imported",
+		} {
+			if !strings.Contains(body, want) {
+				t.Errorf("the page does not say %q\n%s", want, excerpt(r.body))
+			}
+		}
+		noMissingKeys(t, "422", r.body)
+		if as, err := store.Attempts(t.Context(), v.profile()); err != nil || len(as) != have {
+			t.Errorf("%d attempts after the refused import (%v), want %d", len(as), err, have)
+		}
+		ru := v.do(uploadRequest(t, "more.json", progressFile(t, practice.NewProfileID(), 5, start.Add(48*time.Hour))), "Accept-Language", "ru")
+		if ru.status != http.StatusUnprocessableEntity || !strings.Contains(html.UnescapeString(ru.body), "Ничего не импортировано") {
+			t.Errorf("in Russian: status %d\n%s", ru.status, excerpt(ru.body))
+		}
+		// Up to the cap exactly is fine.
+		if r := v.upload("three.json", progressFile(t, practice.NewProfileID(), 3, start.Add(72*time.Hour))); r.status != http.StatusSeeOther {
+			t.Errorf("an import up to the cap: status %d\n%s", r.status, excerpt(r.body))
+		}
+	})
+}
+
+func uploadRequest(tb testing.TB, name string, data []byte) *http.Request {
+	tb.Helper()
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	fw, err := w.CreateFormFile("file", name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	fw.Write(data)
+	w.Close()
+	req := httptest.NewRequest(http.MethodPost, "/practice/import", &body)
+	req.Header.Set("Content-Type", w.FormDataContentType())
+	return req
+}
+
+// TestRequestLogLevels: the request line's level follows whose fault the
+// status is: INFO for the reader's (4xx), WARN for the lab keeping its
+// limits (503, 429), ERROR only for the lab's own faults (500).
+func TestRequestLogLevels(t *testing.T) {
+	for _, tc := range []struct {
+		status int
+		level  string
+	}{
+		{200, "INFO"}, {303, "INFO"}, {400, "INFO"}, {404, "INFO"}, {413, "INFO"}, {422, "INFO"},
+		{429, "WARN"}, {503, "WARN"}, {500, "ERROR"}, {502, "ERROR"},
+	} {
+		logs := &logBuffer{}
+		s := &server{log: logs.logger()}
+		h := s.logRequests(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(tc.status) }))
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil))
+		if got := logs.String(); !strings.Contains(got, "level="+tc.level+" msg=request") || !strings.Contains(got, fmt.Sprintf("status=%d", tc.status)) {
+			t.Errorf("status %d logged as %q, want level %s", tc.status, got, tc.level)
+		}
+	}
+}
+
+// TestRoomFullIsNotAnError: a full room and a server with no room left
+// answer 503 and log a WARN naming the flag to raise, never an ERROR.
+func TestRoomFullIsNotAnError(t *testing.T) {
+	logs := &logBuffer{}
+	hub := room.NewHub(room.Config{MaxRooms: 1, MaxStudents: 1})
+	h, err := NewServer(Config{Rooms: hub, Heartbeat: -1, Logger: logs.logger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _ := openRoom(t, h, crashBeforeAck())
+	sub, err := hub.Subscribe(code) // the one student the room holds
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	if r := get(t, h, "/rooms/"+code); r.status != http.StatusServiceUnavailable {
+		t.Fatalf("a full room: status %d", r.status)
+	}
+	if r := post(t, h, "/rooms", crashBeforeAck()); r.status != http.StatusServiceUnavailable {
+		t.Fatalf("a second room: status %d", r.status)
+	}
+	if strings.Contains(logs.String(), "level=ERROR") {
+		t.Errorf("an ERROR was logged:\n%s", logs)
+	}
+	limits := logs.lines("room limit reached")
+	if len(limits) != 2 || !strings.Contains(limits[0], "level=WARN") || !strings.Contains(limits[0], "limit=--max-students") ||
+		!strings.Contains(limits[1], "limit=--max-rooms") {
+		t.Errorf("want two WARN lines naming --max-students and --max-rooms:\n%s", logs)
+	}
+	for _, l := range logs.lines("request") {
+		if strings.Contains(l, "status=503") && !strings.Contains(l, "level=WARN") {
+			t.Errorf("a 503's request line should be a WARN: %s", l)
+		}
+	}
+}
+
+// TestStopSendsStoppedEvent: when the server stops, a room's event
+// stream says so (event: stopped) before it ends, and the room's pages
+// carry the words present.js shows then, in the page's language.
+func TestStopSendsStoppedEvent(t *testing.T) {
+	stop := make(chan struct{})
+	h, err := NewServer(Config{Rooms: room.NewHub(room.Config{}), Heartbeat: -1, Stop: stop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	code, cookie := openRoom(t, h, crashBeforeAck())
+	for _, tc := range []struct{ target, cookie, lang, want string }{
+		{"/rooms/" + code, "", "en", "The lab has stopped, and this room with it"},
+		{"/rooms/" + code, "", "ru", "Лаборатория остановлена, а с ней и эта комната"},
+		{"/rooms/" + code + "/present", cookie, "en", "The lab has stopped, and this room with it"},
+	} {
+		r := getAt(t, h, "example.com", tc.target+"?lang="+tc.lang, tc.cookie)
+		if r.status != http.StatusOK || !strings.Contains(r.body, `id="room-stopped" role="alert" hidden`) ||
+			!strings.Contains(html.UnescapeString(r.body), tc.want) {
+			t.Errorf("GET %s in %s: status %d; want the hidden stopped note saying %q", tc.target, tc.lang, r.status, tc.want)
+		}
+	}
+	s := openStream(t, ts.URL, code, "")
+	defer s.close()
+	s.next(t)
+	close(stop)
+	var last sseEvent
+	for {
+		ev, err := s.read()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				t.Fatalf("stream ended with %v, want EOF", err)
+			}
+			break
+		}
+		if ev.event != "" || ev.data != "" {
+			last = ev
+		}
+	}
+	if last.event != "stopped" || last.data != "{}" {
+		t.Errorf("the last event before the end is %+v, want event: stopped with data {}", last)
+	}
+}

@@ -1,0 +1,100 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"runtime"
+	"time"
+
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// busy says every replay slot stayed taken for as long as a request may
+// wait: the answer is 503 with Retry-After (never cached: it is no 4xx).
+func busy() error {
+	return &httpError{status: http.StatusServiceUnavailable, key: "err.busy", retryAfter: busyRetryAfter}
+}
+
+// busyRetryAfter is what a busy answer tells the reader to wait, in seconds.
+const busyRetryAfter = 2
+
+// replayGate bounds the replays running at once. A replay is pure CPU, so
+// more of them than the machine has cores only makes each one slower; a
+// request waits a little for a slot and then hears that the lab is busy.
+type replayGate struct {
+	slots chan struct{}
+	wait  time.Duration
+}
+
+func newReplayGate(n int, wait time.Duration) *replayGate {
+	if n <= 0 {
+		n = 2 * runtime.GOMAXPROCS(0)
+	}
+	if wait <= 0 {
+		wait = time.Second
+	}
+	return &replayGate{slots: make(chan struct{}, n), wait: wait}
+}
+
+// acquire takes a slot, waiting at most the gate's wait, and returns the
+// function that gives it back.
+func (g *replayGate) acquire(ctx context.Context) (release func(), err error) {
+	release = func() { <-g.slots }
+	select {
+	case g.slots <- struct{}{}:
+		return release, nil
+	default:
+	}
+	t := time.NewTimer(g.wait)
+	defer t.Stop()
+	select {
+	case g.slots <- struct{}{}:
+		return release, nil
+	case <-t.C:
+		return nil, busy()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// replay runs the script up to the step being shown, within the lab's
+// bounds: a slot at the gate, the delivery budget, and the request's
+// context, so a reader who leaves stops the work. Options.Steps of 0
+// means "all" to the engine, so step 0 runs a script with no steps.
+func (s *server) replay(ctx context.Context, st labState) (*sim.Run, error) {
+	release, err := s.gate.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	sc := st.script
+	if st.step < st.total() {
+		sc = withSteps(sc, st.step)
+	}
+	run, err := sim.Execute(ctx, sc, sim.Options{Handlers: st.handlers, Steps: st.step,
+		Budget: s.budget, StepEvents: maxStepEvents})
+	var be *sim.BudgetError
+	if errors.As(err, &be) {
+		e := &httpError{status: http.StatusUnprocessableEntity, key: "err.budget",
+			args: []any{bilingual{be.In("en"), be.In("ru")}}}
+		e.script = st.script.String()
+		return nil, e
+	}
+	// Any other failure is the engine's (the script parsed and the
+	// handlers exist): a 500, logged by the error wrapper. A cancelled
+	// context is passed on as it is.
+	return run, err
+}
+
+// checkCanonical refuses a script whose canonical form, the text that
+// permalinks, rooms and redirects carry, is over the script limit: a
+// script of 65,520 bytes can grow past 64 KiB when written canonically
+// (advance 86399s becomes advance 23h59m59s), and would then be accepted
+// here and refused by the very address it was sent to.
+func checkCanonical(sc *sim.Script) error {
+	if n := len(sc.String()); n > sim.MaxScriptBytes {
+		return &httpError{status: http.StatusRequestEntityTooLarge, key: "err.canonical", args: []any{n, sim.MaxScriptBytes}}
+	}
+	return nil
+}

@@ -1,0 +1,593 @@
+package web
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/idempotency-lab/lab/web/room"
+)
+
+// issuedStudent opens a room's page as a new student and returns the
+// identity the server issued, as a Cookie header value "lab_student=ID.SIG".
+func issuedStudent(tb testing.TB, h http.Handler, code string) string {
+	tb.Helper()
+	r := get(tb, h, "/rooms/"+code)
+	if r.status != http.StatusOK {
+		tb.Fatalf("student page: status %d\n%s", r.status, excerpt(r.body))
+	}
+	for _, line := range r.header.Values("Set-Cookie") {
+		if c, err := http.ParseSetCookie(line); err == nil && c.Name == studentCookie {
+			return c.Name + "=" + c.Value
+		}
+	}
+	tb.Fatalf("the student page issued no %s cookie: %q", studentCookie, r.header.Values("Set-Cookie"))
+	return ""
+}
+
+// openPoll opens a room on crash-before-ack at step 3 and asks about
+// naive's balance after step 4; it returns the room, the instructor's
+// cookie and the poll's id.
+func openPoll(tb testing.TB, h http.Handler, hub *room.Hub) (code, instructor, poll string) {
+	tb.Helper()
+	code, instructor = openRoom(tb, h, url.Values{"preset": {"crash-before-ack"}, "handlers": {"naive,inbox"}, "step": {"3"}})
+	r := request(tb, h, http.MethodPost, "/rooms/"+code+"/poll", url.Values{"handler": {"naive"}}, "Cookie", instructor)
+	if r.status != http.StatusSeeOther {
+		tb.Fatalf("open poll: status %d\n%s", r.status, excerpt(r.body))
+	}
+	st, _ := hub.State(code, true)
+	return code, instructor, strconv.Itoa(st.Poll.ID)
+}
+
+func votes(tb testing.TB, hub *room.Hub, code string) *room.Poll {
+	tb.Helper()
+	st, err := hub.State(code, true)
+	if err != nil || st.Poll == nil {
+		tb.Fatalf("room %s: %v, poll %v", code, err, st.Poll)
+	}
+	return st.Poll
+}
+
+// TestVotesNeedAnIssuedIdentity: only an identity the server signed votes;
+// made-up cookies are refused with 403 and not counted, however many.
+func TestVotesNeedAnIssuedIdentity(t *testing.T) {
+	h, hub := newRoomServer(t, room.Config{})
+	code, instructor, poll := openPoll(t, h, hub)
+	base := "/rooms/" + code
+	vote := func(cookie, balance string) response {
+		return request(t, h, http.MethodPost, base+"/vote", url.Values{"poll": {poll}, "balance": {balance}}, "Cookie", cookie)
+	}
+
+	// An identity another server issued (another key) is as good as forged.
+	other, otherHub := newRoomServer(t, room.Config{})
+	otherCode, _, _ := openPoll(t, other, otherHub)
+	foreign := issuedStudent(t, other, otherCode)
+	real := issuedStudent(t, h, code)
+	id, sig, _ := strings.Cut(strings.TrimPrefix(real, studentCookie+"="), ".")
+	forged := []string{
+		"",                                    // no cookie at all
+		studentCookie + "=s1",                 // the old unsigned kind
+		studentCookie + "=" + id,              // a real id without its signature
+		studentCookie + "=" + id + ".",        // an empty signature
+		studentCookie + "=" + id + "x." + sig, // another id under a real signature
+		studentCookie + "=" + id + "." + sig[:len(sig)-1] + "A",
+		foreign,
+		studentCookie + "=" + strings.Repeat("A", 200) + "." + sig,
+	}
+	for i := range 200 {
+		c := forged[i%len(forged)]
+		if i >= len(forged) {
+			c = studentCookie + "=" + fmt.Sprintf("forged-%d.%s", i, sig)
+		}
+		r := vote(c, "200")
+		if r.status != http.StatusForbidden || !strings.Contains(r.body, "This answer was not counted") {
+			t.Fatalf("forged cookie %q: status %d, want 403\n%s", c, r.status, excerpt(r.body))
+		}
+	}
+	if p := votes(t, hub, code); p.Votes != 0 {
+		t.Fatalf("after 200 forged votes the poll counts %d, want 0", p.Votes)
+	}
+
+	// The issued identity votes; its second vote replaces its first.
+	if r := vote(real, "200"); r.status != http.StatusSeeOther || r.header.Get("Location") != base {
+		t.Fatalf("an issued identity: status %d to %q\n%s", r.status, r.header.Get("Location"), excerpt(r.body))
+	}
+	if p := votes(t, hub, code); p.Votes != 1 || len(p.Counts) != 1 || p.Counts[0] != (room.VoteCount{Balance: 20000, Count: 1}) {
+		t.Fatalf("after one vote: %+v", p)
+	}
+	if r := vote(real, "100"); r.status != http.StatusSeeOther {
+		t.Fatalf("a second vote: status %d", r.status)
+	}
+	if p := votes(t, hub, code); p.Votes != 1 || len(p.Counts) != 1 || p.Counts[0] != (room.VoteCount{Balance: 10000, Count: 1}) {
+		t.Fatalf("a second vote should replace the first: %+v", p)
+	}
+
+	// The student's page keeps the identity it issued.
+	if r := get(t, h, base, "Cookie", real); strings.Contains(strings.Join(r.header.Values("Set-Cookie"), " "), studentCookie+"=") {
+		t.Errorf("a valid identity was issued again: %q", r.header.Values("Set-Cookie"))
+	}
+	// A forged one is replaced by a signed one.
+	r := get(t, h, base, "Cookie", studentCookie+"=s1")
+	c, err := http.ParseSetCookie(r.header.Get("Set-Cookie"))
+	if err != nil || c.Name != studentCookie || !strings.Contains(c.Value, ".") || c.Path != "/rooms" || !c.HttpOnly {
+		t.Errorf("a forged identity should be replaced by a signed one: %q", r.header.Get("Set-Cookie"))
+	}
+
+	// The instructor asks and does not answer, even holding a student's
+	// identity.
+	if r := vote(instructor+"; "+real, "300"); r.status != http.StatusForbidden || !strings.Contains(r.body, "does not vote") {
+		t.Errorf("the instructor votes: status %d, want 403", r.status)
+	}
+	if p := votes(t, hub, code); p.Votes != 1 || p.Counts[0].Balance != 10000 {
+		t.Errorf("the instructor's vote changed the poll: %+v", p)
+	}
+
+	// A second student counts separately.
+	if r := vote(issuedStudent(t, h, code), "200"); r.status != http.StatusSeeOther {
+		t.Fatalf("a second student: status %d", r.status)
+	}
+	if p := votes(t, hub, code); p.Votes != 2 {
+		t.Errorf("two students: %d votes", p.Votes)
+	}
+}
+
+// captureLog is a server log the test reads.
+type captureLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (c *captureLog) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.Write(p)
+}
+
+func (c *captureLog) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.String()
+}
+
+// TestCrossOriginPostsAreRefused: a page of another site cannot make a
+// reader's browser change anything here: every POST route answers 403
+// with the lab's page in the reader's language, and nothing changes.
+func TestCrossOriginPostsAreRefused(t *testing.T) {
+	logs := &captureLog{}
+	hub := room.NewHub(room.Config{})
+	h, err := NewServer(Config{Rooms: hub, Heartbeat: -1, Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, instructor, poll := openPoll(t, h, hub)
+	student := issuedStudent(t, h, code)
+	rooms, before := hub.Rooms(), votes(t, hub, code)
+	stBefore, _ := hub.State(code, true)
+
+	posts := []struct {
+		target string
+		form   url.Values
+	}{
+		{"/lab/step", url.Values{"preset": {"crash-before-ack"}, "verb": {"drain"}}},
+		{"/lab/undo", url.Values{"preset": {"crash-before-ack"}, "step": {"4"}}},
+		{"/lab/script", url.Values{"script": {"publish a amount=100\ndeliver\n"}}},
+		{"/practice/q/unique-return-nil", url.Values{"option": {"a"}}},
+		{"/practice/import", url.Values{"file": {"{}"}}},
+		{"/rooms", crashBeforeAck()},
+		{"/rooms/" + code + "/step", url.Values{"step": {"4"}}},
+		{"/rooms/" + code + "/poll", url.Values{"handler": {"inbox"}}},
+		{"/rooms/" + code + "/vote", url.Values{"poll": {poll}, "balance": {"200"}}},
+	}
+	attacks := []struct {
+		name    string
+		headers []string
+	}{
+		{"Origin of another site", []string{"Origin", "http://evil.example"}},
+		{"Sec-Fetch-Site: cross-site", []string{"Sec-Fetch-Site", "cross-site"}},
+		{"Sec-Fetch-Site: same-site", []string{"Sec-Fetch-Site", "same-site", "Origin", "http://evil.example.com"}},
+		{"htmx from another site", []string{"Sec-Fetch-Site", "cross-site", "HX-Request", "true"}},
+	}
+	for _, p := range posts {
+		for _, a := range attacks {
+			headers := append([]string{"Cookie", instructor + "; " + student, "Accept-Language", "ru"}, a.headers...)
+			r := request(t, h, http.MethodPost, p.target, p.form, headers...)
+			if r.status != http.StatusForbidden {
+				t.Errorf("POST %s, %s: status %d, want 403\n%s", p.target, a.name, r.status, excerpt(r.body))
+				continue
+			}
+			body := html.UnescapeString(r.body)
+			if !strings.Contains(body, "Запрос отклонён") || !strings.Contains(body, "страница другого сайта") {
+				t.Errorf("POST %s, %s: the refusal is not the lab's Russian page\n%s", p.target, a.name, excerpt(r.body))
+			}
+			noMissingKeys(t, p.target, r.body)
+		}
+	}
+	if hub.Rooms() != rooms {
+		t.Errorf("cross-site posts opened rooms: %d, want %d", hub.Rooms(), rooms)
+	}
+	if after := votes(t, hub, code); after.Votes != before.Votes || after.ID != before.ID || after.Handler != "naive" {
+		t.Errorf("cross-site posts changed the poll: %+v, was %+v", after, before)
+	}
+	if st, _ := hub.State(code, true); st.Step != stBefore.Step {
+		t.Errorf("cross-site posts moved the room to step %d", st.Step)
+	}
+	log := logs.String()
+	if !strings.Contains(log, `level=WARN msg="cross-origin request refused"`) || !strings.Contains(log, "origin=http://evil.example") {
+		t.Errorf("the refusals are not logged as warnings:\n%s", log)
+	}
+	if strings.Contains(log, "level=ERROR") {
+		t.Errorf("a refused cross-site post is logged as an error:\n%s", log)
+	}
+}
+
+// TestSameOriginPostsPass: forms posted from the lab's own pages, with or
+// without htmx, and requests without browser headers (curl) still work.
+func TestSameOriginPostsPass(t *testing.T) {
+	h, hub := newRoomServer(t, room.Config{})
+	code, instructor, poll := openPoll(t, h, hub)
+	student := issuedStudent(t, h, code)
+	browsers := []struct {
+		name    string
+		headers []string
+	}{
+		{"curl: no Origin, no Sec-Fetch-Site", nil},
+		{"a plain form (no JavaScript)", []string{"Origin", "http://example.com", "Sec-Fetch-Site", "same-origin"}},
+		{"htmx", []string{"Origin", "http://example.com", "Sec-Fetch-Site", "same-origin", "HX-Request", "true"}},
+		{"an older browser: Origin only", []string{"Origin", "http://example.com"}},
+		{"typed or bookmarked (Sec-Fetch-Site: none)", []string{"Sec-Fetch-Site", "none"}},
+	}
+	for _, b := range browsers {
+		t.Run(b.name, func(t *testing.T) {
+			with := func(cookie string) []string { return append([]string{"Cookie", cookie}, b.headers...) }
+			for _, p := range []struct {
+				target, cookie string
+				form           url.Values
+			}{
+				{"/lab/step", "", url.Values{"preset": {"crash-before-ack"}, "verb": {"drain"}}},
+				{"/lab/undo", "", url.Values{"preset": {"crash-before-ack"}, "step": {"4"}}},
+				{"/lab/script", "", url.Values{"script": {"publish a amount=100\ndeliver\n"}}},
+				{"/rooms", "", crashBeforeAck()},
+				{"/rooms/" + code + "/step", instructor, url.Values{"step": {"3"}}},
+				{"/rooms/" + code + "/vote", student, url.Values{"poll": {poll}, "balance": {"200"}}},
+			} {
+				r := request(t, h, http.MethodPost, p.target, p.form, with(p.cookie)...)
+				if r.status != http.StatusSeeOther {
+					t.Errorf("POST %s: status %d, want 303\n%s", p.target, r.status, excerpt(r.body))
+				}
+			}
+		})
+	}
+	if p := votes(t, hub, code); p.Votes != 1 {
+		t.Errorf("one student voting five times: %d votes, want 1", p.Votes)
+	}
+}
+
+// TestThrottle: a bucket per address, refilled at its rate, on a clock
+// the test moves.
+func TestThrottle(t *testing.T) {
+	clock := newTestClock()
+	th := newThrottle("test", 60, 3, 100, clock.Now) // one a second, three at once
+	for i := range 3 {
+		if ok, _ := th.allow("a"); !ok {
+			t.Fatalf("request %d of the burst refused", i+1)
+		}
+	}
+	ok, wait := th.allow("a")
+	if ok || wait <= 0 || wait > time.Second {
+		t.Fatalf("past the burst: ok=%v wait=%v, want refused, under a second", ok, wait)
+	}
+	if ok, _ := th.allow("b"); !ok {
+		t.Error("another address is refused")
+	}
+	clock.advance(time.Second)
+	if ok, _ := th.allow("a"); !ok {
+		t.Error("a second later one more is allowed")
+	}
+	if ok, _ := th.allow("a"); ok {
+		t.Error("but only one")
+	}
+	// Once full again (3 s), an address is forgotten: the map shrinks.
+	clock.advance(3 * time.Second)
+	th.allow("c")
+	if n := th.size(); n != 1 {
+		t.Errorf("after every bucket refilled the throttle remembers %d addresses, want 1 (c)", n)
+	}
+}
+
+// TestThrottleBoundedMap: however many addresses come, the throttle
+// remembers at most its capacity; the rest share one bucket.
+func TestThrottleBoundedMap(t *testing.T) {
+	clock := newTestClock()
+	th := newThrottle("test", 60, 2, 10, clock.Now)
+	allowed := 0
+	for i := range 1000 {
+		if ok, _ := th.allow("10.0." + strconv.Itoa(i/250) + "." + strconv.Itoa(i%250)); ok {
+			allowed++
+		}
+	}
+	if n := th.size(); n != 10 {
+		t.Errorf("the throttle remembers %d addresses, want its capacity 10", n)
+	}
+	// Ten addresses with their own burst of 2, then the overflow's 2.
+	if allowed != 10+2 {
+		t.Errorf("%d of 1000 new addresses allowed, want 12", allowed)
+	}
+	// When the remembered ones go idle, new addresses get their own again.
+	clock.advance(3 * time.Second)
+	if ok, _ := th.allow("192.0.2.9"); !ok {
+		t.Error("a new address after the others went idle is refused")
+	}
+	if n := th.size(); n != 1 {
+		t.Errorf("after a sweep the throttle remembers %d, want 1", n)
+	}
+}
+
+func TestClientKey(t *testing.T) {
+	for _, tc := range []struct{ remote, want string }{
+		{"192.0.2.1:1234", "192.0.2.1"},
+		{"192.0.2.1:9999", "192.0.2.1"}, // the port is not part of it
+		{"[2001:db8:1:2:3:4:5:6]:443", "2001:db8:1:2::/64"},
+		{"[2001:db8:1:2:ffff::1]:443", "2001:db8:1:2::/64"}, // same /64
+		{"[::ffff:192.0.2.1]:80", "192.0.2.1"},
+		{"192.0.2.1", "192.0.2.1"},
+	} {
+		r := httptest.NewRequest(http.MethodPost, "/rooms", nil)
+		r.RemoteAddr = tc.remote
+		r.Header.Set("X-Forwarded-For", "203.0.113.7") // not trusted
+		if got := clientKey(r); got != tc.want {
+			t.Errorf("clientKey(%q) = %q, want %q", tc.remote, got, tc.want)
+		}
+	}
+}
+
+// from is a request from a client address.
+func from(tb testing.TB, h http.Handler, addr, target string, form url.Values, headers ...string) response {
+	tb.Helper()
+	req := httptest.NewRequest(http.MethodPost, target, strings.NewReader(form.Encode()))
+	req.RemoteAddr = addr
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return response{rec.Code, rec.Header(), rec.Body.String()}
+}
+
+// TestOpeningRoomsAndImportsAreThrottled: a script posting again and
+// again from one address gets 429 with Retry-After and a page that says
+// to wait, in the reader's language; other addresses go on; time heals.
+func TestOpeningRoomsAndImportsAreThrottled(t *testing.T) {
+	clock := newTestClock()
+	h, err := NewServer(Config{Rooms: room.NewHub(room.Config{MaxRooms: 1000}), Heartbeat: -1, Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		target      string
+		form        url.Values
+		status      int // below the limit: a room opens; practice has no database here
+		burst, secs int
+	}{
+		{"/rooms", crashBeforeAck(), http.StatusSeeOther, roomsBurst, 60 / roomsPerMinute},
+		{"/practice/import", url.Values{"file": {"{}"}}, http.StatusServiceUnavailable, importsBurst, 60 / importsPerMinute},
+	} {
+		t.Run(tc.target, func(t *testing.T) {
+			for i := range tc.burst {
+				if r := from(t, h, "198.51.100.7:5000", tc.target, tc.form); r.status != tc.status {
+					t.Fatalf("request %d: status %d, want %d\n%s", i+1, r.status, tc.status, excerpt(r.body))
+				}
+			}
+			r := from(t, h, "198.51.100.7:5001", tc.target, tc.form, "Accept-Language", "ru")
+			if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") != strconv.Itoa(tc.secs) {
+				t.Fatalf("past the burst: status %d, Retry-After %q; want 429, %d", r.status, r.header.Get("Retry-After"), tc.secs)
+			}
+			if body := html.UnescapeString(r.body); !strings.Contains(body, "Подождите "+strconv.Itoa(tc.secs)+" с") {
+				t.Errorf("the 429 page does not say to wait, in Russian\n%s", excerpt(r.body))
+			}
+			noMissingKeys(t, tc.target, r.body)
+			if r := from(t, h, "198.51.100.8:5000", tc.target, tc.form); r.status != tc.status {
+				t.Errorf("another address: status %d, want %d", r.status, tc.status)
+			}
+			clock.advance(time.Duration(tc.secs) * time.Second)
+			if r := from(t, h, "198.51.100.7:5000", tc.target, tc.form); r.status != tc.status {
+				t.Errorf("after Retry-After: status %d, want %d", r.status, tc.status)
+			}
+		})
+	}
+}
+
+// TestAClassroomBehindOneAddressVotes: 300 students behind one NAT
+// address all answer the same poll within a second; a script from that
+// address hammering the vote is then held back.
+func TestAClassroomBehindOneAddressVotes(t *testing.T) {
+	clock := newTestClock()
+	hub := room.NewHub(room.Config{})
+	h, err := NewServer(Config{Rooms: hub, Heartbeat: -1, Now: clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, poll := openPoll(t, h, hub)
+	students := make([]string, votesBurst)
+	for i := range students {
+		students[i] = issuedStudent(t, h, code)
+	}
+	for i, s := range students {
+		r := from(t, h, "203.0.113.9:4000", "/rooms/"+code+"/vote", url.Values{"poll": {poll}, "balance": {strconv.Itoa(100 + i%3*100)}}, "Cookie", s)
+		if r.status != http.StatusSeeOther {
+			t.Fatalf("student %d: status %d\n%s", i+1, r.status, excerpt(r.body))
+		}
+	}
+	if p := votes(t, hub, code); p.Votes != votesBurst {
+		t.Fatalf("%d students voted, the poll counts %d", votesBurst, p.Votes)
+	}
+	r := from(t, h, "203.0.113.9:4000", "/rooms/"+code+"/vote", url.Values{"poll": {poll}, "balance": {"1"}}, "Cookie", students[0])
+	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") != "1" {
+		t.Errorf("past a full room's burst: status %d, Retry-After %q; want 429, 1", r.status, r.header.Get("Retry-After"))
+	}
+	// A minute later the room can answer again in full.
+	clock.advance(time.Minute)
+	for i, s := range students {
+		if r := from(t, h, "203.0.113.9:4000", "/rooms/"+code+"/vote", url.Values{"poll": {poll}, "balance": {"400"}}, "Cookie", s); r.status != http.StatusSeeOther {
+			t.Fatalf("a minute later, student %d: status %d", i+1, r.status)
+		}
+	}
+	if p := votes(t, hub, code); p.Votes != votesBurst || len(p.Counts) != 1 {
+		t.Errorf("everyone changed their mind: %+v", p)
+	}
+}
+
+// errorMessage is the text of an error page's message, unescaped.
+func errorMessage(body string) string {
+	for _, class := range []string{`class="error-msg">`, `class="join-problem" role="alert" id="join-problem">`} {
+		if i := strings.Index(body, class); i >= 0 {
+			rest := body[i+len(class):]
+			return html.UnescapeString(rest[:strings.Index(rest, "</p>")])
+		}
+	}
+	return ""
+}
+
+// TestLongInputIsQuotedOnce: an error page quotes at most an excerpt of
+// the bad value, once, however long it is.
+func TestLongInputIsQuotedOnce(t *testing.T) {
+	h, _ := newRoomServer(t, room.Config{})
+	code, instructor := openRoom(t, h, crashBeforeAck())
+	long := strings.Repeat("z", 200_000)
+	tests := []struct {
+		name, method, target string
+		form                 url.Values
+		cookie               string
+		status               int
+		quoted               string // the value the message quotes an excerpt of
+		before, after        string // the message around the excerpt
+	}{
+		{"a room code", "GET", "/join?code=" + long, nil, "", 400, long, `"`, `" is not a room code`},
+		{"a room code in the path", "GET", "/join/" + long, nil, "", 404, "/join/" + long, "Nothing lives at ", "."},
+		{"an unknown path", "GET", "/" + long, nil, "", 404, "/" + long, "Nothing lives at ", "."},
+		{"an unknown path under 1 KiB", "GET", "/" + long[:1000], nil, "", 404, "/" + long, "Nothing lives at ", "."},
+		{"a preset", "GET", "/lab?preset=" + long, nil, "", 400, long, `There is no scenario "`, `". Valid scenarios: happy-path, crash-before-ack,`},
+		{"a preset to present", "GET", "/present/" + long, nil, "", 404, "/present/" + long, "Nothing lives at ", "."},
+		{"a handler", "GET", "/lab?preset=crash-before-ack&handlers=naive," + long, nil, "", 400, long, `There is no handler "`, `". Valid handlers: naive, unique,`},
+		{"a step", "GET", "/lab?preset=crash-before-ack&step=" + long, nil, "", 400, long, "step=", " is not a step"},
+		{"a verb", "POST", "/lab/step", url.Values{"preset": {"crash-before-ack"}, "verb": {long}}, "", 400, long, `There is no step "`, `". Valid steps: publish,`},
+		{"a method", long[:5000], "/lab", nil, "", 405, long, "", " is not allowed here."},
+		{"a room", "GET", "/rooms/" + long, nil, "", 404, "/rooms/" + long, "Nothing lives at ", "."},
+		{"a panel", "GET", "/present/crash-before-ack?show=" + long, nil, "", 400, long, "show=", " is not a panel"},
+		{"a room step", "POST", "/rooms/" + code + "/step", url.Values{"step": {long}}, instructor, 400, long, "step=", " is not a step"},
+		{"a balance", "POST", "/rooms/" + code + "/vote", url.Values{"poll": {"1"}, "balance": {long}}, "", 400, long, `"`, `" is not a balance`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := request(t, h, tc.method, tc.target, tc.form, "Cookie", tc.cookie)
+			if r.status != tc.status {
+				t.Fatalf("status %d, want %d\n%s", r.status, tc.status, excerpt(r.body))
+			}
+			if len(r.body) > 20<<10 {
+				t.Errorf("the page is %d bytes, want under 20 KiB", len(r.body))
+			}
+			want := inputExcerpt(tc.quoted)
+			zs := strings.Repeat("z", strings.Count(want, "z"))
+			if n := strings.Count(r.body, zs); n != 1 {
+				t.Errorf("the page quotes the excerpt %d times, want once", n)
+			}
+			if strings.Contains(r.body, zs+"z") {
+				t.Error("the page quotes more than the excerpt")
+			}
+			if msg := errorMessage(r.body); !strings.Contains(msg, tc.before+want+tc.after) {
+				t.Errorf("the message %q lacks %q", msg, tc.before+want+tc.after)
+			}
+			noMissingKeys(t, tc.name, r.body)
+		})
+	}
+
+	// A script that does not parse: the message quotes an excerpt of the
+	// bad word; the editor offers the whole script back, to fix.
+	script := "publish a amount=100\n" + strings.Repeat("q", 50_000) + "\n"
+	r := request(t, h, http.MethodPost, "/lab/script", url.Values{"script": {script}})
+	if r.status != http.StatusBadRequest {
+		t.Fatalf("a bad script: status %d\n%s", r.status, excerpt(r.body))
+	}
+	msg := errorMessage(r.body)
+	if !strings.Contains(msg, `line 2: unknown verb "`+strings.Repeat("q", maxQuoteRunes)+`…"; valid verbs: publish,`) || len(msg) > 1000 {
+		t.Errorf("the parse error quotes too much or too little: %q", excerptOf(msg))
+	}
+	if !strings.Contains(r.body, strings.Repeat("q", 50_000)) {
+		t.Error("the editor does not offer the whole script back")
+	}
+}
+
+func TestBoundText(t *testing.T) {
+	long := strings.Repeat("z", 5000)
+	short := strings.Repeat("z", maxQuoteRunes) + "…"
+	for _, tc := range []struct{ in, want string }{
+		{`unknown verb "fly"; valid verbs: publish, retry`, `unknown verb "fly"; valid verbs: publish, retry`},
+		{`line 2: unknown verb "` + long + `"; valid verbs: publish, retry`, `line 2: unknown verb "` + short + `"; valid verbs: publish, retry`},
+		{`found "` + strings.Repeat("a ", 3000) + `" here`, `found "` + string([]rune(strings.Repeat("a ", 3000))[:maxQuoteRunes]) + `…" here`},
+		{`quoted "with \"escaped` + long + `\" quotes" after`, `quoted "with \"escaped` + long[:maxQuoteRunes-len(`with \"escaped`)] + `…" after`},
+		{`unterminated "` + long, `unterminated "` + short},
+		{`word ` + long + ` then more`, `word ` + short + ` then more`},
+		{`key=` + long + `: unknown`, `key=` + long[:maxQuoteRunes-4] + `… unknown`},
+	} {
+		if got := boundText(tc.in); got != tc.want {
+			t.Errorf("boundText(%q)\n = %q\nwant %q", excerptOf(tc.in), excerptOf(got), excerptOf(tc.want))
+		}
+	}
+	// Many short words are cut at maxTextRunes.
+	if got := boundText(strings.Repeat("a ", 100_000)); len([]rune(got)) != maxTextRunes+1 {
+		t.Errorf("200,000 runes of short words: %d runes, want %d", len([]rune(got)), maxTextRunes+1)
+	}
+	// A hostile text is read once: this finishes at once.
+	boundText(strings.Repeat(`"\"`, 300_000))
+
+	// The lab's own lists stay whole; the reader's value does not.
+	list := strings.Repeat("crash-before-ack, ", 25)
+	args := boundArgs([]any{long, list, 7, bilingual{`unknown "` + long + `"`, `неизвестное "` + long + `"`}})
+	if args[0] != short || args[1] != list || args[2] != 7 || args[3] != (bilingual{`unknown "` + short + `"`, `неизвестное "` + short + `"`}) {
+		t.Errorf("boundArgs: %v", args)
+	}
+	if got := inputExcerpt(strings.Repeat("я", 150)); got != strings.Repeat("я", maxQuoteRunes)+"…" {
+		t.Errorf("inputExcerpt counts runes, not bytes: %q", got)
+	}
+}
+
+// TestLongInputIsQuotedOnceInPractice: the practice pages' own error page
+// quotes an excerpt too.
+func TestLongInputIsQuotedOnceInPractice(t *testing.T) {
+	h, _ := practiceServer(t)
+	long := strings.Repeat("z", 200_000)
+	for _, tc := range []struct {
+		name, target  string
+		status        int
+		before, after string
+	}{
+		{"a topic", "/practice?topic=" + long, 404, `There is no practice topic "`, `". Topics: `},
+		{"a run number", "/practice/interview?seed=" + long, 400, `seed="`, `" is not a run number`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := get(t, h, tc.target)
+			if r.status != tc.status {
+				t.Fatalf("status %d, want %d\n%s", r.status, tc.status, excerpt(r.body))
+			}
+			if len(r.body) > 20<<10 {
+				t.Errorf("the page is %d bytes, want under 20 KiB", len(r.body))
+			}
+			zs := strings.Repeat("z", maxQuoteRunes)
+			if n := strings.Count(r.body, zs); n != 1 || strings.Contains(r.body, zs+"z") {
+				t.Errorf("the page quotes the excerpt %d times (or more of it), want once", n)
+			}
+			if msg, want := errorMessage(r.body), tc.before+zs+"…"+tc.after; !strings.Contains(msg, want) {
+				t.Errorf("the message %q lacks %q", msg, want)
+			}
+		})
+	}
+}
