@@ -371,3 +371,35 @@ func TestCapturedPagesDropCookies(t *testing.T) {
 		t.Errorf("body %q", rec.Body.String())
 	}
 }
+
+// A script past the delivery budget is answered 422 with the engine's
+// words, naming the line where the run ran out, in the reader's language;
+// the page offers the script back for editing, and the answer is cached
+// like any other, so asking again costs nothing.
+func TestOverBudgetScriptIs422NamingTheLine(t *testing.T) {
+	s, h := newInternalServer(t, Config{Budget: 12})
+	// Each message fails ten times while the gateway is down: 20 deliveries.
+	script := "max-deliveries: 10\npublish a amount=1\npublish b amount=2\ngateway down\ndrain\n"
+	target := "/lab?handlers=setnx&s=" + encodePermalink(script)
+	for _, c := range []struct{ lang, want string }{
+		{"en", "line 5: the run needs more than 12 handler deliveries"},
+		{"ru", "строка 5"},
+	} {
+		r := get(t, h, target+"&lang="+c.lang)
+		if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, c.want) {
+			t.Errorf("%s: status %d, want 422 saying %q\n%s", c.lang, r.status, c.want, excerpt(r.body))
+		}
+		if !strings.Contains(r.body, "gateway down") {
+			t.Errorf("%s: the 422 page does not offer the script back", c.lang)
+		}
+	}
+	started := s.flights.started
+	if r := get(t, h, target+"&lang=en"); r.status != http.StatusUnprocessableEntity || s.flights.started != started {
+		t.Errorf("asking again: status %d, %d new replays; want the cached 422", r.status, s.flights.started-started)
+	}
+	// htmx gets the message in the lab's message area.
+	r := get(t, h, target, "HX-Request", "true", "HX-Request-Type", "partial")
+	if r.status != http.StatusUnprocessableEntity || r.header.Get("HX-Retarget") != "#flash" {
+		t.Errorf("htmx: status %d, HX-Retarget %q", r.status, r.header.Get("HX-Retarget"))
+	}
+}

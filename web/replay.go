@@ -32,7 +32,9 @@ func newReplayGate(n int, wait time.Duration) *replayGate {
 		n = 2 * runtime.GOMAXPROCS(0)
 	}
 	if wait <= 0 {
-		wait = time.Second
+		// Short: a replay that has to wait longer would be answered later
+		// than a reader waits for a page.
+		wait = 500 * time.Millisecond
 	}
 	return &replayGate{slots: make(chan struct{}, n), wait: wait}
 }

@@ -67,7 +67,7 @@ type Config struct {
 	Budget int
 	// MaxReplays bounds the replays running at once; 0 means
 	// 2 × GOMAXPROCS. A request that cannot start one within ReplayWait
-	// (0: one second) gets 503 with Retry-After.
+	// (0: half a second) gets 503 with Retry-After.
 	MaxReplays int
 	ReplayWait time.Duration
 	// CacheBytes bounds the cache of rendered, compressed pages; 0 means

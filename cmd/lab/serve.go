@@ -37,7 +37,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	grace := fs.Duration("grace", 10*time.Second, "on Ctrl-C, let requests in progress finish for this long, then cut them")
 	budget := fs.Int("budget", sim.DefaultBudget, "the handler deliveries one replay of a script may make, over all its handlers (more: 422)")
 	maxReplays := fs.Int("max-replays", 2*runtime.GOMAXPROCS(0), "how many replays may run at once")
-	replayWait := fs.Duration("replay-wait", time.Second, "how long a request waits for a replay slot before a 503")
+	replayWait := fs.Duration("replay-wait", 500*time.Millisecond, "how long a request waits for a replay slot before a 503")
 	cacheMB := fs.Int64("cache-size", 64, "MiB of rendered pages to keep in memory (0 turns the cache off)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -58,7 +58,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		{*grace <= 0, "--grace", grace.String(), "longer than 0 (for example 10s)"},
 		{*budget < 1, "--budget", strconv.Itoa(*budget), "at least 1"},
 		{*maxReplays < 1, "--max-replays", strconv.Itoa(*maxReplays), "at least 1"},
-		{*replayWait <= 0, "--replay-wait", replayWait.String(), "longer than 0 (for example 1s)"},
+		{*replayWait <= 0, "--replay-wait", replayWait.String(), "longer than 0 (for example 500ms)"},
 		{*cacheMB < 0 || *cacheMB > maxCacheMB, "--cache-size", strconv.FormatInt(*cacheMB, 10),
 			fmt.Sprintf("from 0 (no cache) to %d (MiB)", maxCacheMB)},
 	} {
