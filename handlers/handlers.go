@@ -20,6 +20,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -35,6 +37,10 @@ type Message struct {
 	Amount      int64             // minor units (cents), never a float
 	Headers     map[string]string // transport headers
 	TransportID string            // the broker's own id (topic/partition/offset)
+	// Delivery counts the times the broker has handed this message out,
+	// this one included (RabbitMQ's x-delivery-count, SQS's
+	// ApproximateReceiveCount): 1 on the first delivery.
+	Delivery int
 }
 
 // Gateway is an external payment provider: a side effect the handler cannot
@@ -83,6 +89,7 @@ type Info struct {
 	Name    string // as used in scripts, URLs and the CLI
 	Summary string // one line: what it guarantees or how it fails
 	Core    bool   // one of the five patterns the lectures teach
+	Variant bool   // a corrected form of a core pattern: neither core nor an anti-pattern
 	Redis   bool   // needs Redis
 	Schema  string // the tables the handler needs, besides accounts and orders
 	File    string // the source file, for the lab to show
@@ -90,7 +97,8 @@ type Info struct {
 	Handle  Func
 }
 
-// List returns every handler: the five core patterns first, then the
+// List returns every handler: the five core patterns first, then
+// setnx-token (setnx corrected, not one of the lectures' five), then the
 // anti-patterns.
 func List() []Info {
 	return []Info{
@@ -104,6 +112,9 @@ func List() []Info {
 			File: "statemachine.go", Func: "StateMachine", Handle: StateMachine},
 		{Name: "inbox", Summary: "(tenant, operation) inbox with payload hash and saved response, one transaction", Core: true,
 			Schema: inboxSchema, File: "inbox.go", Func: "Inbox", Handle: Inbox},
+
+		{Name: "setnx-token", Summary: "setnx corrected (not an anti-pattern): a token per attempt, compare-and-delete in Lua, the key as the gateway's reference", Variant: true, Redis: true,
+			File: "setnx_token.go", Func: "SetNXToken", Handle: SetNXToken},
 
 		{Name: "check-then-insert", Summary: "SELECT the key, then INSERT: two racing workers both pass",
 			Schema: checkThenInsertSchema, File: "check_then_insert.go", Func: "CheckThenInsert", Handle: CheckThenInsert},
@@ -139,15 +150,24 @@ CREATE TABLE orders (
 `
 
 // isUniqueViolation reports whether err is SQLite's answer to a duplicate
-// key: extended code 2067 (UNIQUE) or 1555 (PRIMARY KEY). The plain code 19
-// (any constraint) would also match NOT NULL and CHECK failures.
-// PostgreSQL's equivalent is SQLSTATE 23505.
-func isUniqueViolation(err error) bool {
+// in the constraint the handler means, named by its columns as SQLite names
+// them ("transactions.idempotency_key", or "inbox.tenant, inbox.operation_id"
+// for a composite key). The code must be the extended 2067 (UNIQUE) or 1555
+// (PRIMARY KEY): the plain code 19 (any constraint) would also match NOT
+// NULL and CHECK failures. The columns matter too: a table may have more
+// than one unique index, and a violation of another one is a bug in the
+// data, not a repeat of this message. PostgreSQL's equivalent is SQLSTATE
+// 23505 with the constraint's name in the error (pgconn.PgError's
+// ConstraintName).
+func isUniqueViolation(err error, columns string) bool {
 	var e *sqlite.Error
-	if !errors.As(err, &e) {
+	if !errors.As(err, &e) || (e.Code() != 2067 && e.Code() != 1555) {
 		return false
 	}
-	return e.Code() == 2067 || e.Code() == 1555
+	// modernc's text: "... UNIQUE constraint failed: t.a, t.b (2067)".
+	_, failed, _ := strings.Cut(e.Error(), "UNIQUE constraint failed: ")
+	named, _, _ := strings.Cut(failed, " (")
+	return named == columns
 }
 
 // execer is what *sql.DB and *sql.Tx have in common.
@@ -156,9 +176,24 @@ type execer interface {
 }
 
 // credit adds amount to the account: the business effect of every handler
-// that keeps money in the database.
+// that keeps money in the database. An UPDATE that matches no row is not an
+// error to SQL, so without the RowsAffected check a top-up for an account
+// that does not exist would be "done" (its key recorded, the message acked)
+// while nothing was credited. Failing instead rolls the transaction back
+// and nacks the message: it stays visible, and ends in the dead-letter
+// queue if the account never appears.
 func credit(ctx context.Context, db execer, account string, amount int64) error {
-	_, err := db.ExecContext(ctx,
+	res, err := db.ExecContext(ctx,
 		`UPDATE accounts SET balance = balance + ? WHERE id = ?`, amount, account)
-	return err
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n != 1 {
+		return fmt.Errorf("account %s: %d rows updated, want 1: nothing credited", account, n)
+	}
+	return nil
 }

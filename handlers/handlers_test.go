@@ -1,9 +1,11 @@
 package handlers
 
 import (
+	"context"
 	"database/sql"
 	"strings"
 	"testing"
+	"time"
 
 	_ "modernc.org/sqlite"
 )
@@ -17,29 +19,38 @@ func mustDB(t *testing.T) *sql.DB {
 	db.SetMaxOpenConns(1)
 	t.Cleanup(func() { db.Close() })
 	if _, err := db.Exec(`
-		CREATE TABLE u (k TEXT NOT NULL, CONSTRAINT uq UNIQUE (k));
+		CREATE TABLE u (k TEXT NOT NULL, other TEXT, CONSTRAINT uq UNIQUE (k), CONSTRAINT uq_other UNIQUE (other));
 		CREATE TABLE p (k TEXT PRIMARY KEY, v TEXT NOT NULL, n INTEGER CHECK (n > 0));
-		INSERT INTO u (k) VALUES ('a');
-		INSERT INTO p (k, v, n) VALUES ('a', 'x', 1);`); err != nil {
+		CREATE TABLE c (a TEXT NOT NULL, b TEXT NOT NULL, PRIMARY KEY (a, b));
+		INSERT INTO u (k, other) VALUES ('a', 'o');
+		INSERT INTO p (k, v, n) VALUES ('a', 'x', 1);
+		INSERT INTO c (a, b) VALUES ('a', 'b');`); err != nil {
 		t.Fatal(err)
 	}
 	return db
 }
 
-// TestIsUniqueViolation runs real statements: only a duplicate key counts,
-// not the other constraint failures that share SQLite's primary code 19.
+// TestIsUniqueViolation runs real statements: only a duplicate in the
+// constraint named counts, not the other constraint failures that share
+// SQLite's primary code 19, nor a duplicate in another unique index.
 func TestIsUniqueViolation(t *testing.T) {
 	db := mustDB(t)
 	tests := []struct {
-		name string
-		stmt string
-		want bool
+		name    string
+		stmt    string
+		columns string
+		want    bool
 	}{
-		{"UNIQUE constraint (extended code 2067)", `INSERT INTO u (k) VALUES ('a')`, true},
-		{"PRIMARY KEY (extended code 1555)", `INSERT INTO p (k, v, n) VALUES ('a', 'y', 1)`, true},
-		{"NOT NULL is code 19 too, but no duplicate", `INSERT INTO p (k, v, n) VALUES ('b', NULL, 1)`, false},
-		{"CHECK is code 19 too, but no duplicate", `INSERT INTO p (k, v, n) VALUES ('c', 'z', 0)`, false},
-		{"a syntax error", `INSERT INTO nowhere VALUES (1)`, false},
+		{"UNIQUE constraint (extended code 2067)", `INSERT INTO u (k) VALUES ('a')`, "u.k", true},
+		{"PRIMARY KEY (extended code 1555)", `INSERT INTO p (k, v, n) VALUES ('a', 'y', 1)`, "p.k", true},
+		{"composite PRIMARY KEY", `INSERT INTO c (a, b) VALUES ('a', 'b')`, "c.a, c.b", true},
+		{"another UNIQUE index of the same table is no duplicate of this key", `INSERT INTO u (k, other) VALUES ('b', 'o')`, "u.k", false},
+		{"the other index, when it is the one meant", `INSERT INTO u (k, other) VALUES ('b', 'o')`, "u.other", true},
+		{"a part of a composite key is not the key", `INSERT INTO c (a, b) VALUES ('a', 'b')`, "c.a", false},
+		{"the same column name in another table", `INSERT INTO p (k, v, n) VALUES ('a', 'y', 1)`, "u.k", false},
+		{"NOT NULL is code 19 too, but no duplicate", `INSERT INTO p (k, v, n) VALUES ('b', NULL, 1)`, "p.k", false},
+		{"CHECK is code 19 too, but no duplicate", `INSERT INTO p (k, v, n) VALUES ('c', 'z', 0)`, "p.k", false},
+		{"a syntax error", `INSERT INTO nowhere VALUES (1)`, "p.k", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -47,13 +58,81 @@ func TestIsUniqueViolation(t *testing.T) {
 			if err == nil {
 				t.Fatal("statement succeeded; the test needs it to fail")
 			}
-			if got := isUniqueViolation(err); got != tc.want {
-				t.Errorf("isUniqueViolation(%v) = %v, want %v", err, got, tc.want)
+			if got := isUniqueViolation(err, tc.columns); got != tc.want {
+				t.Errorf("isUniqueViolation(%v, %q) = %v, want %v", err, tc.columns, got, tc.want)
 			}
 		})
 	}
-	if isUniqueViolation(nil) {
+	if isUniqueViolation(nil, "u.k") {
 		t.Error("isUniqueViolation(nil) = true")
+	}
+}
+
+// TestCreditToAMissingAccount: every handler that credits the database
+// fails when the account does not exist, instead of recording the key and
+// acking a credit that never happened. (A script cannot say this: publish
+// always creates the account.)
+func TestCreditToAMissingAccount(t *testing.T) {
+	for _, h := range List() {
+		if h.Redis {
+			continue // the setnx handlers charge the gateway, not an account row
+		}
+		t.Run(h.Name, func(t *testing.T) {
+			db, err := sql.Open("sqlite", ":memory:")
+			if err != nil {
+				t.Fatal(err)
+			}
+			db.SetMaxOpenConns(1)
+			t.Cleanup(func() { db.Close() })
+			if _, err := db.Exec(BaseSchema + h.Schema); err != nil {
+				t.Fatal(err)
+			}
+			// The order exists, the account does not.
+			if _, err := db.Exec(`INSERT INTO orders (tenant, id, status) VALUES ('acme', 'pay-1', 'CREATED')`); err != nil {
+				t.Fatal(err)
+			}
+			d := Deps{DB: db, Now: func() time.Time { return time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC) },
+				Point: func(string) {}, Log: func(string, ...any) {}}
+			m := Message{Key: "pay-1", Tenant: "acme", Account: "nobody", OrderID: "pay-1", Amount: 100,
+				TransportID: "topups/0/1", Delivery: 1}
+			err = h.Handle(context.Background(), d, m)
+			if err == nil || !strings.Contains(err.Error(), "nothing credited") {
+				t.Fatalf("handler returned %v, want an error saying nothing was credited", err)
+			}
+			// Nothing of the attempt stays behind, so the redelivery tries
+			// again, except in marker-first, whose marker commits on its own
+			// before the credit: that is its bug, and the redelivery is lost.
+			rows, err := db.Query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('accounts', 'orders')`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tables []string
+			for rows.Next() {
+				var name string
+				if err := rows.Scan(&name); err != nil {
+					t.Fatal(err)
+				}
+				tables = append(tables, name)
+			}
+			rows.Close()
+			for _, name := range tables {
+				var n int
+				if err := db.QueryRow(`SELECT COUNT(*) FROM "` + name + `"`).Scan(&n); err != nil {
+					t.Fatal(err)
+				}
+				want := 0
+				if h.Name == "marker-first" && name == "processed" {
+					want = 1
+				}
+				if n != want {
+					t.Errorf("table %s has %d rows after the failed credit, want %d", name, n, want)
+				}
+			}
+			var status string
+			if err := db.QueryRow(`SELECT status FROM orders`).Scan(&status); err != nil || status != "CREATED" {
+				t.Errorf("order status %q (%v), want CREATED: the failed credit must roll the payment back", status, err)
+			}
+		})
 	}
 }
 

@@ -20,14 +20,15 @@ CREATE TABLE inbox (
     PRIMARY KEY (tenant, operation_id)
 );
 CREATE TABLE quarantine (
-    id           INTEGER PRIMARY KEY,
     tenant       TEXT    NOT NULL,
     operation_id TEXT    NOT NULL,
     payload_hash TEXT    NOT NULL,
     saved_hash   TEXT    NOT NULL,
     amount       INTEGER NOT NULL,
     transport_id TEXT    NOT NULL,
-    received_at  TEXT    NOT NULL
+    received_at  TEXT    NOT NULL,
+    count        INTEGER NOT NULL DEFAULT 1,
+    PRIMARY KEY (tenant, operation_id, payload_hash)
 );
 `
 
@@ -67,10 +68,13 @@ func Inbox(ctx context.Context, d Deps, m Message) error {
 		return nil
 	case err == nil:
 		// Same operation id, different content: neither a repeat nor a new
-		// operation. Keep the evidence and ack; a nack would only loop.
+		// operation. Keep the evidence and ack; a nack would only loop. A
+		// redelivery of the same conflicting message counts on its row
+		// instead of adding one: one conflict, one row for a person to resolve.
 		_, err = d.DB.ExecContext(ctx,
 			`INSERT INTO quarantine (tenant, operation_id, payload_hash, saved_hash, amount, transport_id, received_at)
-			 VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			 VALUES (?, ?, ?, ?, ?, ?, ?)
+			 ON CONFLICT (tenant, operation_id, payload_hash) DO UPDATE SET count = count + 1`,
 			m.Tenant, m.Key, hash, savedHash, m.Amount, m.TransportID, d.Now().Format(time.RFC3339))
 		if err != nil {
 			return fmt.Errorf("quarantine: %w", err)
@@ -95,7 +99,7 @@ func Inbox(ctx context.Context, d Deps, m Message) error {
 		`INSERT INTO inbox (tenant, operation_id, payload_hash, response, created_at) VALUES (?, ?, ?, ?, ?)`,
 		m.Tenant, m.Key, hash, fmt.Sprintf("credited %d to %s", m.Amount, m.Account),
 		d.Now().Format(time.RFC3339))
-	if isUniqueViolation(err) {
+	if isUniqueViolation(err, "inbox.tenant, inbox.operation_id") {
 		// The racing duplicate committed first. Nack: the redelivery reads
 		// its row and compares the hashes, like any repeat.
 		return fmt.Errorf("inbox %s/%s written concurrently: %w", m.Tenant, m.Key, err)

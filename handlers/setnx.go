@@ -19,6 +19,18 @@ import (
 // that dies after the charge but before SET done leaves "processing" too:
 // a redelivery after ProcessingTTL charges a second time. And once DoneTTL
 // has expired, a late redelivery finds no key and charges again.
+//
+// Two more limits (setnx_token.go, SetNXToken, shows what helps):
+//
+//   - An error from the gateway is not proof that nothing was charged. A
+//     timeout may come after the charge took effect; releasing the key then
+//     lets the redelivery charge a second time. No Redis key can fix that:
+//     only a provider that deduplicates on the reference it is given (here
+//     m.Key, the idempotency key) turns the retry into a no-op.
+//   - The claim is not owned. Once ProcessingTTL runs out in the middle of
+//     a slow gateway call, another worker may claim the key; this worker's
+//     DEL (on a failure) or SET done then deletes or overwrites a key that
+//     is no longer its own, and the next duplicate finds the door open.
 func SetNX(ctx context.Context, d Deps, m Message) error {
 	redisKey := "idem:" + m.Key
 	d.Point(Yield)
@@ -34,7 +46,9 @@ func SetNX(ctx context.Context, d Deps, m Message) error {
 	d.Point(BeforeEffect)
 	if err := d.Gateway.Charge(ctx, m.Account, m.Amount, m.Key); err != nil {
 		// Release the claim. Otherwise the redelivery would find the key,
-		// be skipped, and the customer would never be charged.
+		// be skipped, and the customer would never be charged. (Whatever
+		// the key holds now: after ProcessingTTL it may be another
+		// worker's claim, or its "done".)
 		d.Redis.Del(ctx, redisKey)
 		return fmt.Errorf("charge %s: %w", m.Account, err)
 	}

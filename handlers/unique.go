@@ -35,7 +35,9 @@ func Unique(ctx context.Context, d Deps, m Message) error {
 	_, err = tx.ExecContext(ctx,
 		`INSERT INTO transactions (idempotency_key, account, amount) VALUES (?, ?, ?)`,
 		m.Key, m.Account, m.Amount)
-	if isUniqueViolation(err) {
+	// The violation we expect is of the key's constraint, named by its
+	// columns; any other constraint failing is an error, not a repeat.
+	if isUniqueViolation(err, "transactions.idempotency_key") {
 		// Not a failure: this key was processed before. Ack it, or the
 		// broker will redeliver it for ever.
 		d.Log("duplicate key %s: already processed, ack", m.Key)

@@ -309,7 +309,7 @@ func VerdictLabel(v sim.Verdict, lang string) string {
 		case sim.Lost:
 			return "потеря"
 		case sim.Poison:
-			return "яд"
+			return "зацикливание"
 		case sim.SilentConflict:
 			return "тихий конфликт"
 		}

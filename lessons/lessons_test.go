@@ -171,7 +171,7 @@ func TestClaimFence(t *testing.T) {
 			`<span class="claim-label">Сценарий</span> <span class="claim-title">Падение перед ack</span>`,
 			`<span class="verdict verdict-duplicate">дубль</span>`,
 			`<span class="verdict verdict-ok">верно</span>`,
-			`<span class="verdict verdict-poison">яд</span>`,
+			`<span class="verdict verdict-poison">зацикливание</span>`,
 			`<a class="try-it" href="/lab?preset=crash-before-ack&amp;handlers=naive,unique,unique-error">Попробовать в лаборатории</a>`,
 		}},
 	} {
@@ -192,7 +192,7 @@ func TestVerdictLabel(t *testing.T) {
 		{sim.OK, "ok", "верно"},
 		{sim.Duplicate, "duplicate", "дубль"},
 		{sim.Lost, "lost", "потеря"},
-		{sim.Poison, "poison", "яд"},
+		{sim.Poison, "poison", "зацикливание"},
 		{sim.SilentConflict, "silent-conflict", "тихий конфликт"},
 	} {
 		if got := VerdictLabel(tc.v, English); got != tc.en {

@@ -231,18 +231,21 @@ func Verdicts() []sim.Verdict {
 }
 
 // VerdictLabel is a short explanation of a verdict for a form or a result.
+// The Russian label names the verdict in the words the lab's verdict badges
+// use (web catalogue keys v.*, lessons.VerdictLabel), such as
+// «зацикливание» for poison.
 func VerdictLabel(v sim.Verdict) Text {
 	switch v {
 	case sim.OK:
-		return Text{EN: "ok: credited exactly what was asked", RU: "ok: зачислено ровно то, что просили"}
+		return Text{EN: "ok: credited exactly what was asked", RU: "ok (верно): зачислено ровно то, что просили"}
 	case sim.Duplicate:
-		return Text{EN: "duplicate: credited too much", RU: "duplicate: зачислено больше, чем нужно"}
+		return Text{EN: "duplicate: credited too much", RU: "duplicate (дубль): зачислено больше, чем нужно"}
 	case sim.Lost:
-		return Text{EN: "lost: credited too little", RU: "lost: зачислено меньше, чем нужно"}
+		return Text{EN: "lost: credited too little", RU: "lost (потеря): зачислено меньше, чем нужно"}
 	case sim.Poison:
-		return Text{EN: "poison: a handled message looped into the DLQ", RU: "poison: уже обработанное сообщение ушло по кругу в DLQ"}
+		return Text{EN: "poison: a handled message looped into the DLQ", RU: "poison (зацикливание): уже обработанное сообщение ходит по кругу, пока не попадёт в DLQ"}
 	case sim.SilentConflict:
-		return Text{EN: "silent-conflict: a changed payload was acked as a repeat", RU: "silent-conflict: изменённый payload подтверждён как повтор"}
+		return Text{EN: "silent-conflict: a changed payload was acked as a repeat", RU: "silent-conflict (тихий конфликт): изменённое содержимое подтверждено как повтор"}
 	}
 	return Text{EN: string(v), RU: string(v)}
 }

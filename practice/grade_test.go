@@ -253,4 +253,13 @@ func TestParseVerdict(t *testing.T) {
 			t.Errorf("VerdictLabel(%s) = %+v", v, l)
 		}
 	}
+	// The Russian label names the verdict as the lab's verdict badges do.
+	for v, word := range map[sim.Verdict]string{
+		sim.OK: "верно", sim.Duplicate: "дубль", sim.Lost: "потеря",
+		sim.Poison: "зацикливание", sim.SilentConflict: "тихий конфликт",
+	} {
+		if l := VerdictLabel(v).RU; !strings.HasPrefix(l, string(v)+" ("+word+"):") {
+			t.Errorf("VerdictLabel(%s).RU = %q, want it to start %q", v, l, string(v)+" ("+word+"):")
+		}
+	}
 }

@@ -62,6 +62,26 @@ func (b *Broker) Take() *Message {
 	return m
 }
 
+// TakeAgain hands an in-flight message out once more, as a visibility
+// timeout does while its first worker is still busy with it: the message
+// stays in flight once, its delivery count grows. It returns that count.
+func (b *Broker) TakeAgain(m *Message) int {
+	m.Deliveries++
+	m.Redelivered = true
+	return m.Deliveries
+}
+
+// InFlightHas reports whether m is in flight. Two workers on the same
+// message settle it once: the first ack or nack wins.
+func (b *Broker) InFlightHas(m *Message) bool {
+	for _, x := range b.InFlight {
+		if x == m {
+			return true
+		}
+	}
+	return false
+}
+
 // Ack removes an in-flight message for good.
 func (b *Broker) Ack(m *Message) {
 	b.InFlight = remove(b.InFlight, m)

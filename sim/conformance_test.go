@@ -62,6 +62,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "setnx", verdict: ok, settled: 15000},
 			{handler: "statemachine", verdict: ok, settled: 15000},
 			{handler: "inbox", verdict: ok, settled: 15000},
+			{handler: "setnx-token", verdict: ok, settled: 15000},
 			{handler: "check-then-insert", verdict: ok, settled: 15000},
 			{handler: "unique-error", verdict: ok, settled: 15000},
 			{handler: "marker-first", verdict: ok, settled: 15000},
@@ -79,6 +80,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "setnx", verdict: ok, settled: 10000},
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
+			{handler: "setnx-token", verdict: ok, settled: 10000},
 			// A sequential repeat: the row committed with the credit, the SELECT finds it.
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			// The redelivery hits UNIQUE and is nacked; settlement's drain runs it
@@ -103,6 +105,8 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "setnx", verdict: ok, settled: 10000},
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
+			// Like setnx: its token still holds the key and blocks the redelivery of a completed charge.
+			{handler: "setnx-token", verdict: ok, settled: 10000},
 			// The transaction row committed together with the credit.
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			// The redelivery fails on UNIQUE until the DLQ; the credit was applied once.
@@ -130,6 +134,9 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "setnx", verdict: lost, settled: 0},
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
+			// Lost like setnx: a token names the claim's owner, but a dead owner's claim still
+			// blocks every copy until ProcessingTTL. The grey zone is not what the token fixes.
+			{handler: "setnx-token", verdict: lost, settled: 0},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			// unique-error is ok, not poison: its first transaction rolled back,
 			// so only the redelivery reaches the INSERT and nothing repeats it
@@ -156,6 +163,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			// Same (tenant, key), same payload hash: the saved response is replayed.
 			{handler: "inbox", verdict: ok, settled: 10000},
+			{handler: "setnx-token", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			// The retry fails on UNIQUE until the DLQ; the first copy was applied.
 			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
@@ -180,6 +188,8 @@ func conformanceMatrix() []conformanceRow {
 			// Even inbox: a new key is a new (tenant, operation); the payload hash
 			// is only compared once a row is found under the same key.
 			{handler: "inbox", verdict: dup, settled: 20000},
+			// A new key is a new claim: no token can tell.
+			{handler: "setnx-token", verdict: dup, settled: 20000},
 			{handler: "check-then-insert", verdict: dup, settled: 20000},
 			// duplicate, not poison: the new key inserts cleanly, so there is no
 			// UNIQUE error to loop on; it simply credits twice.
@@ -199,6 +209,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "setnx", verdict: ok, settled: 10000},
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
+			{handler: "setnx-token", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
 			{handler: "marker-first", verdict: ok, settled: 10000},
@@ -223,6 +234,8 @@ func conformanceMatrix() []conformanceRow {
 			// The payload hash differs: one quarantine row, then ack. Acked but
 			// quarantined, so it is not a silent conflict.
 			{handler: "inbox", verdict: ok, settled: 10000, quar: 1},
+			// "done" says seen, as for setnx: the amount is never compared.
+			{handler: "setnx-token", verdict: conflict, settled: 10000},
 			{handler: "check-then-insert", verdict: conflict, settled: 10000},
 			// unique-error is poison, not silent-conflict: the changed message is
 			// nacked on UNIQUE until the DLQ, so it is never acked (a conflict is
@@ -240,10 +253,15 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "inbox-no-hash", verdict: conflict, settled: 10000},
 		}},
 
-		// Two copies with one key, taken by two workers at once. A worker that
-		// reaches Yield hands over to the other; inside a transaction no handler
-		// yields, so SQLite serialises the two transactions.
+		// One message, two workers: worker 1 is slow, its visibility timeout
+		// runs out and the broker hands the same message (topups/0/1, delivery
+		// 2) to worker 2 while worker 1 is still in its race window (naive,
+		// which has none, just before its ack). Inside a transaction no handler
+		// yields, so SQLite serialises the two transactions. Worker 1 acks
+		// first; worker 2's ack or nack then finds the message settled and
+		// changes nothing, so no redelivery follows either way.
 		{"concurrent-duplicates", 10000, []cell{
+			// Both workers credit.
 			{handler: "naive", verdict: dup, settled: 20000},
 			// Both pass the Yield before their transactions; the second INSERT hits UNIQUE and acks.
 			{handler: "unique", verdict: ok, settled: 10000},
@@ -251,20 +269,24 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "setnx", verdict: ok, settled: 10000},
 			// The second UPDATE finds the order PAID.
 			{handler: "statemachine", verdict: ok, settled: 10000},
-			// The second worker's SELECT runs inside its own transaction, after
-			// the first committed, and finds the row with the same hash.
+			// Both SELECTs find nothing; the second INSERT fails on the primary
+			// key and nacks, too late to matter: the first ack settled the message.
 			{handler: "inbox", verdict: ok, settled: 10000},
+			{handler: "setnx-token", verdict: ok, settled: 10000},
 			// Both SELECTs run before the Yield, both see nothing, both insert and credit.
 			{handler: "check-then-insert", verdict: dup, settled: 20000},
-			// The loser gets a UNIQUE error, is nacked, and settlement drains it into the DLQ.
-			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			// ok, not poison: the loser's UNIQUE error is nacked after the
+			// winner's ack settled the message, so there is nothing to redeliver
+			// and no loop. Its bug needs a duplicate that arrives afterwards.
+			{handler: "unique-error", verdict: ok, settled: 10000},
 			// The marker INSERT comes after the Yield and its primary key is atomic.
 			{handler: "marker-first", verdict: ok, settled: 10000},
 			// Both pass the marker check before the Yield and both credit; the
 			// primary key only notices at the marker, after the money moved.
 			{handler: "effect-first", verdict: dup, settled: 20000},
-			// The retry is its own broker message (topups/0/2).
-			{handler: "broker-key", verdict: dup, settled: 20000},
+			// ok: a redelivery keeps its transport id, so the second INSERT
+			// into deliveries hits UNIQUE. (A producer retry would not.)
+			{handler: "broker-key", verdict: ok, settled: 10000},
 			{handler: "setnx-no-release", verdict: ok, settled: 10000},
 			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
 		}},
@@ -277,6 +299,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "setnx", verdict: ok, settled: 10000},
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
+			{handler: "setnx-token", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			// Deliveries 2 and 3 fail on UNIQUE; the third dead-letters it.
 			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
@@ -298,6 +321,8 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "setnx", verdict: ok, settled: 10000},
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
+			// Its compare-and-delete releases its own claim, as setnx's DEL does.
+			{handler: "setnx-token", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			{handler: "unique-error", verdict: ok, settled: 10000},
 			{handler: "marker-first", verdict: ok, settled: 10000},
@@ -320,6 +345,8 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "setnx", verdict: lost, settled: 0},
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
+			// The same grey zone as setnx: the dead worker's token blocks for the 1h TTL.
+			{handler: "setnx-token", verdict: lost, settled: 0},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			// The redelivery applies it (the first transaction rolled back); the
 			// retry fails on UNIQUE and is drained into the DLQ.
@@ -345,6 +372,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "setnx", verdict: ok, settled: 10000},
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
+			{handler: "setnx-token", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			// Only one INSERT ever commits and nothing repeats it: no UNIQUE error.
 			{handler: "unique-error", verdict: ok, settled: 10000},
@@ -368,6 +396,9 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "setnx", verdict: dup, settled: 20000},
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
+			// The token does not close the grey zone: the claim expired, the late
+			// redelivery claims anew and charges again (this gateway does not deduplicate).
+			{handler: "setnx-token", verdict: dup, settled: 20000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
 			// Its marker commits before the credit, so the crash after the
@@ -380,6 +411,88 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
 		}},
 
+		// gateway timeout: the first charge takes effect but its answer is
+		// lost; gateway up before the second deliver. Only the setnx handlers
+		// call the gateway; the database handlers credit on the first
+		// delivery and the second deliver finds nothing ready.
+		{"gateway-timeout", 10000, []cell{
+			{handler: "naive", verdict: ok, settled: 10000},
+			{handler: "unique", verdict: ok, settled: 10000},
+			// The ambiguous failure: charged, yet an error; DEL and nack, and the
+			// redelivery claims the key again and charges a second time.
+			{handler: "setnx", verdict: dup, settled: 20000},
+			{handler: "statemachine", verdict: ok, settled: 10000},
+			{handler: "inbox", verdict: ok, settled: 10000},
+			// The token does not help: the claim it releases is its own, and the
+			// provider does not deduplicate on the reference here.
+			{handler: "setnx-token", verdict: dup, settled: 20000},
+			{handler: "check-then-insert", verdict: ok, settled: 10000},
+			{handler: "unique-error", verdict: ok, settled: 10000},
+			{handler: "marker-first", verdict: ok, settled: 10000},
+			{handler: "effect-first", verdict: ok, settled: 10000},
+			{handler: "broker-key", verdict: ok, settled: 10000},
+			// ok by luck: its bug (no DEL on a gateway error) leaves "processing",
+			// the redelivery is acked without charging, and this time the
+			// charge had in fact happened. Compare gateway-failure, where it is lost.
+			{handler: "setnx-no-release", verdict: ok, settled: 10000},
+			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
+		}},
+
+		// gateway-timeout with "gateway dedup on" first: the provider charges
+		// a reference once and answers a repeat with success.
+		{"gateway-timeout-dedup", 10000, []cell{
+			{handler: "naive", verdict: ok, settled: 10000},
+			{handler: "unique", verdict: ok, settled: 10000},
+			// ok, like setnx-token: setnx also passes the idempotency key as the
+			// reference, so the redelivery's charge is deduplicated. The
+			// provider saves it, not the Redis key.
+			{handler: "setnx", verdict: ok, settled: 10000},
+			{handler: "statemachine", verdict: ok, settled: 10000},
+			{handler: "inbox", verdict: ok, settled: 10000},
+			// The redelivery charges with reference pay-1: success, nothing charged.
+			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "check-then-insert", verdict: ok, settled: 10000},
+			{handler: "unique-error", verdict: ok, settled: 10000},
+			{handler: "marker-first", verdict: ok, settled: 10000},
+			{handler: "effect-first", verdict: ok, settled: 10000},
+			{handler: "broker-key", verdict: ok, settled: 10000},
+			// "processing" blocks the redelivery, as in gateway-timeout.
+			{handler: "setnx-no-release", verdict: ok, settled: 10000},
+			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
+		}},
+
+		// gateway stall 90m (processing-ttl 1h), deliver-concurrent same, then
+		// a producer retry delivered. Worker 1's call hangs and never reaches
+		// the provider; its claim expires meanwhile and worker 2 gets the
+		// message, claims, charges, writes "done" and acks; worker 1 then sees
+		// a timeout. The database handlers never wait on the gateway: their
+		// worker 1 is not slow, there is no second delivery, and the row reads
+		// as a plain producer retry for them.
+		{"stolen-claim", 10000, []cell{
+			// The retry is credited again.
+			{handler: "naive", verdict: dup, settled: 20000},
+			{handler: "unique", verdict: ok, settled: 10000},
+			// Worker 1's unconditional DEL deleted worker 2's "done"; the retry
+			// finds no key and charges a second time (no deduplication here).
+			{handler: "setnx", verdict: dup, settled: 20000},
+			{handler: "statemachine", verdict: ok, settled: 10000},
+			{handler: "inbox", verdict: ok, settled: 10000},
+			// Its compare-and-delete finds worker 2's "done", not its token, and
+			// leaves it: the retry is acked without charging.
+			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "check-then-insert", verdict: ok, settled: 10000},
+			// The retry fails on UNIQUE until the DLQ.
+			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			{handler: "marker-first", verdict: ok, settled: 10000},
+			{handler: "effect-first", verdict: ok, settled: 10000},
+			// The retry has a new transport id.
+			{handler: "broker-key", verdict: dup, settled: 20000},
+			// ok: it never deletes its key, so worker 2's "done" survives; its
+			// own bug needs a gateway error with nobody else to charge.
+			{handler: "setnx-no-release", verdict: ok, settled: 10000},
+			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
+		}},
+
 		// done-ttl: 24h; the retry comes 25h later.
 		{"ttl-expired-replay", 10000, []cell{
 			{handler: "naive", verdict: dup, settled: 20000},
@@ -389,6 +502,8 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			// No inbox-retention header: inbox rows are kept for ever.
 			{handler: "inbox", verdict: ok, settled: 10000},
+			// The "done" key expired, as for setnx.
+			{handler: "setnx-token", verdict: dup, settled: 20000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
 			{handler: "marker-first", verdict: ok, settled: 10000},
@@ -408,6 +523,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "setnx", verdict: ok, settled: 10000},
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
+			{handler: "setnx-token", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			// The second delivery fails on UNIQUE but the worker dies before the
 			// nack; the replay fails on UNIQUE, is nacked, and settlement's drain
@@ -434,6 +550,8 @@ func conformanceMatrix() []conformanceRow {
 			// inbox is a duplicate here: the reaper deleted its row (older than
 			// 24h) before the replay, which then looks new and is credited again.
 			{handler: "inbox", verdict: dup, settled: 20000},
+			// The "done" key (24h TTL) expired during the 3 days, as for setnx.
+			{handler: "setnx-token", verdict: dup, settled: 20000},
 			// Its transactions rows are never reaped (the reaper only touches "inbox").
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
@@ -460,6 +578,8 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: lost, settled: 10000},
 			// Keyed on (tenant, operation_id).
 			{handler: "inbox", verdict: ok, settled: 15000},
+			// The Redis key idem:pay-1 has no tenant in it, as for setnx.
+			{handler: "setnx-token", verdict: lost, settled: 10000},
 			{handler: "check-then-insert", verdict: lost, settled: 10000},
 			// Lost, not poison: globex's message fails on UNIQUE until the DLQ,
 			// but the oracle checks the balance first (and that dead letter was
@@ -483,6 +603,7 @@ func conformanceMatrix() []conformanceRow {
 			// the late copy is acked (its log cannot tell paid from shipped).
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
+			{handler: "setnx-token", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
 			{handler: "marker-first", verdict: ok, settled: 10000},
@@ -501,6 +622,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "setnx", verdict: ok, settled: 5000},
 			{handler: "statemachine", verdict: ok, settled: 5000},
 			{handler: "inbox", verdict: ok, settled: 5000},
+			{handler: "setnx-token", verdict: ok, settled: 5000},
 			{handler: "check-then-insert", verdict: ok, settled: 5000},
 			// Two dead letters: each resent webhook fails on UNIQUE through its
 			// three deliveries (the rest in settlement's drain).
@@ -523,6 +645,7 @@ func conformanceMatrix() []conformanceRow {
 			// The revision has its own order (bet-1-settle-r2), still CREATED.
 			{handler: "statemachine", verdict: ok, settled: 7500},
 			{handler: "inbox", verdict: ok, settled: 7500},
+			{handler: "setnx-token", verdict: ok, settled: 7500},
 			{handler: "check-then-insert", verdict: ok, settled: 7500},
 			// Only the revision's redelivery fails on UNIQUE, so one dead letter.
 			{handler: "unique-error", verdict: poison, settled: 7500, dl: 1},
@@ -758,6 +881,17 @@ func TestConformanceAcceptance(t *testing.T) {
 
 	t.Run("concurrent-duplicates: check-then-insert duplicate", func(t *testing.T) {
 		want(t, conformanceResults(t, "concurrent-duplicates"), "check-then-insert", sim.Duplicate)
+	})
+
+	t.Run("gateway-timeout: setnx duplicate; with dedup on, setnx-token ok", func(t *testing.T) {
+		want(t, conformanceResults(t, "gateway-timeout"), "setnx", sim.Duplicate)
+		want(t, conformanceResults(t, "gateway-timeout-dedup"), "setnx-token", sim.OK)
+	})
+
+	t.Run("stolen-claim: setnx duplicate, setnx-token ok", func(t *testing.T) {
+		res := conformanceResults(t, "stolen-claim")
+		want(t, res, "setnx", sim.Duplicate)
+		want(t, res, "setnx-token", sim.OK)
 	})
 
 	t.Run("crash-before-effect: marker-first lost, inbox ok", func(t *testing.T) {

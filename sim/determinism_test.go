@@ -15,8 +15,10 @@ import (
 )
 
 // keysScript exercises everything that could make a run differ from the
-// next: v7 and fresh keys from the seeded source, two racing workers, clock
-// advances that expire Redis keys and reap the inbox, the gateway, the DLQ.
+// next: v7 and fresh keys from the seeded source, two racing workers (on two
+// messages and on one), clock advances that expire Redis keys and reap the
+// inbox, the gateway (down, timing out, deduplicating, stalling a racing
+// worker's call while the clock moves), the DLQ.
 const keysScript = `title: Keys, races and clocks
 max-deliveries: 2
 processing-ttl: 30m
@@ -40,6 +42,12 @@ gateway down
 deliver
 deliver
 redeliver
+gateway up
+gateway dedup on
+gateway stall 45m
+deliver-concurrent same
+gateway timeout
+deliver
 gateway up
 advance 3d
 change-payload pay-1 amount=150

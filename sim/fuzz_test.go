@@ -33,6 +33,11 @@ var fuzzSeeds = []string{
 	"advance 281474976710657d",
 	"title:\tx\npublish\tp amount=1",
 	"publish p amount=+1\nchange-payload p amount=007",
+	"publish pay-1 amount=100\ngateway timeout\ndeliver\ngateway up\ndeliver\n",
+	"publish pay-1 amount=100\ngateway dedup on\ngateway timeout\ndeliver\ngateway dedup off\ndrain\n",
+	"publish pay-1 amount=100\ngateway stall 2h\ndeliver-concurrent same\nretry pay-1\ndeliver\n",
+	"max-deliveries: 1\npublish pay-1 amount=100\ndeliver-concurrent same\n",
+	"publish pay-1 amount=100\ndeliver\nchange-payload pay-1 amount=7\ndeliver-concurrent same\nadvance 99999999h\n",
 }
 
 // FuzzParse checks that Parse never panics, that every error is a
@@ -217,11 +222,11 @@ func randomScript(rng *rand.Rand, maxSteps int) string {
 		case r < 14:
 			b.WriteString("redeliver\n")
 		case r < 15:
-			b.WriteString("deliver-concurrent\n")
+			fmt.Fprintf(&b, "deliver-concurrent%s\n", pick("", " same"))
 		case r < 16:
 			fmt.Fprintf(&b, "advance %s\n", pick("1s", "90s", "30m", "1h30m", "25h", "3d"))
 		case r < 17:
-			fmt.Fprintf(&b, "gateway %s\n", pick("up", "down"))
+			fmt.Fprintf(&b, "gateway %s\n", pick("up", "down", "up", "down", "timeout", "dedup on", "dedup off", "stall 30m", "stall 2h"))
 		case r < 18:
 			in := published[rng.IntN(len(published))]
 			fmt.Fprintf(&b, "ship %s tenant=%s\n", in.op, in.tenant)

@@ -461,6 +461,15 @@ func redisReply(cmd redis.Cmder, err error) string {
 		return fmt.Sprintf("(integer) %d", c.Val())
 	case *redis.StringCmd:
 		return fmt.Sprintf("%q", c.Val())
+	case *redis.Cmd: // EVAL: whatever the script returned
+		switch v := c.Val().(type) {
+		case int64:
+			return fmt.Sprintf("(integer) %d", v)
+		case string:
+			return fmt.Sprintf("%q", v)
+		case nil:
+			return "(nil)"
+		}
 	}
 	return "ok"
 }

@@ -310,12 +310,13 @@ func (w *world) verdict(settled, expected int64) (Verdict, string) {
 	return OK, fmt.Sprintf("credited %d, as expected", settled)
 }
 
-// settle finishes what the script left open: the gateway comes back, the
-// in-flight messages time out and everything ready is delivered. The DLQ is
-// left alone: nobody replays it automatically.
+// settle finishes what the script left open: the gateway comes back (its
+// deduplication stays as the script set it), the in-flight messages time
+// out and everything ready is delivered. The DLQ is left alone: nobody
+// replays it automatically.
 func (w *world) settle() error {
-	if !w.gateway.up {
-		w.step(Step{Verb: VerbGateway, Up: true})
+	if w.gateway.mode != GatewayUp || w.gateway.stall > 0 {
+		w.step(Step{Verb: VerbGateway, Gateway: GatewayUp, Up: true})
 	}
 	if len(w.broker.InFlight) > 0 {
 		w.step(Step{Verb: VerbRedeliver})
@@ -325,6 +326,17 @@ func (w *world) settle() error {
 
 // step carries out one script step.
 func (w *world) step(st Step) error {
+	if err := w.do(st); err != nil {
+		return err
+	}
+	// A clock moved inside a delivery (a stalled gateway call) may have
+	// failed to reap; the handler could not be told.
+	err := w.engineErr
+	w.engineErr = nil
+	return err
+}
+
+func (w *world) do(st Step) error {
 	switch st.Verb {
 	case VerbPublish, VerbRetry, VerbChangePayload:
 		return w.publish(st)
@@ -336,26 +348,31 @@ func (w *world) step(st Step) error {
 		if err := w.allow(1); err != nil {
 			return err
 		}
-		w.deliver([]*Message{w.broker.Take()}, st.Crash)
+		m := w.broker.Take()
+		w.deliver([]*worker{newWorker(1, m, st.Crash)})
 	case VerbDeliverConcurrent:
+		if st.Same {
+			return w.deliverSame()
+		}
 		n := min(2, len(w.broker.Ready))
 		if n > 0 {
 			if err := w.allow(n); err != nil {
 				return err
 			}
 		}
-		var ms []*Message
-		for range n {
-			ms = append(ms, w.broker.Take())
+		var ws []*worker
+		for i := range n {
+			m := w.broker.Take()
+			ws = append(ws, newWorker(i+1, m, ""))
 		}
-		switch len(ms) {
+		switch len(ws) {
 		case 0:
 			w.note("broker", "nothing is ready to deliver", "доставлять нечего: очередь пуста")
 		case 1:
 			w.note("broker", "only one message is ready: a single worker takes it", "готово только одно сообщение: его берёт один воркер")
 		}
-		if len(ms) > 0 {
-			w.deliver(ms, "")
+		if len(ws) > 0 {
+			w.deliver(ws)
 		}
 	case VerbRedeliver:
 		moved, dead := w.broker.Redeliver()
@@ -376,12 +393,13 @@ func (w *world) step(st Step) error {
 			if err := w.allow(1); err != nil {
 				return err
 			}
-			w.deliver([]*Message{w.broker.Take()}, "")
+			m := w.broker.Take()
+			w.deliver([]*worker{newWorker(1, m, "")})
 		}
 	case VerbDLQReplay:
 		replayed := w.broker.ReplayDLQ()
 		if len(replayed) == 0 {
-			w.note("broker", "the dead-letter queue is empty", "DLQ пуста")
+			w.note("broker", "the dead-letter queue is empty", "очередь недоставленных сообщений (DLQ) пуста")
 		}
 		for _, m := range replayed {
 			w.t.add(Event{Actor: "broker", Kind: KindPublish, Msg: m.TransportID,
@@ -391,19 +409,51 @@ func (w *world) step(st Step) error {
 	case VerbAdvance:
 		return w.advance(st.Advance)
 	case VerbGateway:
-		w.gateway.up = st.Up
-		e := Event{Actor: "gateway", Kind: KindSwitch, Text: "payment gateway down: every charge fails",
-			TextRU: "платёжный шлюз недоступен: каждое списание падает"}
-		if st.Up {
-			e.Text, e.TextRU = "payment gateway up", "платёжный шлюз снова работает"
-		}
-		w.t.add(e)
+		w.setGateway(st)
 	case VerbShip:
 		return w.ship(st)
 	default:
 		return fmt.Errorf("unknown verb %q", st.Verb)
 	}
 	return nil
+}
+
+// setGateway carries out a gateway step.
+func (w *world) setGateway(st Step) {
+	g := w.gateway
+	setting := st.Gateway
+	if setting == "" { // a Step built in code with Up alone
+		setting = GatewayDown
+		if st.Up {
+			setting = GatewayUp
+		}
+	}
+	var en, ru string
+	switch setting {
+	case GatewayUp:
+		g.mode, g.stall = GatewayUp, 0
+		en, ru = "payment gateway up", "платёжный шлюз снова работает"
+	case GatewayDown:
+		g.mode = GatewayDown
+		en, ru = "payment gateway down: every charge fails", "платёжный шлюз недоступен: каждое списание падает"
+	case GatewayTimeout:
+		g.mode = GatewayTimeout
+		en = "payment gateway times out: every charge takes effect, but its answer is lost, so the caller gets an error and cannot tell that it charged"
+		ru = "платёжный шлюз отвечает таймаутом: каждое списание проходит, но ответ теряется, и вызывающий получает ошибку, не зная, что деньги списаны"
+	case GatewayDedupOn:
+		g.dedup = true
+		en = "the payment provider now deduplicates on the reference: a charge with a reference it has already charged succeeds without charging again"
+		ru = "платёжный провайдер теперь дедуплицирует по референсу: списание с уже списанным референсом завершается успешно, но повторно ничего не списывает"
+	case GatewayDedupOff:
+		g.dedup = false
+		en = "the payment provider no longer deduplicates: every charge charges"
+		ru = "платёжный провайдер больше не дедуплицирует: каждое списание списывает деньги"
+	case GatewayStall:
+		g.stall = st.Stall
+		en = fmt.Sprintf("the next charge will hang for %s and never reach the provider: its caller waits, then sees a timeout", formatDuration(st.Stall))
+		ru = fmt.Sprintf("следующее списание зависнет на %s и так и не дойдёт до провайдера: вызывающий прождёт и получит таймаут", formatDuration(st.Stall))
+	}
+	w.t.add(Event{Actor: "gateway", Kind: KindSwitch, Text: en, TextRU: ru})
 }
 
 // allow is asked before a worker takes n messages. It stops the world when
@@ -459,7 +509,7 @@ func (w *world) publish(st Step) error {
 	case VerbRetry:
 		what, whatRU = "producer retry", "повтор продюсера"
 	case VerbChangePayload:
-		what, whatRU = "same key, changed payload", "тот же ключ, другая нагрузка"
+		what, whatRU = "same key, changed payload", "тот же ключ, другое содержимое"
 	}
 	w.t.add(Event{Actor: "producer", Kind: KindPublish, Msg: m.TransportID,
 		Text:   fmt.Sprintf("%s: key %s, tenant %s, %s +%d as %s", what, m.Key, m.Tenant, m.Account, m.Amount, m.TransportID),
@@ -471,7 +521,7 @@ func (w *world) brokerMoved(m *Message, dead bool, why string) {
 	if dead {
 		w.t.add(Event{Actor: "broker", Kind: KindDLQ, Msg: m.TransportID,
 			Text:   fmt.Sprintf("%s delivered %d times without an ack: moved to the dead-letter queue", m.TransportID, m.Deliveries),
-			TextRU: fmt.Sprintf("%s доставлено %d раз без ack: перемещено в DLQ", m.TransportID, m.Deliveries)})
+			TextRU: fmt.Sprintf("%s доставлено %d раз без ack: перемещено в очередь недоставленных сообщений (DLQ)", m.TransportID, m.Deliveries)})
 		return
 	}
 	whyRU := "истёк visibility timeout"
@@ -484,22 +534,39 @@ func (w *world) brokerMoved(m *Message, dead bool, why string) {
 }
 
 func (w *world) advance(d time.Duration) error {
+	return w.passTime(d, fmt.Sprintf("+%s: now %s", formatDuration(d), w.now.Add(d).Format(time.RFC3339)),
+		fmt.Sprintf("+%s: теперь %s", formatDuration(d), w.now.Add(d).Format(time.RFC3339)))
+}
+
+// wait is a worker waiting d for the gateway: the clock moves as for an
+// advance step, in the middle of the worker's delivery.
+func (w *world) wait(wk *worker, d time.Duration) {
+	at := w.now.Add(d).Format(time.RFC3339)
+	err := w.passTime(d, fmt.Sprintf("%s waits %s for the gateway: now %s", wk.name, formatDuration(d), at),
+		fmt.Sprintf("%s ждёт шлюз %s: теперь %s", wk.name, formatDuration(d), at))
+	if err != nil && w.engineErr == nil {
+		w.engineErr = err
+	}
+}
+
+// passTime moves the simulated clock: Redis expires its keys and the inbox
+// reaper runs. It leaves the current actor as it found it.
+func (w *world) passTime(d time.Duration, en, ru string) error {
 	before := w.redisKeys()
 	w.now = w.now.Add(d)
 	if w.mr != nil {
 		w.mr.FastForward(d)
 	}
-	w.t.add(Event{Actor: "clock", Kind: KindClock,
-		Text:   fmt.Sprintf("+%s: now %s", formatDuration(d), w.now.Format(time.RFC3339)),
-		TextRU: fmt.Sprintf("+%s: теперь %s", formatDuration(d), w.now.Format(time.RFC3339))})
+	w.t.add(Event{Actor: "clock", Kind: KindClock, Text: en, TextRU: ru})
 	for _, k := range missing(before, w.redisKeys()) {
 		w.t.add(Event{Actor: "clock", Kind: KindClock, Text: "Redis key " + k + " expired", TextRU: "ключ Redis " + k + " истёк"})
 	}
 	if w.script.InboxRetention > 0 && w.tables["inbox"] {
 		cutoff := w.now.Add(-w.script.InboxRetention).Format(time.RFC3339)
+		actor := w.t.actor
 		w.t.actor = "reaper"
 		_, err := w.db.Exec(`DELETE FROM inbox WHERE created_at < ?`, cutoff)
-		w.t.actor = ""
+		w.t.actor = actor
 		if err != nil {
 			return err
 		}
@@ -532,25 +599,84 @@ type crashSignal struct{ point string }
 
 // worker is one consumer process handling one delivery.
 type worker struct {
-	name    string
-	msg     *Message
-	crash   string
-	resume  chan struct{}
-	started bool
+	name     string
+	msg      *Message
+	delivery int // the message's delivery count for this worker; set when it starts
+	crash    string
+	resume   chan struct{}
+	started  bool
+	done     bool
+	charges  int // gateway calls made in this delivery
+	// yield hands over to the other racing worker and returns when it is
+	// this one's turn again; alone, a worker has nobody to yield to.
+	yield func(en, ru string)
+
+	// For deliver-concurrent same. window: the handler's Yield points hand
+	// over (true but for a delivery slowed by a gateway stall); slowAck:
+	// the first worker, if it never handed over, does so before its ack;
+	// again: the second worker, which gets the message only while the
+	// first one is still at work.
+	window  bool
+	slowAck bool
+	again   bool
+	yielded bool // it has handed over at least once
 }
 
-// deliver runs one worker per message. A single worker runs on the
-// calling goroutine: it has nobody to yield to. Two workers run as
-// goroutines, only one at a time: a worker that reaches a Yield point hands
-// over to the next, so both pass their checks before either writes. Inside
-// a transaction the handlers never yield: there the database serializes the
-// workers, as PostgreSQL would make the second wait on the first one's row
-// lock.
-func (w *world) deliver(ms []*Message, crash string) {
-	ws := make([]*worker, len(ms))
-	for i, m := range ms {
-		ws[i] = &worker{name: fmt.Sprintf("worker-%d", i+1), msg: m, crash: crash, resume: make(chan struct{})}
+func newWorker(i int, m *Message, crash string) *worker {
+	return &worker{name: fmt.Sprintf("worker-%d", i), msg: m, delivery: m.Deliveries, crash: crash,
+		resume: make(chan struct{}), yield: func(string, string) {}, window: true}
+}
+
+// deliverSame is deliver-concurrent same: a worker takes the oldest
+// message and is slow, the visibility timeout runs out while it is still
+// at work, and the broker hands the same message to a second worker. Where
+// the first worker is slow: in its stalled gateway call, if the gateway is
+// set to stall (the second worker then runs alone, start to end, while the
+// first waits; if the first never calls the gateway it is not slow, and
+// there is no second delivery); otherwise in its race window, both
+// interleaving as deliver-concurrent does, or, for a handler without one,
+// just before its ack.
+func (w *world) deliverSame() error {
+	if len(w.broker.Ready) == 0 {
+		w.note("broker", "nothing is ready to deliver", "доставлять нечего: очередь пуста")
+		return nil
 	}
+	// A second delivery must fit under max-deliveries; otherwise the
+	// visibility timeout would dead-letter the message instead.
+	n := 2
+	if w.broker.Ready[0].Deliveries+2 > w.broker.MaxDeliveries {
+		n = 1
+	}
+	if err := w.allow(n); err != nil {
+		return err
+	}
+	m := w.broker.Take()
+	first := newWorker(1, m, "")
+	if n == 1 {
+		w.note("broker", "the message has no delivery left under max-deliveries: a timeout would dead-letter it, so a single worker takes it",
+			"у сообщения не осталось доставок в пределах max-deliveries: по таймауту оно ушло бы в DLQ, поэтому его берёт один воркер")
+		w.deliver([]*worker{first})
+		return nil
+	}
+	second := newWorker(2, m, "")
+	second.again = true
+	if w.gateway.stall > 0 {
+		first.window, second.window = false, false
+	} else {
+		first.slowAck = true
+	}
+	w.deliver([]*worker{first, second})
+	return nil
+}
+
+// deliver runs the workers. A single worker runs on the calling goroutine:
+// it has nobody to yield to. Two workers run as goroutines, only one at a
+// time: a worker that reaches a Yield point (or waits for a stalled
+// gateway) hands over to the next, so both pass their checks before either
+// writes. Inside a transaction the handlers never yield: there the
+// database serializes the workers, as PostgreSQL would make the second
+// wait on the first one's row lock.
+func (w *world) deliver(ws []*worker) {
 	if len(ws) == 1 {
 		w.t.actor = ws[0].name
 		w.work(ws[0], nil)
@@ -562,6 +688,14 @@ func (w *world) deliver(ms []*Message, crash string) {
 	for len(active) > 0 {
 		var next []*worker
 		for _, wk := range active {
+			if !wk.started && wk.again {
+				if ws[0].done {
+					w.note("broker", fmt.Sprintf("%s finished without waiting on the gateway: its visibility timeout never ran out, so there is no second delivery", ws[0].name),
+						fmt.Sprintf("%s закончил, не дожидаясь шлюза: его visibility timeout не истёк, и второй доставки нет", ws[0].name))
+					continue
+				}
+				wk.delivery = w.broker.TakeAgain(wk.msg)
+			}
 			w.t.actor = wk.name
 			if !wk.started {
 				wk.started = true
@@ -572,7 +706,7 @@ func (w *world) deliver(ms []*Message, crash string) {
 			} else {
 				wk.resume <- struct{}{}
 			}
-			if done := <-yielded; !done {
+			if wk.done = <-yielded; !wk.done {
 				next = append(next, wk)
 			}
 		}
@@ -585,23 +719,31 @@ func (w *world) deliver(ms []*Message, crash string) {
 // nil) runs in its own goroutine and reports on yielded when it pauses at
 // a Yield point (false); its goroutine reports the end (true).
 func (w *world) work(wk *worker, yielded chan bool) {
-	racing := yielded != nil
 	m := wk.msg
+	if yielded != nil {
+		wk.yield = func(en, ru string) {
+			wk.yielded = true
+			w.t.say(KindYield, en, ru)
+			yielded <- false
+			<-wk.resume
+		}
+	}
 	if w.onDeliver != nil {
 		w.onDeliver()
 	}
 	w.deliveries++
-	redelivered := ""
-	if m.Redelivered {
-		redelivered = ", redelivered"
+	redelivered, redeliveredRU := "", ""
+	if wk.delivery > 1 {
+		redelivered, redeliveredRU = ", redelivered", ", повторная"
 	}
-	redeliveredRU := ""
-	if m.Redelivered {
-		redeliveredRU = ", повторная"
+	if wk.again {
+		w.t.add(Event{Actor: "broker", Kind: KindRequeue, Msg: m.TransportID,
+			Text:   fmt.Sprintf("%s: the visibility timeout runs out while worker-1 is still at work: delivered again", m.TransportID),
+			TextRU: fmt.Sprintf("%s: visibility timeout истекает, пока worker-1 ещё занят: сообщение доставляется снова", m.TransportID)})
 	}
 	w.t.add(Event{Actor: "broker", Kind: KindDeliver, Msg: m.TransportID, To: wk.name,
-		Text:   fmt.Sprintf("%s to %s: key %s, %s +%d (delivery %d%s)", m.TransportID, wk.name, m.Key, m.Account, m.Amount, m.Deliveries, redelivered),
-		TextRU: fmt.Sprintf("%s для %s: ключ %s, %s +%d (доставка %d%s)", m.TransportID, wk.name, m.Key, m.Account, m.Amount, m.Deliveries, redeliveredRU)})
+		Text:   fmt.Sprintf("%s to %s: key %s, %s +%d (delivery %d%s)", m.TransportID, wk.name, m.Key, m.Account, m.Amount, wk.delivery, redelivered),
+		TextRU: fmt.Sprintf("%s для %s: ключ %s, %s +%d (доставка %d%s)", m.TransportID, wk.name, m.Key, m.Account, m.Amount, wk.delivery, redeliveredRU)})
 	// Only a changed payload asks whether the handler quarantined it.
 	quarantinedBefore := 0
 	if m.Changed {
@@ -610,14 +752,14 @@ func (w *world) work(wk *worker, yielded chan bool) {
 
 	point := func(name string) {
 		if name == handlers.Yield {
-			if racing {
-				w.t.say(KindYield, "race window: the other worker runs now", "окно гонки: сейчас работает другой воркер")
-				yielded <- false
-				<-wk.resume
+			if wk.window {
+				wk.yield("race window: the other worker runs now", "окно гонки: сейчас работает другой воркер")
 			}
 			return
 		}
-		if name == handlers.AfterEffect {
+		// A handler whose effect is a charge was counted by the gateway,
+		// which knows whether money moved; the others' effect is durable here.
+		if name == handlers.AfterEffect && wk.charges == 0 {
 			w.applied[intentKey{m.Tenant, m.Op}] += m.Amount
 		}
 		if name == wk.crash {
@@ -630,6 +772,10 @@ func (w *world) work(wk *worker, yielded chan bool) {
 	}
 	err, crashedAt := w.call(wk, point)
 	w.t.actor = wk.name
+	if wk.slowAck && !wk.yielded && crashedAt == "" {
+		wk.yield(fmt.Sprintf("%s is slow to ack: the other worker runs now", wk.name),
+			fmt.Sprintf("%s медлит с ack: сейчас работает другой воркер", wk.name))
+	}
 	switch {
 	case crashedAt != "":
 		return // the message stays in flight until it times out
@@ -642,6 +788,16 @@ func (w *world) work(wk *worker, yielded chan bool) {
 	case wk.crash != "":
 		w.t.say(KindNote, "the handler never reached "+wk.crash+": the worker did not crash",
 			"обработчик не дошёл до "+wk.crash+": воркер не упал")
+	}
+	if !w.broker.InFlightHas(m) {
+		// The other worker on the same message acked or nacked it first.
+		what := "ack"
+		if err != nil {
+			what = "nack (" + err.Error() + ")"
+		}
+		w.t.say(KindNote, fmt.Sprintf("late %s: %s is no longer in flight, the other worker settled it first, so this changes nothing", what, m.TransportID),
+			fmt.Sprintf("запоздалый %s: %s уже не в обработке, другой воркер завершил его раньше, и это ничего не меняет", what, m.TransportID))
+		return
 	}
 	if err != nil {
 		if w.applied[intentKey{m.Tenant, m.Op}] > 0 {
@@ -657,22 +813,28 @@ func (w *world) work(wk *worker, yielded chan bool) {
 	w.t.say(KindAck, "ack "+m.TransportID, "ack "+m.TransportID)
 	w.broker.Ack(m)
 	if m.Changed {
-		if w.quietQuarantined() == quarantinedBefore {
-			w.conflicts++
-			w.t.add(Event{Actor: "oracle", Kind: KindConflict, Msg: m.TransportID,
-				Text:   fmt.Sprintf("amount changed to %d under key %s, yet acked as a success and not quarantined", m.Amount, m.Key),
-				TextRU: fmt.Sprintf("сумма под ключом %s изменилась на %d, но сообщение подтверждено как успех и не попало в карантин", m.Key, m.Amount)})
-		}
+		w.checkQuarantined(m, quarantinedBefore)
 	}
 }
 
-// quietQuarantined counts quarantined messages without tracing the query:
-// it is the lab looking, not the worker.
+// checkQuarantined is the oracle looking at a changed payload the handler
+// acked: unless the quarantine recorded it, it is a silent conflict.
+func (w *world) checkQuarantined(m *Message, quarantinedBefore int) {
+	if w.quietQuarantined() == quarantinedBefore {
+		w.conflicts++
+		w.t.add(Event{Actor: "oracle", Kind: KindConflict, Msg: m.TransportID,
+			Text:   fmt.Sprintf("amount changed to %d under key %s, yet acked as a success and not quarantined", m.Amount, m.Key),
+			TextRU: fmt.Sprintf("сумма под ключом %s изменилась на %d, но сообщение подтверждено как успех и не попало в карантин", m.Key, m.Amount)})
+	}
+}
+
+// quietQuarantined counts the quarantined deliveries without tracing the
+// query: it is the lab looking, not the worker.
 func (w *world) quietQuarantined() int {
 	actor := w.t.actor
 	w.t.actor = ""
 	defer func() { w.t.actor = actor }()
-	n, _ := w.quarantined()
+	n, _ := w.quarantinedDeliveries()
 	return n
 }
 
@@ -696,7 +858,7 @@ func (w *world) call(wk *worker, point func(string)) (err error, crashedAt strin
 	msg := handlers.Message{
 		Key: m.Key, Tenant: m.Tenant, Account: m.Account, OrderID: m.Op, Amount: m.Amount,
 		Headers:     map[string]string{"idempotency-key": m.Key, "tenant": m.Tenant},
-		TransportID: m.TransportID,
+		TransportID: m.TransportID, Delivery: wk.delivery,
 	}
-	return w.handler.Handle(ctx, w.deps(point), msg), ""
+	return w.handler.Handle(ctx, w.deps(wk, point), msg), ""
 }

@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -48,6 +50,16 @@ const (
 	KeyFresh = "fresh" // a new random UUID on every send (the anti-pattern)
 )
 
+// Settings a gateway step can make (Step.Gateway).
+const (
+	GatewayUp       = "up"        // charges succeed; also ends a timeout and cancels a stall
+	GatewayDown     = "down"      // every charge fails with 503 and charges nothing: a definite failure
+	GatewayTimeout  = "timeout"   // every charge takes effect, but its answer is lost: an ambiguous failure
+	GatewayDedupOn  = "dedup on"  // the provider charges a reference once and answers repeats with success
+	GatewayDedupOff = "dedup off" // every call charges (the default)
+	GatewayStall    = "stall"     // the next charge hangs for Step.Stall and never reaches the provider
+)
+
 // Crash points a deliver step can name. before-effect and after-effect are
 // marked in the handler's source; before-ack is in the worker, after the
 // handler returned.
@@ -89,8 +101,11 @@ type Step struct {
 	Amount  int64
 	KeyMode string
 	Crash   string        // deliver: crash point, "" for none
+	Same    bool          // deliver-concurrent same: both workers get the oldest message
 	Advance time.Duration // advance
-	Up      bool          // gateway up (true) or down
+	Gateway string        // gateway: one of the Gateway constants
+	Up      bool          // gateway up: Gateway is GatewayUp
+	Stall   time.Duration // gateway stall: how long the next charge hangs
 	// Narration explains the step to a learner; presets have one per step.
 	NarrationEN string
 	NarrationRU string
@@ -315,7 +330,7 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 				st.KeyMode = k
 			}
 		} else if !p.intents[ik] {
-			return st, errf(n, "%s %s: operation %s of tenant %s has not been published yet; publish it first", "%s %s: операция %s тенанта %s ещё не опубликована; сначала опубликуйте её", verb, st.Op, st.Op, st.Tenant)
+			return st, errf(n, "%s: operation %s of tenant %s has not been published yet; publish it first", "%s: операция %s тенанта %s ещё не опубликована; сначала опубликуйте её", verb, st.Op, st.Tenant)
 		}
 		if verb == VerbPublish || verb == VerbChangePayload {
 			v, ok := opts["amount"]
@@ -337,7 +352,14 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 			}
 			st.Crash = c
 		}
-	case VerbRedeliver, VerbDeliverConcurrent, VerbDLQReplay, VerbDrain:
+	case VerbDeliverConcurrent:
+		switch {
+		case len(args) == 1 && args[0] == "same":
+			st.Same = true
+		case len(args) > 0:
+			return st, errf(n, "deliver-concurrent takes nothing or same, found %q, as in: %s", "deliver-concurrent: допустимо только same или ничего, а найдено %q, например: %s", strings.Join(args, " "), usage(verb))
+		}
+	case VerbRedeliver, VerbDLQReplay, VerbDrain:
 		if len(args) > 0 {
 			return st, errf(n, "%s takes no arguments, found %q", "%s не принимает аргументов, а найдено %q", verb, strings.Join(args, " "))
 		}
@@ -350,10 +372,20 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 			return st, wrapf(n, derr, "advance")
 		}
 	case VerbGateway:
-		if len(args) != 1 || (args[0] != "up" && args[0] != "down") {
-			return st, errf(n, "gateway needs up or down, as in: %s", "gateway: нужно up или down, например: %s", usage(verb))
+		arg := strings.Join(args, " ")
+		switch {
+		case arg == GatewayUp, arg == GatewayDown, arg == GatewayTimeout, arg == GatewayDedupOn, arg == GatewayDedupOff:
+			st.Gateway = arg
+		case len(args) == 2 && args[0] == GatewayStall:
+			var derr *Error
+			if st.Stall, derr = parseDuration(args[1]); derr != nil {
+				return st, wrapf(n, derr, "gateway stall")
+			}
+			st.Gateway = GatewayStall
+		default:
+			return st, errf(n, "gateway needs up or down (or timeout, dedup on, dedup off, stall DURATION), found %q, as in: %s", "gateway: нужно up или down (или timeout, dedup on, dedup off, stall ДЛИТЕЛЬНОСТЬ), а найдено %q, например: %s", arg, usage(verb))
 		}
-		st.Up = args[0] == "up"
+		st.Up = st.Gateway == GatewayUp
 	default:
 		return st, errf(n, "unknown verb %q; valid verbs: %s", "неизвестная команда %q; допустимые: %s", verb, strings.Join(Verbs(), ", "))
 	}
@@ -373,7 +405,9 @@ func usage(verb string) string {
 	case VerbAdvance:
 		return "advance 25h (units: s, m, h, d)"
 	case VerbGateway:
-		return "gateway down"
+		return "gateway down, gateway timeout, gateway dedup on, gateway stall 90m"
+	case VerbDeliverConcurrent:
+		return "deliver-concurrent [same]"
 	}
 	return verb
 }
@@ -439,6 +473,10 @@ func parseAmount(v string) (int64, *Error) {
 	return a, nil
 }
 
+// durationSyntax is the grammar of time.ParseDuration: a sign, then one or
+// more numbers, each with a unit.
+var durationSyntax = regexp.MustCompile(`^[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h)(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))*$`)
+
 // parseDuration reads Go durations (90s, 15m, 1h30m) and whole days (2d).
 func parseDuration(v string) (time.Duration, *Error) {
 	bad := errf(0, "%q is not a duration; examples: 90s, 15m, 2h, 1h30m, 3d", "%q — не длительность; примеры: 90s, 15m, 2h, 1h30m, 3d", v)
@@ -446,6 +484,8 @@ func parseDuration(v string) (time.Duration, *Error) {
 	if days, ok := strings.CutSuffix(v, "d"); ok && days != "" && !strings.ContainsAny(days, "hms") {
 		n, err := strconv.Atoi(days)
 		switch {
+		case errors.Is(err, strconv.ErrRange):
+			return 0, outOfRange
 		case err != nil:
 			return 0, bad
 		case n < 1 || n > int(maxDuration/(24*time.Hour)):
@@ -455,6 +495,11 @@ func parseDuration(v string) (time.Duration, *Error) {
 	}
 	d, err := time.ParseDuration(v)
 	if err != nil {
+		// Go refuses a well-formed duration that overflows int64
+		// nanoseconds (about 292 years) with the same error as nonsense.
+		if durationSyntax.MatchString(v) {
+			return 0, outOfRange
+		}
 		return 0, bad
 	}
 	if d < time.Second || d > maxDuration {
@@ -493,10 +538,19 @@ func (st Step) String() string {
 		}
 	case VerbAdvance:
 		b.WriteString(" " + formatDuration(st.Advance))
+	case VerbDeliverConcurrent:
+		if st.Same {
+			b.WriteString(" same")
+		}
 	case VerbGateway:
-		if st.Up {
+		switch {
+		case st.Gateway == GatewayStall:
+			b.WriteString(" stall " + formatDuration(st.Stall))
+		case st.Gateway != "":
+			b.WriteString(" " + st.Gateway)
+		case st.Up: // a Step built in code with Up alone
 			b.WriteString(" up")
-		} else {
+		default:
 			b.WriteString(" down")
 		}
 	}

@@ -154,6 +154,7 @@ func TestParseSteps(t *testing.T) {
 			want: sim.Step{Verb: "deliver", Crash: sim.CrashBeforeAck}},
 		{name: "redeliver", line: "redeliver", want: sim.Step{Verb: "redeliver"}},
 		{name: "deliver-concurrent", line: "deliver-concurrent", want: sim.Step{Verb: "deliver-concurrent"}},
+		{name: "deliver-concurrent same", line: "deliver-concurrent same", want: sim.Step{Verb: "deliver-concurrent", Same: true}},
 		{name: "dlq-replay", line: "dlq-replay", want: sim.Step{Verb: "dlq-replay"}},
 		{name: "drain", line: "drain", want: sim.Step{Verb: "drain"}},
 
@@ -168,8 +169,16 @@ func TestParseSteps(t *testing.T) {
 		{name: "advance fractional seconds above 1s", line: "advance 1500ms",
 			want: sim.Step{Verb: "advance", Advance: 1500 * time.Millisecond}},
 
-		{name: "gateway up", line: "gateway up", want: sim.Step{Verb: "gateway", Up: true}},
-		{name: "gateway down", line: "gateway down", want: sim.Step{Verb: "gateway", Up: false}},
+		{name: "gateway up", line: "gateway up", want: sim.Step{Verb: "gateway", Gateway: sim.GatewayUp, Up: true}},
+		{name: "gateway down", line: "gateway down", want: sim.Step{Verb: "gateway", Gateway: sim.GatewayDown}},
+		{name: "gateway timeout", line: "gateway timeout", want: sim.Step{Verb: "gateway", Gateway: sim.GatewayTimeout}},
+		{name: "gateway dedup on", line: "gateway dedup on", want: sim.Step{Verb: "gateway", Gateway: sim.GatewayDedupOn}},
+		{name: "gateway dedup off", line: "gateway dedup off", want: sim.Step{Verb: "gateway", Gateway: sim.GatewayDedupOff}},
+		{name: "gateway dedup with extra spaces", line: "gateway   dedup\ton", want: sim.Step{Verb: "gateway", Gateway: sim.GatewayDedupOn}},
+		{name: "gateway stall", line: "gateway stall 90m",
+			want: sim.Step{Verb: "gateway", Gateway: sim.GatewayStall, Stall: 90 * time.Minute}},
+		{name: "gateway stall in days", line: "gateway stall 2d",
+			want: sim.Step{Verb: "gateway", Gateway: sim.GatewayStall, Stall: 2 * day}},
 
 		{name: "ship takes the default tenant", prev: "publish pay-1 amount=1", line: "ship pay-1",
 			want: sim.Step{Verb: "ship", Op: "pay-1", Tenant: "acme"}},
@@ -443,10 +452,10 @@ func TestParseErrors(t *testing.T) {
 
 		// Intents.
 		{"retry before publish", "retry pay-1", 1,
-			[]string{"retry pay-1: operation pay-1 of tenant acme has not been published yet; publish it first"}},
+			[]string{"retry: operation pay-1 of tenant acme has not been published yet; publish it first"}},
 		{"change-payload before publish", "change-payload pay-1 amount=5", 1,
-			[]string{"change-payload pay-1: operation pay-1 of tenant acme has not been published yet"}},
-		{"ship before publish", "ship pay-1", 1, []string{"ship pay-1: operation pay-1 of tenant acme has not been published yet"}},
+			[]string{"change-payload: operation pay-1 of tenant acme has not been published yet"}},
+		{"ship before publish", "ship pay-1", 1, []string{"ship: operation pay-1 of tenant acme has not been published yet"}},
 		{"retry under another tenant than the publish", "publish pay-1 amount=1\nretry pay-1 tenant=globex", 2,
 			[]string{"operation pay-1 of tenant globex has not been published yet"}},
 		{"retry of another operation", "publish pay-1 amount=1\nretry pay-2", 2, []string{"operation pay-2 of tenant acme has not been published"}},
@@ -459,7 +468,9 @@ func TestParseErrors(t *testing.T) {
 		// Verbs without arguments.
 		{"redeliver with arguments", "redeliver now", 1, []string{`redeliver takes no arguments, found "now"`}},
 		{"redeliver with an option", "redeliver crash=before-ack", 1, []string{`redeliver takes no arguments, found "crash=before-ack"`}},
-		{"deliver-concurrent with arguments", "deliver-concurrent 3", 1, []string{`deliver-concurrent takes no arguments, found "3"`}},
+		{"deliver-concurrent with arguments", "deliver-concurrent 3", 1, []string{`deliver-concurrent takes nothing or same, found "3"`, "deliver-concurrent [same]"}},
+		{"deliver-concurrent same twice", "deliver-concurrent same same", 1, []string{`deliver-concurrent takes nothing or same, found "same same"`}},
+		{"deliver-concurrent SAME in capitals", "deliver-concurrent SAME", 1, []string{`found "SAME"`}},
 		{"dlq-replay with arguments", "dlq-replay all now", 1, []string{`dlq-replay takes no arguments, found "all now"`}},
 		{"drain with arguments", "drain x", 1, []string{`drain takes no arguments, found "x"`}},
 
@@ -480,16 +491,33 @@ func TestParseErrors(t *testing.T) {
 		{"advance negative days", "advance -2d", 1, []string{`advance: "-2d" ` + rangeMsg}},
 		{"advance one day too many", "advance 3651d", 1, []string{`advance: "3651d" ` + rangeMsg}},
 		{"advance too many hours", "advance 87601h", 1, []string{`advance: "87601h" ` + rangeMsg}},
-		{"advance beyond time.Duration in hours", "advance 9999999999h", 1, []string{`advance: "9999999999h" ` + durMsg}},
-		{"advance beyond int in days", "advance 99999999999999999999d", 1, []string{durMsg}},
+		// Well-formed durations too large for time.Duration (about 292
+		// years) are out of range, not "not a duration".
+		{"advance beyond time.Duration in hours", "advance 9999999999h", 1, []string{`advance: "9999999999h" ` + rangeMsg}},
+		{"advance 99999999h", "advance 99999999h", 1, []string{`advance: "99999999h" ` + rangeMsg}},
+		{"advance beyond time.Duration in composite form", "advance 2562048h1m", 1, []string{rangeMsg}},
+		{"advance beyond time.Duration in fractional hours", "advance 9999999.5h", 1, []string{rangeMsg}},
+		{"advance beyond time.Duration, negative", "advance -99999999h", 1, []string{rangeMsg}},
+		{"advance beyond int in days", "advance 99999999999999999999d", 1, []string{`advance: "99999999999999999999d" ` + rangeMsg}},
+		{"processing-ttl beyond time.Duration", "processing-ttl: 99999999h", 1, []string{`processing-ttl: "99999999h" ` + rangeMsg}},
+		{"a huge number with a wrong unit is still no duration", "advance 99999999999999999999w", 1, []string{durMsg}},
+		{"a huge number without a unit is still no duration", "advance 99999999999999999999", 1, []string{durMsg}},
 		{"advance days whose nanoseconds overflow to negative", "advance 106752d", 1, []string{rangeMsg}},
 
 		// Gateway.
-		{"gateway with a wrong word", "gateway sideways", 1, []string{"gateway needs up or down", "gateway down"}},
-		{"gateway without a word", "gateway", 1, []string{"gateway needs up or down"}},
-		{"gateway with two words", "gateway up down", 1, []string{"gateway needs up or down"}},
+		{"gateway with a wrong word", "gateway sideways", 1,
+			[]string{"gateway needs up or down (or timeout, dedup on, dedup off, stall DURATION)", `found "sideways"`, "gateway down"}},
+		{"gateway without a word", "gateway", 1, []string{"gateway needs up or down", `found ""`}},
+		{"gateway with two words", "gateway up down", 1, []string{"gateway needs up or down", `found "up down"`}},
 		{"gateway in capitals", "gateway UP", 1, []string{"gateway needs up or down"}},
 		{"gateway on/off", "gateway off", 1, []string{"gateway needs up or down"}},
+		{"gateway dedup without on or off", "gateway dedup", 1, []string{"gateway needs up or down", "dedup on, dedup off", `found "dedup"`}},
+		{"gateway dedup yes", "gateway dedup yes", 1, []string{`found "dedup yes"`}},
+		{"gateway timeout with a duration", "gateway timeout 5s", 1, []string{`found "timeout 5s"`}},
+		{"gateway stall without a duration", "gateway stall", 1, []string{"stall DURATION", "gateway stall 90m"}},
+		{"gateway stall with a bad duration", "gateway stall soon", 1, []string{`gateway stall: "soon" ` + durMsg}},
+		{"gateway stall under a second", "gateway stall 10ms", 1, []string{`gateway stall: "10ms" ` + rangeMsg}},
+		{"gateway stall too long", "gateway stall 99999999h", 1, []string{`gateway stall: "99999999h" ` + rangeMsg}},
 
 		// Headers.
 		{"unknown header lists the valid headers", "titel: x", 1, []string{`unknown header "titel:"`, "valid headers: " + headers}},
@@ -557,8 +585,9 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
-// TestParseDayDurationOverflow documents a parser bug: a day count large
-// enough to overflow time.Duration wraps around instead of being rejected.
+// TestParseDayDurationOverflow: a day count large enough to overflow
+// time.Duration must not wrap around into a valid duration; like any
+// duration too large it is out of range.
 func TestParseDayDurationOverflow(t *testing.T) {
 	// 2^48 days is 2^48 * 86400e9 ns = 2^64 * 675 * 1953125 ns, which is 0
 	// modulo 2^64; one day more wraps to exactly 24h.
@@ -574,7 +603,7 @@ func TestParseDayDurationOverflow(t *testing.T) {
 			if err == nil {
 				t.Fatalf("%q parsed; a day count that overflows must be out of range", src)
 			}
-			if !strings.Contains(err.Error(), "out of range") && !strings.Contains(err.Error(), "is not a duration") {
+			if !strings.Contains(err.Error(), "out of range") {
 				t.Errorf("error %q does not say the duration is out of range", err)
 			}
 		})
@@ -620,6 +649,12 @@ func TestStepString(t *testing.T) {
 		{"drain", sim.Step{Verb: "drain"}, "drain"},
 		{"gateway up", sim.Step{Verb: "gateway", Up: true}, "gateway up"},
 		{"gateway down", sim.Step{Verb: "gateway"}, "gateway down"},
+		{"gateway up as parsed", sim.Step{Verb: "gateway", Gateway: sim.GatewayUp, Up: true}, "gateway up"},
+		{"gateway timeout", sim.Step{Verb: "gateway", Gateway: sim.GatewayTimeout}, "gateway timeout"},
+		{"gateway dedup on", sim.Step{Verb: "gateway", Gateway: sim.GatewayDedupOn}, "gateway dedup on"},
+		{"gateway dedup off", sim.Step{Verb: "gateway", Gateway: sim.GatewayDedupOff}, "gateway dedup off"},
+		{"gateway stall", sim.Step{Verb: "gateway", Gateway: sim.GatewayStall, Stall: 90 * time.Minute}, "gateway stall 1h30m"},
+		{"deliver-concurrent same", sim.Step{Verb: "deliver-concurrent", Same: true}, "deliver-concurrent same"},
 		{"advance whole days", sim.Step{Verb: "advance", Advance: 2 * day}, "advance 2d"},
 		{"advance 24h is a day", sim.Step{Verb: "advance", Advance: 24 * time.Hour}, "advance 1d"},
 		{"advance hours drop zero minutes", sim.Step{Verb: "advance", Advance: 25 * time.Hour}, "advance 25h"},
@@ -670,8 +705,14 @@ deliver crash=after-effect
 deliver crash=before-ack
 redeliver
 deliver-concurrent
+deliver-concurrent same
 gateway down
 deliver
+gateway timeout
+gateway dedup on
+gateway stall 2h
+deliver
+gateway dedup off
 gateway up
 advance 45s
 advance 15m
@@ -711,8 +752,8 @@ func checkRoundTrip(t *testing.T, s *sim.Script) {
 func TestScriptStringRoundTrip(t *testing.T) {
 	t.Run("hand-written script with every verb", func(t *testing.T) {
 		s := parseOK(t, allVerbsScript)
-		if len(s.Steps) != 26 {
-			t.Fatalf("got %d steps, want 26", len(s.Steps))
+		if len(s.Steps) != 32 {
+			t.Fatalf("got %d steps, want 32", len(s.Steps))
 		}
 		seen := map[string]bool{}
 		for _, st := range s.Steps {
@@ -733,6 +774,7 @@ func TestScriptStringRoundTrip(t *testing.T) {
 			"inbox-retention: 1h30m\n", "#en: Publish with the defaults.\n#ru: Публикация по умолчанию.\npublish pay-1 amount=100\n",
 			"publish pay-2 amount=250 tenant=globex account=bob key=v7\n", "#ru: Свежий ключ.\npublish pay-3 amount=40 key=fresh\n",
 			"publish pay-4 amount=1\n", "advance 25h\n", "advance 3d\n", "ship pay-2 tenant=globex\n",
+			"deliver-concurrent same\n", "gateway timeout\n", "gateway dedup on\n", "gateway stall 2h\n", "gateway dedup off\n",
 		} {
 			if !strings.Contains(canon, want) {
 				t.Errorf("canonical form lacks %q:\n%s", want, canon)

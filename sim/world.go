@@ -64,6 +64,10 @@ type world struct {
 	failedAfterApplied map[*Message]bool
 	conflicts          int // changed payloads acked without quarantine
 	deliveries         int
+	// engineErr is an error of the engine's own (the reaper, run when a
+	// stalled gateway call moves the clock) met inside a delivery, where
+	// it cannot be returned: the step returns it.
+	engineErr error
 }
 
 // intent is one business operation the producer wants done once.
@@ -77,7 +81,7 @@ func newWorld(s *Script, h handlers.Info) (w *world, err error) {
 	t := &tracer{}
 	w = &world{
 		script: s, handler: h, t: t,
-		gateway:            &gateway{t: t, up: true},
+		gateway:            &gateway{t: t, mode: GatewayUp, refs: map[string]bool{}},
 		broker:             &Broker{MaxDeliveries: s.MaxDeliveries},
 		now:                epoch(),
 		rng:                rand.New(rand.NewPCG(seed, seed)),
@@ -232,11 +236,11 @@ func newTemplate(schema string) (*template, error) {
 }
 
 // deps is what the worker process hands the handler.
-func (w *world) deps(point func(string)) handlers.Deps {
+func (w *world) deps(wk *worker, point func(string)) handlers.Deps {
 	return handlers.Deps{
 		DB:            w.db,
 		Redis:         w.rdb,
-		Gateway:       w.gateway,
+		Gateway:       callerGateway{w: w, wk: wk},
 		Now:           func() time.Time { return w.now },
 		ProcessingTTL: w.script.ProcessingTTL,
 		DoneTTL:       w.script.DoneTTL,
@@ -280,12 +284,26 @@ func (w *world) balance() (int64, error) {
 	return w.sum + w.gateway.charged, nil
 }
 
+// quarantined counts the quarantine's rows: the conflicts waiting for a
+// person. A row counts every delivery of its conflict in its count column.
 func (w *world) quarantined() (int, error) {
 	if !w.tables["quarantine"] {
 		return 0, nil
 	}
 	var n int
 	err := w.db.QueryRow(`SELECT COUNT(*) FROM quarantine`).Scan(&n)
+	return n, err
+}
+
+// quarantinedDeliveries counts the deliveries the quarantine recorded, a
+// row's repeats included: the oracle compares it before and after a
+// delivery of a changed payload.
+func (w *world) quarantinedDeliveries() (int, error) {
+	if !w.tables["quarantine"] {
+		return 0, nil
+	}
+	var n int
+	err := w.db.QueryRow(`SELECT COALESCE(SUM(count), 0) FROM quarantine`).Scan(&n)
 	return n, err
 }
 
@@ -312,13 +330,17 @@ func (w *world) expected() int64 {
 	return sum
 }
 
-// gateway is the external payment provider. It keeps every call and does
-// not deduplicate: a second charge with the same reference charges again.
+// gateway is the external payment provider. It keeps every call. By
+// default it does not deduplicate: a second charge with the same reference
+// charges again.
 type gateway struct {
 	t       *tracer
-	up      bool
+	mode    string        // GatewayUp, GatewayDown or GatewayTimeout
+	dedup   bool          // charge each reference once; answer repeats with success
+	stall   time.Duration // the next charge hangs this long and never arrives; 0: none
+	refs    map[string]bool
 	calls   []GatewayCall
-	charged int64 // the amounts of the calls that succeeded
+	charged int64 // the amounts the provider actually charged
 }
 
 // GatewayCall is one charge the gateway was asked for.
@@ -326,24 +348,93 @@ type GatewayCall struct {
 	Account   string `json:"account"`
 	Amount    int64  `json:"amount"`
 	Reference string `json:"reference"`
-	OK        bool   `json:"ok"`
+	OK        bool   `json:"ok"`      // money moved: the provider charged this call
+	Outcome   string `json:"outcome"` // what the provider did: one of the Outcome constants
+	Answer    string `json:"answer"`  // what the caller heard: AnswerOK, Answer503 or AnswerTimeout
 }
 
-var errGatewayDown = errors.New("payment gateway unavailable (503)")
+// What the provider did with a charge. Only OutcomeCharged moves money.
+const (
+	OutcomeCharged      = "charged"
+	OutcomeDeduplicated = "deduplicated" // a reference it had charged: nothing charged again
+	OutcomeRefused      = "refused"      // down: nothing charged
+	OutcomeNotReceived  = "not received" // the request stalled and never arrived: nothing charged
+)
 
-func (g *gateway) Charge(ctx context.Context, account string, amount int64, reference string) error {
+// What the caller heard.
+const (
+	AnswerOK      = "ok"
+	Answer503     = "503"
+	AnswerTimeout = "timeout" // no answer: the caller cannot tell whether it charged
+)
+
+var (
+	errGatewayDown    = errors.New("payment gateway unavailable (503)")
+	errGatewayTimeout = errors.New("payment gateway timed out: no answer")
+)
+
+// callerGateway is the gateway as one worker reaches it: the world learns
+// which delivery each charge belongs to, and a stalled call can let a
+// racing worker run while this one waits.
+type callerGateway struct {
+	w  *world
+	wk *worker
+}
+
+func (c callerGateway) Charge(ctx context.Context, account string, amount int64, reference string) error {
+	g, w, wk := c.w.gateway, c.w, c.wk
+	wk.charges++
 	i := g.t.emit(KindGateway, fmt.Sprintf("charge %d to %s, reference %s", amount, account, reference), "")
 	if i >= 0 {
 		g.t.events[i].TextRU = fmt.Sprintf("списать %d со счёта %s, референс %s", amount, account, reference)
 	}
-	g.calls = append(g.calls, GatewayCall{Account: account, Amount: amount, Reference: reference, OK: g.up})
-	if !g.up {
-		g.t.result(i, "error: "+errGatewayDown.Error())
-		return errGatewayDown
+	call := GatewayCall{Account: account, Amount: amount, Reference: reference, Answer: AnswerOK}
+	var res string // the event's result: what really happened
+	switch {
+	case g.stall > 0:
+		d := g.stall
+		g.stall = 0
+		// The worker waits for an answer that never comes: the clock and
+		// Redis move on, and a racing worker runs meanwhile.
+		w.wait(wk, d)
+		wk.yield(fmt.Sprintf("%s waits for the gateway: the other worker runs now", wk.name),
+			fmt.Sprintf("%s ждёт ответа шлюза: сейчас работает другой воркер", wk.name))
+		call.Outcome, call.Answer = OutcomeNotReceived, AnswerTimeout
+		res = fmt.Sprintf("no answer after %s: the request never reached the provider, nothing charged", formatDuration(d))
+	case g.mode == GatewayDown:
+		call.Outcome, call.Answer = OutcomeRefused, Answer503
+		res = "error: " + errGatewayDown.Error()
+	case g.dedup && reference != "" && g.refs[reference]:
+		call.Outcome = OutcomeDeduplicated
+		res = "reference " + reference + " already charged: nothing charged again"
+	default:
+		call.OK, call.Outcome = true, OutcomeCharged
+		g.charged += amount
+		w.applied[intentKey{wk.msg.Tenant, wk.msg.Op}] += amount
+		if reference != "" {
+			g.refs[reference] = true
+		}
+		res = "charged"
 	}
-	g.charged += amount
-	g.t.result(i, "charged")
-	return nil
+	if g.mode == GatewayTimeout && call.Answer == AnswerOK {
+		call.Answer = AnswerTimeout
+		res += ", but the answer is lost"
+	}
+	var err error
+	switch call.Answer {
+	case AnswerOK:
+		if call.Outcome == OutcomeDeduplicated {
+			res += "; the caller hears success"
+		}
+	case Answer503:
+		err = errGatewayDown
+	case AnswerTimeout:
+		err = errGatewayTimeout
+		res += "; the caller sees a timeout"
+	}
+	g.t.result(i, res)
+	g.calls = append(g.calls, call)
+	return err
 }
 
 // State is what a handler's world holds at one moment: its tables, its
@@ -353,7 +444,11 @@ type State struct {
 	Tables    []Table       `json:"tables"`
 	Redis     []RedisKey    `json:"redis,omitempty"`
 	Gateway   []GatewayCall `json:"gateway,omitempty"`
-	GatewayUp bool          `json:"gateway_up"`
+	GatewayUp bool          `json:"gateway_up"` // the mode is GatewayUp
+	// GatewayMode is GatewayUp, GatewayDown or GatewayTimeout; GatewayDedup
+	// says whether the provider deduplicates on the reference.
+	GatewayMode  string `json:"gateway_mode"`
+	GatewayDedup bool   `json:"gateway_dedup"`
 }
 
 // Table is a copy of one SQLite table.
@@ -371,7 +466,8 @@ type RedisKey struct {
 }
 
 func (w *world) state() (*State, error) {
-	st := &State{Now: w.now.Format(time.RFC3339), GatewayUp: w.gateway.up,
+	st := &State{Now: w.now.Format(time.RFC3339), GatewayUp: w.gateway.mode == GatewayUp,
+		GatewayMode: w.gateway.mode, GatewayDedup: w.gateway.dedup,
 		Gateway: append([]GatewayCall(nil), w.gateway.calls...)}
 	names := make([]string, 0, len(w.tables))
 	for name := range w.tables {

@@ -6,6 +6,7 @@ import (
 	"github.com/a-h/templ"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/sim"
 )
 
 // maxTicks is the most steps the slider marks with a tick each.
@@ -37,4 +38,30 @@ func markLabel(t text, mark string) string {
 		return t.S("src.yield")
 	}
 	return mark
+}
+
+// callOutcome says what the provider did with a charge and, when it
+// differs from what that suggests, what the caller heard: a charge whose
+// answer was lost is the ambiguous failure.
+func callOutcome(t text, c sim.GatewayCall) string {
+	var out string
+	switch c.Outcome {
+	case sim.OutcomeDeduplicated:
+		out = t.S("st.out.dedup")
+	case sim.OutcomeRefused:
+		out = t.S("st.out.refused")
+	case sim.OutcomeNotReceived:
+		out = t.S("st.out.lost")
+	case sim.OutcomeCharged:
+		out = t.S("st.charged")
+	default:
+		out = t.S("st.failed")
+		if c.OK {
+			out = t.S("st.charged")
+		}
+	}
+	if c.Answer == sim.AnswerTimeout {
+		out += " · " + t.S("st.out.timeout")
+	}
+	return out
 }

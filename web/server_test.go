@@ -213,7 +213,7 @@ func TestLabPages(t *testing.T) {
 
 func TestAllHandlersSideBySide(t *testing.T) {
 	h := newTestServer(t)
-	for _, q := range []string{"all", "core,unique-error,broker-key,check-then-insert,effect-first,marker-first,setnx-no-release,inbox-no-hash"} {
+	for _, q := range []string{"all", "core,setnx-token,unique-error,broker-key,check-then-insert,effect-first,marker-first,setnx-no-release,inbox-no-hash"} {
 		r := get(t, h, "/lab?preset=concurrent-duplicates&handlers="+q)
 		if r.status != 200 {
 			t.Fatalf("handlers=%s: status %d\n%s", q, r.status, excerpt(r.body))
@@ -808,4 +808,38 @@ func TestPagesAreCompressed(t *testing.T) {
 		t.Errorf("Content-Encoding %q, %d bytes compressed from %d", gz.header.Get("Content-Encoding"), len(gz.body), len(plain.body))
 	}
 	t.Logf("lab page: %d KB, %d KB gzipped", len(plain.body)>>10, len(gz.body)>>10)
+}
+
+// The controls for the gateway's ambiguous and deduplicating modes and
+// for the slow worker add the steps the script language spells so.
+func TestNewGatewayAndSameControls(t *testing.T) {
+	h := newTestServer(t)
+	base := url.Values{"script": {"publish pay-1 amount=100\n"}}
+	for _, c := range []struct {
+		fields url.Values
+		line   string
+	}{
+		{url.Values{"verb": {"gateway"}, "state": {"timeout"}}, "gateway timeout"},
+		{url.Values{"verb": {"gateway"}, "state": {"dedup on"}}, "gateway dedup on"},
+		{url.Values{"verb": {"gateway"}, "state": {"dedup off"}}, "gateway dedup off"},
+		{url.Values{"verb": {"deliver-concurrent"}, "same": {"1"}}, "deliver-concurrent same"},
+	} {
+		f := url.Values{}
+		for k, v := range base {
+			f[k] = v
+		}
+		for k, v := range c.fields {
+			f[k] = v
+		}
+		_, page := follow(t, h, "/lab/step", f)
+		if got := scriptOf(t, page.body); !strings.Contains(got, c.line+"\n") {
+			t.Errorf("%v: script %q lacks %q", c.fields, got, c.line)
+		}
+	}
+	page := get(t, h, "/lab")
+	for _, id := range []string{"do-gateway-timeout", "do-gateway-dedup-on", "do-gateway-dedup-off", "do-deliver-same"} {
+		if !strings.Contains(page.body, `id="`+id+`"`) {
+			t.Errorf("the lab has no %s control", id)
+		}
+	}
 }

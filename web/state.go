@@ -268,11 +268,21 @@ func stepLine(f url.Values) (string, error) {
 		}
 		words = append(words, d)
 	case sim.VerbGateway:
+		// The buttons send one of the settings that need no number; the
+		// parser judges anything else ("dedup on" is two words).
 		st := strings.TrimSpace(f.Get("state"))
-		if strings.ContainsFunc(st, isSpace) {
-			return "", badRequest("err.field", "state")
+		switch st {
+		case sim.GatewayDedupOn, sim.GatewayDedupOff:
+		default:
+			if strings.ContainsFunc(st, isSpace) {
+				return "", badRequest("err.field", "state")
+			}
 		}
 		words = append(words, st)
+	case sim.VerbDeliverConcurrent:
+		if f.Get("same") != "" {
+			words = append(words, "same")
+		}
 	}
 	if err != nil {
 		var he *httpError

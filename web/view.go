@@ -81,8 +81,8 @@ type option struct {
 type field struct{ Name, Value string }
 
 type handlerChoice struct {
-	Name, Summary string
-	Core, Checked bool
+	Name, Summary          string
+	Core, Variant, Checked bool // Variant: a corrected form of a core pattern
 }
 
 type stepLink struct {
@@ -131,7 +131,7 @@ type labView struct {
 
 type cardView struct {
 	Name, Summary    string
-	Core             bool
+	Core, Variant    bool // Variant: a corrected form of a core pattern
 	Balance          string
 	Expected         string
 	Delta            string
@@ -144,6 +144,8 @@ type cardView struct {
 	Queues           []queueView
 	Now              string
 	GatewayUp        bool
+	GatewayMode      string // sim.GatewayUp, GatewayDown or GatewayTimeout
+	GatewayDedup     bool   // the provider deduplicates on the reference
 	Tables           []tableView
 	Redis            bool // the handler uses Redis
 	RedisKeys        []sim.RedisKey
@@ -224,7 +226,7 @@ func (s *server) labView(t text, r *http.Request, st labState, run *sim.Run) lab
 		chosen[h] = true
 	}
 	for _, h := range s.handlers {
-		v.Handlers = append(v.Handlers, handlerChoice{Name: h.Name, Summary: s.summary(t, h), Core: h.Core, Checked: chosen[h.Name]})
+		v.Handlers = append(v.Handlers, handlerChoice{Name: h.Name, Summary: s.summary(t, h), Core: h.Core, Variant: h.Variant, Checked: chosen[h.Name]})
 	}
 
 	// Steps and where they lead.
@@ -306,7 +308,7 @@ func (s *server) card(t text, st labState, res sim.Result, scale int64) cardView
 	}
 	for _, h := range s.handlers {
 		if h.Name == res.Handler {
-			c.Summary, c.Core, c.Redis = s.summary(t, h), h.Core, h.Redis
+			c.Summary, c.Core, c.Variant, c.Redis = s.summary(t, h), h.Core, h.Variant, h.Redis
 		}
 	}
 	switch d := res.Balance - res.Expected; {
@@ -342,6 +344,7 @@ func (s *server) card(t text, st labState, res sim.Result, scale int64) cardView
 	}
 	if f := res.Final; f != nil {
 		c.Now, c.GatewayUp, c.RedisKeys, c.Calls = f.Now, f.GatewayUp, f.Redis, f.Gateway
+		c.GatewayMode, c.GatewayDedup = f.GatewayMode, f.GatewayDedup
 		for _, tb := range f.Tables {
 			tv := tableView{Table: tb, Count: len(tb.Rows)}
 			if n := len(tb.Rows); n > maxRows {
@@ -479,10 +482,18 @@ func narrate(t text, st sim.Step) string {
 	case sim.VerbAdvance:
 		out = t.F("do.advance", duration(st.Advance))
 	case sim.VerbGateway:
-		if st.Up {
+		switch st.Gateway {
+		case sim.GatewayStall:
+			out = t.F("do.gateway.stall", duration(st.Stall))
+		case sim.GatewayDown, sim.GatewayUp, sim.GatewayTimeout, sim.GatewayDedupOn, sim.GatewayDedupOff:
+			out = t.S("do.gateway." + strings.ReplaceAll(st.Gateway, " ", "-"))
+		default:
 			out = t.S("do.gateway.up")
-		} else {
-			out = t.S("do.gateway.down")
+		}
+	case sim.VerbDeliverConcurrent:
+		out = t.S("do.deliver-concurrent")
+		if st.Same {
+			out = t.S("do.deliver-concurrent.same")
 		}
 	default:
 		out = t.S("do." + st.Verb)

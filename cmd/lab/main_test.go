@@ -379,8 +379,11 @@ func TestScenariosAndHandlers(t *testing.T) {
 		for i, h := range all {
 			f := strings.Fields(lines[i])
 			kind := "anti-pattern"
-			if h.Core {
+			switch {
+			case h.Core:
 				kind = "core"
+			case h.Variant:
+				kind = "variant"
 			}
 			if len(f) < 3 || f[0] != h.Name || f[1] != kind || !strings.HasSuffix(lines[i], h.Summary) {
 				t.Errorf("line %d = %q, want %s %s %s", i+1, lines[i], h.Name, kind, h.Summary)
@@ -451,7 +454,7 @@ func TestUsageErrors(t *testing.T) {
 		{"script file with an error names the line", "", []string{"run", badScript},
 			[]string{"lab run: " + badScript + ": line 4: crash=sometime: unknown crash point", "before-effect, after-effect, before-ack"}},
 		{"script file with a retry before publish", "", []string{"run", retryFirst, "--json"},
-			[]string{"line 1: retry pay-1", "has not been published yet"}},
+			[]string{"line 1: retry: operation pay-1", "has not been published yet"}},
 		{"script on stdin with an error names the line", "publish pay-1 amount=1.5\n", []string{"run", "-"},
 			[]string{"lab run: -: line 1: amount=1.5", "never a fraction"}},
 		{"script file not in UTF-8 names the first bad line", "", []string{"run", latin1},

@@ -205,8 +205,11 @@ func cmdHandlers(args []string, stdout, stderr io.Writer) int {
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	for _, h := range handlers.List() {
 		kind := "anti-pattern"
-		if h.Core {
+		switch {
+		case h.Core:
 			kind = "core"
+		case h.Variant:
+			kind = "variant"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", h.Name, kind, h.Summary)
 	}

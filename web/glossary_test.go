@@ -1,0 +1,363 @@
+package web
+
+// The glossary test: every Russian text a learner can read uses the
+// course's words. The rules (forms ruled out) live in lessons/GLOSSARY.md,
+// one term a line; this test only parses them and scans. It lives in
+// package web because only web sees every learner-facing text: the lessons,
+// the practice bank, the UI catalogue, the preset narration and the Russian
+// string literals of the engine's source.
+
+import (
+	"bufio"
+	"fmt"
+	"go/scanner"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/idempotency-lab/lab/lessons"
+	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/sim"
+)
+
+const glossaryFile = "../lessons/GLOSSARY.md"
+
+// glossaryRule is one ruled-out form of GLOSSARY.md.
+type glossaryRule struct {
+	form string         // as written, inside «…»
+	use  string         // what to write instead: the term line's Russian
+	line int            // its line in GLOSSARY.md
+	re   *regexp.Regexp // matches the folded text
+}
+
+// foldRU lower-cases s and writes ё as е, so that a rule matches either
+// spelling. Line breaks are kept, so offsets still give line numbers.
+func foldRU(s string) string {
+	return strings.Map(func(r rune) rune {
+		r = unicode.ToLower(r)
+		if r == 'ё' {
+			return 'е'
+		}
+		return r
+	}, s)
+}
+
+// compileForm turns a form such as «едет в заголов*» into a regexp over
+// folded text: whole words, any whitespace between them, and a trailing *
+// letting a word go on.
+func compileForm(form string) (*regexp.Regexp, error) {
+	words := strings.Fields(foldRU(form))
+	if len(words) == 0 {
+		return nil, fmt.Errorf("empty form")
+	}
+	parts := make([]string, len(words))
+	for i, w := range words {
+		open := strings.HasSuffix(w, "*")
+		w = strings.TrimSuffix(w, "*")
+		if w == "" || strings.Contains(w, "*") {
+			return nil, fmt.Errorf("form %q: * may only end a word", form)
+		}
+		parts[i] = regexp.QuoteMeta(w)
+		if open {
+			parts[i] += `[\pL\pM]*`
+		}
+	}
+	return regexp.Compile(`(?:^|[^\pL\pM\pN])(` + strings.Join(parts, `\s+`) + `)(?:[^\pL\pM\pN]|$)`)
+}
+
+var guillemets = regexp.MustCompile(`«([^»]*)»`)
+
+// parseGlossary reads the term lines of GLOSSARY.md: "- English → Russian"
+// with an optional " — not: «form», «form»".
+func parseGlossary(text string) ([]glossaryRule, int, error) {
+	var rules []glossaryRule
+	terms := 0
+	inTerms := false
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if strings.HasPrefix(line, "## ") {
+			inTerms = strings.TrimSpace(line) == "## Terms"
+			continue
+		}
+		if !inTerms || !strings.HasPrefix(line, "- ") {
+			continue
+		}
+		en, ru, ok := strings.Cut(strings.TrimPrefix(line, "- "), " → ")
+		if !ok || strings.TrimSpace(en) == "" {
+			return nil, 0, fmt.Errorf("GLOSSARY.md:%d: a term line is \"- English → Russian [— not: «form», …]\"", n)
+		}
+		terms++
+		use, not, hasNot := strings.Cut(ru, " — not: ")
+		if strings.TrimSpace(use) == "" {
+			return nil, 0, fmt.Errorf("GLOSSARY.md:%d: no Russian for %q", n, en)
+		}
+		if !hasNot {
+			if strings.Contains(ru, "not:") {
+				return nil, 0, fmt.Errorf("GLOSSARY.md:%d: write the ruled-out forms after \" — not: \"", n)
+			}
+			continue
+		}
+		forms := guillemets.FindAllStringSubmatch(not, -1)
+		if len(forms) == 0 {
+			return nil, 0, fmt.Errorf("GLOSSARY.md:%d: \"not:\" with no «form»", n)
+		}
+		for _, f := range forms {
+			re, err := compileForm(f[1])
+			if err != nil {
+				return nil, 0, fmt.Errorf("GLOSSARY.md:%d: %v", n, err)
+			}
+			rules = append(rules, glossaryRule{form: f[1], use: strings.TrimSpace(use), line: n, re: re})
+		}
+	}
+	return rules, terms, sc.Err()
+}
+
+func mustGlossary(tb testing.TB) []glossaryRule {
+	tb.Helper()
+	b, err := os.ReadFile(glossaryFile)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rules, _, err := parseGlossary(string(b))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return rules
+}
+
+// glossaryHits lists every ruled-out form in text. where names the text;
+// when line is true, each hit adds the line it starts on (for files).
+func glossaryHits(rules []glossaryRule, where string, text string, line bool) []string {
+	folded := foldRU(text)
+	var hits []string
+	for _, r := range rules {
+		for _, m := range r.re.FindAllStringSubmatchIndex(folded, -1) {
+			at := where
+			if line {
+				at = fmt.Sprintf("%s:%d", where, 1+strings.Count(folded[:m[2]], "\n"))
+			}
+			found := folded[m[2]:m[3]]
+			if len(folded) == len(text) {
+				found = text[m[2]:m[3]] // folding kept every offset: quote the original
+			}
+			found = strings.Join(strings.Fields(found), " ")
+			hits = append(hits, fmt.Sprintf("%s: «%s» is ruled out by «%s» (GLOSSARY.md:%d); write: %s", at, found, r.form, r.line, r.use))
+		}
+	}
+	return hits
+}
+
+func reportHits(t *testing.T, hits []string) {
+	t.Helper()
+	sort.Strings(hits)
+	for _, h := range hits {
+		t.Error(h)
+	}
+}
+
+// TestGlossaryParses: the rules load, and the file keeps the decisions the
+// three of us share.
+func TestGlossaryParses(t *testing.T) {
+	b, err := os.ReadFile(glossaryFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules, terms, err := parseGlossary(string(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if terms < 10 || len(rules) < 10 {
+		t.Fatalf("%d terms and %d ruled-out forms: is the \"## Terms\" list there?", terms, len(rules))
+	}
+	have := map[string]bool{}
+	for _, r := range rules {
+		have[r.form] = true
+	}
+	for _, f := range []string{"идентичност*", "хэш*", "ядовит*", "мёртв* писем", "переигр*", "ретранслятор*", "досчит*", "едет в заголов*"} {
+		if !have[f] {
+			t.Errorf("GLOSSARY.md has lost the rule «%s»", f)
+		}
+	}
+}
+
+// TestGlossaryMatching pins down how a form matches, so that a rule does
+// not flag innocent words.
+func TestGlossaryMatching(t *testing.T) {
+	rules := mustGlossary(t)
+	for _, tc := range []struct {
+		text string
+		bad  bool
+	}{
+		{"Хэш содержимого", true},
+		{"хеш содержимого", false},
+		{"это бизнес-идентичность операции", true},
+		{"идентичный ответ", false},
+		{"очередь мертвых\nписем", true},
+		{"оператор переигрывает DLQ", true},
+		{"POISON: ЯД", true},
+		{"пришло десять раз подряд", false},
+		{"ключ едет в\nзаголовке", true},
+		{"ключ передаётся в заголовке", false},
+		{"досчёт прогона", true},
+		{"под высокой нагрузкой", false},
+		{"с другой нагрузкой", true},
+		{"на авторитетном primary", true},
+		{"на основном узле (primary)", false},
+	} {
+		hits := glossaryHits(rules, "text", tc.text, false)
+		if got := len(hits) > 0; got != tc.bad {
+			t.Errorf("%q: flagged %v, want %v (%v)", tc.text, got, tc.bad, hits)
+		}
+	}
+}
+
+// TestGlossaryLessons scans the Russian lessons as the binary embeds them.
+func TestGlossaryLessons(t *testing.T) {
+	rules := mustGlossary(t)
+	files, err := fs.Glob(lessons.Embedded(), "content/*.ru.md")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Russian lessons: %v", err)
+	}
+	var hits []string
+	for _, f := range files {
+		b, err := fs.ReadFile(lessons.Embedded(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits = append(hits, glossaryHits(rules, "lessons/"+f, string(b), true)...)
+	}
+	reportHits(t, hits)
+}
+
+// TestGlossaryPractice scans every Russian text of the practice bank.
+func TestGlossaryPractice(t *testing.T) {
+	rules := mustGlossary(t)
+	bank, err := practice.Load()
+	if err != nil {
+		t.Fatalf("the practice bank does not load: %v", err)
+	}
+	var hits []string
+	for _, tp := range bank.Topics() {
+		hits = append(hits, glossaryHits(rules, "practice topic "+tp.Slug+" title", tp.Title.RU, false)...)
+	}
+	for _, q := range bank.Questions() {
+		at := "practice question " + q.ID
+		hits = append(hits, glossaryHits(rules, at+" text", q.Text.RU, false)...)
+		for _, o := range q.Options {
+			hits = append(hits, glossaryHits(rules, at+" option "+o.ID, o.Text.RU, false)...)
+			hits = append(hits, glossaryHits(rules, at+" option "+o.ID+" why", o.Why.RU, false)...)
+		}
+		hits = append(hits, glossaryHits(rules, at+" answer", q.Answer.RU, false)...)
+		for i, p := range q.Points {
+			hits = append(hits, glossaryHits(rules, fmt.Sprintf("%s point %d", at, i+1), p.RU, false)...)
+		}
+	}
+	reportHits(t, hits)
+}
+
+// TestGlossaryCatalogue scans the Russian side of the UI catalogue.
+func TestGlossaryCatalogue(t *testing.T) {
+	rules := mustGlossary(t)
+	var hits []string
+	for key, v := range newCatalog() {
+		hits = append(hits, glossaryHits(rules, "web catalogue key "+key, v[1], false)...)
+	}
+	reportHits(t, hits)
+}
+
+// TestGlossaryPresets scans each preset's Russian title, summary and step
+// narration.
+func TestGlossaryPresets(t *testing.T) {
+	rules := mustGlossary(t)
+	presets, err := sim.Presets()
+	if err != nil {
+		t.Fatalf("the presets do not load: %v", err)
+	}
+	var hits []string
+	for _, p := range presets {
+		at := "sim/presets/" + p.Name + ".lab"
+		hits = append(hits, glossaryHits(rules, at+" title-ru", p.Script.TitleRU, false)...)
+		hits = append(hits, glossaryHits(rules, at+" summary-ru", p.Script.SummaryRU, false)...)
+		for _, st := range p.Script.Steps {
+			hits = append(hits, glossaryHits(rules, fmt.Sprintf("%s:%d #ru", at, st.Line), st.NarrationRU, false)...)
+		}
+	}
+	reportHits(t, hits)
+}
+
+// TestGlossaryEngine scans the Russian string literals in the Go source of
+// the engine and handlers (events, notes, errors), and of the other
+// packages whose Go code speaks Russian to a learner: lessons (verdict
+// labels, claim boxes), practice (grading) and web/timeline (actor names).
+// The UI catalogue is checked through newCatalog above.
+func TestGlossaryEngine(t *testing.T) {
+	rules := mustGlossary(t)
+	var hits []string
+	n := 0
+	for _, dir := range []string{"../sim", "../handlers", "../lessons", "../practice", "timeline"} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := strings.TrimPrefix(filepath.ToSlash(f), "../")
+			if dir == "timeline" {
+				name = "web/" + filepath.ToSlash(f)
+			}
+			for _, lit := range russianLiterals(src) {
+				n++
+				hits = append(hits, glossaryHits(rules, fmt.Sprintf("%s:%d", name, lit.line), lit.text, false)...)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("found no Russian string literal in the engine's source: is the scan looking in the right place?")
+	}
+	reportHits(t, hits)
+}
+
+type literal struct {
+	line int
+	text string
+}
+
+// russianLiterals returns the string literals of Go source that contain
+// Cyrillic, unquoted, with the line each starts on.
+func russianLiterals(src []byte) []literal {
+	fset := token.NewFileSet()
+	file := fset.AddFile("", fset.Base(), len(src))
+	var s scanner.Scanner
+	s.Init(file, src, nil, 0)
+	var out []literal
+	for {
+		pos, tok, lit := s.Scan()
+		if tok == token.EOF {
+			return out
+		}
+		if tok != token.STRING {
+			continue
+		}
+		text, err := strconv.Unquote(lit)
+		if err != nil {
+			text = lit
+		}
+		if strings.IndexFunc(text, func(r rune) bool { return unicode.Is(unicode.Cyrillic, r) }) >= 0 {
+			out = append(out, literal{line: fset.Position(pos).Line, text: text})
+		}
+	}
+}
