@@ -11,6 +11,13 @@ import (
 // keep a web request busy for long.
 const DefaultBudget = 20000
 
+// luaCost is what one Lua script run in Redis (EVAL) counts against the
+// budget, in deliveries: miniredis starts a fresh Lua interpreter for
+// every script, which costs about what six ordinary deliveries do. Without
+// it a script on setnx-token could spend several times the CPU the budget
+// means to allow.
+const luaCost = 8
+
 // BudgetError says a run needed more handler deliveries than its budget.
 // Execute returns it when a world used up its share of the budget; Line is
 // the script line being executed then, or 0 when it was the settlement.
@@ -22,9 +29,11 @@ type BudgetError struct {
 // msg is the message without the line, in English and in Russian.
 func (e *BudgetError) msg() (en, ru string) {
 	return fmt.Sprintf("the run needs more than %d handler deliveries, the limit for one run; "+
-			"shorten the script (fewer publishes, drains or DLQ replays)", e.Budget),
+			"shorten the script (fewer publishes, drains or DLQ replays); "+
+			"a Lua script a handler runs in Redis counts as %d deliveries", e.Budget, luaCost),
 		fmt.Sprintf("прогону нужно больше %d доставок обработчикам, а это предел одного прогона; "+
-			"сократите сценарий (меньше публикаций, drain или повторов из DLQ)", e.Budget)
+			"сократите сценарий (меньше публикаций, drain или переотправок из DLQ); "+
+			"Lua-скрипт, который обработчик выполняет в Redis, считается за %d доставок", e.Budget, luaCost)
 }
 
 // Error is the message in English, with the line.

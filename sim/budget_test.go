@@ -104,12 +104,12 @@ func TestBudgetErrorText(t *testing.T) {
 		enPrefix string
 	}{
 		{&sim.BudgetError{Line: 7, Budget: 20000},
-			"line 7: the run needs more than 20000 handler deliveries, the limit for one run; shorten the script (fewer publishes, drains or DLQ replays)",
-			"строка 7: прогону нужно больше 20000 доставок обработчикам, а это предел одного прогона; сократите сценарий (меньше публикаций, drain или повторов из DLQ)",
+			"line 7: the run needs more than 20000 handler deliveries, the limit for one run; shorten the script (fewer publishes, drains or DLQ replays); a Lua script a handler runs in Redis counts as 8 deliveries",
+			"строка 7: прогону нужно больше 20000 доставок обработчикам, а это предел одного прогона; сократите сценарий (меньше публикаций, drain или переотправок из DLQ); Lua-скрипт, который обработчик выполняет в Redis, считается за 8 доставок",
 			"line 7: "},
 		{&sim.BudgetError{Line: 0, Budget: 12},
-			"settling after the script: the run needs more than 12 handler deliveries, the limit for one run; shorten the script (fewer publishes, drains or DLQ replays)",
-			"доведение до конца после сценария: прогону нужно больше 12 доставок обработчикам, а это предел одного прогона; сократите сценарий (меньше публикаций, drain или повторов из DLQ)",
+			"settling after the script: the run needs more than 12 handler deliveries, the limit for one run; shorten the script (fewer publishes, drains or DLQ replays); a Lua script a handler runs in Redis counts as 8 deliveries",
+			"доведение до конца после сценария: прогону нужно больше 12 доставок обработчикам, а это предел одного прогона; сократите сценарий (меньше публикаций, drain или переотправок из DLQ); Lua-скрипт, который обработчик выполняет в Redis, считается за 8 доставок",
 			"settling after the script: "},
 	}
 	for _, tc := range tests {
@@ -318,5 +318,25 @@ func TestResultConflicts(t *testing.T) {
 	}
 	if seen < 2 {
 		t.Errorf("no handler acked more than one changed payload (most: %d): the test proves little", seen)
+	}
+}
+
+// A Lua script run in Redis weighs luaCost deliveries: miniredis starts an
+// interpreter for each, so setnx-token, which releases its claim with one
+// on every failure, reaches the budget after fewer deliveries than setnx.
+func TestLuaScriptsWeighOnTheBudget(t *testing.T) {
+	src := "max-deliveries: 100\ngateway down\npublish a amount=1\ndrain\n"
+	for _, tc := range []struct {
+		handler string
+		over    bool
+	}{
+		{"setnx", false},      // 100 deliveries, no script: within 300
+		{"setnx-token", true}, // 100 deliveries and 100 releases in Lua: 900
+	} {
+		_, err := sim.Execute(context.Background(), sim.MustParse(src), sim.Options{Handlers: []string{tc.handler}, Budget: 300})
+		var be *sim.BudgetError
+		if got := errors.As(err, &be); got != tc.over {
+			t.Errorf("%s with a budget of 300: over budget %v (%v), want %v", tc.handler, got, err, tc.over)
+		}
 	}
 }

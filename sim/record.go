@@ -387,7 +387,22 @@ func plural(n int, noun string) string {
 
 // redisRecorder is a go-redis hook that records every command the handler
 // sends and the reply it got, in redis-cli's notation.
-type redisRecorder struct{ t *tracer }
+type redisRecorder struct {
+	t *tracer
+	// scripts counts the Lua scripts run (EVAL, EVALSHA): they weigh on
+	// the run's budget (see luaCost).
+	scripts *int
+}
+
+// countScript counts a command if it runs a Lua script.
+func (h redisRecorder) countScript(cmd redis.Cmder) {
+	switch strings.ToLower(cmd.Name()) {
+	case "eval", "evalsha", "eval_ro", "evalsha_ro":
+		if h.scripts != nil {
+			*h.scripts++
+		}
+	}
+}
 
 func (h redisRecorder) DialHook(next redis.DialHook) redis.DialHook {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -397,6 +412,7 @@ func (h redisRecorder) DialHook(next redis.DialHook) redis.DialHook {
 
 func (h redisRecorder) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.countScript(cmd)
 		i := h.t.emit(KindRedis, redisCommand(cmd), "")
 		err := next(ctx, cmd)
 		h.t.result(i, redisReply(cmd, err))
@@ -408,6 +424,7 @@ func (h redisRecorder) ProcessPipelineHook(next redis.ProcessPipelineHook) redis
 	return func(ctx context.Context, cmds []redis.Cmder) error {
 		idx := make([]int, len(cmds))
 		for k, cmd := range cmds {
+			h.countScript(cmd)
 			idx[k] = h.t.emit(KindRedis, redisCommand(cmd), "")
 		}
 		err := next(ctx, cmds)

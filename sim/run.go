@@ -463,11 +463,15 @@ func (w *world) allow(n int) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	if w.share >= 0 && w.deliveries+n > w.share {
+	if w.share >= 0 && w.spent()+n > w.share {
 		return errOverBudget
 	}
 	return nil
 }
+
+// spent is what the world has spent of its budget, in deliveries: one per
+// delivery, and luaCost per Lua script a handler ran in Redis.
+func (w *world) spent() int { return w.deliveries + w.scripts*luaCost }
 
 func (w *world) note(actor, en, ru string) {
 	w.t.add(Event{Actor: actor, Kind: KindNote, Text: en, TextRU: ru})

@@ -64,6 +64,7 @@ type world struct {
 	failedAfterApplied map[*Message]bool
 	conflicts          int // changed payloads acked without quarantine
 	deliveries         int
+	scripts            int // Lua scripts the handler ran in Redis: each costs luaCost of the budget
 	// engineErr is an error of the engine's own (the reaper, run when a
 	// stalled gateway call moves the clock) met inside a delivery, where
 	// it cannot be returned: the step returns it.
@@ -139,7 +140,7 @@ func newWorld(s *Script, h handlers.Info) (w *world, err error) {
 			DisableIdentity: true,
 			PoolSize:        1,
 		})
-		w.rdb.AddHook(redisRecorder{t: t})
+		w.rdb.AddHook(redisRecorder{t: t, scripts: &w.scripts})
 		// Connect now, so the trace shows only the handler's commands.
 		if err := w.rdb.Ping(context.Background()).Err(); err != nil {
 			return nil, fmt.Errorf("redis: %w", err)
