@@ -5,6 +5,7 @@ ADDR ?= 127.0.0.1:8080
 
 ## run: start the lab at http://$(ADDR) (ARGS=--dev to read files from disk)
 run:
+	@echo "building the lab (the first build compiles SQLite: several minutes on 2 cores)…"
 	go run ./cmd/lab serve --addr $(ADDR) $(ARGS)
 
 ## test: everything CI runs: generated code current, vet, all tests (browser tests included)

@@ -168,6 +168,24 @@ func LabURL(preset string, handlers []string) string {
 	return u
 }
 
+// withDeclared is a link's handlers with those the preset's handlers:
+// header declares added after them, so that a link that names handlers
+// still shows every handler the preset's narration talks about. A link
+// that names none keeps none: the lab then shows the core handlers and the
+// declared ones.
+func withDeclared(hs []string, sc *sim.Script) []string {
+	if len(hs) == 0 || sc == nil {
+		return hs
+	}
+	out := slices.Clone(hs)
+	for _, h := range sc.Handlers {
+		if !slices.Contains(out, h) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
 // parsePageLink recognises a link to a lesson: /lessons/SLUG, optionally
 // with #anchor, or #anchor within this lesson.
 func parsePageLink(dest, self string, line int) (pageLink, bool) {

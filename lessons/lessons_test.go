@@ -165,14 +165,14 @@ func TestClaimFence(t *testing.T) {
 			`<span class="claim-label">Scenario</span> <span class="claim-title">Crash before the ack</span> <code class="claim-preset">crash-before-ack</code>`,
 			`<li><code class="claim-handler">naive</code> <span class="claim-arrow">→</span> <span class="verdict verdict-duplicate">duplicate</span></li>`,
 			`<li><code class="claim-handler">unique</code> <span class="claim-arrow">→</span> <span class="verdict verdict-ok">ok</span></li>`,
-			`<a class="try-it" href="/lab?preset=crash-before-ack&amp;handlers=naive,unique">Try it in the lab</a>`,
+			`<a class="try-it" href="/lab?preset=crash-before-ack&amp;handlers=naive,unique,inbox&amp;step=4">Try it in the lab</a>`,
 		}},
 		{Russian, []string{
 			`<span class="claim-label">Сценарий</span> <span class="claim-title">Падение перед ack</span>`,
 			`<span class="verdict verdict-duplicate">дубль</span>`,
 			`<span class="verdict verdict-ok">верно</span>`,
 			`<span class="verdict verdict-poison">зацикливание</span>`,
-			`<a class="try-it" href="/lab?preset=crash-before-ack&amp;handlers=naive,unique,unique-error">Попробовать в лаборатории</a>`,
+			`<a class="try-it" href="/lab?preset=crash-before-ack&amp;handlers=naive,unique,unique-error,inbox&amp;step=4">Попробовать в лаборатории</a>`,
 		}},
 	} {
 		html := string(mustLesson(t, c, "alpha", tc.lang).HTML)
@@ -271,7 +271,7 @@ func F() {}
 func TestLabLinks(t *testing.T) {
 	c := mustLoad(t, "testdata/course")
 	for _, tc := range []struct{ slug, lang, want string }{
-		{"alpha", English, `<a href="/lab?preset=crash-before-ack&amp;handlers=naive,unique" class="try-it">Watch it happen</a>`},
+		{"alpha", English, `<a href="/lab?preset=crash-before-ack&amp;handlers=naive,unique,inbox" class="try-it">Watch it happen</a>`},
 		{"beta", Russian, `<a href="/lab?preset=happy-path" class="try-it">ссылка в лабораторию</a>`},
 	} {
 		if html := string(mustLesson(t, c, tc.slug, tc.lang).HTML); !strings.Contains(html, tc.want) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"html/template"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -174,7 +175,7 @@ func (b *builder) render(l *Lesson, body []byte, bodyLine int, e *errList) {
 				continue
 			}
 			l.LabLinks = append(l.LabLinks, ll)
-			link.Destination = []byte(LabURL(ll.Preset, ll.Handlers))
+			link.Destination = []byte(LabURL(ll.Preset, withDeclared(ll.Handlers, b.presets[ll.Preset])))
 			link.SetAttributeString("class", []byte("try-it"))
 			continue
 		}
@@ -383,8 +384,14 @@ func (r *fenceRenderer) claim(w util.BufWriter, _ []byte, node ast.Node, enterin
 			esc(v.Handler), esc(string(v.Verdict)), esc(VerdictLabel(v.Verdict, lang)))
 	}
 	_, _ = w.WriteString("</ul>\n")
+	try := LabURL(c.Preset, withDeclared(c.Handlers(), n.script))
+	if n.script != nil {
+		// A preset opens at step 0; a claim is about where its story ends,
+		// so the button opens the lab there.
+		try += "&step=" + strconv.Itoa(len(n.script.Steps))
+	}
 	fmt.Fprintf(w, `<p class="claim-action"><a class="try-it" href="%s">%s</a></p>`+"\n",
-		esc(LabURL(c.Preset, c.Handlers())), msg(lang, "Try it in the lab", "Попробовать в лаборатории"))
+		esc(try), msg(lang, "Try it in the lab", "Попробовать в лаборатории"))
 	fmt.Fprintf(w, `<p class="claim-note">%s</p>`+"\n",
 		msg(lang, "The course's tests run this scenario and check these verdicts.",
 			"Тесты курса прогоняют этот сценарий и сверяют вердикты."))

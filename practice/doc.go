@@ -18,8 +18,8 @@
 //   - KindPredict: a Handler and a script (a Preset or an inline Script).
 //     Show Steps(), the script without the preset's narration (which would
 //     give the answer away), and PredictHint(), which says to give the
-//     settled balance in minor units (10000 is 100.00; "100.00" is also
-//     accepted) and pick one of Verdicts() (VerdictLabel explains each).
+//     settled balance in major units (200.00; ParseMoney reads it) and
+//     pick one of Verdicts() (VerdictLabel explains each).
 //
 // All text is a Text{EN, RU}; Text.In(lang) picks one.
 //

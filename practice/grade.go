@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/idempotency-lab/lab/sim"
@@ -127,14 +126,14 @@ func (b *Bank) GradeOpen(id string, ticked []int) (Grade, error) {
 
 // GradePredict grades a prediction by running the exercise's script on its
 // handler with the engine; nothing is stored in advance. balance is read by
-// ParseBalance and verdict by ParseVerdict. The balance and the verdict are
+// ParseMoney (major units) and verdict by ParseVerdict. The balance and the verdict are
 // worth half the score each.
 func (b *Bank) GradePredict(id, balance, verdict string) (Grade, error) {
 	q, err := b.questionOf(id, KindPredict)
 	if err != nil {
 		return Grade{}, err
 	}
-	bal, err := ParseBalance(balance)
+	bal, err := ParseMoney(balance)
 	if err != nil {
 		return Grade{}, err
 	}
@@ -182,46 +181,6 @@ func (b *Bank) questionOf(id string, k Kind) (Question, error) {
 		return Question{}, fmt.Errorf("%w: %s is a %s question, not %s", ErrWrongKind, id, q.Kind, k)
 	}
 	return q, nil
-}
-
-// ParseBalance reads a predicted balance. Balances are in minor units, the
-// way amounts are written in scripts (amount=10000 is 100.00), so a whole
-// number is taken as minor units: "20000". Spaces, underscores and
-// apostrophes between digits are ignored ("20 000"). A number with a point
-// or a comma and exactly two digits after it is taken as major units and
-// converted: "200.00" and "200,00" both mean 20000. Anything else,
-// including negative numbers, is ErrMalformedBalance.
-func ParseBalance(s string) (int64, error) {
-	clean := strings.Map(func(r rune) rune {
-		switch r {
-		case ' ', '\u00a0', '\u202f', '\u2009', '_', '\'':
-			return -1
-		}
-		return r
-	}, strings.TrimSpace(s))
-	whole, cents, decimal := strings.Cut(strings.ReplaceAll(clean, ",", "."), ".")
-	bad := fmt.Errorf("%w %q: enter a whole number of minor units, as amounts appear in the script (20000), or major units with two decimals (200.00)", ErrMalformedBalance, s)
-	if !digits(whole) || len(whole) > 15 || (decimal && (len(cents) != 2 || !digits(cents))) {
-		return 0, bad
-	}
-	// With two decimals, whole+cents is already the amount in minor units.
-	n, err := strconv.ParseInt(whole+cents, 10, 64)
-	if err != nil {
-		return 0, bad
-	}
-	return n, nil
-}
-
-func digits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // Verdicts lists the verdicts a prediction may name, in the order a form
@@ -273,12 +232,12 @@ func ParseVerdict(s string) (sim.Verdict, error) {
 func PredictHint() Text {
 	return Text{
 		EN: "Predict the balance after the run settles: when the script ends, the lab brings the gateway back up, " +
-			"redelivers unacked messages and drains the queue. Give it in minor units, as amounts appear in the script " +
-			"(amount=10000 is 100.00, so enter 10000), or in major units with two decimals (100.00). " +
+			"redelivers unacked messages and drains the queue. Give it in major units, e.g. 200.00 " +
+			"(the script writes amounts in minor units: amount=10000 is 100.00). " +
 			"For two accounts, give the total. Then pick the verdict.",
 		RU: "Предскажите итоговый баланс: когда сценарий закончится, лаборатория доводит прогон до конца — поднимает шлюз, " +
-			"повторно доставляет неподтверждённые сообщения и разбирает очередь. Укажите баланс в минимальных единицах, " +
-			"как суммы записаны в сценарии (amount=10000 — это 100.00, значит, вводите 10000), или в основных единицах " +
-			"с двумя знаками после точки или запятой (100.00). Если счетов два, укажите сумму по ним. Затем выберите вердикт.",
+			"повторно доставляет неподтверждённые сообщения и разбирает очередь. Укажите баланс в основных единицах, " +
+			"например 200.00 (в сценарии суммы записаны в минимальных единицах: amount=10000 — это 100.00). " +
+			"Если счетов два, укажите сумму по ним. Затем выберите вердикт.",
 	}
 }

@@ -23,8 +23,18 @@ type ItemState struct {
 	Attempts  int
 	LastScore float64 // the latest attempt's score: what the person knows now
 	LastAt    time.Time
-	Box       int       // Leitner box, 1 to Boxes
-	Due       time.Time // when the review mode asks it again
+	// FirstScore is the first attempt's score: what the person knew before
+	// trying again. The averages count it, so retrying until right does not
+	// make a topic look known.
+	FirstScore float64
+	// MissedAt is when the question was last answered wrong, while that
+	// miss still stands; zero when there is none. A miss stands until the
+	// question is answered right on a later calendar day than the miss
+	// (SameDay): a right answer straight after a miss, on the same day, only
+	// shows it was just read. Review lists the question while it stands.
+	MissedAt time.Time
+	Box      int       // Leitner box, 1 to Boxes
+	Due      time.Time // when the review mode asks it again
 }
 
 // TopicProgress is one progress bar: a lesson's, or the overall one.
@@ -33,15 +43,15 @@ type TopicProgress struct {
 	Total    int     // questions and exercises in the topic
 	Answered int     // of them, answered at least once
 	Mastered int     // of them, with a latest score of at least HitScore
-	Average  float64 // mean latest score over the answered ones; 0 if none
+	Average  float64 // mean first-try score over the answered ones; 0 if none
 }
 
 // AnsweredPercent is Answered as a whole percentage of Total: the length
 // of the bar.
 func (t TopicProgress) AnsweredPercent() int { return percent(float64(t.Answered), t.Total) }
 
-// ScorePercent is the sum of latest scores as a whole percentage of Total:
-// how well the whole topic is known, counting unanswered items as 0.
+// ScorePercent is the sum of first-try scores as a whole percentage of
+// Total: how well the whole topic was known, counting unanswered items as 0.
 func (t TopicProgress) ScorePercent() int {
 	return percent(t.Average*float64(t.Answered), t.Total)
 }
@@ -88,7 +98,16 @@ func (b *Bank) Progress(attempts []Attempt) Progress {
 		}
 		it := p.Items[a.Question]
 		it.Question, it.Topic = q.ID, q.Topic
+		if it.Attempts == 0 {
+			it.FirstScore = a.Score
+		}
 		it.Attempts++
+		switch {
+		case a.Score < HitScore:
+			it.MissedAt = a.At
+		case !it.MissedAt.IsZero() && !SameDay(it.MissedAt, a.At):
+			it.MissedAt = time.Time{}
+		}
 		it.LastScore, it.LastAt = a.Score, a.At
 		it.Box, it.Due = Next(it.Box, a.Score, a.At)
 		p.Items[a.Question] = it
@@ -104,7 +123,7 @@ func (b *Bank) Progress(attempts []Attempt) Progress {
 			tp.Total++
 			if it, ok := p.Items[q.ID]; ok {
 				tp.Answered++
-				sum += it.LastScore
+				sum += it.FirstScore
 				if it.LastScore >= HitScore {
 					tp.Mastered++
 				}
@@ -123,4 +142,12 @@ func (b *Bank) Progress(attempts []Attempt) Progress {
 		p.Overall.Average = overallSum / float64(p.Overall.Answered)
 	}
 	return p
+}
+
+// SameDay reports whether a and b fall on the same calendar day, in b's
+// time zone (the caller's clock says which day it is).
+func SameDay(a, b time.Time) bool {
+	ay, am, ad := a.In(b.Location()).Date()
+	by, bm, bd := b.Date()
+	return ay == by && am == bm && ad == bd
 }

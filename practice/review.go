@@ -46,19 +46,30 @@ func Next(box int, score float64, at time.Time) (int, time.Time) {
 	return box, at.Add(Interval(box))
 }
 
-// Review is the "review what I got wrong" mode: the answered questions that
-// are due at now, lowest box first (the misses), then the longest overdue,
-// then by id. Questions never answered are not in it; they belong to the
-// other modes.
+// Review is the "review what I got wrong" mode: every question whose miss
+// still stands (ItemState.MissedAt: answered wrong, and not yet answered
+// right on a later day), oldest miss first, then the answered questions
+// that are due at now, lowest box first, then the longest overdue, then by
+// id. Questions never answered are not in it; they belong to the other
+// modes.
 func (p Progress) Review(now time.Time) []ItemState {
 	var due []ItemState
 	for _, it := range p.Items {
-		if !it.Due.After(now) {
+		if !it.MissedAt.IsZero() || !it.Due.After(now) {
 			due = append(due, it)
 		}
 	}
 	slices.SortFunc(due, func(a, b ItemState) int {
-		return cmp.Or(cmp.Compare(a.Box, b.Box), a.Due.Compare(b.Due), cmp.Compare(a.Question, b.Question))
+		return cmp.Or(cmp.Compare(missRank(a), missRank(b)), a.MissedAt.Compare(b.MissedAt),
+			cmp.Compare(a.Box, b.Box), a.Due.Compare(b.Due), cmp.Compare(a.Question, b.Question))
 	})
 	return due
+}
+
+// missRank puts standing misses before the rest.
+func missRank(it ItemState) int {
+	if it.MissedAt.IsZero() {
+		return 1
+	}
+	return 0
 }

@@ -60,31 +60,30 @@ func TestReviewSchedule(t *testing.T) {
 		return out
 	}
 
-	answer("dup-sources", 0)     // miss: box 1, due in 10 minutes
+	answer("dup-sources", 0)     // miss: box 1, in review at once
 	answer("keys-broker-ids", 1) // hit: box 2, due tomorrow
 	c.advance(time.Minute)
 	answer("unique-return-nil", 0) // miss, a minute later
-	if got := review(); got != nil {
-		t.Fatalf("nothing is due yet, review = %v", got)
-	}
-	c.advance(9 * time.Minute) // 10 minutes after the first miss
-	if got := review(); !reflect.DeepEqual(got, []string{"dup-sources"}) {
-		t.Fatalf("at +10m review = %v, want [dup-sources]", got)
-	}
-	c.advance(time.Minute)
 	if got := review(); !reflect.DeepEqual(got, []string{"dup-sources", "unique-return-nil"}) {
-		t.Fatalf("at +11m review = %v, want both misses, the older first", got)
+		t.Fatalf("right after two misses review = %v, want both, the older first", got)
 	}
-	answer("dup-sources", 1) // now a hit: box 2, due tomorrow
-	if got := review(); !reflect.DeepEqual(got, []string{"unique-return-nil"}) {
-		t.Fatalf("after fixing dup-sources review = %v", got)
+	c.advance(10 * time.Minute)
+	answer("dup-sources", 1) // right, but on the day of the miss: it stays
+	if got := review(); !reflect.DeepEqual(got, []string{"dup-sources", "unique-return-nil"}) {
+		t.Fatalf("after a same-day retry review = %v", got)
 	}
 	c.advance(24 * time.Hour)
-	// Due now: keys-broker-ids (box 2) and dup-sources (box 2), and the
-	// still-missed unique-return-nil (box 1) comes first.
-	want := []string{"unique-return-nil", "keys-broker-ids", "dup-sources"}
+	// The standing misses first, oldest first, then the due keys-broker-ids (box 2).
+	want := []string{"dup-sources", "unique-return-nil", "keys-broker-ids"}
 	if got := review(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("a day later review = %v, want %v", got, want)
+	}
+	answer("dup-sources", 1) // right on a later day: the miss is cleared
+	if got := review(); !reflect.DeepEqual(got, []string{"unique-return-nil", "keys-broker-ids"}) {
+		t.Fatalf("after a next-day hit review = %v", got)
+	}
+	if st := b.Progress(history).Items["dup-sources"]; st.Box != 3 || !st.MissedAt.IsZero() || st.FirstScore != 0 {
+		t.Fatalf("dup-sources: %+v", st)
 	}
 	answer("keys-broker-ids", 1) // box 3: three days
 	st := b.Progress(history).Items["keys-broker-ids"]
@@ -111,7 +110,7 @@ func TestProgress(t *testing.T) {
 	p := b.Progress(history)
 	dup, _ := b.ByTopic("duplicates")
 	uniq, _ := b.ByTopic("unique")
-	if got := p.Topic("duplicates"); got.Total != len(dup) || got.Answered != 2 || got.Mastered != 1 || got.Average != 0.75 {
+	if got := p.Topic("duplicates"); got.Total != len(dup) || got.Answered != 2 || got.Mastered != 1 || got.Average != 0.25 { // first tries: 0 and 0.5
 		t.Errorf("duplicates: %+v", got)
 	}
 	if got := p.Topic("unique"); got.Total != len(uniq) || got.Answered != 1 || got.Average != 1 {
@@ -121,7 +120,7 @@ func TestProgress(t *testing.T) {
 		t.Errorf("cost: %+v", got)
 	}
 	o := p.Overall
-	if o.Total != len(b.Questions()) || o.Answered != 3 || o.Mastered != 2 || o.Average != 2.5/3 {
+	if o.Total != len(b.Questions()) || o.Answered != 3 || o.Mastered != 2 || o.Average != 0.5 {
 		t.Errorf("overall: %+v", o)
 	}
 	if len(p.Topics) != len(lessonSlugs()) {
@@ -131,7 +130,7 @@ func TestProgress(t *testing.T) {
 		t.Error("an attempt at a removed question shows up")
 	}
 	d := p.Topic("duplicates")
-	if d.AnsweredPercent() != percent(2, d.Total) || d.ScorePercent() != percent(1.5, d.Total) {
+	if d.AnsweredPercent() != percent(2, d.Total) || d.ScorePercent() != percent(0.5, d.Total) {
 		t.Errorf("percentages %d %d", d.AnsweredPercent(), d.ScorePercent())
 	}
 
@@ -142,6 +141,72 @@ func TestProgress(t *testing.T) {
 		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 		if !reflect.DeepEqual(b.Progress(shuffled), p) {
 			t.Fatal("progress depends on the order of the attempts")
+		}
+	}
+}
+
+// TestFirstTriesCount is the reported case: two questions answered wrong
+// and at once retried right. Review keeps both and the average counts the
+// first tries, until each is answered right on a later day.
+func TestFirstTriesCount(t *testing.T) {
+	b := mustLoad(t)
+	c := &clock{now: time.Date(2026, 3, 1, 23, 40, 0, 0, time.UTC)}
+	var history []Attempt
+	answer := func(q string, score float64) {
+		history = append(history, Attempt{ID: NewProfileID(), Question: q, Score: score, At: c.now})
+	}
+	review := func() []string {
+		var out []string
+		for _, it := range b.Progress(history).Review(c.now) {
+			out = append(out, it.Question)
+		}
+		return out
+	}
+	answer("dup-sources", 0)
+	answer("unique-return-nil", 0)
+	c.advance(time.Minute)
+	answer("dup-sources", 1)
+	answer("unique-return-nil", 1)
+	p := b.Progress(history)
+	if got := review(); !reflect.DeepEqual(got, []string{"dup-sources", "unique-return-nil"}) {
+		t.Fatalf("review after same-day retries = %v, want both", got)
+	}
+	if p.Overall.Average != 0 || p.Overall.ScorePercent() != 0 || p.Overall.Mastered != 2 {
+		t.Fatalf("overall after wrong first tries: %+v", p.Overall)
+	}
+	c.advance(30 * time.Minute) // 00:11 the next day
+	answer("dup-sources", 1)
+	if got := review(); !reflect.DeepEqual(got, []string{"unique-return-nil"}) {
+		t.Fatalf("review after a right answer on the next day = %v", got)
+	}
+	answer("unique-return-nil", 0.5) // a new miss on the next day
+	c.advance(time.Hour)
+	answer("unique-return-nil", 1) // right the same day as that miss: stays
+	if got := review(); !reflect.DeepEqual(got, []string{"unique-return-nil"}) {
+		t.Fatalf("a same-day fix of a new miss cleared it: review = %v", got)
+	}
+	if avg := b.Progress(history).Overall.Average; avg != 0 {
+		t.Fatalf("later answers changed the first-try average to %v", avg)
+	}
+}
+
+func TestSameDay(t *testing.T) {
+	at := time.Date(2026, 3, 1, 23, 59, 0, 0, time.UTC)
+	msk := time.FixedZone("MSK", 3*3600)
+	for _, tc := range []struct {
+		a, b time.Time
+		want bool
+	}{
+		{at, at.Add(time.Minute - time.Nanosecond), true},
+		{at, at.Add(time.Minute), false},
+		{at, at.Add(-24 * time.Hour), false},
+		// The caller's zone decides the day: 20:30 and 21:30 UTC are one
+		// day in UTC, but 23:30 and 00:30 in Moscow.
+		{at.Add(-3*time.Hour - 29*time.Minute), at.Add(-2*time.Hour - 29*time.Minute), true},
+		{at.Add(-3*time.Hour - 29*time.Minute), at.Add(-2*time.Hour - 29*time.Minute).In(msk), false},
+	} {
+		if got := SameDay(tc.a, tc.b); got != tc.want {
+			t.Errorf("SameDay(%v, %v) = %v", tc.a, tc.b, got)
 		}
 	}
 }

@@ -79,6 +79,18 @@ type Result struct {
 	open int // messages ready or in flight after settlement: none, unless the engine is wrong
 }
 
+// Pending says whether any handler's broker, after the steps run (before
+// settlement), has a message ready to deliver and one in flight: a deliver
+// step with nothing ready, or a redeliver with nothing in flight, changes
+// nothing on any handler.
+func (r *Run) Pending() (ready, inFlight bool) {
+	for _, res := range r.Results {
+		ready = ready || len(res.Broker.Ready) > 0
+		inFlight = inFlight || len(res.Broker.InFlight) > 0
+	}
+	return ready, inFlight
+}
+
 // Trace is what happened in one step.
 type Trace struct {
 	Step     int     `json:"step"` // 1-based; 0 for the settlement

@@ -4,11 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/idempotency-lab/lab/handlers"
 )
 
 // Limits on scripts. They keep every request to the stateless web server
@@ -88,7 +91,11 @@ type Script struct {
 	ProcessingTTL  time.Duration
 	DoneTTL        time.Duration
 	InboxRetention time.Duration // 0: off
-	Steps          []Step
+	// Handlers are the handlers the script's story is about (the
+	// handlers: header), in the order written; the lab shows at least
+	// these. Empty when the script names none.
+	Handlers []string
+	Steps    []Step
 }
 
 // Step is one line of a script.
@@ -211,7 +218,7 @@ type parser struct {
 }
 
 var headers = []string{"title", "title-ru", "summary", "summary-ru",
-	"max-deliveries", "processing-ttl", "done-ttl", "inbox-retention"}
+	"max-deliveries", "processing-ttl", "done-ttl", "inbox-retention", "handlers"}
 
 func (p *parser) line(n int, line string) error {
 	if strings.ContainsFunc(line, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) {
@@ -279,6 +286,12 @@ func (p *parser) header(n int, name, value string) error {
 			return nil
 		}
 		p.s.InboxRetention, err = parseDuration(value)
+	case "handlers":
+		hs, herr := parseHandlerList(n, value)
+		if herr != nil {
+			return herr
+		}
+		p.s.Handlers = hs
 	default:
 		return errf(n, "unknown header %q; valid headers: %s", "неизвестный заголовок %q; допустимые: %s", name+":", strings.Join(headers, ", "))
 	}
@@ -286,6 +299,29 @@ func (p *parser) header(n int, name, value string) error {
 		return wrapf(n, err, "%s", name)
 	}
 	return nil
+}
+
+// parseHandlerList reads the handlers: header: handler names separated by
+// commas, each known and named once.
+func parseHandlerList(n int, value string) ([]string, error) {
+	var known []string
+	for _, h := range handlers.List() {
+		known = append(known, h.Name)
+	}
+	var out []string
+	for _, name := range strings.Split(value, ",") {
+		name = strings.TrimSpace(name)
+		switch {
+		case name == "":
+			return nil, errf(n, "handlers: needs handler names separated by commas, as in: handlers: naive,inbox", "handlers: нужны имена обработчиков через запятую, например: handlers: naive,inbox")
+		case !slices.Contains(known, name):
+			return nil, errf(n, "handlers: unknown handler %q; valid handlers: %s", "handlers: неизвестный обработчик %q; допустимые: %s", name, strings.Join(known, ", "))
+		case slices.Contains(out, name):
+			return nil, errf(n, "handlers: %s is named twice", "handlers: %s указан дважды", name)
+		}
+		out = append(out, name)
+	}
+	return out, nil
 }
 
 func (p *parser) step(n int, verb string, args []string) (Step, error) {
@@ -599,6 +635,7 @@ func (s *Script) String() string {
 	if s.InboxRetention != 0 {
 		header("inbox-retention", formatDuration(s.InboxRetention))
 	}
+	header("handlers", strings.Join(s.Handlers, ","))
 	for _, st := range s.Steps {
 		header("#en", st.NarrationEN)
 		header("#ru", st.NarrationRU)

@@ -21,6 +21,37 @@ type httpError struct {
 	back   string // the lab address to return to, if known
 	// retryAfter, in seconds, tells the reader when to try again (503, 429).
 	retryAfter int
+	// title is the catalog key of the page's heading, when the kind of
+	// error names itself; see titleKey for the defaults.
+	title string
+}
+
+// titleKey is the catalog key of the error page's heading: what kind of
+// problem it is. In order: the error's own title; a title that comes with
+// its message (KEY.title in the catalog); for a script that did not parse,
+// "The script has an error"; for any other 400, a value that is not valid
+// (err.title.invalid); else the status's heading (err.title.STATUS).
+func (e *httpError) titleKey(t text) string {
+	if e.title != "" {
+		return e.title
+	}
+	if _, ok := t.c[e.key+".title"]; ok {
+		return e.key + ".title"
+	}
+	return e.defaultTitle()
+}
+
+// defaultTitle is titleKey without the catalog's per-message titles.
+func (e *httpError) defaultTitle() string {
+	switch {
+	case e.title != "":
+		return e.title
+	case e.status == http.StatusBadRequest && e.script != "":
+		return "err.title.script"
+	case e.status == http.StatusBadRequest:
+		return "err.title.invalid"
+	}
+	return fmt.Sprintf("err.title.%d", e.status)
 }
 
 func (e *httpError) Error() string {
@@ -61,7 +92,7 @@ func (s *server) renderError(w http.ResponseWriter, r *http.Request, err error) 
 	t := s.text(r)
 	v := errorView{
 		Status:  he.status,
-		Title:   t.S(fmt.Sprintf("err.title.%d", he.status)),
+		Title:   t.S(he.titleKey(t)),
 		Script:  he.script,
 		Back:    he.back,
 		Message: t.F(he.key, boundArgs(he.args)...), // the reader's input quoted as an excerpt, once

@@ -216,14 +216,27 @@ func newCatalog() catalog {
 		"pl.big":         {"The permalink could not be read: the script inside is longer than the limit of %d bytes.", "Не удалось прочитать постоянную ссылку: сценарий внутри длиннее предела в %d байт."},
 		"err.script":     {"The script has an error: %s", "В сценарии ошибка: %s"},
 		"err.newstep":    {"That step cannot be added: %s", "Этот шаг добавить нельзя: %s"},
-		"err.verb":       {"There is no step %q. Valid steps: %s.", "Шага %q нет. Есть такие: %s."},
-		"err.field":      {"%s must be one word, without spaces.", "%s — одно слово, без пробелов."},
-		"err.target":     {"Choose a published operation for %s.", "Выберите опубликованную операцию для %s."},
+		"err.nothingready": {"That step cannot be added: after step %d nothing is ready to deliver, the queue is empty. Publish a message first, or redeliver one in flight.",
+			"Этот шаг добавить нельзя: после шага %d доставлять нечего, очередь пуста. Сначала опубликуйте сообщение или верните в очередь то, что в обработке."},
+		"err.nothinginflight": {"That step cannot be added: after step %d nothing is in flight, so there is nothing to redeliver.",
+			"Этот шаг добавить нельзя: после шага %d ни одно сообщение не в обработке, возвращать в очередь нечего."},
+		"ctl.noready":       {"Nothing is ready to deliver at this step: the queue is empty.", "На этом шаге доставлять нечего: очередь пуста."},
+		"ctl.noinflight":    {"Nothing is in flight at this step: there is nothing to redeliver.", "На этом шаге ни одно сообщение не в обработке: возвращать в очередь нечего."},
+		"do.deliver.none":   {"A worker asks for a message, but nothing is ready to deliver: the queue is empty and nothing changes.", "Воркер просит сообщение, но доставлять нечего: очередь пуста, ничего не меняется."},
+		"do.redeliver.none": {"Nothing is in flight, so there is nothing to redeliver: nothing changes.", "Ни одно сообщение не в обработке, возвращать в очередь нечего: ничего не меняется."},
+		"scn.startRule":     {"A preset opens at step 0: step through its story with Next.", "Готовый сценарий открывается на шаге 0: проходите его историю кнопкой «Дальше»."},
+		"err.verb":          {"There is no step %q. Valid steps: %s.", "Шага %q нет. Есть такие: %s."},
+		"err.field":         {"%s must be one word, without spaces.", "%s — одно слово, без пробелов."},
+		"err.target":        {"Choose a published operation for %s.", "Выберите опубликованную операцию для %s."},
 		// Refused requests (csrf.go, throttle.go).
-		"err.title.403":   {"This request was refused", "Запрос отклонён"},
-		"err.title.429":   {"Too many requests: please wait", "Слишком много запросов: подождите"},
-		"err.crossorigin": {"This form was sent by a page of another site, so the lab did nothing. If you meant to send it, open the lab itself and send it from there.", "Эту форму отправила страница другого сайта, поэтому лаборатория ничего не сделала. Если вы хотели её отправить, откройте саму лабораторию и отправьте оттуда."},
-		"err.throttle":    {"Your address has sent this too often in a short time. Wait %d s and try again.", "С вашего адреса это отправляли слишком часто. Подождите %d с и попробуйте снова."},
+		"err.title.403":     {"This request was refused", "Запрос отклонён"},
+		"err.money":         {"%q is not an amount: a balance is in major units, e.g. 200.00; 200, 200,00, 1 234.50, 200 ₽, $200 and 200 RUB are read too (no minus, at most two decimals).", "%q — не сумма: баланс указывают в основных единицах, например 200.00; подойдут и 200, 200,00, 1 234.50, 200 ₽, 200 руб. и $200 (без минуса, не больше двух знаков после запятой)."},
+		"err.title.invalid": {"Something in the request is not valid", "В запросе есть неверное значение"},
+		"err.title.script":  {"The script has an error", "В сценарии ошибка"},
+		"err.form.title":    {"This request could not be read", "Не удалось разобрать запрос"},
+		"err.title.429":     {"Too many requests: please wait", "Слишком много запросов: подождите"},
+		"err.crossorigin":   {"This form was sent by a page of another site, so the lab did nothing. If you meant to send it, open the lab itself and send it from there.", "Эту форму отправила страница другого сайта, поэтому лаборатория ничего не сделала. Если вы хотели её отправить, откройте саму лабораторию и отправьте оттуда."},
+		"err.throttle":      {"Your address has sent this too often in a short time. Wait %d s and try again.", "С вашего адреса это отправляли слишком часто. Подождите %d с и попробуйте снова."},
 
 		// The scenario bar.
 		"scn.preset":        {"Preset scenario", "Готовый сценарий"},
@@ -435,6 +448,14 @@ func newCatalog() catalog {
 		"pr.err.import.cap.title": {"This file does not fit into your progress", "Этот файл не помещается в ваш прогресс"},
 		"pr.err.import.cap":       {"Nothing was imported: a profile keeps at most %d answers. This browser's progress has %d, and the file would add %d more. To keep both, import the file in another browser, which starts a profile of its own.", "Ничего не импортировано: профиль хранит не больше %d ответов. В прогрессе этого браузера их уже %d, а файл добавил бы ещё %d. Чтобы сохранить и то и другое, импортируйте файл в другом браузере: там начнётся свой профиль."},
 		"rm.stopped":              {"The lab has stopped, and this room with it: the page no longer follows the instructor. When the lab runs again, the instructor opens a new room.", "Лаборатория остановлена, а с ней и эта комната: страница больше не следует за преподавателем. Когда лаборатория снова заработает, преподаватель откроет новую комнату."},
+
+		// The verdict grid (/matrix) and the site navigation's link to it.
+		"nav.matrix":  {"Verdicts", "Вердикты"},
+		"mx.title":    {"Every scenario on every handler", "Каждый сценарий на каждом обработчике"},
+		"mx.hint":     {"What the engine settles each scenario to on each handler: the verdict, then the balance credited after settlement / the balance expected. A cell opens that run in the lab, at its last step.", "Чем движок заканчивает каждый сценарий на каждом обработчике: вердикт, затем баланс после завершения / ожидаемый баланс. Ячейка открывает этот прогон в лаборатории на последнем шаге."},
+		"mx.caption":  {"Verdicts by scenario and handler", "Вердикты по сценариям и обработчикам"},
+		"mx.scenario": {"Scenario", "Сценарий"},
+		"mx.cell":     {"%s on %s: %s, settled %s, expected %s. Open it in the lab", "%s на %s: %s, итог %s, ожидалось %s. Открыть в лаборатории"},
 	}
 	// Each section keeps its words in its own file; add its catalog here.
 	for _, section := range []func() catalog{practiceCatalog, lessonsCatalog, presentCatalog} {

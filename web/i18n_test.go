@@ -33,7 +33,7 @@ func TestParseErrorsSpeakTheReadersLanguage(t *testing.T) {
 // timeline (not the SQL, which is code) follow the page's language.
 func TestTimelineSpeaksTheReadersLanguage(t *testing.T) {
 	h := newTestServer(t)
-	r := get(t, h, "/lab?preset=crash-before-ack&lang=ru")
+	r := get(t, h, "/lab?preset=crash-before-ack&step=4&lang=ru")
 	if r.status != http.StatusOK {
 		t.Fatalf("status %d", r.status)
 	}

@@ -81,16 +81,44 @@ func (s *server) addStep(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		var he *httpError
 		if errors.As(err, &he) {
-			he.back = labURL(s.query(st), st.step, st.total())
+			he.back = labURL(s.query(st), st.step, st.defaultStep())
 			return he
 		}
 		// The base script parsed, so the error is in the new line: show
 		// the parser's words without a line number the reader never saw.
 		e := badRequest("err.newstep", parseMessage(err, false))
-		e.back = labURL(s.query(st), st.step, st.total())
+		e.back = labURL(s.query(st), st.step, st.defaultStep())
 		return e
 	}
+	if err := s.checkPending(r.Context(), st, f.Get("verb")); err != nil {
+		return err
+	}
 	return s.redirectTo(w, r, s.retarget(st, sc), len(sc.Steps))
+}
+
+// checkPending refuses a deliver step when no handler has a message ready
+// at the step shown, and a redeliver when none has one in flight: the
+// step would change nothing, and its narration would say otherwise.
+func (s *server) checkPending(ctx context.Context, st labState, verb string) error {
+	var key string
+	switch verb {
+	case sim.VerbDeliver, sim.VerbDeliverConcurrent:
+		key = "err.nothingready"
+	case sim.VerbRedeliver:
+		key = "err.nothinginflight"
+	default:
+		return nil
+	}
+	run, err := s.replay(ctx, st)
+	if err != nil {
+		return err
+	}
+	ready, inFlight := run.Pending()
+	if (verb == sim.VerbRedeliver && inFlight) || (verb != sim.VerbRedeliver && ready) {
+		return nil
+	}
+	return &httpError{status: http.StatusBadRequest, key: key, args: []any{st.step},
+		back: labURL(s.query(st), st.step, st.defaultStep())}
 }
 
 // undo drops the script's last step. The view stays on the step it showed,
@@ -130,7 +158,7 @@ func (s *server) runScript(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		var he *httpError
 		if errors.As(err, &he) {
-			he.back = labURL(s.query(st), st.step, st.total())
+			he.back = labURL(s.query(st), st.step, st.defaultStep())
 		}
 		return err
 	}
@@ -148,7 +176,7 @@ func (s *server) retarget(st labState, sc *sim.Script) labState {
 // follows the redirect with fetch and pushes the final address, so the
 // same answer serves a page with or without JavaScript.
 func (s *server) redirectTo(w http.ResponseWriter, r *http.Request, st labState, step int) error {
-	http.Redirect(w, r, labURL(s.query(st), step, len(st.script.Steps)), http.StatusSeeOther)
+	http.Redirect(w, r, labURL(s.query(st), step, st.defaultStep()), http.StatusSeeOther)
 	return nil
 }
 

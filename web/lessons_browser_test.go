@@ -81,8 +81,10 @@ func TestBrowserLessonDiagramAndTryIt(t *testing.T) {
 			}
 		}
 	}
+	// The lab shows every handler the claim names, and may show more: the
+	// ones the preset's story is about (its handlers: header).
 	got := verdicts(t, ctx)
-	if len(got) != len(stated) {
+	if len(got) < len(stated) {
 		t.Errorf("the lab shows handlers %v, the claim names %v", got, stated)
 	}
 	for handler, verdict := range stated {

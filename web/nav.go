@@ -20,6 +20,7 @@ func siteNav(t text, r *http.Request) []sectionLink {
 		also     []string // other address prefixes that belong to it
 	}{
 		{"nav.lab", "/lab", nil},
+		{"nav.matrix", "/matrix", nil},
 		{"nav.lessons", "/lessons", nil},
 		{"nav.practice", "/practice", nil},
 		{"nav.present", "/present", []string{"/rooms", "/join"}},

@@ -25,7 +25,7 @@ import (
 //
 //	GET  /practice                    progress bars, the three modes, export and import
 //	GET  /practice?topic=SLUG         one topic's items (the lessons link here)
-//	GET  /practice/interview          a new mixed run: redirects to ?seed=N
+//	GET  /practice/interview          a new mixed run: redirects to ?seed=N&started=UNIX
 //	GET  /practice/interview?seed=N   the run's items, the same for the same seed
 //	GET  /practice/review             the items due again (spaced repetition)
 //	GET  /practice/q/{id}             one item, unanswered
@@ -64,13 +64,20 @@ type practiceMode struct {
 	kind  string
 	topic string // modeTopic: the topic's slug
 	seed  uint64 // modeInterview: the run's seed
+	// started is when an interview run began, in Unix seconds; 0 when the
+	// address does not say (a shared run, or one from before the timer).
+	started int64
 }
 
 // fields are the mode as form fields and query parameters.
 func (m practiceMode) fields() []field {
 	switch m.kind {
 	case modeInterview:
-		return []field{{"seed", strconv.FormatUint(m.seed, 10)}}
+		f := []field{{"seed", strconv.FormatUint(m.seed, 10)}}
+		if m.started > 0 {
+			f = append(f, field{"started", strconv.FormatInt(m.started, 10)})
+		}
+		return f
 	case modeReview:
 		return []field{{"review", "1"}}
 	}
@@ -94,7 +101,7 @@ func (m practiceMode) itemURL(id, suffix string, extra url.Values) string {
 func (m practiceMode) listURL() string {
 	switch m.kind {
 	case modeInterview:
-		return interviewURL(m.seed)
+		return interviewRunURL(m.seed, m.started)
 	case modeReview:
 		return "/practice/review"
 	}
@@ -105,6 +112,30 @@ func topicURL(slug string) string { return "/practice?topic=" + url.QueryEscape(
 
 func interviewURL(seed uint64) string {
 	return "/practice/interview?seed=" + strconv.FormatUint(seed, 10)
+}
+
+// interviewRunURL is a run's address with its start, when known.
+func interviewRunURL(seed uint64, started int64) string {
+	if started <= 0 {
+		return interviewURL(seed)
+	}
+	return interviewURL(seed) + "&started=" + strconv.FormatInt(started, 10)
+}
+
+// InterviewMinutes is how long an "interview in 15 minutes" lasts.
+const InterviewMinutes = 15
+
+// parseStarted reads an interview's start: Unix seconds, or none.
+func parseStarted(v url.Values) (int64, error) {
+	if !v.Has("started") {
+		return 0, nil
+	}
+	raw := v.Get("started")
+	n, err := strconv.ParseInt(raw, 10, 64)
+	if err != nil || n <= 0 || n > 1<<40 {
+		return 0, badRequest("pr.err.started", raw)
+	}
+	return n, nil
 }
 
 // practiceOnly wraps a practice handler: 503 when the server has no
@@ -124,10 +155,7 @@ func (s *server) practiceOnly(h handlerFunc) http.HandlerFunc {
 			}
 		}
 		t := s.text(r)
-		v := errorView{Status: err.status, Title: t.S(fmt.Sprintf("err.title.%d", err.status)), Message: t.F(err.key, boundArgs(err.args)...)}
-		if _, ok := t.c[err.key+".title"]; ok { // a message may come with a title of its own
-			v.Title = t.S(err.key + ".title")
-		}
+		v := errorView{Status: err.status, Title: t.S(err.titleKey(t)), Message: t.F(err.key, boundArgs(err.args)...)}
 		w.Header().Set("Cache-Control", "no-store")
 		s.render(w, r, err.status, practiceErrorPage(shortLangs(s.practicePage(t, r, v.Title+" · "+t.S("app.name")), "/practice"), v, practiceBack(r)))
 	}
@@ -239,12 +267,28 @@ func (s *server) unknownTopic(slug string) error {
 // redirects, so the run's address can be reloaded, resumed and shared.
 func (s *server) practiceInterview(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	if !q.Has("seed") {
-		q.Set("seed", strconv.FormatUint(1+rand.Uint64N(999_999), 10))
-		http.Redirect(w, r, "/practice/interview?"+q.Encode(), http.StatusFound)
+	// A new run, or a shared run someone starts now (?start=now): the
+	// address gets the run's start, so its deadline survives reloads.
+	if !q.Has("seed") || q.Get("start") == "now" {
+		seed := 1 + rand.Uint64N(999_999)
+		if q.Has("seed") {
+			var err error
+			if seed, err = parseSeed(q.Get("seed")); err != nil {
+				return err
+			}
+		}
+		u := interviewRunURL(seed, s.now().Unix())
+		if q.Has("lang") {
+			u += "&lang=" + url.QueryEscape(q.Get("lang"))
+		}
+		http.Redirect(w, r, u, http.StatusFound)
 		return nil
 	}
 	seed, err := parseSeed(q.Get("seed"))
+	if err != nil {
+		return err
+	}
+	started, err := parseStarted(q)
 	if err != nil {
 		return err
 	}
@@ -253,7 +297,7 @@ func (s *server) practiceInterview(w http.ResponseWriter, r *http.Request) error
 		return err
 	}
 	t := s.text(r)
-	v := s.interviewView(t, r, seed, p)
+	v := s.interviewView(t, r, seed, started, p)
 	return s.render(w, r, http.StatusOK, practiceListPage(s.practicePage(t, r, v.PageTitle), v))
 }
 
@@ -294,7 +338,11 @@ func (s *server) readMode(v url.Values, q practice.Question) (practiceMode, erro
 		if err != nil {
 			return practiceMode{}, err
 		}
-		return practiceMode{kind: modeInterview, seed: seed}, nil
+		started, err := parseStarted(v)
+		if err != nil {
+			return practiceMode{}, err
+		}
+		return practiceMode{kind: modeInterview, seed: seed, started: started}, nil
 	case v.Has("review"):
 		return practiceMode{kind: modeReview}, nil
 	case v.Has("topic"):
@@ -461,8 +509,8 @@ func (s *server) grade(q practice.Question, v url.Values) (practice.Grade, url.V
 		if strings.TrimSpace(balance) == "" {
 			return practice.Grade{}, nil, badRequest("pr.err.nobalance")
 		}
-		if _, err := practice.ParseBalance(balance); err != nil {
-			return practice.Grade{}, nil, badRequest("pr.err.balance", balance)
+		if _, err := practice.ParseMoney(balance); err != nil {
+			return practice.Grade{}, nil, badRequest("err.money", balance)
 		}
 		if _, err := practice.ParseVerdict(verdict); err != nil {
 			if strings.TrimSpace(verdict) == "" {
@@ -474,11 +522,19 @@ func (s *server) grade(q practice.Question, v url.Values) (practice.Grade, url.V
 		if err != nil {
 			return g, nil, err
 		}
-		answer.Set("balance", strconv.FormatInt(g.Outcome.PredictedBalance, 10))
+		// The result address carries the prediction as typed money is read:
+		// in major units, so it grades the same when opened again.
+		answer.Set("balance", majorUnits(g.Outcome.PredictedBalance))
 		answer.Set("verdict", string(g.Outcome.PredictedVerdict))
 		return g, answer, nil
 	}
 	return practice.Grade{}, nil, errors.New("practice: question " + q.ID + " has unknown kind " + string(q.Kind))
+}
+
+// majorUnits writes an amount of minor units as ParseMoney reads it back:
+// "200.00", without grouping.
+func majorUnits(minor int64) string {
+	return fmt.Sprintf("%d.%02d", minor/100, minor%100)
 }
 
 func optionIDs(q practice.Question) string {
@@ -596,5 +652,6 @@ func (s *server) notSaved(r *http.Request, err error) error {
 func (s *server) practicePage(t text, r *http.Request, title string) pageView {
 	p := s.pageFor(t, r, title)
 	p.Styles = append(p.Styles, s.assets.URL("practice.css"))
+	p.Scripts = append(p.Scripts, s.assets.URL("practice.js"))
 	return p
 }

@@ -485,12 +485,12 @@ func TestPracticePredict(t *testing.T) {
 			continue
 		}
 		res := engineResult(t, q)
-		right := url.Values{"balance": {strconv.FormatInt(res.Settled, 10)}, "verdict": {string(res.Verdict)}}
+		right := url.Values{"balance": {majorUnits(res.Settled)}, "verdict": {string(res.Verdict)}}
 		loc, r := v.answer(q.ID, right)
 		if got := resultOf(t, r.body); got != "right" {
 			t.Errorf("%s: the engine's own outcome (%d, %s) graded %q", q.ID, res.Settled, res.Verdict, got)
 		}
-		if !strings.Contains(loc, "balance="+strconv.FormatInt(res.Settled, 10)) || !strings.Contains(loc, "verdict="+string(res.Verdict)) {
+		if !strings.Contains(loc, "balance="+majorUnits(res.Settled)) || !strings.Contains(loc, "verdict="+string(res.Verdict)) {
 			t.Errorf("%s: result address %q does not carry the prediction", q.ID, loc)
 		}
 		if !strings.Contains(r.body, `href="`+html.EscapeString(q.LabURL())+`" id="open-in-lab"`) {
@@ -511,9 +511,14 @@ func TestPracticePredict(t *testing.T) {
 		balance, verdict, want string
 	}{
 		{major, strings.ToUpper(string(res.Verdict)), "right"}, // 200.00 and DUPLICATE are read too
-		{strconv.FormatInt(res.Settled+1, 10), string(res.Verdict), "partial"},
-		{strconv.FormatInt(res.Settled, 10), string(otherVerdict(res.Verdict)), "partial"},
-		{strconv.FormatInt(res.Settled+100, 10), string(otherVerdict(res.Verdict)), "wrong"},
+		// Money is typed in major units: 200 is 200.00, and so are 200,00 and 200 ₽.
+		{strconv.FormatInt(res.Settled/100, 10), string(res.Verdict), map[bool]string{true: "right", false: "partial"}[res.Settled%100 == 0]},
+		{strings.Replace(major, ".", ",", 1) + " ₽", string(res.Verdict), "right"},
+		{"$" + major, string(res.Verdict), "right"},
+		{strconv.FormatInt(res.Settled, 10), string(res.Verdict), "partial"}, // minor units are not read as such
+		{majorUnits(res.Settled + 1), string(res.Verdict), "partial"},
+		{majorUnits(res.Settled), string(otherVerdict(res.Verdict)), "partial"},
+		{majorUnits(res.Settled + 100), string(otherVerdict(res.Verdict)), "wrong"},
 	} {
 		loc, r := v.answer(q.ID, url.Values{"balance": {tc.balance}, "verdict": {tc.verdict}})
 		if got := resultOf(t, r.body); got != tc.want {
@@ -522,8 +527,8 @@ func TestPracticePredict(t *testing.T) {
 		if tc.want != "right" && !strings.Contains(r.body, `id="retry-form"`) {
 			t.Errorf("%s %s: a wrong prediction cannot be retried", tc.balance, tc.verdict)
 		}
-		if tc.want == "right" && !strings.Contains(loc, "balance="+strconv.FormatInt(res.Settled, 10)+"&") {
-			t.Errorf("%s: the result address %q does not carry the balance in minor units", tc.balance, loc)
+		if tc.want == "right" && !strings.Contains(loc, "balance="+majorUnits(res.Settled)+"&") {
+			t.Errorf("%s: the result address %q does not carry the balance in major units", tc.balance, loc)
 		}
 	}
 }
@@ -558,9 +563,9 @@ func TestPracticeBadInput(t *testing.T) {
 			[]string{fmt.Sprintf(`no key point "99": its key points are numbered 0 to %d`, len(open.Points)-1)}},
 		{"key point not a number", "POST", "/practice/q/" + open.ID, url.Values{"point": {"one"}}, 400, []string{`no key point "one"`}},
 		{"no balance", "POST", "/practice/q/" + predict.ID, url.Values{"verdict": {"ok"}}, 400, []string{"Enter the balance you predict"}},
-		{"malformed balance", "POST", "/practice/q/" + predict.ID, url.Values{"balance": {"100.5"}, "verdict": {"ok"}}, 400,
-			[]string{`"100.5" is not a balance`, "(20000)", "(200.00)"}},
-		{"negative balance", "POST", "/practice/q/" + predict.ID, url.Values{"balance": {"-100"}, "verdict": {"ok"}}, 400, []string{`"-100" is not a balance`}},
+		{"malformed balance", "POST", "/practice/q/" + predict.ID, url.Values{"balance": {"100.505"}, "verdict": {"ok"}}, 400,
+			[]string{`"100.505" is not an amount`, "major units, e.g. 200.00", "200,00", "200 ₽"}},
+		{"negative balance", "POST", "/practice/q/" + predict.ID, url.Values{"balance": {"-100"}, "verdict": {"ok"}}, 400, []string{`"-100" is not an amount`, "no minus"}},
 		{"no verdict", "POST", "/practice/q/" + predict.ID, url.Values{"balance": {"100"}}, 400, []string{"Choose a verdict: " + verdictNames()}},
 		{"unknown verdict", "POST", "/practice/q/" + predict.ID, url.Values{"balance": {"100"}, "verdict": {"fine"}}, 400,
 			[]string{`There is no verdict "fine". Valid verdicts: ok, duplicate, lost, poison, silent-conflict.`}},
@@ -599,7 +604,7 @@ func TestPracticeBadInput(t *testing.T) {
 
 	// The reader's language, for the messages too.
 	r := newVisitor(t, h).post("/practice/q/"+predict.ID+"?lang=ru", url.Values{"balance": {"сто"}, "verdict": {"ok"}})
-	if body := html.UnescapeString(r.body); r.status != 400 || !strings.Contains(body, `"сто" — не баланс`) {
+	if body := html.UnescapeString(r.body); r.status != 400 || !strings.Contains(body, `"сто" — не сумма`) {
 		t.Errorf("Russian: status %d, page lacks the Russian message\n%s", r.status, excerpt(r.body))
 	}
 }
@@ -643,7 +648,7 @@ func TestPracticeExportImport(t *testing.T) {
 			form["point"] = []string{"0"}
 		case practice.KindPredict:
 			res := engineResult(t, q)
-			form.Set("balance", strconv.FormatInt(res.Settled, 10))
+			form.Set("balance", majorUnits(res.Settled))
 			form.Set("verdict", string(res.Verdict))
 		}
 		a.answer(q.ID, form)
@@ -790,10 +795,12 @@ func TestPracticeModes(t *testing.T) {
 		v := newVisitor(t, h)
 		r := v.get("/practice/interview")
 		loc := r.header.Get("Location")
-		if r.status != http.StatusFound || !regexp.MustCompile(`^/practice/interview\?seed=\d+$`).MatchString(loc) {
+		// The run's address carries its seed and its start: the clock's time.
+		m := regexp.MustCompile(`^/practice/interview\?seed=(\d+)&started=(\d+)$`).FindStringSubmatch(loc)
+		if r.status != http.StatusFound || m == nil || m[2] != strconv.FormatInt(clock.Now().Unix(), 10) {
 			t.Fatalf("a new run: status %d, Location %q", r.status, loc)
 		}
-		seed, _ := strconv.ParseUint(strings.TrimPrefix(loc, "/practice/interview?seed="), 10, 64)
+		seed, _ := strconv.ParseUint(m[1], 10, 64)
 		run := bank.Interview(seed, 0)
 		list := v.get(loc)
 		if list.status != 200 || strings.Count(list.body, `class="pr-item `) != len(run) {
@@ -828,11 +835,8 @@ func TestPracticeModes(t *testing.T) {
 		}
 		hit := bank.Questions()[5]
 		w.answer(hit.ID, url.Values(answerFor(t, hit, true)))
-		over := w.get("/practice")
-		if !strings.Contains(over.body, "the next review is in 10 min") {
-			t.Errorf("the overview does not say when the review comes\n%s", excerpt(over.body))
-		}
-		clock.advance(11 * time.Minute)
+		// A miss is in review at once.
+		clock.advance(time.Minute) // later answers come later: the first try is the first
 		r := w.get("/practice/review")
 		if n := strings.Count(r.body, `class="pr-item `); n != 2 {
 			t.Fatalf("the review holds %d items, want the 2 missed ones", n)
@@ -854,10 +858,24 @@ func TestPracticeModes(t *testing.T) {
 		}
 		_, res = w.answer(second.ID, answerFor(t, second, true).with("review", "1"))
 		if strings.Contains(res.body, `id="next"`) || !strings.Contains(res.body, `href="/practice/review" id="back-to-list"`) {
-			t.Error("after the last due item the review should end")
+			t.Errorf("after the last due item the review should end\n%s", excerpt(res.body[strings.Index(res.body, `id="answer"`):]))
 		}
-		if r := w.get("/practice/review"); !strings.Contains(r.body, `id="empty"`) {
-			t.Error("answered right, the items are still due")
+		// The average counts first tries: two misses and a hit, whatever the retries.
+		if over := w.get("/practice"); !strings.Contains(over.body, "3 of "+strconv.Itoa(len(bank.Questions()))+" answered · average 33%") {
+			t.Errorf("the overall average does not count first tries\n%s", excerpt(over.body[strings.Index(over.body, `id="overall"`):]))
+		}
+		// Answered right on the day of the miss, both stay in review.
+		if r := w.get("/practice/review"); strings.Count(r.body, `class="pr-item `) != 2 {
+			t.Error("a same-day retry took a missed item out of review")
+		}
+		// Answered right on a later day, they leave it; the hit comes due.
+		clock.advance(24 * time.Hour)
+		w.answer(first.ID, answerFor(t, first, true).with("review", "1"))
+		w.answer(second.ID, answerFor(t, second, true).with("review", "1"))
+		r = w.get("/practice/review")
+		if strings.Contains(r.body, `/practice/q/`+first.ID+`?review=1"`) || strings.Contains(r.body, `/practice/q/`+second.ID+`?review=1"`) ||
+			!strings.Contains(r.body, `/practice/q/`+hit.ID+`?review=1"`) {
+			t.Errorf("a day later the review should hold only %s\n%s", hit.ID, excerpt(r.body))
 		}
 	})
 }
@@ -887,10 +905,10 @@ func answerFor(tb testing.TB, q practice.Question, right bool) form {
 		}
 	case practice.KindPredict:
 		res := engineResult(tb, q)
-		f["balance"] = []string{strconv.FormatInt(res.Settled, 10)}
+		f["balance"] = []string{majorUnits(res.Settled)}
 		f["verdict"] = []string{string(res.Verdict)}
 		if !right {
-			f["balance"] = []string{strconv.FormatInt(res.Settled+1, 10)}
+			f["balance"] = []string{majorUnits(res.Settled + 1)}
 			f["verdict"] = []string{string(otherVerdict(res.Verdict))}
 		}
 	}
@@ -955,7 +973,7 @@ func TestPracticeWithHTMX(t *testing.T) {
 		t.Error("htmx does not get the comparison alone")
 	}
 	bad := v.post("/practice/q/"+q.ID, url.Values{"balance": {"lots"}, "verdict": {"ok"}}, hx...)
-	if bad.status != 400 || bad.header.Get("HX-Retarget") != "#flash" || !strings.Contains(html.UnescapeString(bad.body), `"lots" is not a balance`) {
+	if bad.status != 400 || bad.header.Get("HX-Retarget") != "#flash" || !strings.Contains(html.UnescapeString(bad.body), `"lots" is not an amount`) {
 		t.Errorf("an htmx error: status %d, retarget %q\n%s", bad.status, bad.header.Get("HX-Retarget"), bad.body)
 	}
 	for _, page := range []string{"/practice/q/" + q.ID, loc} {
@@ -1088,5 +1106,50 @@ func TestPracticeConcurrentProfiles(t *testing.T) {
 		if r := v.get("/practice"); !strings.Contains(r.body, want) {
 			t.Errorf("profile %s: the overall bar lacks %s\n%s", p, want, excerpt(r.body))
 		}
+	}
+}
+
+// TestInterviewTimer: an interview run shows when it ends, without a
+// script, on its list and on its items; practice.js counts down from
+// data-ends. A run opened from a shared address starts its clock on demand.
+func TestInterviewTimer(t *testing.T) {
+	h, clock := practiceServer(t) // 10:00 UTC
+	v := newVisitor(t, h)
+	loc := v.get("/practice/interview").header.Get("Location")
+	list := v.get(loc)
+	end := clock.Now().Add(15 * time.Minute)
+	want := `<time datetime="` + end.Format(time.RFC3339) + `" id="deadline">Ends at 10:15 UTC</time>`
+	if !strings.Contains(list.body, want) || !strings.Contains(list.body, `data-ends="`+strconv.FormatInt(end.UnixMilli(), 10)+`"`) {
+		t.Errorf("the run does not show its deadline\n%s", excerpt(list.body))
+	}
+	if !strings.Contains(list.body, `src="/static/practice.`) || strings.Contains(list.body, "<script>") {
+		t.Error("the countdown should come from practice.js, with no inline script")
+	}
+	if ru := newVisitor(t, h).get(loc + "&lang=ru"); !strings.Contains(ru.body, "Закончится в 10:15 UTC") {
+		t.Error("no Russian deadline")
+	}
+	// The items of the run carry its start and show the same deadline.
+	item := regexp.MustCompile(`href="(/practice/q/[^"]+started=\d+)"`).FindStringSubmatch(list.body)
+	if item == nil {
+		t.Fatalf("the run's items do not carry its start\n%s", excerpt(list.body))
+	}
+	if page := v.get(html.UnescapeString(item[1])); !strings.Contains(page.body, "Ends at 10:15 UTC") {
+		t.Errorf("the item does not show the run's deadline\n%s", excerpt(page.body))
+	}
+	clock.advance(16 * time.Minute)
+	if r := v.get(loc); !strings.Contains(r.body, "Time is up: the run ended at 10:15 UTC") {
+		t.Errorf("past the deadline\n%s", excerpt(r.body))
+	}
+	// A shared address has no start: the reader starts the clock.
+	shared := v.get("/practice/interview?seed=7")
+	if !strings.Contains(shared.body, `href="/practice/interview?seed=7&amp;start=now" id="start-clock"`) {
+		t.Errorf("a shared run offers no way to start its clock\n%s", excerpt(shared.body))
+	}
+	r := v.get("/practice/interview?seed=7&start=now")
+	if got := r.header.Get("Location"); r.status != http.StatusFound || got != "/practice/interview?seed=7&started="+strconv.FormatInt(clock.Now().Unix(), 10) {
+		t.Errorf("starting the clock: %d %q", r.status, got)
+	}
+	if r := v.get("/practice/interview?seed=7&started=soon"); r.status != http.StatusBadRequest || !strings.Contains(r.body, `started=&#34;soon&#34; is not the start of a run`) {
+		t.Errorf("a bad start: %d\n%s", r.status, excerpt(r.body))
 	}
 }

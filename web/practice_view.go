@@ -139,6 +139,7 @@ type listView struct {
 	Items      []itemView
 	Empty      string // what to say when there are no items
 	Summary    string
+	Deadline   *deadlineView // an interview run's clock
 }
 
 // itemView is one item in a list.
@@ -230,7 +231,35 @@ func startOf(t text, items []itemView, firstNew string) (string, string) {
 	return items[0].URL, t.S("pr.again")
 }
 
-func (s *server) interviewView(t text, r *http.Request, seed uint64, p practice.Progress) listView {
+// deadlineView is an interview's clock: when it ends, as text that needs
+// no script, and the instant for practice.js's live countdown.
+type deadlineView struct {
+	Text     string // "Ends at 14:35 UTC" or "Time is up: …"
+	ISO      string // the deadline, for <time datetime>
+	EndsMS   int64  // the deadline in Unix milliseconds
+	Left     string // the countdown's format: "%s left"
+	Over     string // what the countdown says once the time is up
+	StartURL string // for a run without a start: the address that starts its clock
+}
+
+// interviewDeadline is the clock of the run that began at started (Unix
+// seconds); for a run whose start is unknown, a way to start it.
+func (s *server) interviewDeadline(t text, seed uint64, started int64) *deadlineView {
+	if started <= 0 {
+		return &deadlineView{Text: t.F("pr.timer.none", InterviewMinutes), StartURL: interviewURL(seed) + "&start=now"}
+	}
+	end := time.Unix(started, 0).Add(InterviewMinutes * time.Minute).UTC()
+	d := &deadlineView{ISO: end.Format(time.RFC3339), EndsMS: end.UnixMilli(),
+		Left: t.S("pr.timer.left"), Over: t.S("pr.timer.over")}
+	if s.now().Before(end) {
+		d.Text = t.F("pr.timer.ends", end.Format("15:04"))
+	} else {
+		d.Text = t.F("pr.timer.ended", end.Format("15:04"))
+	}
+	return d
+}
+
+func (s *server) interviewView(t text, r *http.Request, seed uint64, started int64, p practice.Progress) listView {
 	qs := s.bank.Interview(seed, 0)
 	link := interviewURL(seed)
 	v := listView{
@@ -242,7 +271,10 @@ func (s *server) interviewView(t text, r *http.Request, seed uint64, p practice.
 		ShareURL:  absolute(r, link),
 		NewRunURL: "/practice/interview",
 	}
-	mode := func(practice.Question) practiceMode { return practiceMode{kind: modeInterview, seed: seed} }
+	mode := func(practice.Question) practiceMode {
+		return practiceMode{kind: modeInterview, seed: seed, started: started}
+	}
+	v.Deadline = s.interviewDeadline(t, seed, started)
 	var start string
 	v.Items, start = s.items(t, qs, mode, p, true)
 	v.StartURL, v.StartLabel = startOf(t, v.Items, start)
@@ -299,6 +331,7 @@ type questionView struct {
 	TopicURL   string
 	ModeLabel  string // where the item sits in its mode: "Interview in 15 minutes · 3 of 10"
 	ModeURL    string
+	Deadline   *deadlineView // in an interview run: its clock
 	// A predict exercise: the handler and the script it runs.
 	Handler        string
 	HandlerSummary string
@@ -326,6 +359,7 @@ func (s *server) questionView(t text, q practice.Question, m practiceMode, p pra
 	switch m.kind {
 	case modeInterview:
 		v.ModeLabel = t.S("pr.interview")
+		v.Deadline = s.interviewDeadline(t, m.seed, m.started)
 	case modeReview:
 		v.ModeLabel = t.S("pr.review")
 	default:
@@ -565,14 +599,17 @@ func (s *server) resultView(t text, q practice.Question, m practiceMode, p pract
 	return a
 }
 
-// next is the item after id in its mode. In review, the answered item is
-// no longer due (or still is, after a miss only once its ten minutes are
-// up), so next is the first item due other than this one.
+// next is the item after id in its mode. In review, an item answered right
+// today stays in the review (a miss stands until it is answered right on a
+// later day) but is done for this sitting, so next is the first item in
+// review other than this one that was not answered right today.
 func (s *server) next(m practiceMode, p practice.Progress, id string) (practice.Question, bool) {
 	seq := s.sequence(m, p)
 	if m.kind == modeReview {
+		now := s.now()
 		for _, q := range seq {
-			if q.ID != id {
+			it := p.Items[q.ID]
+			if q.ID != id && !(it.LastScore >= practice.HitScore && practice.SameDay(it.LastAt, now)) {
 				return q, true
 			}
 		}
@@ -592,9 +629,9 @@ func markFor(t text, right bool) string {
 	return t.S("pr.res.mark.wrong")
 }
 
-// balanceText writes a balance both ways the exercise accepts it.
+// balanceText writes a balance as a person types it: in major units.
 func balanceText(minor int64) string {
-	return money(minor) + " (" + strconv.FormatInt(minor, 10) + ")"
+	return money(minor)
 }
 
 // outcomeReason explains the engine's verdict in the reader's language,

@@ -18,8 +18,9 @@ import (
 )
 
 // presentHandlers are the handlers a presenter view shows unless told
-// otherwise: the lesson in one glance, the naive handler failing next to
-// the inbox holding.
+// otherwise, for a script whose handlers: header declares none: the lesson
+// in one glance, the naive handler failing next to the inbox holding. A
+// script that declares handlers is shown on those.
 const presentHandlers = "naive,inbox"
 
 // maxHandlerKeys is how many handlers the number keys 1–9 reach; the rest
@@ -143,7 +144,7 @@ func (s *server) presentView(t text, r *http.Request, st labState, run *sim.Run,
 	v.Restart = target(0, st.step > 0)
 	v.SourceURL = at(st.step, st.handlers, presentShow{Source: !show.Source, Timeline: show.Timeline})
 	v.TimelineURL = at(st.step, st.handlers, presentShow{Source: show.Source, Timeline: !show.Timeline})
-	v.ExploreURL = labURL(s.query(st), st.step, st.total())
+	v.ExploreURL = labURL(s.query(st), st.step, st.defaultStep())
 	for i, h := range s.handlers {
 		on := slices.Contains(st.handlers, h.Name)
 		next := s.toggleHandler(st.handlers, h.Name)
@@ -260,17 +261,27 @@ func (s *server) presentSolo(w http.ResponseWriter, r *http.Request, v url.Value
 	})
 }
 
-// readPresentState is readState with the presenter's defaults: naive and
-// inbox, from the first step.
+// readPresentState is readState with the presenter's defaults: the
+// handlers the script declares (naive and inbox when it declares none),
+// from the first step.
 func (s *server) readPresentState(v url.Values) (labState, error) {
 	v = cloneValues(v)
-	if !v.Has("handlers") {
-		v.Set("handlers", presentHandlers)
-	}
 	if !v.Has("step") {
 		v.Set("step", "0")
 	}
-	return s.readState(v)
+	if v.Has("handlers") {
+		return s.readState(v)
+	}
+	st, err := s.readState(v)
+	if err != nil {
+		return st, err
+	}
+	if len(st.script.Handlers) > 0 {
+		st.handlers = st.script.Handlers
+	} else {
+		st.handlers = strings.Split(presentHandlers, ",")
+	}
+	return st, nil
 }
 
 func cloneValues(v url.Values) url.Values {

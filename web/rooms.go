@@ -28,6 +28,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/room"
 )
@@ -45,8 +46,6 @@ const (
 	// streamWriteTimeout bounds one write to an event stream: a student
 	// whose connection died is let go instead of holding a goroutine.
 	streamWriteTimeout = 30 * time.Second
-	// maxBalanceDigits bounds a predicted balance's whole part.
-	maxBalanceDigits = 13
 )
 
 // roomProblem is a failure in a room that gets a page of its own: the
@@ -86,7 +85,7 @@ func problemFor(code string, err error) error {
 func badRoomInput(code string, err error) error {
 	var he *httpError
 	if errors.As(err, &he) {
-		return &roomProblem{status: he.status, title: fmt.Sprintf("err.title.%d", he.status), msg: he.key, args: boundArgs(he.args), code: code}
+		return &roomProblem{status: he.status, title: he.defaultTitle(), msg: he.key, args: boundArgs(he.args), code: code}
 	}
 	return err
 }
@@ -533,9 +532,10 @@ func (s *server) roomVote(w http.ResponseWriter, r *http.Request) error {
 		return badRoomInput(code, badRequest("err.pollid", rawPoll))
 	}
 	raw := f.Get("balance")
-	balance, err := parseBalance(raw)
+	// Money is typed in major units everywhere; practice reads it the same way.
+	balance, err := practice.ParseMoney(raw)
 	if err != nil {
-		return badRoomInput(code, badRequest("err.balance", raw))
+		return badRoomInput(code, badRequest("err.money", raw))
 	}
 	show, err := readShow(f)
 	if err != nil {
@@ -618,36 +618,6 @@ func parseVoteCookie(v string) (poll int, balance int64, ok bool) {
 	p, err1 := strconv.Atoi(a)
 	n, err2 := strconv.ParseInt(b, 10, 64)
 	return p, n, err1 == nil && err2 == nil && n >= 0
-}
-
-// parseBalance reads a predicted balance as people type one: 200, 200.00,
-// 200,5, 1 234.50. It returns minor units; a negative, a third decimal or
-// anything else is an error.
-func parseBalance(raw string) (int64, error) {
-	s := strings.Map(func(r rune) rune {
-		switch r {
-		case ' ', '\u00a0', '\u202f', '\u2009', '_', '\'':
-			return -1
-		}
-		return r
-	}, strings.TrimSpace(raw))
-	s = strings.TrimPrefix(s, "+")
-	if strings.Count(s, ",") == 1 && !strings.Contains(s, ".") {
-		s = strings.Replace(s, ",", ".", 1)
-	}
-	whole, frac, _ := strings.Cut(s, ".")
-	digits := func(d string) bool {
-		return !strings.ContainsFunc(d, func(r rune) bool { return r < '0' || r > '9' })
-	}
-	if whole == "" && frac == "" || !digits(whole) || !digits(frac) || len(frac) > 2 || len(whole) > maxBalanceDigits {
-		return 0, errors.New("not an amount")
-	}
-	var n int64
-	for _, r := range whole {
-		n = n*10 + int64(r-'0')
-	}
-	frac += "00"[len(frac):]
-	return n*100 + int64(frac[0]-'0')*10 + int64(frac[1]-'0'), nil
 }
 
 // join takes a typed room code (any case, dashes and spaces ignored) to

@@ -28,6 +28,10 @@ func (s *server) routes() http.Handler {
 	r.Post("/lab/undo", s.handle(s.undo))        // drop the last step, then 303
 	r.Post("/lab/script", s.handle(s.runScript)) // replace the script with edited text, then 303
 
+	// The verdict grid (matrix.go): every preset on every handler, run
+	// once by the engine and kept, each cell a link to that run in the lab.
+	r.Get("/matrix", s.handle(s.matrixHandlerFor(&verdictGrid{})))
+
 	// The course: the table of contents (?q= searches titles and
 	// headings), one lesson, and the stylesheet for its code.
 	r.Get("/lessons", s.handle(s.lessonsIndex))
@@ -51,6 +55,7 @@ func (s *server) routes() http.Handler {
 	// rooms that students follow over server-sent events and vote in.
 	r.Get("/present", s.handle(s.present))                      // the scenarios to present, or ?s=PERMALINK
 	r.Get("/present/{preset}", s.handle(s.presentPreset))       // an unknown preset: 404 listing the presets
+	r.Get("/rooms", s.handle(s.roomsIndex))                     // 303 to /present, the instructor's entry point (rooms_index.go)
 	r.Get("/join", s.handle(s.join))                            // the form to type a code; ?code= goes to the room
 	r.Get("/join/{code}", s.handle(s.joinPath))                 // the same, as a short address
 	r.Get("/rooms/{code}", s.handleRoom(s.roomStudent))         // a student's page, following the room

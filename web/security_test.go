@@ -473,7 +473,7 @@ func TestLongInputIsQuotedOnce(t *testing.T) {
 		{"a room", "GET", "/rooms/" + long, nil, "", 404, "/rooms/" + long, "Nothing lives at ", "."},
 		{"a panel", "GET", "/present/crash-before-ack?show=" + long, nil, "", 400, long, "show=", " is not a panel"},
 		{"a room step", "POST", "/rooms/" + code + "/step", url.Values{"step": {long}}, instructor, 400, long, "step=", " is not a step"},
-		{"a balance", "POST", "/rooms/" + code + "/vote", url.Values{"poll": {"1"}, "balance": {long}}, "", 400, long, `"`, `" is not a balance`},
+		{"a balance", "POST", "/rooms/" + code + "/vote", url.Values{"poll": {"1"}, "balance": {long}}, "", 400, long, `"`, `" is not an amount`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

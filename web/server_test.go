@@ -160,7 +160,9 @@ func TestLabPages(t *testing.T) {
 	}{
 		{"empty lab", "/lab", map[string]string{"naive": "ok", "unique": "ok", "setnx": "ok", "statemachine": "ok", "inbox": "ok"},
 			[]string{"New here?", `id="do-publish"`, `value="pay-1"`}},
-		{"preset at its end", "/lab?preset=crash-before-ack", map[string]string{"naive": "duplicate", "inbox": "ok", "unique": "ok"},
+		{"a preset opens at step 0", "/lab?preset=crash-before-ack", map[string]string{"naive": "ok", "inbox": "ok"},
+			[]string{`data-step="0" data-total="4"`, "Nothing has happened yet", "A preset opens at step 0"}},
+		{"preset at its end", "/lab?preset=crash-before-ack&step=4", map[string]string{"naive": "duplicate", "inbox": "ok", "unique": "ok"},
 			[]string{"Crash before the ack", `data-step="4" data-total="4"`, "watch naive credit a second time"}},
 		{"preset at step 0", "/lab?preset=crash-before-ack&step=0", map[string]string{"naive": "ok", "inbox": "ok"},
 			[]string{`data-step="0"`, "Nothing has happened yet"}},
@@ -174,9 +176,9 @@ func TestLabPages(t *testing.T) {
 			[]string{`data-step="4"`}},
 		{"permalink at a step", "/lab?s=" + encodePermalink(script) + "&step=1", map[string]string{"naive": "ok"},
 			[]string{`data-step="1"`}},
-		{"chosen handlers", "/lab?preset=crash-before-ack&handlers=unique-error,naive", map[string]string{"unique-error": "poison", "naive": "duplicate"},
+		{"chosen handlers", "/lab?preset=crash-before-ack&handlers=unique-error,naive&step=4", map[string]string{"unique-error": "poison", "naive": "duplicate"},
 			[]string{"handlers=unique-error,naive"}},
-		{"repeated handlers parameter", "/lab?preset=crash-before-ack&handlers=naive&handlers=inbox", map[string]string{"naive": "duplicate", "inbox": "ok"}, nil},
+		{"repeated handlers parameter", "/lab?preset=crash-before-ack&handlers=naive&handlers=inbox&step=4", map[string]string{"naive": "duplicate", "inbox": "ok"}, nil},
 		{"the handler picker", "/lab?preset=crash-before-ack&step=4&handlers=&handlers=naive&handlers=broker-key", map[string]string{"naive": "duplicate", "broker-key": "ok"}, nil},
 		{"an empty preset value is the empty lab", "/lab?preset=", map[string]string{"naive": "ok"}, []string{"New here?"}},
 	}
@@ -214,7 +216,7 @@ func TestLabPages(t *testing.T) {
 func TestAllHandlersSideBySide(t *testing.T) {
 	h := newTestServer(t)
 	for _, q := range []string{"all", "core,setnx-token,unique-error,broker-key,check-then-insert,effect-first,marker-first,setnx-no-release,inbox-no-hash"} {
-		r := get(t, h, "/lab?preset=concurrent-duplicates&handlers="+q)
+		r := get(t, h, "/lab?preset=concurrent-duplicates&step=3&handlers="+q)
 		if r.status != 200 {
 			t.Fatalf("handlers=%s: status %d\n%s", q, r.status, excerpt(r.body))
 		}
@@ -355,7 +357,7 @@ func TestStepForms(t *testing.T) {
 		{"crash before effect", published, url.Values{"verb": {"deliver"}, "crash": {"before-effect"}}, "deliver crash=before-effect"},
 		{"crash after effect", published, url.Values{"verb": {"deliver"}, "crash": {"after-effect"}}, "deliver crash=after-effect"},
 		{"crash before ack", published, url.Values{"verb": {"deliver"}, "crash": {"before-ack"}}, "deliver crash=before-ack"},
-		{"redeliver", published, url.Values{"verb": {"redeliver"}}, "redeliver"},
+		{"redeliver", published + "deliver crash=before-ack\n", url.Values{"verb": {"redeliver"}}, "redeliver"},
 		{"concurrent delivery", published, url.Values{"verb": {"deliver-concurrent"}}, "deliver-concurrent"},
 		{"dlq replay", published, url.Values{"verb": {"dlq-replay"}}, "dlq-replay"},
 		{"drain", published, url.Values{"verb": {"drain"}}, "drain"},
@@ -441,6 +443,10 @@ func TestBadStepForms(t *testing.T) {
 		{"bad state with the form", url.Values{"verb": {"drain"}, "step": {"7"}}, 400, "step=7 is not a step of this script"},
 		{"bad permalink with the form", url.Values{"verb": {"drain"}, "s": {"garbage"}}, 400, "The permalink could not be read"},
 		{"unknown handler with the form", url.Values{"verb": {"drain"}, "handlers": {"naive,nobody"}}, 400, "There is no handler &#34;nobody&#34;"},
+		{"deliver on an empty queue", url.Values{"verb": {"deliver"}}, 400, "after step 0 nothing is ready to deliver"},
+		{"deliver after the queue emptied", url.Values{"s": {encodePermalink("publish pay-1 amount=10000\ndeliver\n")}, "verb": {"deliver"}, "crash": {"before-ack"}}, 400, "after step 2 nothing is ready to deliver"},
+		{"concurrent delivery on an empty queue", url.Values{"verb": {"deliver-concurrent"}, "same": {"1"}}, 400, "nothing is ready to deliver"},
+		{"redeliver with nothing in flight", url.Values{"s": {published}, "verb": {"redeliver"}}, 400, "after step 1 nothing is in flight"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -492,7 +498,7 @@ func TestUndo(t *testing.T) {
 	}
 	// Undoing back to an unchanged preset gives its name again.
 	changed := encodePermalink(mustPreset(t, "crash-before-ack").Script.String() + "drain\n")
-	if loc, _ := follow(t, h, "/lab/undo", url.Values{"s": {changed}, "step": {"5"}}); loc != "/lab?preset=crash-before-ack" {
+	if loc, _ := follow(t, h, "/lab/undo", url.Values{"s": {changed}, "step": {"5"}}); loc != "/lab?preset=crash-before-ack&step=4" {
 		t.Errorf("undo back to the preset: Location %q", loc)
 	}
 }
@@ -522,7 +528,7 @@ func TestRunScript(t *testing.T) {
 	}
 	// A preset's text, pasted back, is the preset again.
 	loc, _ = follow(t, h, "/lab/script", url.Values{"script": {mustPreset(t, "happy-path").Source}})
-	if loc != "/lab?preset=happy-path" {
+	if loc != "/lab?preset=happy-path&step=4" {
 		t.Errorf("the happy-path text: Location %q, want the preset", loc)
 	}
 

@@ -74,7 +74,10 @@ func (s *server) readState(v url.Values) (labState, error) {
 	if st.handlers, err = s.readHandlers(v["handlers"]); err != nil {
 		return st, err
 	}
-	st.step = st.total()
+	if len(v["handlers"]) == 0 {
+		st.handlers = s.defaultHandlers(st.script)
+	}
+	st.step = st.defaultStep()
 	if v.Has("step") {
 		raw := v.Get("step")
 		n, err := strconv.Atoi(strings.TrimSpace(raw))
@@ -139,6 +142,32 @@ func (s *server) readHandlers(values []string) ([]string, error) {
 	return dedupe(out), nil
 }
 
+// defaultHandlers are the handlers a script runs on when the address names
+// none: the core handlers and those its handlers: header declares, in the
+// order of the handler list.
+func (s *server) defaultHandlers(sc *sim.Script) []string {
+	if len(sc.Handlers) == 0 {
+		return s.coreNames
+	}
+	var out []string
+	for _, h := range s.handlers {
+		if slices.Contains(s.coreNames, h.Name) || slices.Contains(sc.Handlers, h.Name) {
+			out = append(out, h.Name)
+		}
+	}
+	return out
+}
+
+// defaultStep is the step an address without step= shows: a preset opens
+// at its first step, so its story unfolds step by step (as in the
+// presenter); any other script at its end.
+func (st labState) defaultStep() int {
+	if st.preset != "" {
+		return 0
+	}
+	return st.total()
+}
+
 func dedupe(names []string) []string {
 	seen := map[string]bool{}
 	out := names[:0:0]
@@ -169,7 +198,7 @@ func (s *server) handlerNames() []string {
 
 // query is the state's canonical query string without the step: preset=
 // for an unchanged preset, s= for any other script, handlers= when they
-// are not the core set. Commas stay unescaped, for a readable address.
+// are not the script's default set (defaultHandlers). Commas stay unescaped, for a readable address.
 func (s *server) query(st labState) string {
 	var parts []string
 	switch text := st.script.String(); {
@@ -178,7 +207,7 @@ func (s *server) query(st labState) string {
 	case text != "":
 		parts = append(parts, "s="+encodePermalink(text))
 	}
-	if !slices.Equal(st.handlers, s.coreNames) {
+	if !slices.Equal(st.handlers, s.defaultHandlers(st.script)) {
 		hs := make([]string, len(st.handlers))
 		for i, h := range st.handlers {
 			hs[i] = url.QueryEscape(h)
@@ -188,10 +217,10 @@ func (s *server) query(st labState) string {
 	return strings.Join(parts, "&")
 }
 
-// labURL is the canonical address of the lab at a step; the end of the
-// script needs no step=.
-func labURL(query string, step, total int) string {
-	if step != total {
+// labURL is the canonical address of the lab at a step; the state's
+// default step (labState.defaultStep) needs no step=.
+func labURL(query string, step, def int) string {
+	if step != def {
 		if query != "" {
 			query += "&"
 		}

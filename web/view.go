@@ -102,27 +102,31 @@ type labView struct {
 	Summary   string
 	Preset    string
 	Presets   []option
-	Handlers  []handlerChoice
-	Chosen    int
-	Step      int
-	Total     int
-	StepText  string // the current step as a script line
-	Narration string
-	Steps     []stepLink
-	FirstURL  string
-	PrevURL   string
-	NextURL   string
-	LastURL   string
-	State     []field // the state fields every POST form carries
-	ViewState []field // the same, without the step (for the step slider)
-	Truncates int     // steps after the current one that a new step replaces
-	NextOp    string
-	Targets   []option
-	Script    string
-	Guide     []guideItem // the newcomer's four clicks, while the script follows them
-	GuideDone bool
-	GuideURL  string
-	Suggest   string // the id of the control the guide says to press next
+	// NothingReady and NothingInFlight say that no handler has a message
+	// ready, or in flight, at the step shown: the deliver and redeliver
+	// buttons are then disabled, with the reason.
+	NothingReady, NothingInFlight bool
+	Handlers                      []handlerChoice
+	Chosen                        int
+	Step                          int
+	Total                         int
+	StepText                      string // the current step as a script line
+	Narration                     string
+	Steps                         []stepLink
+	FirstURL                      string
+	PrevURL                       string
+	NextURL                       string
+	LastURL                       string
+	State                         []field // the state fields every POST form carries
+	ViewState                     []field // the same, without the step (for the step slider)
+	Truncates                     int     // steps after the current one that a new step replaces
+	NextOp                        string
+	Targets                       []option
+	Script                        string
+	Guide                         []guideItem // the newcomer's four clicks, while the script follows them
+	GuideDone                     bool
+	GuideURL                      string
+	Suggest                       string // the id of the control the guide says to press next
 	// ControlsOpen shows the step controls at first: for a script of one's
 	// own. A preset opens with them folded, so the cards come first.
 	ControlsOpen bool
@@ -188,7 +192,7 @@ const (
 func (s *server) labView(t text, r *http.Request, st labState, run *sim.Run) labView {
 	q := s.query(st)
 	total := st.total()
-	at := func(n int) string { return labURL(q, n, total) }
+	at := func(n int) string { return labURL(q, n, st.defaultStep()) }
 	v := labView{
 		T:      t,
 		URL:    at(st.step),
@@ -244,10 +248,22 @@ func (s *server) labView(t text, r *http.Request, st labState, run *sim.Run) lab
 		cur := st.script.Steps[st.step-1]
 		v.StepText = cur.String()
 		v.Narration = narrate(t, cur)
+		if cur.NarrationEN == "" && cur.NarrationRU == "" && idleStep(run, st.step) {
+			switch cur.Verb {
+			case sim.VerbDeliver, sim.VerbDeliverConcurrent:
+				v.Narration = t.S("do.deliver.none")
+			case sim.VerbRedeliver:
+				v.Narration = t.S("do.redeliver.none")
+			}
+		}
 	} else if total > 0 {
 		v.Narration = t.S("step.narr0")
 	}
 	v.Truncates = total - st.step
+	if run != nil {
+		ready, inFlight := run.Pending()
+		v.NothingReady, v.NothingInFlight = !ready, !inFlight
+	}
 	v.ControlsOpen = st.preset == ""
 	v.Guide, v.GuideDone, v.Suggest = guide(t, st)
 	v.GuideURL = "/lab?preset=crash-before-ack&step=0"
@@ -301,7 +317,7 @@ func (s *server) card(t text, st labState, res sim.Result, scale int64) cardView
 		Expected:      money(res.Expected),
 		Verdict:       string(res.Verdict),
 		VerdictLabel:  t.S("v." + string(res.Verdict)),
-		VerdictSymbol: verdictSymbol(res.Verdict),
+		VerdictSymbol: resultSymbol(res),
 		Source:        s.sources[res.Handler],
 		Crashes:       map[string][]int{},
 		Redis:         false,
@@ -415,6 +431,19 @@ func (s *server) summary(t text, h handlers.Info) string {
 	return h.Summary
 }
 
+// resultSymbol is verdictSymbol with a duplicate's real size: ×3 when the
+// settled balance is three times the expected one, +50.00 when the excess
+// is no whole multiple of it.
+func resultSymbol(res sim.Result) string {
+	if res.Verdict != sim.Duplicate || res.Expected <= 0 || res.Settled <= res.Expected {
+		return verdictSymbol(res.Verdict)
+	}
+	if res.Settled%res.Expected == 0 {
+		return "×" + strconv.FormatInt(res.Settled/res.Expected, 10)
+	}
+	return "+" + money(res.Settled-res.Expected)
+}
+
 func verdictSymbol(v sim.Verdict) string {
 	switch v {
 	case sim.OK:
@@ -504,6 +533,25 @@ func narrate(t text, st sim.Step) string {
 	return out
 }
 
+// idleStep reports whether step (1-based) did nothing on any handler: its
+// events are only the broker's note that there was nothing to do.
+func idleStep(run *sim.Run, step int) bool {
+	if run == nil || step < 1 || len(run.Results) == 0 {
+		return false
+	}
+	for _, res := range run.Results {
+		if step > len(res.Trace) || len(res.Trace[step-1].Events) == 0 {
+			return false
+		}
+		for _, e := range res.Trace[step-1].Events {
+			if e.Kind != sim.KindNote || e.Actor != "broker" {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 func or(a, b string) string {
 	if a != "" {
 		return a
@@ -533,4 +581,22 @@ func balanceLabel(c cardView) string {
 		return "card.charged"
 	}
 	return "card.balance"
+}
+
+// noReady is the attributes of a deliver button when nothing is ready to
+// deliver at the step shown: disabled, with the reason as its title and
+// description.
+func noReady(v labView) templ.Attributes {
+	if !v.NothingReady {
+		return nil
+	}
+	return templ.Attributes{"disabled": true, "title": v.T.S("ctl.noready"), "aria-describedby": "why-no-deliver"}
+}
+
+// noInFlight is noReady for the redeliver button.
+func noInFlight(v labView) templ.Attributes {
+	if !v.NothingInFlight {
+		return nil
+	}
+	return templ.Attributes{"disabled": true, "title": v.T.S("ctl.noinflight"), "aria-describedby": "why-no-redeliver"}
 }

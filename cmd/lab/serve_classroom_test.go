@@ -321,13 +321,13 @@ func TestInFlight(t *testing.T) {
 // a preset that needs more deliveries is refused with 422.
 func TestServeBudgetReachesTheLab(t *testing.T) {
 	base, stderr, cancel, exit := startServe(t, "--quiet", "--budget", "1", "--cache-size", "0")
-	resp, err := http.Get(base + "/lab?preset=crash-before-ack")
+	resp, err := http.Get(base + "/lab?preset=crash-before-ack&step=4") // a preset opens at step 0
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusUnprocessableEntity {
-		t.Errorf("GET /lab?preset=crash-before-ack with --budget 1: status %d, want 422", resp.StatusCode)
+		t.Errorf("GET /lab?preset=crash-before-ack&step=4 with --budget 1: status %d, want 422", resp.StatusCode)
 	}
 	cancel()
 	if status := <-exit; status != exitOK {

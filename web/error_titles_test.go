@@ -1,0 +1,61 @@
+package web
+
+import (
+	"html"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/web/room"
+)
+
+// TestErrorTitles: an error page's heading names the kind of problem: a
+// value that is not valid, a script that does not parse, and the headings
+// that already said so (413, 422, 404) stay.
+func TestErrorTitles(t *testing.T) {
+	h := newTestServer(t)
+	for _, tc := range []struct {
+		name, target string
+		status       int
+		en, ru       string
+	}{
+		{"a bad field", "/lab?preset=crash-before-ack&step=99", 400, "Something in the request is not valid", "В запросе есть неверное значение"},
+		{"a script that does not parse", "/lab?script=" + url.QueryEscape("publish pay-1 amount=lots"), 400, "The script has an error", "В сценарии ошибка"},
+		{"no such page", "/nothing-here", 404, "There is no such page", "Такой страницы нет"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for lang, want := range map[string]string{"en": tc.en, "ru": tc.ru} {
+				r := get(t, h, tc.target+map[bool]string{true: "&", false: "?"}[strings.Contains(tc.target, "?")]+"lang="+lang)
+				if r.status != tc.status {
+					t.Fatalf("%s: status %d, want %d\n%s", lang, r.status, tc.status, excerpt(r.body))
+				}
+				heading := `<span class="status">` + strconv.Itoa(tc.status) + `</span> ` + html.EscapeString(want) + `</h1>`
+				if !strings.Contains(r.body, heading) {
+					t.Errorf("%s: the heading is not %q\n%s", lang, want, excerpt(r.body))
+				}
+				if strings.Contains(r.body, "could not be read") || strings.Contains(r.body, "Не удалось разобрать запрос") {
+					t.Errorf("%s: an ordinary error says the request could not be read", lang)
+				}
+			}
+		})
+	}
+
+	// In practice too: a balance that is not an amount is a value that is not valid.
+	ph, _ := practiceServer(t)
+	q := findQuestion(t, practice.KindPredict, nil)
+	r := newVisitor(t, ph).post("/practice/q/"+q.ID, url.Values{"balance": {"lots"}, "verdict": {"ok"}})
+	if r.status != http.StatusBadRequest || !strings.Contains(r.body, "Something in the request is not valid</h1>") {
+		t.Errorf("practice: status %d, heading\n%s", r.status, excerpt(r.body))
+	}
+
+	// And in a room: a vote with a balance that is not an amount.
+	rh, _ := newRoomServer(t, room.Config{})
+	code, _ := openRoom(t, rh, crashBeforeAck())
+	r = request(t, rh, http.MethodPost, "/rooms/"+code+"/vote", url.Values{"poll": {"1"}, "balance": {"-5"}}, "Cookie", issuedStudent(t, rh, code))
+	if r.status != http.StatusBadRequest || !strings.Contains(r.body, "Something in the request is not valid") || !strings.Contains(html.UnescapeString(r.body), "no minus") {
+		t.Errorf("room vote: status %d\n%s", r.status, excerpt(r.body))
+	}
+}

@@ -1,0 +1,19 @@
+package web
+
+import "net/http"
+
+// roomsIndex answers GET /rooms. Rooms are opened from the presenter's
+// list of scenarios, and an instructor's secret cookie is scoped to its own
+// room's path, so there is no list of "my rooms" to show here: the address
+// sends the reader to /present, the instructor's entry point.
+func (s *server) roomsIndex(w http.ResponseWriter, r *http.Request) error {
+	target := "/present"
+	if q := r.URL.Query().Get("lang"); q != "" {
+		if l, ok := parseLang(q); ok {
+			target += "?lang=" + string(l)
+		}
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, target, http.StatusSeeOther)
+	return nil
+}
