@@ -87,9 +87,30 @@
     }
   });
 
+  // A step keeps the reader's place: the swap does not scroll (show:none on
+  // #lab), and the control that was pressed keeps the focus. The morph
+  // keeps it where the control survives; where it was replaced, the
+  // control with the same id gets it back, without scrolling.
+  var focusedId = "";
+  document.addEventListener("htmx:before:request", function () {
+    var a = document.activeElement;
+    focusedId = a && a !== document.body && a.id ? a.id : "";
+  });
+
   // An error from an htmx request lands in #flash: bring it into view.
   document.addEventListener("htmx:after:swap", function () {
     var flash = document.getElementById("flash");
-    if (flash && flash.firstElementChild) flash.scrollIntoView({ block: "nearest" });
+    if (flash && flash.firstElementChild) {
+      flash.scrollIntoView({ block: "nearest" });
+      return;
+    }
+    var a = document.activeElement;
+    if (focusedId && (!a || a === document.body)) {
+      var el = document.getElementById(focusedId);
+      if (el && typeof el.focus === "function") {
+        try { el.focus({ preventScroll: true }); } catch (e) { /* not focusable */ }
+      }
+    }
+    focusedId = "";
   });
 })();

@@ -19,6 +19,9 @@
   // clicker has no key to scroll with.
   var reveal = null;
   var panels = { "p-source": "p-source-panel", "p-timeline": "p-timeline-panel" };
+  // opener is what had the focus when the keys help opened: closing the
+  // help gives the focus back to it.
+  var opener = null;
 
   function swapIn(html, url, ok) {
     var doc = new DOMParser().parseFromString(html, "text/html");
@@ -101,16 +104,59 @@
     return true;
   }
 
+  // The keys help is a modal dialog: opening it moves the focus into it,
+  // Tab and Shift+Tab stay inside, and Esc (or its Close button) closes
+  // it and gives the focus back to what had it.
   function help(open) {
     var h = document.getElementById("p-help");
     if (!h) return;
+    var was = h.open;
     h.open = open === undefined ? !h.open : open;
-    if (h.open) h.querySelector("summary").focus();
+    if (h.open && !was) {
+      var a = document.activeElement;
+      opener = a && a !== document.body && !h.contains(a) ? a : null;
+      var close = document.getElementById("p-help-close");
+      if (close) close.focus({ preventScroll: true });
+    } else if (!h.open && was) {
+      var back = opener && opener.isConnected ? opener
+        : opener && opener.id ? document.getElementById(opener.id) : null;
+      opener = null;
+      if (!back) back = document.getElementById("p-help-open") || main();
+      if (back) back.focus({ preventScroll: true });
+    }
+  }
+
+  function focusables(root) {
+    return Array.prototype.filter.call(
+      root.querySelectorAll('a[href], button:not([disabled]), input, select, textarea, [tabindex]:not([tabindex="-1"])'),
+      function (el) { return el.getClientRects().length > 0; });
+  }
+
+  function trap(ev) {
+    var h = document.getElementById("p-help"), body = document.getElementById("p-help-body");
+    if (!h || !h.open || !body) return false;
+    var els = focusables(body);
+    if (!els.length) { ev.preventDefault(); return true; }
+    var first = els[0], last = els[els.length - 1], at = document.activeElement;
+    if (!body.contains(at)) { ev.preventDefault(); (ev.shiftKey ? last : first).focus(); return true; }
+    if (ev.shiftKey && at === first) { ev.preventDefault(); last.focus(); }
+    else if (!ev.shiftKey && at === last) { ev.preventDefault(); first.focus(); }
+    return true;
+  }
+
+  // handlerKey is the button a handler key toggles: 1–9, 0, then letters.
+  function handlerKey(key) {
+    if (key.length !== 1) return null;
+    var k = key.toUpperCase();
+    var el = Array.prototype.find.call(document.querySelectorAll(".p-handlers [data-key]"),
+      function (e) { return e.getAttribute("data-key") === k; });
+    return el && el.id || null;
   }
 
   document.addEventListener("keydown", function (ev) {
     var m = main();
     if (!m || !m.hasAttribute("data-role") || ev.ctrlKey || ev.metaKey || ev.altKey || ev.defaultPrevented) return;
+    if (ev.key === "Tab") { trap(ev); return; }
     var t = ev.target;
     if (t instanceof Element && t.closest("input, select, textarea, [contenteditable]")) return;
     var keys = m.hasAttribute("data-keys"), id = null;
@@ -124,10 +170,11 @@
       case "r": case "R": id = keys && "p-restart"; break;
       case "s": case "S": id = "p-source"; break;
       case "t": case "T": id = "p-timeline"; break;
+      case "v": case "V": id = keys && "p-verdicts"; break;
       case "?": ev.preventDefault(); help(); return;
       case "Escape": help(false); return;
       default:
-        if (keys && /^[1-9]$/.test(ev.key)) id = "p-h-" + ev.key;
+        if (keys) id = handlerKey(ev.key);
     }
     if (!id) return;
     ev.preventDefault();
@@ -136,7 +183,9 @@
   });
 
   document.addEventListener("click", function (ev) {
-    if (ev.target instanceof Element && ev.target.closest("#p-help-open")) help(true);
+    if (!(ev.target instanceof Element)) return;
+    if (ev.target.closest("#p-help-open")) help(true);
+    else if (ev.target.closest("#p-help-close")) help(false);
   });
 
   // ---- A room, live. The stream sends the room's state on every change;

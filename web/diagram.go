@@ -54,3 +54,21 @@ func capEvents(t text, traces []sim.Trace) []sim.Trace {
 	}
 	return out
 }
+
+// storyTimeline names the handler whose timeline the lab opens by default:
+// the first handler of the script's handlers: header (sim.Script.Handlers,
+// the handlers its story is about) that has a card on screen. With none on
+// screen, or no header, it is the first card, as before.
+func storyTimeline(story, shown []string) string {
+	for _, h := range story {
+		for _, c := range shown {
+			if h == c {
+				return h
+			}
+		}
+	}
+	if len(shown) > 0 {
+		return shown[0]
+	}
+	return ""
+}

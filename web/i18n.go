@@ -87,6 +87,12 @@ type text struct {
 	c    catalog
 }
 
+// Has reports whether the catalog has key.
+func (t text) Has(key string) bool {
+	_, ok := t.c[key]
+	return ok
+}
+
 // S returns the string for key. A missing key shows as ⟦key⟧, which the
 // tests look for on every page.
 func (t text) S(key string) string {
@@ -177,6 +183,12 @@ func newCatalog() catalog {
 	c := catalog{
 		// The page around the lab.
 		"app.name":        {"Idempotency lab", "Лаборатория идемпотентности"},
+		"desc.site":       {"The idempotency lab: watch an at-least-once broker deliver duplicates to real message handlers, and see which defences hold.", "Лаборатория идемпотентности: брокер at-least-once доставляет дубли настоящим обработчикам сообщений, а вы смотрите, какая защита выдерживает."},
+		"desc/lab":        {"Playground: step a simulated at-least-once broker through crashes and redeliveries and watch naive and idempotent handlers side by side.", "Песочница: проведите симулированный брокер at-least-once через падения и повторные доставки и сравните наивные и идемпотентные обработчики."},
+		"desc/matrix":     {"Verdicts: every scenario against every handler in one table, each cell the settled balance against the expected one.", "Вердикты: все сценарии против всех обработчиков в одной таблице, в каждой клетке итоговый баланс против ожидаемого."},
+		"desc/lessons":    {"Lessons: eight short lessons on message handlers that survive duplicates, each claim tied to a scenario you can run.", "Уроки: восемь коротких уроков об обработчиках сообщений, которые переживают дубли, каждое утверждение со сценарием для запуска."},
+		"desc/practice":   {"Practice: interview questions and predict-the-outcome exercises on idempotent handlers, graded by running the engine.", "Практика: вопросы для собеседования и задачи «предскажи исход» об идемпотентных обработчиках, проверяемые запуском движка."},
+		"desc/present":    {"Instructor mode: present the lab from the keyboard and run a live classroom that follows and votes.", "Режим преподавателя: показ лаборатории с клавиатуры и живой класс, который следует за вами и голосует."},
 		"app.tagline":     {"Break message handlers with crashes, retries and races — and watch which ones survive.", "Ломайте обработчики сообщений падениями, повторами и гонками — и смотрите, какие выживают."},
 		"nav.skip":        {"Skip to the content", "Перейти к содержимому"},
 		"nav.lang":        {"Language", "Язык"},
@@ -370,6 +382,9 @@ func newCatalog() catalog {
 		"st.ttl":            {"TTL %s", "TTL %s"},
 		"st.calls":          {"Gateway calls", "Вызовы шлюза"},
 		"st.charged":        {"charged", "списано"},
+		"st.region.table":   {"%s: table %s", "%s: таблица %s"},
+		"st.region.redis":   {"%s: Redis keys", "%s: ключи Redis"},
+		"st.region.calls":   {"%s: gateway calls", "%s: вызовы шлюза"},
 		"st.gw.timeout":     {"timing out: charges, answers lost", "таймауты: списывает, ответ теряется"},
 		"st.gw.dedup":       {"deduplicates by reference", "дедупликация по референсу"},
 		"st.out.dedup":      {"duplicate reference: nothing charged", "повтор референса: не списано"},
@@ -458,7 +473,7 @@ func newCatalog() catalog {
 		"mx.cell":     {"%s on %s: %s, settled %s, expected %s. Open it in the lab", "%s на %s: %s, итог %s, ожидалось %s. Открыть в лаборатории"},
 	}
 	// Each section keeps its words in its own file; add its catalog here.
-	for _, section := range []func() catalog{practiceCatalog, lessonsCatalog, presentCatalog} {
+	for _, section := range []func() catalog{practiceCatalog, lessonsCatalog, presentCatalog, labCatalog} {
 		for k, v := range section() {
 			c[k] = v
 		}

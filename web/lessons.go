@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"html"
 	"net/http"
 	"net/url"
 	"os"
@@ -377,7 +378,7 @@ func (s *server) lessonView(t text, r *http.Request, course *lessons.Course, l *
 		Progress:  progressFor(t, s.readProgress(r), l.Slug),
 		// The course renders its own HTML and escapes everything the
 		// Markdown says; nothing in it comes from the request.
-		Body:     templ.Raw(string(l.HTML)),
+		Body:     templ.Raw(labelCodeBlocks(t, string(l.HTML))),
 		Practice: "/practice?" + url.Values{"topic": {l.Slug}}.Encode(),
 		Diagrams: l.HasMermaid,
 	}
@@ -468,4 +469,27 @@ func clipText(s string, n int) string {
 		return s
 	}
 	return string([]rune(s)[:n]) + "…"
+}
+
+// chromaPre is the opening of a highlighted code block as the course
+// renders it.
+const chromaPre = `<pre class="chroma">`
+
+// labelCodeBlocks makes each scrollable code block of a lesson a named,
+// keyboard-focusable region (WCAG 2.1.1, 4.1.2): Chrome already focuses a
+// scroller, and a screen reader then announces a box without a name.
+func labelCodeBlocks(t text, body string) string {
+	var b strings.Builder
+	for n := 1; ; n++ {
+		before, after, ok := strings.Cut(body, chromaPre)
+		if !ok {
+			b.WriteString(body)
+			return b.String()
+		}
+		b.WriteString(before)
+		b.WriteString(`<pre class="chroma" tabindex="0" role="region" aria-label="`)
+		b.WriteString(html.EscapeString(t.F("les.code", n)))
+		b.WriteString(`">`)
+		body = after
+	}
 }

@@ -213,7 +213,7 @@ func TestLessonPages(t *testing.T) {
 				want := []string{
 					`<html lang="` + lang + `"`,
 					`<h1 id="lesson-title">` + htmlEscape(l.Title) + `</h1>`,
-					string(l.HTML),
+					labelCodeBlocks(text{lang: langOf(lang), c: newCatalog()}, string(l.HTML)),
 					`hreflang="en"`, `hreflang="ru"`,
 					`href="/lessons/` + l.Slug + `?lang=ru"`, `href="/lessons/` + l.Slug + `?lang=en"`,
 					`<a href="/lessons" aria-current="true">`,

@@ -148,7 +148,7 @@ func (s *server) matrixView(t text, rows []gridRow) matrixView {
 				Handler:       res.handler,
 				Verdict:       string(res.verdict),
 				VerdictLabel:  t.S("v." + string(res.verdict)),
-				VerdictSymbol: verdictSymbol(res.verdict),
+				VerdictSymbol: resultSymbol(sim.Result{Verdict: res.verdict, Settled: res.settled, Expected: res.expected}),
 				Settled:       money(res.settled),
 				Expected:      money(res.expected),
 				URL:           matrixURL(row.preset.Name, res.handler, len(sc.Steps)),

@@ -565,7 +565,7 @@ func (s *server) resultView(t text, q practice.Question, m practiceMode, p pract
 			EngineVerdict:       string(o.Verdict),
 			YourVerdictLabel:    t.S("v." + string(o.PredictedVerdict)),
 			EngineVerdictLabel:  t.S("v." + string(o.Verdict)),
-			EngineVerdictSymbol: verdictSymbol(o.Verdict),
+			EngineVerdictSymbol: resultSymbol(sim.Result{Verdict: o.Verdict, Settled: o.Balance, Expected: o.Expected}),
 			BalanceRight:        o.BalanceRight,
 			VerdictRight:        o.VerdictRight,
 			BalanceMark:         markFor(t, o.BalanceRight),

@@ -23,9 +23,11 @@ import (
 // script that declares handlers is shown on those.
 const presentHandlers = "naive,inbox"
 
-// maxHandlerKeys is how many handlers the number keys 1–9 reach; the rest
-// are toggled with their buttons.
-const maxHandlerKeys = 9
+// handlerKeys are the keys that toggle the handlers, in the order the lab
+// lists them: the digits 1–9 and 0, then the letters after them on the
+// keyboard's next row (R, S, T and V have other uses). A handler past
+// them is toggled with its button.
+var handlerKeys = []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "0", "Q", "W", "E", "Y", "U", "I", "O", "P"}
 
 // Who a presenter page is for.
 const (
@@ -34,8 +36,10 @@ const (
 	modeStudent    = "student"    // /rooms/{code}: a student following the room
 )
 
-// presentShow is which of the folded panels a presenter view shows.
-type presentShow struct{ Source, Timeline bool }
+// presentShow is which of the folded panels a presenter view shows, and
+// whether the presenter hid the cards' verdicts (show=noverdicts), so
+// that the room can guess before the outcome is on the screen.
+type presentShow struct{ Source, Timeline, NoVerdicts bool }
 
 // param is the show= value for these panels, "" for none.
 func (sh presentShow) param() string {
@@ -45,6 +49,9 @@ func (sh presentShow) param() string {
 	}
 	if sh.Timeline {
 		on = append(on, "timeline")
+	}
+	if sh.NoVerdicts {
+		on = append(on, "noverdicts")
 	}
 	return strings.Join(on, ",")
 }
@@ -60,6 +67,8 @@ func readShow(v url.Values) (presentShow, error) {
 				sh.Source = true
 			case "timeline":
 				sh.Timeline = true
+			case "noverdicts":
+				sh.NoVerdicts = true
 			default:
 				return sh, badRequest("err.show", w)
 			}
@@ -83,6 +92,12 @@ type presentView struct {
 	Cards     []cardView
 	Show      presentShow
 	Handlers  string // the handlers shown, comma-separated, as a form sends them
+	// HideVerdicts leaves out the cards' verdicts, expected balances and
+	// "if settled now" boxes: when the presenter hides them, and in a
+	// room while a poll is open, so that they do not give the answer away.
+	HideVerdicts bool
+	// PollHides: the open poll hides them (whatever the toggle says).
+	PollHides bool
 
 	// Moving: links in a solo view; in a room the instructor posts the
 	// step number instead (StepURL), so N is what matters there.
@@ -90,6 +105,7 @@ type presentView struct {
 	Toggles             []handlerToggle
 	SourceURL           string // the same view with the source shown or hidden
 	TimelineURL         string
+	VerdictsURL         string  // the same view with the verdicts hidden or shown
 	ExploreURL          string  // the lab at this step, a copy of one's own
 	OpenRoom            []field // solo: the state "Open a room" posts
 	Room                *roomView
@@ -104,7 +120,8 @@ type stepTarget struct {
 
 // handlerToggle is one numbered handler a key or a button shows or hides.
 type handlerToggle struct {
-	Key     int
+	Key     int    // 1, 2, …: its place in the lab's list, the button's id
+	KeyName string // the key that toggles it ("" for none): 1–9, 0, Q, …
 	Name    string
 	On      bool
 	Enabled bool   // false for the last handler shown: one must stay
@@ -131,6 +148,8 @@ func (s *server) presentView(t text, r *http.Request, st labState, run *sim.Run,
 		Cards:     lv.Cards,
 		Show:      show,
 		Handlers:  strings.Join(st.handlers, ","),
+
+		HideVerdicts: show.NoVerdicts,
 	}
 	v.PageTitle = t.F("step.of", st.step, st.total()) + " · " + lv.Title + " · " + t.S("pr.name")
 	if st.step == 0 {
@@ -142,14 +161,19 @@ func (s *server) presentView(t text, r *http.Request, st labState, run *sim.Run,
 	v.Prev = target(max(st.step-1, 0), st.step > 0)
 	v.Next = target(min(st.step+1, st.total()), st.step < st.total())
 	v.Restart = target(0, st.step > 0)
-	v.SourceURL = at(st.step, st.handlers, presentShow{Source: !show.Source, Timeline: show.Timeline})
-	v.TimelineURL = at(st.step, st.handlers, presentShow{Source: show.Source, Timeline: !show.Timeline})
+	v.TimelineURL = at(st.step, st.handlers, presentShow{Source: show.Source, Timeline: !show.Timeline, NoVerdicts: show.NoVerdicts})
+	v.SourceURL = at(st.step, st.handlers, presentShow{Source: !show.Source, Timeline: show.Timeline, NoVerdicts: show.NoVerdicts})
+	v.VerdictsURL = at(st.step, st.handlers, presentShow{Source: show.Source, Timeline: show.Timeline, NoVerdicts: !show.NoVerdicts})
 	v.ExploreURL = labURL(s.query(st), st.step, st.defaultStep())
 	for i, h := range s.handlers {
 		on := slices.Contains(st.handlers, h.Name)
 		next := s.toggleHandler(st.handlers, h.Name)
+		key := ""
+		if i < len(handlerKeys) {
+			key = handlerKeys[i]
+		}
 		v.Toggles = append(v.Toggles, handlerToggle{
-			Key: i + 1, Name: h.Name, On: on, Enabled: len(next) > 0,
+			Key: i + 1, KeyName: key, Name: h.Name, On: on, Enabled: len(next) > 0,
 			URL: at(st.step, next, show), Value: strings.Join(next, ","),
 		})
 	}

@@ -265,6 +265,12 @@ func (s *server) renderRoom(w http.ResponseWriter, r *http.Request, code string,
 		at := func(_ int, _ []string, show presentShow) string { return roomURL(code, suffix, show) }
 		pv := s.presentView(t, r, ls, run, show, mode, at)
 		pv.Room = s.roomView(r, code, st, ls, run, mode, show)
+		if st.Poll != nil && !st.Poll.Revealed {
+			// The cards would give the answer away: a verdict or an
+			// expected balance tells what the next step does. The reveal
+			// (a new state, so a new page) brings them back.
+			pv.HideVerdicts, pv.PollHides = true, true
+		}
 		pv.PageTitle = t.F("rm.page", displayCode(code)) + " · " + pv.PageTitle
 		w.Header().Set("Cache-Control", "no-store")
 		return s.render(w, r, http.StatusOK, presentPage(s.presentPageFor(t, r, pv.PageTitle), pv))

@@ -849,3 +849,20 @@ func TestNewGatewayAndSameControls(t *testing.T) {
 		}
 	}
 }
+
+// The timeline open at first is that of the handler the story is about
+// (the preset's handlers: header), and state tables are named regions.
+func TestStoryTimelineOpensAndTablesAreRegions(t *testing.T) {
+	h := newTestServer(t)
+	page := get(t, h, "/lab?preset=gateway-failure&step=3")
+	if page.status != http.StatusOK {
+		t.Fatalf("status %d", page.status)
+	}
+	open := regexp.MustCompile(`<details class="[^"]*" id="timeline-([a-z-]+)" open`).FindAllStringSubmatch(page.body, -1)
+	if len(open) != 1 || open[0][1] != "setnx" {
+		t.Errorf("open timelines %v, want only setnx's (the story's first handler on screen)", open)
+	}
+	if !strings.Contains(page.body, `role="region" tabindex="0" aria-label="setnx: table accounts"`) {
+		t.Error("setnx's accounts table is not a named region")
+	}
+}

@@ -122,7 +122,8 @@ type labView struct {
 	Truncates                     int     // steps after the current one that a new step replaces
 	NextOp                        string
 	Targets                       []option
-	Script                        string
+	Script                        string      // the whole script, both languages: what the editor posts
+	ScriptView                    string      // the script for reading, in the page's language only
 	Guide                         []guideItem // the newcomer's four clicks, while the script follows them
 	GuideDone                     bool
 	GuideURL                      string
@@ -131,6 +132,7 @@ type labView struct {
 	// own. A preset opens with them folded, so the cards come first.
 	ControlsOpen bool
 	Cards        []cardView
+	OpenTimeline string // the handler whose timeline is open at first
 }
 
 type cardView struct {
@@ -265,6 +267,7 @@ func (s *server) labView(t text, r *http.Request, st labState, run *sim.Run) lab
 		v.NothingReady, v.NothingInFlight = !ready, !inFlight
 	}
 	v.ControlsOpen = st.preset == ""
+	v.ScriptView = scriptInLang(v.Script, t.lang)
 	v.Guide, v.GuideDone, v.Suggest = guide(t, st)
 	v.GuideURL = "/lab?preset=crash-before-ack&step=0"
 
@@ -304,9 +307,13 @@ func (s *server) labView(t text, r *http.Request, st labState, run *sim.Run) lab
 	for _, res := range run.Results {
 		scale = max(scale, res.Balance, res.Expected)
 	}
+	shown := make([]string, 0, len(run.Results))
 	for _, res := range run.Results {
 		v.Cards = append(v.Cards, s.card(t, st, res, scale))
+		shown = append(shown, res.Handler)
 	}
+	// The timeline open at first is the one the story is about.
+	v.OpenTimeline = storyTimeline(st.script.Handlers, shown)
 	return v
 }
 
@@ -599,4 +606,102 @@ func noInFlight(v labView) templ.Attributes {
 		return nil
 	}
 	return templ.Attributes{"disabled": true, "title": v.T.S("ctl.noinflight"), "aria-describedby": "why-no-redeliver"}
+}
+
+// stepTip gives a step control its tooltip and its accessible
+// description (the visually hidden text stepTips renders, "tip-" + id).
+// A control switched off (off, from noReady or noInFlight) keeps its
+// reason as the description, and the tooltip says the reason first.
+func stepTip(v labView, id string, off templ.Attributes) templ.Attributes {
+	tip := v.T.S("tip." + id)
+	a := templ.Attributes{"title": tip, "aria-describedby": "tip-" + id}
+	if off != nil {
+		for k, val := range off {
+			a[k] = val
+		}
+		if reason, ok := off["title"].(string); ok {
+			a["title"] = reason + "\n" + tip
+		}
+	}
+	return a
+}
+
+// stepTipIDs are the step controls stepTip describes, in page order.
+var stepTipIDs = []string{
+	"do-publish", "do-retry", "do-ship", "do-change-payload",
+	"do-deliver", "do-crash-before-effect", "do-crash-after-effect", "do-crash-before-ack",
+	"do-deliver-concurrent", "do-drain", "do-deliver-same",
+	"do-redeliver", "do-dlq-replay",
+	"do-advance", "do-gateway-down", "do-gateway-up", "do-gateway-timeout",
+	"do-gateway-dedup-on", "do-gateway-dedup-off",
+	"do-undo",
+}
+
+// scriptInLang is a script's text for reading in one language: the other
+// language's title, summary and narration lines are left out where this
+// language has its own (a script narrated only in English keeps its
+// English lines on the Russian page). The editor keeps the whole text.
+func scriptInLang(text string, l lang) string {
+	own, other := "#en:", "#ru:"
+	headOwn, headOther := []string{"title:", "summary:"}, []string{"title-ru:", "summary-ru:"}
+	if l == langRU {
+		own, other = other, own
+		headOwn, headOther = headOther, headOwn
+	}
+	lines := strings.Split(text, "\n")
+	has := func(prefix string) bool {
+		for _, ln := range lines {
+			if strings.HasPrefix(strings.TrimSpace(ln), prefix) {
+				return true
+			}
+		}
+		return false
+	}
+	drop := make([]bool, len(lines))
+	for i, h := range headOther {
+		if has(headOwn[i]) {
+			for j, ln := range lines {
+				if strings.HasPrefix(strings.TrimSpace(ln), h) {
+					drop[j] = true
+				}
+			}
+		}
+	}
+	isNarr := func(ln string) bool {
+		ln = strings.TrimSpace(ln)
+		return strings.HasPrefix(ln, "#en:") || strings.HasPrefix(ln, "#ru:")
+	}
+	// Narration comes in runs before a step: drop the other language's
+	// lines from a run that has this language's.
+	for i := 0; i < len(lines); {
+		if !isNarr(lines[i]) {
+			i++
+			continue
+		}
+		j := i
+		mine := false
+		for j < len(lines) && isNarr(lines[j]) {
+			mine = mine || strings.HasPrefix(strings.TrimSpace(lines[j]), own)
+			j++
+		}
+		if mine {
+			for k := i; k < j; k++ {
+				if strings.HasPrefix(strings.TrimSpace(lines[k]), other) {
+					drop[k] = true
+				}
+			}
+		}
+		i = j
+	}
+	var b strings.Builder
+	for i, ln := range lines {
+		if drop[i] {
+			continue
+		}
+		b.WriteString(ln)
+		if i < len(lines)-1 {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }

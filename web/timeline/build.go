@@ -37,6 +37,18 @@ type Diagram struct {
 // ViewBox is the value of the svg viewBox attribute.
 func (d Diagram) ViewBox() string { return fmt.Sprintf("0 0 %d %d", d.Width, d.Height) }
 
+// ScreenScale is the CSS pixels per viewBox unit at which the diagram is
+// drawn when its box is wide enough: body text (fontSize units) comes out
+// at 13 px, headers and the crash at about 16 px. In a narrower box the
+// stylesheet shrinks it to the box's width (max-width: 100%), down to a
+// min-width below which the box scrolls sideways.
+const ScreenScale = 13.0 / fontSize
+
+// ScreenWidth and ScreenHeight are the svg's width and height attributes,
+// in CSS pixels: the size at ScreenScale, which the stylesheet may shrink.
+func (d Diagram) ScreenWidth() int  { return int(math.Round(float64(d.Width) * ScreenScale)) }
+func (d Diagram) ScreenHeight() int { return int(math.Round(float64(d.Height) * ScreenScale)) }
+
 // Lifeline is one column: a header box and a vertical line.
 type Lifeline struct {
 	Actor  string // producer, broker, worker (a single worker), worker-1, worker-2, sqlite, redis, gateway

@@ -1,0 +1,185 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/idempotency-lab/lab/web/room"
+)
+
+// givesAway is what on a room page tells the outcome of the next step
+// before the poll about it is revealed.
+var givesAway = []string{"DUPLICATE", "×2", `class="p-expected"`, `data-verdict="duplicate"`, "verdict-duplicate", "If settled now</span> <strong class=\"badge\" data-verdict"}
+
+// TestPollHidesVerdicts: at step 3 of crash-before-ack naive is already
+// a DUPLICATE if settled now; while a poll asks for naive's balance after
+// step 4, neither the projector nor a student's page says so, and a
+// student sees no distribution of answers. The reveal brings them all back.
+func TestPollHidesVerdicts(t *testing.T) {
+	h, hub := newRoomServer(t, room.Config{})
+	code, cookie := openRoom(t, h, url.Values{"preset": {"crash-before-ack"}, "handlers": {"naive,inbox"}, "step": {"3"}})
+	base := "/rooms/" + code
+
+	before := get(t, h, base+"/present", "Cookie", cookie)
+	if !strings.Contains(before.body, "DUPLICATE") || !strings.Contains(before.body, `class="p-expected"`) {
+		t.Fatalf("without a poll the projector shows the verdicts:\n%s", excerpt(before.body))
+	}
+
+	request(t, h, http.MethodPost, base+"/poll", url.Values{"handler": {"naive"}}, "Cookie", cookie)
+	st, _ := hub.State(code, true)
+	id := strconv.Itoa(st.Poll.ID)
+	student := issuedStudent(t, h, code)
+	if r := request(t, h, http.MethodPost, base+"/vote", url.Values{"poll": {id}, "balance": {"200 ₽"}}, "Cookie", student); r.status != http.StatusSeeOther {
+		t.Fatalf("vote: %d\n%s", r.status, excerpt(r.body))
+	}
+
+	pages := map[string]response{
+		"projector": get(t, h, base+"/present", "Cookie", cookie),
+		"student":   get(t, h, base, "Cookie", student+"; "+voteCookie+"="+id+":20000"),
+		"newcomer":  get(t, h, base),
+	}
+	for name, r := range pages {
+		for _, bad := range givesAway {
+			if strings.Contains(r.body, bad) {
+				t.Errorf("%s page during the poll contains %q", name, bad)
+			}
+		}
+		for _, want := range []string{"verdicts-hidden", `data-verdict="hidden"`, `id="p-verdicts-note"`, `data-balance>100.00</span>`} {
+			if !strings.Contains(r.body, want) {
+				t.Errorf("%s page during the poll lacks %q", name, want)
+			}
+		}
+	}
+	if !strings.Contains(pages["projector"].body, `<span class="poll-label">200.00</span>`) {
+		t.Error("the instructor does not see the answers")
+	}
+	for _, name := range []string{"student", "newcomer"} {
+		if strings.Contains(pages[name].body, "poll-chart") || strings.Contains(pages[name].body, "poll-label") {
+			t.Errorf("the %s sees the distribution before the reveal", name)
+		}
+	}
+
+	request(t, h, http.MethodPost, base+"/step", url.Values{"step": {"4"}}, "Cookie", cookie)
+	after := map[string]response{
+		"projector": get(t, h, base+"/present", "Cookie", cookie),
+		"student":   get(t, h, base, "Cookie", student+"; "+voteCookie+"="+id+":20000"),
+	}
+	for name, r := range after {
+		for _, want := range []string{"DUPLICATE", `class="p-expected"`, `data-verdict="duplicate"`, "poll-chart", `id="poll-actual"`} {
+			if !strings.Contains(r.body, want) {
+				t.Errorf("%s page after the reveal lacks %q", name, want)
+			}
+		}
+		if strings.Contains(r.body, "verdicts-hidden") || strings.Contains(r.body, `id="p-verdicts-note"`) {
+			t.Errorf("%s page after the reveal still hides the verdicts", name)
+		}
+	}
+}
+
+// TestPresentVerdictsToggle: V (show=noverdicts) hides the verdicts on
+// the presenter's own view, solo or in a room, and the links keep it.
+func TestPresentVerdictsToggle(t *testing.T) {
+	h := newTestServer(t)
+	shown := get(t, h, "/present/crash-before-ack?step=3")
+	if got := hrefOf(t, shown.body, "p-verdicts"); got != "/present/crash-before-ack?handlers=naive,inbox&step=3&show=noverdicts" {
+		t.Errorf("the toggle leads to %q", got)
+	}
+	hidden := get(t, h, "/present/crash-before-ack?step=3&show=noverdicts")
+	if hidden.status != http.StatusOK {
+		t.Fatalf("status %d", hidden.status)
+	}
+	for _, bad := range givesAway {
+		if strings.Contains(hidden.body, bad) {
+			t.Errorf("show=noverdicts still shows %q", bad)
+		}
+	}
+	for id, want := range map[string]string{
+		"p-verdicts": "/present/crash-before-ack?handlers=naive,inbox&step=3",
+		"p-next":     "/present/crash-before-ack?handlers=naive,inbox&step=4&show=noverdicts",
+		"p-source":   "/present/crash-before-ack?handlers=naive,inbox&step=3&show=source,noverdicts",
+	} {
+		if got := hrefOf(t, hidden.body, id); got != want {
+			t.Errorf("#%s leads to %q, want %q", id, got, want)
+		}
+	}
+	if strings.Contains(hidden.body, `id="p-verdicts-note"`) {
+		t.Error("without a poll the page says a poll hides the verdicts")
+	}
+
+	// In a room the instructor's choice is the instructor's page's own.
+	hr, _ := newRoomServer(t, room.Config{})
+	code, cookie := openRoom(t, hr, url.Values{"preset": {"crash-before-ack"}, "step": {"3"}})
+	base := "/rooms/" + code
+	if r := get(t, hr, base+"/present?show=noverdicts", "Cookie", cookie); strings.Contains(r.body, "DUPLICATE") || !strings.Contains(r.body, `name="show" value="noverdicts"`) {
+		t.Error("the instructor's page with show=noverdicts shows the verdicts, or its forms drop the flag")
+	}
+	if r := request(t, hr, http.MethodPost, base+"/step", url.Values{"step": {"2"}, "show": {"noverdicts"}}, "Cookie", cookie); r.header.Get("Location") != base+"/present?show=noverdicts" {
+		t.Errorf("a step goes to %q", r.header.Get("Location"))
+	}
+	if s := get(t, hr, base); strings.Contains(s.body, `id="p-verdicts"`) {
+		t.Error("a student has the presenter's verdicts toggle")
+	}
+}
+
+// TestPresentHandlerKeys: every handler has a key, the digits first,
+// then 0 and letters, on its button and in the keys help.
+func TestPresentHandlerKeys(t *testing.T) {
+	h := newTestServer(t)
+	r := get(t, h, "/present/crash-before-ack?step=1")
+	buttons := regexp.MustCompile(`id="p-h-(\d+)"[^>]*data-key="([^"]*)"`).FindAllStringSubmatch(r.body, -1)
+	if len(buttons) < 10 {
+		t.Fatalf("%d handler buttons with keys, want every handler (at least 10)", len(buttons))
+	}
+	for i, b := range buttons {
+		if b[1] != strconv.Itoa(i+1) || b[2] != handlerKeys[i] {
+			t.Errorf("handler %d: id p-h-%s, key %q, want key %q", i+1, b[1], b[2], handlerKeys[i])
+		}
+		if b[2] == "" {
+			t.Errorf("handler %s has no key", b[1])
+		}
+	}
+	help := r.body[strings.Index(r.body, `class="p-keys-handlers"`):]
+	help = help[:strings.Index(help, "</dt>")]
+	for _, b := range buttons[9:] {
+		if !strings.Contains(help, "<kbd>"+b[2]+"</kbd>") {
+			t.Errorf("the keys help does not list %q:\n%s", b[2], help)
+		}
+	}
+	for _, k := range handlerKeys {
+		if strings.ContainsAny(k, "RSTV?") {
+			t.Errorf("handler key %q is taken by another command", k)
+		}
+	}
+}
+
+// TestVoteFormSaysMajorUnits: the vote form says money is in major units,
+// in both languages, and such an answer is read.
+func TestVoteFormSaysMajorUnits(t *testing.T) {
+	h, hub := newRoomServer(t, room.Config{})
+	code, cookie := openRoom(t, h, url.Values{"preset": {"crash-before-ack"}, "step": {"3"}})
+	base := "/rooms/" + code
+	request(t, h, http.MethodPost, base+"/poll", url.Values{"handler": {"naive"}}, "Cookie", cookie)
+	for lang, want := range map[string][]string{
+		"en": {`placeholder="in major units, e.g. 200.00"`, "In major units, e.g. 200.00", `aria-describedby="vote-hint"`},
+		"ru": {`placeholder="в основных единицах, например 200.00"`, "В основных единицах, например 200.00"},
+	} {
+		r := get(t, h, base+"?lang="+lang)
+		for _, w := range want {
+			if !strings.Contains(r.body, w) {
+				t.Errorf("%s: the vote form lacks %q", lang, w)
+			}
+		}
+	}
+	st, _ := hub.State(code, true)
+	if r := request(t, h, http.MethodPost, base+"/vote", url.Values{"poll": {strconv.Itoa(st.Poll.ID)}, "balance": {"200,00"}},
+		"Cookie", issuedStudent(t, h, code)); r.status != http.StatusSeeOther {
+		t.Errorf("200,00: status %d", r.status)
+	}
+	if _, ok := presentCatalog()["err.balance"]; ok {
+		t.Error("err.balance is back in the catalogue, unused")
+	}
+}
