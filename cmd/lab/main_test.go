@@ -507,3 +507,24 @@ func TestRunOversizeScript(t *testing.T) {
 		})
 	}
 }
+
+// A preset's handlers: header adds the handlers its story is about to the
+// core ones when --handlers is not given, as the web lab does; an explicit
+// --handlers wins.
+func TestRunUsesTheScenarioHandlers(t *testing.T) {
+	for _, tc := range []struct {
+		args      []string
+		want, not string
+	}{
+		{[]string{"run", "gateway-failure"}, "setnx-no-release", ""},
+		{[]string{"run", "gateway-failure", "--handlers", "core"}, "setnx ", "setnx-no-release"},
+	} {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), tc.args, strings.NewReader(""), &out, &errOut); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, errOut.String())
+		}
+		if !strings.Contains(out.String(), tc.want) || (tc.not != "" && strings.Contains(out.String(), tc.not)) {
+			t.Errorf("%v: output lacks %q or has %q:\n%s", tc.args, tc.want, tc.not, out.String())
+		}
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -72,6 +73,16 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if _, err := sim.Handlers(names); err != nil {
 		fmt.Fprintf(stderr, "lab run: --handlers: %v\n", err)
 		return exitUsage
+	}
+	if !flagGiven(fs, "handlers") && len(script.Handlers) > 0 {
+		// As in the web lab: the core handlers and those the scenario's
+		// story is about (its handlers: header), in the handlers' order.
+		names = nil
+		for _, h := range handlers.List() {
+			if h.Core || slices.Contains(script.Handlers, h.Name) {
+				names = append(names, h.Name)
+			}
+		}
 	}
 	res, err := sim.Execute(ctx, script, sim.Options{Handlers: names, Steps: *steps, Budget: *budget})
 	var be *sim.BudgetError
@@ -215,4 +226,11 @@ func cmdHandlers(args []string, stdout, stderr io.Writer) int {
 	}
 	tw.Flush()
 	return exitOK
+}
+
+// flagGiven reports whether the command line set a flag.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
