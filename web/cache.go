@@ -348,11 +348,18 @@ func cacheKey(r *http.Request, route string, extra ...string) string {
 // the reader's (4xx): an over-budget script costs its replay once. A busy
 // server (503) or a request that went away is not kept.
 func (s *server) serveCached(w http.ResponseWriter, r *http.Request, key string, h handlerFunc) error {
-	if s.cache != nil {
-		if p := s.cache.get(key); p != nil {
-			writePage(w, r, p)
-			return nil
+	if s.cache == nil {
+		// No cache (--dev, --cache-size 0): nothing to keep, so nothing to
+		// capture or compress here; the page is written as it is made.
+		err := h(w, r)
+		if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+			return nil // the reader has gone: there is nobody to answer
 		}
+		return err
+	}
+	if p := s.cache.get(key); p != nil {
+		writePage(w, r, p)
+		return nil
 	}
 	p, err := s.flights.do(r.Context(), key, func(ctx context.Context) (*cachedPage, error) {
 		cw := newCaptureWriter()
@@ -367,7 +374,7 @@ func (s *server) serveCached(w http.ResponseWriter, r *http.Request, key string,
 		if err != nil {
 			return nil, err
 		}
-		if s.cache != nil && p.status < 500 {
+		if p.status < 500 {
 			s.cache.put(key, p)
 		}
 		return p, nil
