@@ -9,13 +9,17 @@ import (
 	"io"
 	"math"
 	"time"
+
+	"github.com/idempotency-lab/lab/sim"
 )
 
 // The export file format. A file states its format and version so that a
 // later lab can read old files and refuse files it does not understand.
 const (
 	ExportFormat  = "idempotency-lab-progress"
-	ExportVersion = 1
+	// ExportVersion 2 added the solved challenges; version 1 files
+	// (attempts only) still import.
+	ExportVersion = 2
 	// MaxImportBytes and MaxImportAttempts bound an import; the web should
 	// read at most MaxImportBytes+1 bytes of an upload. A file holds no
 	// more attempts than a profile may keep (MaxAttempts), and 1 MiB holds
@@ -50,23 +54,36 @@ func (e *TooManyAttemptsError) Error() string {
 
 func (e *TooManyAttemptsError) Unwrap() error { return ErrTooManyAttempts }
 
-// Export is the content of a progress file: a profile's attempts.
+// Export is the content of a progress file: a profile's attempts and
+// solved challenges.
 type Export struct {
 	Profile  string
 	Attempts []Attempt
+	Solved   []Solve
 }
 
 // The JSON form of Export:
 //
-//	{"format": "idempotency-lab-progress", "version": 1,
+//	{"format": "idempotency-lab-progress", "version": 2,
 //	 "profile": "ABC…", "attempts": [
 //	   {"id": "…", "question": "unique-poison-loop", "score": 0.5,
-//	    "at": "2026-03-01T10:00:00.123Z"}]}
+//	    "at": "2026-03-01T10:00:00.123Z"}],
+//	 "challenges": [
+//	   {"challenge": "naive-twice", "steps": 2, "script": "publish …",
+//	    "at": "2026-03-01T10:05:00Z"}]}
 type exportFile struct {
-	Format   string          `json:"format"`
-	Version  int             `json:"version"`
-	Profile  string          `json:"profile"`
-	Attempts []exportAttempt `json:"attempts"`
+	Format     string          `json:"format"`
+	Version    int             `json:"version"`
+	Profile    string          `json:"profile"`
+	Attempts   []exportAttempt `json:"attempts"`
+	Challenges []exportSolve   `json:"challenges,omitempty"`
+}
+
+type exportSolve struct {
+	Challenge string    `json:"challenge"`
+	Steps     int       `json:"steps"`
+	Script    string    `json:"script"`
+	At        time.Time `json:"at"`
 }
 
 type exportAttempt struct {
@@ -91,6 +108,15 @@ func (s *Store) Export(ctx context.Context, profile string) ([]byte, error) {
 			e.Attempts = append(e.Attempts, a)
 		}
 	}
+	solved, err := s.Solved(ctx, profile)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range challenges {
+		if v, ok := solved[c.ID]; ok {
+			e.Solved = append(e.Solved, v)
+		}
+	}
 	return encodeExport(e)
 }
 
@@ -99,6 +125,9 @@ func encodeExport(e Export) ([]byte, error) {
 		Attempts: make([]exportAttempt, len(e.Attempts))}
 	for i, a := range e.Attempts {
 		f.Attempts[i] = exportAttempt{ID: a.ID, Question: a.Question, Score: &a.Score, At: a.At.UTC()}
+	}
+	for _, v := range e.Solved {
+		f.Challenges = append(f.Challenges, exportSolve{Challenge: v.Challenge, Steps: v.Steps, Script: v.Script, At: v.At.UTC()})
 	}
 	return json.MarshalIndent(f, "", "  ")
 }
@@ -163,6 +192,31 @@ func ParseExport(data []byte, b *Bank) (Export, error) {
 		a.Score = *fa.Score
 		e.Attempts = append(e.Attempts, a)
 	}
+	if f.Version < 2 && f.Challenges != nil {
+		return bad("challenges need version 2; the file says version %d", f.Version)
+	}
+	if len(f.Challenges) > len(challenges) {
+		return bad("%d challenges; this lab has %d", len(f.Challenges), len(challenges))
+	}
+	solved := map[string]bool{}
+	for i, fs := range f.Challenges {
+		v := Solve{Challenge: fs.Challenge, Steps: fs.Steps, Script: fs.Script, At: millis(fs.At)}
+		c, err := FindChallenge(v.Challenge)
+		switch {
+		case err != nil:
+			return bad("challenges[%d]: %v", i, err)
+		case solved[v.Challenge]:
+			return bad("challenges[%d]: %s appears twice", i, v.Challenge)
+		case v.Steps < 1 || v.Steps > c.MaxSteps:
+			return bad("challenges[%d]: steps %d is not from 1 to %d", i, v.Steps, c.MaxSteps)
+		case len(v.Script) > sim.MaxScriptBytes:
+			return bad("challenges[%d]: the script is %d bytes; the limit is %d", i, len(v.Script), sim.MaxScriptBytes)
+		case v.At.Year() < minYear || v.At.Year() >= maxYear:
+			return bad("challenges[%d]: time %s is missing or not from year %d to %d", i, fs.At.Format(time.RFC3339), minYear, maxYear-1)
+		}
+		solved[v.Challenge] = true
+		e.Solved = append(e.Solved, v)
+	}
 	return e, nil
 }
 
@@ -171,6 +225,7 @@ type ImportResult struct {
 	From    string // the profile named in the file
 	Added   int    // attempts written
 	Skipped int    // attempts already stored (the same file imported again)
+	Solved  int    // challenges solved, or solved in fewer steps, by the file
 }
 
 // Import merges a progress file into the target profile (usually the one
@@ -193,7 +248,16 @@ func (s *Store) Import(ctx context.Context, target string, data []byte) (ImportR
 		return ImportResult{}, err
 	}
 	r := ImportResult{From: e.Profile}
-	if len(e.Attempts) == 0 {
+	// A solve counts only if the engine agrees, as when it was saved.
+	for _, v := range e.Solved {
+		if err := VerifySolve(ctx, v); err != nil {
+			if errors.Is(err, ErrBadSolve) {
+				return r, fmt.Errorf("%w: challenge %s: %w", ErrBadImport, v.Challenge, err)
+			}
+			return r, err
+		}
+	}
+	if len(e.Attempts) == 0 && len(e.Solved) == 0 {
 		return r, nil
 	}
 	r, err = s.importAttempts(ctx, target, e)
@@ -214,10 +278,15 @@ func (s *Store) importAttempts(ctx context.Context, target string, e Export) (Im
 	if err != nil {
 		return ImportResult{}, err
 	}
-	first := e.Attempts[0].At
+	var first time.Time
 	for _, a := range e.Attempts {
-		if a.At.Before(first) {
+		if first.IsZero() || a.At.Before(first) {
 			first = a.At
+		}
+	}
+	for _, v := range e.Solved {
+		if first.IsZero() || v.At.Before(first) {
+			first = v.At
 		}
 	}
 	if err := ensureProfile(ctx, tx, target, first); err != nil {
@@ -249,6 +318,16 @@ func (s *Store) importAttempts(ctx context.Context, target string, e Export) (Im
 	// file imported again adds nothing and passes whatever the count.
 	if r.Added > 0 && have+r.Added > MaxAttempts {
 		return ImportResult{}, &TooManyAttemptsError{Have: have, Added: r.Added, Max: MaxAttempts}
+	}
+	// Solves merge by challenge, keeping the shorter solution.
+	for _, v := range e.Solved {
+		best, err := upsertSolve(ctx, tx, target, v)
+		if err != nil {
+			return ImportResult{}, err
+		}
+		if best {
+			r.Solved++
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return ImportResult{}, err

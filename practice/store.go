@@ -228,6 +228,16 @@ func migrations() []string {
 		// 2: a profile's attempts at one question in time order, so that
 		// Record finds the superseded ones to drop at MaxAttempts.
 		`CREATE INDEX attempts_by_question ON attempts (profile, question, answered_at, id);`,
+		// 3: the challenges a profile solved, each with its shortest
+		// solution (see solved.go).
+		`CREATE TABLE solved (
+			profile   TEXT    NOT NULL REFERENCES profiles (id) ON DELETE CASCADE,
+			challenge TEXT    NOT NULL,
+			steps     INTEGER NOT NULL CHECK (steps > 0),
+			script    TEXT    NOT NULL,
+			solved_at INTEGER NOT NULL, -- Unix milliseconds
+			PRIMARY KEY (profile, challenge)
+		) STRICT;`,
 	}
 }
 
