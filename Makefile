@@ -1,7 +1,7 @@
 # The idempotency lab. `make run` starts it, `make test` runs every test.
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: run test build generate check-generated vet bench bench-compare fuzz vendor browser-deps load
+.PHONY: run test build generate diagrams check-generated vet bench bench-compare fuzz vendor browser-deps load
 
 ## run: start the lab at http://$(ADDR) (ARGS=--dev to read files from disk)
 run:
@@ -19,6 +19,10 @@ build:
 ## generate: regenerate templ components (*_templ.go); commit the result
 generate:
 	go tool templ generate
+
+## diagrams: render the lessons' mermaid fences to SVG (lessons/diagrams/) in headless Chromium; commit the result
+diagrams:
+	go run ./cmd/diagrams
 
 check-generated:
 	./scripts/check-generated.sh

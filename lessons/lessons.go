@@ -4,7 +4,8 @@
 // Besides GFM, the Markdown knows four things (see README.md): a `source`
 // fence quotes a declaration from handlers/, a `claim` fence states the
 // verdict each handler settles to on a preset, a `mermaid` fence is a
-// diagram drawn in the browser, and a `lab:PRESET?handlers=a,b` link opens
+// diagram, drawn ahead of time by `make diagrams` into diagrams/ and put in
+// the page as inline SVG, and a `lab:PRESET?handlers=a,b` link opens
 // the playground. Load checks every preset, handler and declaration a lesson
 // names, so a lesson that refers to something that does not exist never
 // loads; the content test runs every claim on the engine.
@@ -25,11 +26,11 @@ import (
 	"github.com/idempotency-lab/lab/sim"
 )
 
-//go:embed content
+//go:embed content diagrams/*.svg
 var embedded embed.FS
 
 // Embedded returns the course compiled into the binary, laid out as Load
-// expects: content/*.md at its root.
+// expects: content/*.md at its root, the diagrams' SVGs in diagrams/.
 func Embedded() fs.FS { return embedded }
 
 // The languages every lesson is written in.
@@ -64,7 +65,7 @@ type Lesson struct {
 	ReadingMinutes int         // words/200 rounded up, at least 1
 	Claims         []Claim     // the claim fences, in document order
 	LabLinks       []LabLink   // the lab: links, in document order
-	HasMermaid     bool        // the page needs the mermaid script
+	Diagrams       int         // the mermaid fences, drawn as inline SVG
 	Source         string      // the file it came from: content/05-statemachine.en.md
 	links          []pageLink  // links to lessons, for the content test
 	quotes         []sourceRef // source fences, for the content test
@@ -124,16 +125,19 @@ type Hit struct {
 	Level  int    // heading level, 0 for the title
 }
 
-// Load reads every content/*.md in fsys and renders it. It fails, naming the
+// Load reads every content/*.md in fsys and renders it, each mermaid fence
+// as its SVGs from fsys's diagrams/ (see DiagramFile). It fails, naming the
 // file and line of each problem, when a lesson's front matter is wrong, when
 // a lesson names a preset, handler, verdict or declaration that does not
-// exist, or when the two languages of a lesson disagree or one is missing.
+// exist, when a diagram has no SVG (run make diagrams), or when the two
+// languages of a lesson disagree or one is missing.
 func Load(fsys fs.FS) (*Course, error) {
 	presets, err := sim.Presets()
 	if err != nil {
 		return nil, fmt.Errorf("lessons: presets: %w", err)
 	}
 	b := newBuilder(presetsByName(presets), handlerNames(handlers.List()), handlers.Source)
+	b.diagrams = fsys
 
 	names, err := fs.Glob(fsys, "content/*.md")
 	if err != nil {

@@ -62,8 +62,8 @@ func TestFixtureCourse(t *testing.T) {
 		alpha.Source != "content/01-alpha.en.md" {
 		t.Errorf("alpha's front matter: %+v", alpha)
 	}
-	if !alpha.HasMermaid || beta.HasMermaid {
-		t.Errorf("HasMermaid: alpha %v, beta %v; want true, false", alpha.HasMermaid, beta.HasMermaid)
+	if alpha.Diagrams != 1 || beta.Diagrams != 0 {
+		t.Errorf("Diagrams: alpha %d, beta %d; want 1, 0", alpha.Diagrams, beta.Diagrams)
 	}
 	if alpha.ReadingMinutes < 1 || beta.ReadingMinutes != 1 {
 		t.Errorf("ReadingMinutes: alpha %d, beta %d", alpha.ReadingMinutes, beta.ReadingMinutes)
@@ -144,13 +144,27 @@ func TestRawHTMLIsNotPassedThrough(t *testing.T) {
 	}
 }
 
+// A mermaid fence becomes its committed SVGs, inline, one per theme, in a
+// figure with an accessible name; the page gets no mermaid source.
 func TestMermaidFence(t *testing.T) {
 	alpha := mustLesson(t, mustLoad(t, "testdata/course"), "alpha", English)
-	want := `<pre class="mermaid">flowchart LR
-    A[&#34;&lt;script&gt;alert(1)&lt;/script&gt;&#34;] --&gt; B[ack &amp; done]
-</pre>`
-	if !strings.Contains(string(alpha.HTML), want) {
-		t.Errorf("mermaid fence not rendered as\n%s\ngot:\n%s", want, alpha.HTML)
+	html := string(alpha.HTML)
+	if n := strings.Count(html, `<figure class="diagram" role="img" aria-label="Diagram">`); n != 1 {
+		t.Errorf("%d diagram figures named %q, want 1:\n%s", n, "Diagram", html)
+	}
+	for _, theme := range DiagramThemes {
+		if !strings.Contains(html, `<div class="diagram-`+theme+`"><svg `) {
+			t.Errorf("no inline SVG for the %s theme:\n%s", theme, html)
+		}
+	}
+	for _, bad := range []string{"mermaid\"", `class="mermaid`, "flowchart LR", "<foreignObject", "alert(1)"} {
+		if strings.Contains(html, bad) {
+			t.Errorf("HTML contains %q:\n%s", bad, html)
+		}
+	}
+	// The SVG is mermaid's drawing of the fence: its labels are there.
+	if !strings.Contains(svgText(html), "ack & done") {
+		t.Errorf("the SVG lacks the label %q:\n%s", "ack & done", html)
 	}
 }
 

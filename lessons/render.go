@@ -2,9 +2,13 @@ package lessons
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"html"
 	"html/template"
+	"io/fs"
+	"path"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
@@ -30,6 +34,7 @@ type builder struct {
 	presets  map[string]*sim.Script // by name
 	handlers []string               // handler names, in the lab's order
 	source   func(file string) (string, error)
+	diagrams fs.FS // the course: the SVGs of its mermaid fences under DiagramDir; nil: none
 	md       goldmark.Markdown
 }
 
@@ -152,16 +157,26 @@ func (b *builder) render(l *Lesson, body []byte, bodyLine int, e *errList) {
 			l.Claims = append(l.Claims, c)
 			replacement = &claimBlock{claim: c, script: b.presets[c.Preset], lang: l.Lang}
 		case "mermaid":
-			var src strings.Builder
-			for _, ln := range lines {
-				src.WriteString(ln.text)
-			}
-			if strings.TrimSpace(src.String()) == "" {
+			src := fenceText(f, body)
+			if strings.TrimSpace(src) == "" {
 				e.add(fence, "mermaid fence is empty")
 				continue
 			}
-			l.HasMermaid = true
-			replacement = &mermaidBlock{src: src.String()}
+			d := &diagramBlock{label: DiagramLabel(src, l.Lang)}
+			for _, theme := range DiagramThemes {
+				svg, err := b.diagram(src, theme)
+				if err != nil {
+					e.add(fence, "%v", err)
+					d = nil
+					break
+				}
+				d.svgs = append(d.svgs, svg)
+			}
+			if d == nil {
+				continue
+			}
+			l.Diagrams++
+			replacement = d
 		}
 		f.Parent().ReplaceChild(f.Parent(), f, replacement)
 	}
@@ -307,7 +322,7 @@ func (ids *headingIDs) Put(value []byte) { ids.used[string(value)] = true }
 var (
 	kindSource  = ast.NewNodeKind("LessonSource")
 	kindClaim   = ast.NewNodeKind("LessonClaim")
-	kindMermaid = ast.NewNodeKind("LessonMermaid")
+	kindDiagram = ast.NewNodeKind("LessonDiagram")
 )
 
 type sourceBlock struct {
@@ -333,15 +348,52 @@ func (n *claimBlock) Dump(src []byte, level int) {
 	ast.DumpHelper(n, src, level, map[string]string{"Preset": n.claim.Preset}, nil)
 }
 
-type mermaidBlock struct {
+// diagramBlock is a mermaid fence drawn ahead of time: its SVG in each of
+// DiagramThemes, in that order.
+type diagramBlock struct {
 	ast.BaseBlock
-	src string
+	label string
+	svgs  []string
 }
 
-func (n *mermaidBlock) Kind() ast.NodeKind { return kindMermaid }
-func (n *mermaidBlock) Dump(src []byte, level int) {
-	ast.DumpHelper(n, src, level, map[string]string{"Source": n.src}, nil)
+func (n *diagramBlock) Kind() ast.NodeKind { return kindDiagram }
+func (n *diagramBlock) Dump(src []byte, level int) {
+	ast.DumpHelper(n, src, level, map[string]string{"Label": n.label}, nil)
 }
+
+// diagram is the committed SVG of a mermaid fence in theme. The SVGs come
+// from cmd/diagrams, which renders them with the vendored mermaid; they go
+// into the page as they are, so one that carries script or HTML is refused.
+func (b *builder) diagram(src, theme string) (string, error) {
+	name := path.Join(DiagramDir, DiagramFile(src, theme))
+	if b.diagrams == nil {
+		return "", fmt.Errorf("mermaid diagram has no rendered SVG (%s): run make diagrams", name)
+	}
+	data, err := fs.ReadFile(b.diagrams, name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("mermaid diagram has no rendered SVG %s: the fence is new or changed; run make diagrams and commit the SVGs", name)
+	}
+	if err != nil {
+		return "", fmt.Errorf("mermaid diagram: %w", err)
+	}
+	svg := strings.TrimSpace(string(data))
+	lower := strings.ToLower(svg)
+	if !strings.HasPrefix(svg, "<svg") || !strings.HasSuffix(svg, "</svg>") {
+		return "", fmt.Errorf("%s is not an SVG made by make diagrams", name)
+	}
+	for _, bad := range []string{"<script", "<foreignobject", "<iframe", "javascript:"} {
+		if strings.Contains(lower, bad) {
+			return "", fmt.Errorf("%s contains %q: run make diagrams", name, bad)
+		}
+	}
+	if onAttr.MatchString(lower) {
+		return "", fmt.Errorf("%s has an event handler attribute: run make diagrams", name)
+	}
+	return svg, nil
+}
+
+// onAttr finds an event handler attribute (onload=, onclick=, …) in a tag.
+var onAttr = regexp.MustCompile(`<[^>]*\son[a-z]+\s*=`)
 
 // fenceRenderer renders the nodes above. Every string that came from a
 // lesson or a preset is escaped here.
@@ -350,16 +402,24 @@ type fenceRenderer struct{}
 func (r *fenceRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(kindSource, r.source)
 	reg.Register(kindClaim, r.claim)
-	reg.Register(kindMermaid, r.mermaid)
+	reg.Register(kindDiagram, r.diagram)
 }
 
-func (r *fenceRenderer) mermaid(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
-	if entering {
-		n := node.(*mermaidBlock)
-		_, _ = w.WriteString(`<pre class="mermaid">`)
-		_, _ = w.WriteString(html.EscapeString(n.src))
-		_, _ = w.WriteString("</pre>\n")
+// diagram writes a mermaid fence's SVGs, one per theme; lessons.css shows
+// the one of the page's theme. The figure is one image to assistive
+// technology, named by the diagram's accTitle.
+func (r *fenceRenderer) diagram(w util.BufWriter, _ []byte, node ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
 	}
+	n := node.(*diagramBlock)
+	fmt.Fprintf(w, `<figure class="diagram" role="img" aria-label="%s">`+"\n", html.EscapeString(n.label))
+	for i, svg := range n.svgs {
+		fmt.Fprintf(w, `<div class="diagram-%s">`, DiagramThemes[i])
+		_, _ = w.WriteString(svg)
+		_, _ = w.WriteString("</div>\n")
+	}
+	_, _ = w.WriteString("</figure>\n")
 	return ast.WalkContinue, nil
 }
 

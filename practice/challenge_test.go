@@ -124,7 +124,7 @@ func TestChallengeRules(t *testing.T) {
 	}
 	g, _ := FindChallenge("setnx-gateway-twice")
 	o, _ = g.Check(ctx, mustParse(t, pub+"gateway timeout\ndeliver crash=before-ack\n"), 0, 0)
-	if !o.Crashed || o.Solved() {
+	if !o.Reached || !o.Crashed || o.Solved() {
 		t.Errorf("a crash in a no-crash challenge: %+v", o)
 	}
 }

@@ -16,7 +16,7 @@ import (
 // The export file format. A file states its format and version so that a
 // later lab can read old files and refuse files it does not understand.
 const (
-	ExportFormat  = "idempotency-lab-progress"
+	ExportFormat = "idempotency-lab-progress"
 	// ExportVersion 2 added the solved challenges; version 1 files
 	// (attempts only) still import.
 	ExportVersion = 2

@@ -151,3 +151,28 @@ func SameDay(a, b time.Time) bool {
 	by, bm, bd := b.Date()
 	return ay == by && am == bm && ad == bd
 }
+
+// FirstTries is the score of the first attempt at each of ids made at or
+// after since, for the ids attempted: an interview run's result, in which
+// a retry after seeing the model answer does not count. A zero since
+// counts every attempt.
+func FirstTries(attempts []Attempt, ids []string, since time.Time) map[string]float64 {
+	want := map[string]bool{}
+	for _, id := range ids {
+		want[id] = true
+	}
+	first := map[string]Attempt{}
+	for _, a := range attempts {
+		if !want[a.Question] || a.At.Before(since) {
+			continue
+		}
+		if f, ok := first[a.Question]; !ok || a.At.Before(f.At) || (a.At.Equal(f.At) && a.ID < f.ID) {
+			first[a.Question] = a
+		}
+	}
+	out := make(map[string]float64, len(first))
+	for id, a := range first {
+		out[id] = a.Score
+	}
+	return out
+}

@@ -222,3 +222,24 @@ func TestPercent(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstTries: an interview counts each question's first answer in the
+// run, whatever came before the run or after the first answer.
+func TestFirstTries(t *testing.T) {
+	start := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	at := func(min int) time.Time { return start.Add(time.Duration(min) * time.Minute) }
+	attempts := []Attempt{
+		{ID: "1", Question: "a", Score: 1, At: at(-60)}, // before the run: not counted
+		{ID: "3", Question: "a", Score: 1, At: at(5)},   // a retry, listed first: order does not matter
+		{ID: "2", Question: "a", Score: 0, At: at(2)},   // the first try in the run
+		{ID: "4", Question: "b", Score: 0.5, At: at(3)},
+		{ID: "5", Question: "c", Score: 1, At: at(4)}, // not in the run
+	}
+	got := FirstTries(attempts, []string{"a", "b", "d"}, start)
+	if len(got) != 2 || got["a"] != 0 || got["b"] != 0.5 {
+		t.Errorf("FirstTries = %v, want a:0 b:0.5", got)
+	}
+	if got := FirstTries(attempts, []string{"a"}, time.Time{}); got["a"] != 1 {
+		t.Errorf("from the beginning: %v, want a:1 (the attempt an hour before)", got)
+	}
+}

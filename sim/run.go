@@ -91,6 +91,17 @@ func (r *Run) Pending() (ready, inFlight bool) {
 	return ready, inFlight
 }
 
+// DeadLetters says whether any handler's broker, after the steps run,
+// holds a message in the DLQ: a dlq-replay step with none changes nothing.
+func (r *Run) DeadLetters() bool {
+	for _, res := range r.Results {
+		if len(res.Broker.DLQ) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Trace is what happened in one step.
 type Trace struct {
 	Step     int     `json:"step"` // 1-based; 0 for the settlement

@@ -74,6 +74,188 @@
     }, 120);
   });
 
+  // ---- Play: the steps one after another, and on each card the step's
+  // message moving between the parts it visits (Raft Scope's way). Play
+  // presses the next-step control itself, so the address, the history and,
+  // in a room, the broadcast are a manual step's; it waits for the page to
+  // be swapped in, then for the interval of the speed. The path of each
+  // card is the server's (data-path on .msg-lane); this only moves a token
+  // along it. The same code runs in the presenter, where present.js
+  // announces its swaps with "lab:swapped".
+  var speeds = ["0.5", "1", "2", "4"];
+  var play = { on: false, timer: 0, watchdog: 0, waiting: false, from: -1 };
+  var selfClick = false; // the click is play's own, not the reader's
+  var shownStep = null; // the step on screen, to tell a step forward from a jump
+  // The controls that move the run: pressing one stops play.
+  var stepControls = "#step-first, #step-prev, #step-next, #step-last, #step-list-form button, #controls button, " +
+    ".script-form button, #p-prev, #p-next, #p-restart, #reveal-poll";
+
+  function playBox() { return document.getElementById("play-controls"); }
+  function stepNow() {
+    var c = document.getElementById("step-count");
+    if (!c || !c.hasAttribute("data-step")) return null;
+    return { step: Number(c.getAttribute("data-step")), total: Number(c.getAttribute("data-total")) };
+  }
+  function storedSpeed() {
+    try { var s = localStorage.getItem("lab-play-speed"); return speeds.indexOf(s) >= 0 ? s : "1"; } catch (e) { return "1"; }
+  }
+  function speed() {
+    var sel = document.getElementById("play-speed");
+    var v = parseFloat(sel ? sel.value : storedSpeed());
+    return v > 0 ? v : 1;
+  }
+  function stillMotion() {
+    return !!(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
+  }
+
+  // showPlay reveals the controls (hidden for a page without JavaScript)
+  // and makes them say the state play is in: the lab keeps their node
+  // across swaps (hx-preserve), the presenter swaps in a new one.
+  function showPlay() {
+    var box = playBox();
+    if (!box) return;
+    box.hidden = false;
+    var sel = document.getElementById("play-speed");
+    if (sel && !sel.hasAttribute("data-ready")) {
+      sel.value = storedSpeed();
+      sel.setAttribute("data-ready", "");
+    }
+    var btn = document.getElementById("play-toggle");
+    if (!btn) return;
+    var state = play.on ? "pause" : "play";
+    btn.setAttribute("aria-pressed", play.on ? "true" : "false");
+    btn.title = btn.getAttribute("data-tip-" + state) || "";
+    var label = btn.querySelector(".play-label"), sym = btn.querySelector(".sym");
+    if (label) label.textContent = btn.getAttribute("data-" + state) || state;
+    if (sym) sym.textContent = play.on ? "❚❚" : "▶";
+  }
+
+  function stopPlay() {
+    play.on = play.waiting = false;
+    clearTimeout(play.timer);
+    clearTimeout(play.watchdog);
+    play.timer = play.watchdog = 0;
+    showPlay();
+  }
+
+  function startPlay() {
+    if (play.on || !playBox()) return;
+    play.on = true;
+    showPlay();
+    playTick();
+  }
+
+  // playTick takes one step: the next, or, from the last, back to the
+  // first so that Play plays the run again.
+  function playTick() {
+    play.timer = 0;
+    if (!play.on) return;
+    var at = stepNow(), box = playBox();
+    if (!at || !box) { stopPlay(); return; }
+    var el = document.getElementById(box.getAttribute(at.step >= at.total ? "data-first" : "data-next") || "");
+    if (!el || el.disabled || el.getAttribute("aria-disabled") === "true") { stopPlay(); return; }
+    play.from = at.step;
+    play.waiting = true;
+    clearTimeout(play.watchdog);
+    // A step that never arrives (the server gone) stops play.
+    play.watchdog = setTimeout(function () { if (play.waiting) stopPlay(); }, 15000);
+    selfClick = true;
+    try { el.click(); } finally { selfClick = false; }
+  }
+
+  // stepped runs once a swap has settled: the token moves for a step
+  // forward, and play goes on after the interval, or stops at the end.
+  function stepped() {
+    showPlay();
+    var at = stepNow(), before = shownStep;
+    shownStep = at ? at.step : null;
+    if (at && before !== null && at.step === before + 1) moveTokens();
+    if (!play.on || !play.waiting) return;
+    play.waiting = false;
+    clearTimeout(play.watchdog);
+    if (!at || at.step === play.from || at.step >= at.total) { stopPlay(); return; }
+    clearTimeout(play.timer);
+    play.timer = setTimeout(playTick, 2000 / speed());
+  }
+
+  // moveTokens sends each card's token along its lane: ≤ 1.2 s at 1×,
+  // never in the way (pointer-events: none), and without movement for a
+  // reader who asked for less motion: the token then only shows where the
+  // message ends up.
+  function moveTokens() {
+    Array.prototype.forEach.call(document.querySelectorAll(".msg-lane[data-path]"), function (lane) {
+      var path = (lane.getAttribute("data-path") || "").split(",").filter(Boolean);
+      var parts = path.map(function (p) { return lane.querySelector('[data-part="' + p + '"]'); });
+      if (!path.length || parts.some(function (e) { return !e || !e.getClientRects().length; })) return;
+      var old = lane.querySelector(".msg-token");
+      if (old) old.remove();
+      var tok = document.createElement("span");
+      tok.className = "msg-token";
+      tok.setAttribute("aria-hidden", "true");
+      tok.textContent = lane.getAttribute("data-token") || "✉";
+      lane.appendChild(tok);
+      var box = lane.getBoundingClientRect(), w = tok.offsetWidth, h = tok.offsetHeight;
+      var at = parts.map(function (e) {
+        var r = e.getBoundingClientRect();
+        return "translate(" + Math.round(r.left - box.left + (r.width - w) / 2) + "px, " +
+          Math.round(r.top - box.top + (r.height - h) / 2) + "px)";
+      });
+      var crash = lane.hasAttribute("data-crash"), k = speed();
+      var ms = Math.min(1200, 300 * Math.max(path.length - 1, 1)) / k;
+      var done = function () {
+        if (crash) tok.classList.add("crashed");
+        setTimeout(function () { tok.remove(); }, (crash ? 700 : 250) / k);
+      };
+      tok.style.transform = at[at.length - 1];
+      if (stillMotion() || typeof tok.animate !== "function") {
+        setTimeout(done, ms);
+        return;
+      }
+      var frames = path.length > 1
+        ? at.map(function (t, i) { return { transform: t, offset: i / (at.length - 1) }; })
+        : [{ transform: at[0] + " scale(0.4)" }, { transform: at[0] + " scale(1.15)" }, { transform: at[0] }];
+      tok.animate(frames, { duration: ms, easing: "ease-in-out" }).onfinish = done;
+    });
+  }
+
+  document.addEventListener("htmx:after:settle", stepped);
+  document.addEventListener("lab:swapped", stepped);
+  document.addEventListener("DOMContentLoaded", function () {
+    var at = stepNow();
+    shownStep = at ? at.step : null;
+    showPlay();
+  });
+  document.addEventListener("visibilitychange", function () { if (document.hidden && play.on) stopPlay(); });
+  window.addEventListener("popstate", function () { if (play.on) stopPlay(); });
+  document.addEventListener("change", function (ev) {
+    var el = ev.target;
+    if (!(el instanceof HTMLSelectElement) || el.id !== "play-speed") return;
+    try { localStorage.setItem("lab-play-speed", el.value); } catch (e) { /* private mode: this page only */ }
+  });
+  // The reader's own step (a click, an arrow key, the slider) stops play.
+  document.addEventListener("click", function (ev) {
+    var el = ev.target instanceof Element ? ev.target : null;
+    if (!el) return;
+    if (el.closest("#play-toggle")) {
+      if (play.on) stopPlay(); else startPlay();
+      return;
+    }
+    if (play.on && !selfClick && el.closest(stepControls)) stopPlay();
+  }, true);
+  document.addEventListener("input", function (ev) {
+    if (play.on && ev.target instanceof Element && ev.target.id === "step-slider") stopPlay();
+  }, true);
+  // Space plays and pauses, but not where it has a meaning of its own: in
+  // a field, on a button, a link or a disclosure, or with the keys help open.
+  document.addEventListener("keydown", function (ev) {
+    if (ev.key !== " " || ev.altKey || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.defaultPrevented) return;
+    var box = playBox(), t = ev.target;
+    if (!box || box.hidden) return;
+    if (t instanceof Element && t.closest("input, select, textarea, [contenteditable], button, a[href], summary, [role=button], #p-help[open]")) return;
+    ev.preventDefault();
+    if (play.on) stopPlay(); else startPlay();
+  });
+
   // ← and → step through the run, as a presenter's remote would.
   document.addEventListener("keydown", function (ev) {
     if (ev.altKey || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.defaultPrevented) return;

@@ -51,6 +51,8 @@
     var panel = reveal && document.getElementById(reveal);
     reveal = null;
     if (panel) panel.scrollIntoView({ block: "start" });
+    // lab.js plays on and moves the message tokens once a step is in.
+    document.dispatchEvent(new CustomEvent("lab:swapped"));
   }
 
   function load(url, init) {
@@ -162,10 +164,7 @@
     var keys = m.hasAttribute("data-keys"), id = null;
     switch (ev.key) {
       case "ArrowRight": case "PageDown": id = keys && "p-next"; break;
-      case " ":
-        // A focused button or link takes Space itself.
-        if (t instanceof Element && t.closest("a, button, summary")) return;
-        id = keys && "p-next"; break;
+      // Space plays and pauses: lab.js takes it (the play controls).
       case "ArrowLeft": case "PageUp": id = keys && "p-prev"; break;
       case "r": case "R": id = keys && "p-restart"; break;
       case "s": case "S": id = "p-source"; break;
@@ -221,7 +220,8 @@
       wanted = Math.max(wanted, st.version);
       var poll = st.poll ? st.poll.id + (st.poll.revealed ? "r" : "") : "";
       var same = String(st.step) === m.dataset.step &&
-        (st.handlers || []).join(",") === m.dataset.handlers && poll === (m.dataset.poll || "");
+        (st.handlers || []).join(",") === m.dataset.handlers && poll === (m.dataset.poll || "") &&
+        (st.hide_verdicts ? "1" : "") === (m.dataset.hideVerdicts || "");
       if (same && m.dataset.role === "student") {
         m.dataset.version = st.version;
         setText(m, "students", st.students);

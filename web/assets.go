@@ -20,8 +20,8 @@ import (
 // may be cached for a year: a new build changes the hash, so nobody keeps
 // a stale file. Any other request gets an ETag and must revalidate.
 //
-// Text files are compressed once, at start, with gzip's best level: mermaid
-// alone is megabytes, and compressing it for every reader would cost more
+// Text files are compressed once, at start, with gzip's best level:
+// compressing htmx and the stylesheets for every reader would cost more
 // than everything else a page needs.
 type assets struct {
 	files fs.FS

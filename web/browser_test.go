@@ -446,9 +446,9 @@ func TestBrowserBuildWithControls(t *testing.T) {
 				}
 				do(t, ctx, "the lab stays", waitStep(4))
 				// The next good step clears the message.
-				do(t, ctx, "drain", chromedp.Click(chromedp.ID("do-drain")), waitStep(5),
+				do(t, ctx, "advance the clock", chromedp.Click(chromedp.ID("do-advance")), waitStep(5),
 					chromedp.WaitNotPresent(chromedp.CSS("#flash .flash-box")))
-				do(t, ctx, "undo the drain", chromedp.Click(chromedp.ID("do-undo")), waitStep(4))
+				do(t, ctx, "undo it", chromedp.Click(chromedp.ID("do-undo")), waitStep(4))
 			} else {
 				do(t, ctx, "the error page shows", chromedp.WaitVisible(chromedp.CSS(".error-box")))
 				if msg := textOfSel(t, ctx, ".error-msg"); !strings.Contains(msg, "already published") {

@@ -327,7 +327,7 @@ func TestCanonicalFormIsCheckedAtTheDoor(t *testing.T) {
 // readers who accept it.
 func TestStaticFilesArePrecompressed(t *testing.T) {
 	s, h := newInternalServer(t, Config{})
-	for _, name := range []string{"lab.css", "lab.js", "vendor/mermaid-12.3.0.min.js"} {
+	for _, name := range []string{"lab.css", "lab.js", "vendor/htmx-4.0.1.min.js"} {
 		if s.assets.gz[name] == nil {
 			t.Errorf("%s has no precompressed form", name)
 			continue

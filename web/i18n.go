@@ -232,9 +232,14 @@ func newCatalog() catalog {
 			"Этот шаг добавить нельзя: после шага %d доставлять нечего, очередь пуста. Сначала опубликуйте сообщение или верните в очередь то, что в обработке."},
 		"err.nothinginflight": {"That step cannot be added: after step %d nothing is in flight, so there is nothing to redeliver.",
 			"Этот шаг добавить нельзя: после шага %d ни одно сообщение не в обработке, возвращать в очередь нечего."},
-		"ctl.noready":       {"Nothing is ready to deliver at this step: the queue is empty.", "На этом шаге доставлять нечего: очередь пуста."},
-		"ctl.noinflight":    {"Nothing is in flight at this step: there is nothing to redeliver.", "На этом шаге ни одно сообщение не в обработке: возвращать в очередь нечего."},
-		"do.deliver.none":   {"A worker asks for a message, but nothing is ready to deliver: the queue is empty and nothing changes.", "Воркер просит сообщение, но доставлять нечего: очередь пуста, ничего не меняется."},
+		"ctl.noready":     {"Nothing is ready to deliver at this step: the queue is empty.", "На этом шаге доставлять нечего: очередь пуста."},
+		"ctl.noinflight":  {"Nothing is in flight at this step: there is nothing to redeliver.", "На этом шаге ни одно сообщение не в обработке: возвращать в очередь нечего."},
+		"do.deliver.none": {"A worker asks for a message, but nothing is ready to deliver: the queue is empty and nothing changes.", "Воркер просит сообщение, но доставлять нечего: очередь пуста, ничего не меняется."},
+		"err.emptydlq": {"That step cannot be added: after step %d every DLQ is empty, so there is nothing to replay.",
+			"Этот шаг добавить нельзя: после шага %d все DLQ пусты, переотправлять нечего."},
+		"ctl.nodlq":         {"The DLQ is empty at this step: there is nothing to replay.", "На этом шаге DLQ пуста: переотправлять нечего."},
+		"do.drain.none":     {"Workers ask for messages, but nothing is ready to deliver: nothing changes.", "Воркеры просят сообщения, но доставлять нечего: ничего не меняется."},
+		"do.dlq.none":       {"The DLQ is empty, so there is nothing to replay: nothing changes.", "DLQ пуста, переотправлять нечего: ничего не меняется."},
 		"do.redeliver.none": {"Nothing is in flight, so there is nothing to redeliver: nothing changes.", "Ни одно сообщение не в обработке, возвращать в очередь нечего: ничего не меняется."},
 		"scn.startRule":     {"A preset opens at step 0: step through its story with Next.", "Готовый сценарий открывается на шаге 0: проходите его историю кнопкой «Дальше»."},
 		"err.verb":          {"There is no step %q. Valid steps: %s.", "Шага %q нет. Есть такие: %s."},
@@ -400,6 +405,8 @@ func newCatalog() catalog {
 		"more.rows":         {"… %d older rows not shown", "… ещё %d строк выше не показаны"},
 		"src.crashedAck":    {"At step %d the worker died before its ack, after this function had returned.", "На шаге %d воркер умер до ack, когда эта функция уже вернула результат."},
 		"src.lines":         {"Lines %d–%d", "Строки %d–%d"},
+		"src.region":        {"%s: source, %s", "%s: исходный код, %s"},
+		"src.region.lines":  {"%s: source, lines %d–%d", "%s: исходный код, строки %d–%d"},
 		"src.legend":        {"Marked lines are where the lab can kill the worker or let a second one in. A crash before the ack happens in the worker, after this function returns.", "Отмеченные строки — места, где лаборатория может убить воркер или впустить второй. Падение до ack происходит в воркере, после возврата из этой функции."},
 
 		// Verdicts.
@@ -473,7 +480,7 @@ func newCatalog() catalog {
 		"mx.cell":     {"%s on %s: %s, settled %s, expected %s. Open it in the lab", "%s на %s: %s, итог %s, ожидалось %s. Открыть в лаборатории"},
 	}
 	// Each section keeps its words in its own file; add its catalog here.
-	for _, section := range []func() catalog{practiceCatalog, lessonsCatalog, presentCatalog, labCatalog} {
+	for _, section := range []func() catalog{practiceCatalog, lessonsCatalog, presentCatalog, labCatalog, challengesCatalog} {
 		for k, v := range section() {
 			c[k] = v
 		}

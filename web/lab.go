@@ -93,19 +93,24 @@ func (s *server) addStep(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkPending(r.Context(), st, f.Get("verb")); err != nil {
 		return err
 	}
-	return s.redirectTo(w, r, s.retarget(st, sc), len(sc.Steps))
+	next := s.retarget(st, sc)
+	s.autoSolve(w, r, next)
+	return s.redirectTo(w, r, next, len(sc.Steps))
 }
 
-// checkPending refuses a deliver step when no handler has a message ready
-// at the step shown, and a redeliver when none has one in flight: the
-// step would change nothing, and its narration would say otherwise.
+// checkPending refuses a deliver or drain step when no handler has a
+// message ready at the step shown, a redeliver when none has one in
+// flight, and a DLQ replay when every DLQ is empty: the step would change
+// nothing, and its narration would say otherwise.
 func (s *server) checkPending(ctx context.Context, st labState, verb string) error {
 	var key string
 	switch verb {
-	case sim.VerbDeliver, sim.VerbDeliverConcurrent:
+	case sim.VerbDeliver, sim.VerbDeliverConcurrent, sim.VerbDrain:
 		key = "err.nothingready"
 	case sim.VerbRedeliver:
 		key = "err.nothinginflight"
+	case sim.VerbDLQReplay:
+		key = "err.emptydlq"
 	default:
 		return nil
 	}
@@ -114,7 +119,9 @@ func (s *server) checkPending(ctx context.Context, st labState, verb string) err
 		return err
 	}
 	ready, inFlight := run.Pending()
-	if (verb == sim.VerbRedeliver && inFlight) || (verb != sim.VerbRedeliver && ready) {
+	switch {
+	case verb == sim.VerbRedeliver && inFlight, verb == sim.VerbDLQReplay && run.DeadLetters(),
+		verb != sim.VerbRedeliver && verb != sim.VerbDLQReplay && ready:
 		return nil
 	}
 	return &httpError{status: http.StatusBadRequest, key: key, args: []any{st.step},
@@ -162,7 +169,9 @@ func (s *server) runScript(w http.ResponseWriter, r *http.Request) error {
 		}
 		return err
 	}
-	return s.redirectTo(w, r, s.retarget(st, sc), len(sc.Steps))
+	next := s.retarget(st, sc)
+	s.autoSolve(w, r, next)
+	return s.redirectTo(w, r, next, len(sc.Steps))
 }
 
 // retarget is st with a new script, recognising a preset when the script

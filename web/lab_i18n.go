@@ -25,7 +25,19 @@ func labCatalog() catalog {
 		"tip.do-gateway-dedup-on":    {"The provider deduplicates charges on the reference they carry.", "Провайдер дедуплицирует списания по переданной ссылке."},
 		"tip.do-gateway-dedup-off":   {"The provider charges every request, repeated references included.", "Провайдер списывает по каждому запросу, даже с повторной ссылкой."},
 		"tip.do-undo":                {"Removes the script's last step.", "Удаляет последний шаг сценария."},
+		"strip.title":                {"If settled now", "Если завершить сейчас"},
 		"script.view":                {"The script in English", "Сценарий на русском"},
 		"script.edit":                {"Edit the script (both languages)", "Править сценарий (оба языка)"},
+
+		// Play: the steps one after another, the message moving on each card.
+		"play.play":      {"Play", "Пуск"},
+		"play.pause":     {"Pause", "Пауза"},
+		"play.tip.play":  {"Play the steps one after another (Space)", "Проиграть шаги один за другим (Пробел)"},
+		"play.tip.pause": {"Pause on this step (Space)", "Остановиться на этом шаге (Пробел)"},
+		"play.speed":     {"Speed", "Скорость"},
+		"play.group":     {"Play the steps", "Проигрывание шагов"},
+		"play.keys":      {"Keys: ← → move between steps, Space plays or pauses", "Клавиши: ← → переход между шагами, Пробел — пуск или пауза"},
+		"lane.path":      {"The message %s at this step: %s.", "Сообщение %s на этом шаге: %s."},
+		"lane.crash":     {"The worker dies on the way.", "По дороге воркер падает."},
 	}
 }

@@ -154,7 +154,7 @@ func (s *server) loadCourse(w http.ResponseWriter, r *http.Request) (*lessons.Co
 		s.log.Error("lessons do not load", "err", le.err)
 		t := s.text(r)
 		v := courseErrorView{T: t, Problems: strings.Split(strings.TrimSpace(le.err.Error()), "\n")}
-		p := s.lessonsPageFor(t, r, t.S("les.broken.title"), false)
+		p := s.lessonsPageFor(t, r, t.S("les.broken.title"))
 		w.Header().Set("Cache-Control", "no-store")
 		return nil, false, s.render(w, r, http.StatusInternalServerError, courseErrorPage(p, v))
 	}
@@ -187,7 +187,7 @@ func (s *server) lessonsIndex(w http.ResponseWriter, r *http.Request) error {
 		h.Set("HX-Replace-Url", v.URL)
 		return s.render(w, r, http.StatusOK, lessonsFragment(v))
 	}
-	return s.render(w, r, http.StatusOK, lessonsIndexPage(s.lessonsPageFor(t, r, v.PageTitle, false), v))
+	return s.render(w, r, http.StatusOK, lessonsIndexPage(s.lessonsPageFor(t, r, v.PageTitle), v))
 }
 
 // lesson is one lesson in the reader's language; an unknown slug is a 404
@@ -208,23 +208,20 @@ func (s *server) lesson(w http.ResponseWriter, r *http.Request) error {
 		v.Missing = clipText(slug, 60)
 		v.PageTitle = t.S("les.missing.title") + " · " + t.S("app.name")
 		w.Header().Set("Cache-Control", "no-store")
-		return s.render(w, r, http.StatusNotFound, lessonMissingPage(s.lessonsPageFor(t, r, v.PageTitle, false), v))
+		return s.render(w, r, http.StatusNotFound, lessonMissingPage(s.lessonsPageFor(t, r, v.PageTitle), v))
 	}
 	v := s.lessonView(t, r, course, l)
 	h := w.Header()
 	h.Set("Vary", "Accept-Language, Cookie")
 	h.Set("Cache-Control", "no-cache")
-	return s.render(w, r, http.StatusOK, lessonPage(s.lessonsPageFor(t, r, v.PageTitle, l.HasMermaid), v))
+	return s.render(w, r, http.StatusOK, lessonPage(s.lessonsPageFor(t, r, v.PageTitle), v))
 }
 
-// lessonsPageFor is the page frame with the lessons' stylesheets, and the
-// diagram scripts when the page has a diagram.
-func (s *server) lessonsPageFor(t text, r *http.Request, title string, mermaid bool) pageView {
+// lessonsPageFor is the page frame with the lessons' stylesheets. A
+// lesson's diagrams are inline SVG in its HTML: no script draws them.
+func (s *server) lessonsPageFor(t text, r *http.Request, title string) pageView {
 	p := s.pageFor(t, r, title)
 	p.Styles = append(p.Styles, s.assets.URL("lessons.css"), s.lessons.codeCSSURL())
-	if mermaid {
-		p.Scripts = append(p.Scripts, s.assets.URL("vendor/mermaid-12.3.0.min.js"), s.assets.URL("lessons.js"))
-	}
 	return p
 }
 
@@ -293,7 +290,6 @@ type lessonView struct {
 	Prev      *pagerLink
 	Next      *pagerLink
 	Practice  string
-	Diagrams  bool // the lesson has mermaid diagrams
 }
 
 type tocItem struct {
@@ -380,7 +376,6 @@ func (s *server) lessonView(t text, r *http.Request, course *lessons.Course, l *
 		// Markdown says; nothing in it comes from the request.
 		Body:     templ.Raw(labelCodeBlocks(t, string(l.HTML))),
 		Practice: "/practice?" + url.Values{"topic": {l.Slug}}.Encode(),
-		Diagrams: l.HasMermaid,
 	}
 	for _, h := range l.Headings {
 		if h.Level > 3 {

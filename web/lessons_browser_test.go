@@ -44,15 +44,20 @@ func TestBrowserLessonDiagramAndTryIt(t *testing.T) {
 	b := newBrowser(t)
 	ctx := b.tab(true, true)
 	do(t, ctx, "open a lesson with a diagram", chromedp.Navigate(b.base+"/lessons/duplicates?lang=en"),
-		chromedp.WaitVisible(chromedp.CSS(".lesson-body pre.mermaid svg")))
-	if n := eval[int](t, ctx, `document.querySelectorAll(".lesson-body pre.mermaid:not(:has(svg))").length`); n != 0 {
-		t.Errorf("%d diagrams were not drawn", n)
+		chromedp.WaitVisible(chromedp.CSS(".lesson-body figure.diagram svg")))
+	if n := eval[int](t, ctx, shownDiagrams+`.filter(n => n !== 1).length`); n != 0 {
+		t.Errorf("%d diagrams do not show exactly one drawing", n)
 	}
-	if text := textOfSel(t, ctx, ".lesson-body pre.mermaid svg"); !strings.Contains(text, "Worker 1") {
+	if text := textOfSel(t, ctx, ".lesson-body figure.diagram .diagram-light svg"); !strings.Contains(text, "Worker 1") {
 		t.Errorf("the drawn diagram lacks its participants: %q", text)
 	}
-	screenshotWhen(t, ctx, "lesson-desktop", 1440, 1000, false, ".lesson-body pre.mermaid svg")
-	screenshotWhen(t, ctx, "lesson-phone", 360, 780, true, ".lesson-body pre.mermaid svg")
+	screenshotWhen(t, ctx, "lesson-desktop", 1440, 1000, false, ".lesson-body figure.diagram svg")
+	screenshotWhen(t, ctx, "lesson-phone", 360, 780, true, ".lesson-body figure.diagram svg")
+	// On a phone the drawing shrinks to the column instead of running off it.
+	if over := eval[int](t, ctx, `[...document.querySelectorAll(".lesson-body figure.diagram svg")].filter(s =>
+		s.getBoundingClientRect().width > s.closest("figure").clientWidth + 0.5).length`); over != 0 {
+		t.Errorf("%d diagram drawings are wider than their figure at 360 px", over)
+	}
 	do(t, ctx, "back to the desktop", chromedp.EmulateViewport(1440, 1000))
 
 	const claim = `aside.claim[data-preset="producer-retry"]`
@@ -133,29 +138,45 @@ func TestBrowserLessonsSearch(t *testing.T) {
 	}
 }
 
+// shownDiagrams is, for each diagram of the page, how many of its drawings
+// (one per theme) are displayed.
+const shownDiagrams = `[...document.querySelectorAll(".lesson-body figure.diagram")].map(f =>
+	[...f.querySelectorAll("svg")].filter(s => s.getBoundingClientRect().width > 0).length)`
+
+// shownTheme is the theme of the first diagram's displayed drawing.
+const shownTheme = `(f => ["light", "dark"].find(th => getComputedStyle(f.querySelector(".diagram-" + th)).display !== "none"))(
+	document.querySelector(".lesson-body figure.diagram"))`
+
 // TestBrowserLessonTheme switches the theme with the header's toggle: the
 // highlighted code and the diagrams follow it, not only the system's.
 func TestBrowserLessonTheme(t *testing.T) {
 	b := newBrowser(t)
 	ctx := b.tab(true, true)
 	do(t, ctx, "open a lesson", chromedp.Navigate(b.base+"/lessons/statemachine?lang=ru"),
-		chromedp.WaitVisible(chromedp.CSS(".lesson-body pre.mermaid svg")))
+		chromedp.WaitVisible(chromedp.CSS(".lesson-body figure.diagram svg")))
 	codeBG := `getComputedStyle(document.querySelector(".lesson-body pre.chroma")).backgroundColor`
 	if got := eval[string](t, ctx, codeBG); got != "rgb(247, 247, 247)" {
 		t.Errorf("code background in the light theme = %s", got)
 	}
-	do(t, ctx, "mark the diagram", chromedp.Evaluate[chromedp.Void](`window.firstDiagram = document.querySelector(".lesson-body pre.mermaid svg")`))
+	if got := eval[string](t, ctx, shownTheme); got != "light" {
+		t.Errorf("the diagram shows its %q drawing in the light theme", got)
+	}
 	for _, want := range []string{"light", "dark"} {
 		do(t, ctx, "theme toggle", chromedp.Click(chromedp.ID("theme-toggle")))
 		if got := eval[string](t, ctx, `document.documentElement.dataset.theme || ""`); got != want {
 			t.Fatalf("theme = %q, want %q", got, want)
 		}
+		if got := eval[string](t, ctx, shownTheme); got != want {
+			t.Errorf("theme %s: the diagram shows its %q drawing", want, got)
+		}
 	}
 	if got := eval[string](t, ctx, codeBG); got != "rgb(13, 17, 23)" {
 		t.Errorf("code background in the dark theme = %s", got)
 	}
-	poll(t, ctx, "the diagram is drawn again", `(s => s && s !== window.firstDiagram)(document.querySelector(".lesson-body pre.mermaid svg"))`)
-	screenshotWhen(t, ctx, "lesson-dark-ru", 1440, 1000, false, ".lesson-body pre.mermaid svg")
+	if n := eval[int](t, ctx, shownDiagrams+`.filter(n => n !== 1).length`); n != 0 {
+		t.Errorf("dark theme: %d diagrams do not show exactly one drawing", n)
+	}
+	screenshotWhen(t, ctx, "lesson-dark-ru", 1440, 1000, false, ".lesson-body figure.diagram .diagram-dark svg")
 	do(t, ctx, "back to auto", chromedp.Click(chromedp.ID("theme-toggle")))
 	b.noConsoleErrors()
 }
@@ -175,8 +196,12 @@ func TestBrowserLessonsScreenshots(t *testing.T) {
 	plain := b.tab(true, false)
 	do(t, plain, "a lesson without JavaScript", chromedp.Navigate(b.base+"/lessons/inbox?lang=en"),
 		chromedp.WaitVisible(chromedp.ID("lesson-title")))
-	if n := eval[int](t, plain, `document.querySelectorAll(".lesson-body pre.mermaid svg").length`); n != 0 {
-		t.Errorf("%d diagrams drawn without JavaScript", n)
+	// The diagram is there without JavaScript, as a drawing, not its source.
+	if n := eval[[]int](t, plain, shownDiagrams); len(n) != 1 || n[0] != 1 {
+		t.Errorf("without JavaScript, drawings shown per diagram: %v, want [1]", n)
+	}
+	if text := eval[string](t, plain, `document.querySelector(".lesson-body").innerText`); strings.Contains(text, "flowchart TD") || strings.Contains(text, "-->") {
+		t.Error("without JavaScript the lesson shows a diagram's source")
 	}
 	screenshotWhen(t, plain, "lesson-no-js-phone", 360, 780, true, "#lesson-title")
 	b.noConsoleErrors()

@@ -31,14 +31,13 @@ func lessonsCatalog() catalog {
 		"les.err.utf8":     {"The search is not valid UTF-8 text.", "Поисковый запрос — не текст в UTF-8."},
 
 		// One lesson.
-		"les.position":   {"Lesson %d of %d", "Урок %d из %d"},
-		"les.toc":        {"On this page", "В этом уроке"},
-		"les.pager":      {"Previous and next lesson", "Предыдущий и следующий урок"},
-		"les.prev":       {"Previous", "Назад"},
-		"les.next":       {"Next", "Дальше"},
-		"les.crumbs":     {"You are here", "Вы здесь"},
-		"les.practice":   {"Interview questions on this topic", "Вопросы для собеседования по теме"},
-		"les.diagramRaw": {"The diagrams are drawn by JavaScript; without it you see their source.", "Диаграммы рисует JavaScript; без него видно их исходное описание."},
+		"les.position": {"Lesson %d of %d", "Урок %d из %d"},
+		"les.toc":      {"On this page", "В этом уроке"},
+		"les.pager":    {"Previous and next lesson", "Предыдущий и следующий урок"},
+		"les.prev":     {"Previous", "Назад"},
+		"les.next":     {"Next", "Дальше"},
+		"les.crumbs":   {"You are here", "Вы здесь"},
+		"les.practice": {"Interview questions on this topic", "Вопросы для собеседования по теме"},
 
 		// Missing lessons and a course that does not load.
 		"les.missing.title": {"There is no such lesson", "Такого урока нет"},

@@ -247,13 +247,16 @@ func TestLessonPages(t *testing.T) {
 						t.Errorf("table of contents links #%s, which is not on the page", m[1])
 					}
 				}
-				// The diagram script only where there is a diagram.
-				scripts := strings.Contains(r.body, "/static/vendor/mermaid-12.3.0.min.js?v=") && strings.Contains(r.body, "/static/lessons.js?v=")
-				if scripts != l.HasMermaid {
-					t.Errorf("mermaid scripts loaded: %v, lesson has a diagram: %v", scripts, l.HasMermaid)
+				// Diagrams are inline SVG, drawn ahead of time: no script,
+				// no mermaid anywhere in the page.
+				if strings.Contains(r.body, "mermaid") {
+					t.Error("the page mentions mermaid: a script, a class or a diagram's source")
 				}
-				if l.HasMermaid != strings.Contains(r.body, `<pre class="mermaid">`) {
-					t.Errorf("HasMermaid is %v, but the body disagrees", l.HasMermaid)
+				if n := strings.Count(r.body, `<figure class="diagram" role="img" aria-label="`); n != l.Diagrams {
+					t.Errorf("%d diagram figures, the lesson has %d diagrams", n, l.Diagrams)
+				}
+				if l.Diagrams > 0 && !strings.Contains(r.body, `<div class="diagram-light"><svg `) {
+					t.Error("a diagram without its inline SVG")
 				}
 			})
 		}
@@ -268,18 +271,18 @@ func excerptOf(s string) string {
 }
 
 // TestSomeLessonsHaveDiagramsAndSomeDoNot keeps TestLessonPages honest:
-// both branches of the mermaid check run.
+// both branches of the diagram check run.
 func TestSomeLessonsHaveDiagramsAndSomeDoNot(t *testing.T) {
 	with, without := 0, 0
 	for _, l := range mustCourse(t).Lessons(lessons.English) {
-		if l.HasMermaid {
+		if l.Diagrams > 0 {
 			with++
 		} else {
 			without++
 		}
 	}
 	if with == 0 || without == 0 {
-		t.Fatalf("%d lessons with diagrams, %d without: the mermaid test needs both", with, without)
+		t.Fatalf("%d lessons with diagrams, %d without: the diagram test needs both", with, without)
 	}
 }
 
@@ -414,7 +417,7 @@ func TestThemedCodeCSS(t *testing.T) {
 func TestLessonsStaticFiles(t *testing.T) {
 	h := newTestServer(t)
 	page := get(t, h, "/lessons/duplicates")
-	for _, name := range []string{"lessons.css", "lessons.js", "vendor/mermaid-12.3.0.min.js"} {
+	for _, name := range []string{"lessons.css"} {
 		m := regexp.MustCompile(`"(/static/` + regexp.QuoteMeta(name) + `\?v=[0-9a-f]+)"`).FindStringSubmatch(page.body)
 		if m == nil {
 			t.Errorf("the lesson does not load %s", name)
@@ -424,15 +427,55 @@ func TestLessonsStaticFiles(t *testing.T) {
 			t.Errorf("%s: status %d, %d bytes, Cache-Control %q", name, r.status, len(r.body), r.header.Get("Cache-Control"))
 		}
 	}
-	r := get(t, h, "/static/vendor/mermaid-12.3.0.min.js")
-	if !strings.Contains(r.body, `version:"12.3.0"`) {
-		t.Error("the vendored mermaid is not 12.3.0")
+	// Mermaid draws the diagrams at build time (make diagrams): the lab
+	// serves neither it nor a script to start it.
+	if strings.Contains(page.body, "mermaid") {
+		t.Error("the lesson loads mermaid")
 	}
-	// The diagrams are drawn strictly: no script in a diagram runs.
-	js := get(t, h, "/static/lessons.js").body
-	for _, want := range []string{`securityLevel: "strict"`, "startOnLoad", `"data-theme"`} {
-		if !strings.Contains(js, want) {
-			t.Errorf("lessons.js lacks %q", want)
+	for _, gone := range []string{"/static/vendor/mermaid-12.3.0.min.js", "/static/lessons.js"} {
+		if r := get(t, h, gone); r.status != http.StatusNotFound {
+			t.Errorf("%s: status %d, want 404", gone, r.status)
+		}
+	}
+}
+
+// Without JavaScript a lesson with a diagram shows the drawing, in both
+// themes' palettes, named for assistive technology; never its source.
+func TestLessonDiagramWithoutJavaScript(t *testing.T) {
+	h := newTestServer(t)
+	for _, c := range []struct{ url, label, text, source string }{
+		{"/lessons/duplicates?lang=en", "Crash before the ack: one message, two charges", "Worker 1", "participant W1"},
+		{"/lessons/duplicates?lang=ru", "Падение до ack: одно сообщение, два списания", "Воркер 1", "participant W1"},
+		{"/lessons/statemachine?lang=en", "Order states and the events that move them", "CANCELLED", "direction LR"},
+	} {
+		body := get(t, h, c.url).body
+		start := strings.Index(body, `<figure class="diagram" role="img" aria-label="`+c.label+`">`)
+		if start < 0 {
+			t.Errorf("%s: no diagram figure named %q", c.url, c.label)
+			continue
+		}
+		end := strings.Index(body[start:], "</figure>")
+		if end < 0 {
+			t.Fatalf("%s: the figure is not closed", c.url)
+		}
+		fig := body[start : start+end]
+		for _, theme := range []string{"light", "dark"} {
+			if !strings.Contains(fig, `<div class="diagram-`+theme+`"><svg `) {
+				t.Errorf("%s: no %s SVG in the figure", c.url, theme)
+			}
+		}
+		if !strings.Contains(fig, c.text) {
+			t.Errorf("%s: the SVG does not say %q", c.url, c.text)
+		}
+		for _, bad := range []string{c.source, `class="mermaid`, "accTitle", "--&gt;", "-&gt;&gt;"} {
+			if strings.Contains(body, bad) {
+				t.Errorf("%s: the page contains %q, from the diagram's source", c.url, bad)
+			}
+		}
+		for _, bad := range []string{"<foreignObject", "<script", " onload="} {
+			if strings.Contains(fig, bad) {
+				t.Errorf("%s: the diagram contains %q", c.url, bad)
+			}
 		}
 	}
 }

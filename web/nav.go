@@ -23,6 +23,7 @@ func siteNav(t text, r *http.Request) []sectionLink {
 		{"nav.matrix", "/matrix", nil},
 		{"nav.lessons", "/lessons", nil},
 		{"nav.practice", "/practice", nil},
+		{"nav.challenges", "/challenges", nil},
 		{"nav.present", "/present", []string{"/rooms", "/join"}},
 	}
 	path := r.URL.Path

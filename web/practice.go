@@ -296,8 +296,14 @@ func (s *server) practiceInterview(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
+	var attempts []practice.Attempt
+	if id := profileOf(r); id != "" {
+		if attempts, err = s.progress.Attempts(r.Context(), id); err != nil {
+			return err
+		}
+	}
 	t := s.text(r)
-	v := s.interviewView(t, r, seed, started, p)
+	v := s.interviewView(t, r, seed, started, p, attempts)
 	return s.render(w, r, http.StatusOK, practiceListPage(s.practicePage(t, r, v.PageTitle), v))
 }
 

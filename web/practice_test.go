@@ -822,6 +822,13 @@ func TestPracticeModes(t *testing.T) {
 		if !strings.Contains(v.get(loc).body, "Answered 1 of 10") {
 			t.Error("the run's page does not count the answer")
 		}
+		// A retry, right this time, leaves the run's score as it was: an
+		// interview counts first tries.
+		clock.advance(time.Minute)
+		v.answer(q.ID, answerFor(t, q, true).with("seed", strconv.FormatUint(seed, 10)))
+		if body := v.get(loc).body; !strings.Contains(body, "Answered 1 of 10 · score 0%") {
+			t.Errorf("after a right retry, the run's summary:\n%s", excerpt(body))
+		}
 	})
 
 	t.Run("review", func(t *testing.T) {

@@ -259,7 +259,7 @@ func (s *server) interviewDeadline(t text, seed uint64, started int64) *deadline
 	return d
 }
 
-func (s *server) interviewView(t text, r *http.Request, seed uint64, started int64, p practice.Progress) listView {
+func (s *server) interviewView(t text, r *http.Request, seed uint64, started int64, p practice.Progress, attempts []practice.Attempt) listView {
 	qs := s.bank.Interview(seed, 0)
 	link := interviewURL(seed)
 	v := listView{
@@ -278,12 +278,21 @@ func (s *server) interviewView(t text, r *http.Request, seed uint64, started int
 	var start string
 	v.Items, start = s.items(t, qs, mode, p, true)
 	v.StartURL, v.StartLabel = startOf(t, v.Items, start)
-	answered, sum := 0, 0.0
-	for _, q := range qs {
-		if it, ok := p.Items[q.ID]; ok {
-			answered++
-			sum += it.LastScore
-		}
+	// The run's score counts each question's first answer in the run: a
+	// candidate who retries after reading the model answer gets no credit
+	// for the retry, as in a real interview.
+	ids := make([]string, len(qs))
+	for i, q := range qs {
+		ids[i] = q.ID
+	}
+	var since time.Time
+	if started > 0 {
+		since = time.Unix(started, 0)
+	}
+	firsts := practice.FirstTries(attempts, ids, since)
+	answered, sum := len(firsts), 0.0
+	for _, score := range firsts {
+		sum += score
 	}
 	if answered > 0 {
 		v.Summary = t.F("pr.interview.summary", answered, len(qs), int(math.Round(sum*100/float64(len(qs)))))

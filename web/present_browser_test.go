@@ -59,7 +59,7 @@ func TestBrowserClassroom(t *testing.T) {
 	// ← and → again: back a step and forward, both follow.
 	do(t, teacher, "← to step 2", chromedp.KeyEvent(kb.ArrowLeft), waitStep(2))
 	do(t, student, "the student sees step 2", waitStep(2))
-	do(t, teacher, "space to step 3", chromedp.KeyEvent(" "), waitStep(3))
+	do(t, teacher, "PgDn to step 3", chromedp.KeyEvent(kb.PageDown), waitStep(3))
 	do(t, student, "the student sees step 3 again", waitStep(3))
 
 	// A prediction poll about step 4.

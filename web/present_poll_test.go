@@ -1,6 +1,7 @@
 package web
 
 import (
+	"html"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -110,10 +111,12 @@ func TestPresentVerdictsToggle(t *testing.T) {
 		t.Error("without a poll the page says a poll hides the verdicts")
 	}
 
-	// In a room the instructor's choice is the instructor's page's own.
+	// In a room the choice is the room's (the instructor's V posts it,
+	// TestRoomHidesVerdictsWithoutAPoll), and the instructor's forms keep it.
 	hr, _ := newRoomServer(t, room.Config{})
 	code, cookie := openRoom(t, hr, url.Values{"preset": {"crash-before-ack"}, "step": {"3"}})
 	base := "/rooms/" + code
+	request(t, hr, http.MethodPost, base+"/verdicts", url.Values{"hide": {"true"}}, "Cookie", cookie)
 	if r := get(t, hr, base+"/present?show=noverdicts", "Cookie", cookie); strings.Contains(r.body, "DUPLICATE") || !strings.Contains(r.body, `name="show" value="noverdicts"`) {
 		t.Error("the instructor's page with show=noverdicts shows the verdicts, or its forms drop the flag")
 	}
@@ -182,4 +185,39 @@ func TestVoteFormSaysMajorUnits(t *testing.T) {
 	if _, ok := presentCatalog()["err.balance"]; ok {
 		t.Error("err.balance is back in the catalogue, unused")
 	}
+}
+
+// TestRoomHidesVerdictsWithoutAPoll: the instructor's V in a room hides
+// the verdicts on every student's page too, with no poll open, until the
+// instructor shows them again; only the instructor may, with a valid
+// value.
+func TestRoomHidesVerdictsWithoutAPoll(t *testing.T) {
+	h, _ := newRoomServer(t, room.Config{})
+	code, cookie := openRoom(t, h, url.Values{"preset": {"crash-before-ack"}, "handlers": {"naive,inbox"}, "step": {"4"}})
+	base := "/rooms/" + code
+	student := issuedStudent(t, h, code)
+	shows := func(who string, want bool) {
+		t.Helper()
+		pages := map[string]response{"projector": get(t, h, base+"/present", "Cookie", cookie), "student": get(t, h, base, "Cookie", student)}
+		for name, r := range pages {
+			if got := strings.Contains(r.body, `data-verdict="duplicate"`) && !strings.Contains(r.body, "verdicts-hidden"); got != want {
+				t.Errorf("%s: %s page shows the verdicts: %v, want %v\n%s", who, name, got, want, excerpt(r.body))
+			}
+		}
+	}
+	shows("before V", true)
+	r := request(t, h, http.MethodPost, base+"/verdicts", url.Values{"hide": {"true"}, "show": {"source"}}, "Cookie", cookie)
+	if loc := r.header.Get("Location"); r.status != http.StatusSeeOther || loc != base+"/present?show=source,noverdicts" {
+		t.Fatalf("hide: %d %q\n%s", r.status, loc, excerpt(r.body))
+	}
+	shows("after V", false)
+	if r := request(t, h, http.MethodPost, base+"/verdicts", url.Values{"hide": {"false"}}, "Cookie", student); r.status != http.StatusForbidden {
+		t.Errorf("a student's V: status %d, want 403", r.status)
+	}
+	if r := request(t, h, http.MethodPost, base+"/verdicts", url.Values{"hide": {"maybe"}}, "Cookie", cookie); r.status != http.StatusBadRequest ||
+		!strings.Contains(html.UnescapeString(r.body), `hide="maybe" is not a choice: use true`) {
+		t.Errorf("a bad value: status %d\n%s", r.status, excerpt(r.body))
+	}
+	request(t, h, http.MethodPost, base+"/verdicts", url.Values{"hide": {"false"}}, "Cookie", cookie)
+	shows("after V again", true)
 }

@@ -41,7 +41,7 @@ func TestPresentPages(t *testing.T) {
 				`id="p-h-5" href="/present/crash-before-ack?handlers=naive,inbox&amp;step=2"`}, nil},
 		{"the panels", "/present/crash-before-ack?step=2&show=source,timeline",
 			map[string]string{"naive": "duplicate 100.00", "inbox": "ok 100.00"},
-			[]string{"p-source-panel", "p-timeline-panel", "<code>naive.go</code>", `<pre class="code">`, `<svg`,
+			[]string{"p-source-panel", "p-timeline-panel", "<code>naive.go</code>", `<pre class="code" role="region" tabindex="0" aria-label="naive: source, naive.go">`, `<svg`,
 				`id="p-source" href="/present/crash-before-ack?handlers=naive,inbox&amp;step=2&amp;show=timeline"`}, nil},
 		{"a permalink", "/present?s=" + encodePermalink(script) + "&step=4&handlers=naive,unique",
 			map[string]string{"naive": "duplicate 200.00", "unique": "ok 100.00"},

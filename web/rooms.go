@@ -36,7 +36,7 @@ import (
 const (
 	secretCookie  = "lab_room"    // the instructor's secret, scoped to /rooms/{code}
 	studentCookie = "lab_student" // a student's id for polls, scoped to /rooms
-	voteCookie    = "lab_vote"    // "poll:balance", the student's last answer, scoped to /rooms/{code}
+	voteCookie    = "lab_vote"    // "poll:answer" (a balance, or an option's index), the student's last answer, scoped to /rooms/{code}
 )
 
 const (
@@ -240,6 +240,9 @@ func (s *server) renderRoom(w http.ResponseWriter, r *http.Request, code string,
 	if err != nil {
 		return badRoomInput(code, err)
 	}
+	// Whether the verdicts show is the room's, not the address's: the
+	// instructor's V hides them for everyone (roomVerdicts).
+	show.NoVerdicts = st.HideVerdicts
 	ls, err := s.roomState(st)
 	if err != nil {
 		return err
@@ -290,34 +293,55 @@ type roomView struct {
 	Version    int
 	PollKey    string // what the page shows of the poll, for present.js
 	StepURL    string
-	PollURL    string
-	VoteURL    string
-	EventsURL  string
-	ShowParam  string
-	Poll       *pollView
+	// VerdictsURL hides or shows the verdicts for the whole room (V).
+	VerdictsURL string
+	PollURL     string
+	VoteURL     string
+	ResultsURL  string // the instructor's CSV of the room's polls
+	EventsURL   string
+	ShowParam   string
+	Poll        *pollView
 	// Asking the room about the next step (the instructor, before it).
 	CanAsk      bool
 	AskStep     int
 	AskStepText string
 	AskHandlers []option
+	AskKinds    []option // what to predict: a balance or a verdict
+	// CanAskOwn: the instructor may ask a multiple-choice question of
+	// their own (any step; not while one is open).
+	CanAskOwn  bool
+	OwnSlots   []int // the answer fields' numbers, 1…room.MaxOptions
+	MaxQ, MaxO int   // the question's and an answer's length limits
 }
 
-// pollView is a prediction poll as one reader sees it.
+// pollView is a poll as one reader sees it.
 type pollView struct {
-	ID       int
-	Handler  string
-	Step     int
-	StepText string
-	Votes    int
-	Revealed bool
-	Bars     []pollBar // the distribution, when the reader may see it
-	Actual   string    // the balance after the step, once revealed
-	Mine     string    // this student's answer
-	Right    bool      // the answer was the balance
-	Open     bool      // the reader may still answer
+	ID         int
+	Kind       room.Kind
+	Handler    string
+	Step       int
+	StepText   string // the step predicted (balance, verdict)
+	Text       string // the question, in the reader's language or as typed
+	Votes      int
+	Revealed   bool
+	Bars       []pollBar    // the distribution, when the reader may see it
+	Actual     string       // the right answer, once revealed: the balance after the step, the verdict, the option
+	ActualText string       // the sentence that says it
+	Mine       string       // this student's answer
+	Right      bool         // the answer was the right one
+	Open       bool         // the reader may still answer
+	Options    []pollOption // a poll with options: the radio buttons
 }
 
-// pollBar is one predicted balance and how many students gave it.
+// pollOption is one answer a student may choose.
+type pollOption struct {
+	Value   string // 1, 2, …: what the form posts as choice=
+	Label   string
+	Checked bool
+}
+
+// pollBar is one answer (a predicted balance, an option) and how many
+// students gave it.
 type pollBar struct {
 	Label        string
 	Count        int
@@ -329,13 +353,17 @@ func (s *server) roomView(r *http.Request, code string, st room.State, ls labSta
 	v := &roomView{
 		Code: code, Shown: displayCode(code), Instructor: mode == modeInstructor,
 		Students: st.Students, Version: st.Version,
-		JoinURL:   absolute(r, "/rooms/"+code),
-		StepURL:   "/rooms/" + code + "/step",
-		PollURL:   "/rooms/" + code + "/poll",
-		VoteURL:   "/rooms/" + code + "/vote",
-		EventsURL: "/rooms/" + code + "/events",
-		ShowParam: show.param(),
+		JoinURL:     absolute(r, "/rooms/"+code),
+		StepURL:     "/rooms/" + code + "/step",
+		VerdictsURL: "/rooms/" + code + "/verdicts",
+		PollURL:     "/rooms/" + code + "/poll",
+		VoteURL:     "/rooms/" + code + "/vote",
+		EventsURL:   "/rooms/" + code + "/events",
+		ShowParam:   show.param(),
 	}
+	t := s.text(r)
+	// The export's headers follow the page's language.
+	v.ResultsURL = "/rooms/" + code + "/results.csv?lang=" + string(t.lang)
 	v.JoinAt = strings.TrimPrefix(strings.TrimPrefix(absolute(r, "/join"), "http://"), "https://")
 	v.LocalOnly = isLoopback(r.Host)
 	if v.Instructor {
@@ -352,20 +380,107 @@ func (s *server) roomView(r *http.Request, code string, st room.State, ls labSta
 		}
 		v.Poll = s.pollView(r, p, ls, run)
 	}
-	if v.Instructor && ls.step < ls.total() && (st.Poll == nil || st.Poll.Revealed || st.Poll.Step != ls.step+1) {
+	openChoice := st.Poll != nil && !st.Poll.Revealed && st.Poll.Kind == room.KindChoice
+	if v.Instructor && ls.step < ls.total() && !openChoice && (st.Poll == nil || st.Poll.Revealed || st.Poll.Step != ls.step+1) {
 		v.CanAsk, v.AskStep = true, ls.step+1
 		v.AskStepText = ls.script.Steps[ls.step].String()
 		for _, h := range ls.handlers {
 			v.AskHandlers = append(v.AskHandlers, option{Value: h, Label: h, Selected: h == "naive"})
 		}
+		v.AskKinds = []option{{Value: string(room.KindBalance), Label: t.S("poll.kind.balance"), Selected: true},
+			{Value: string(room.KindVerdict), Label: t.S("poll.kind.verdict")}}
+	}
+	if v.Instructor && (st.Poll == nil || st.Poll.Revealed) {
+		v.CanAskOwn, v.MaxQ, v.MaxO = true, room.MaxQuestion, room.MaxOption
+		for i := 1; i <= room.MaxOptions; i++ {
+			v.OwnSlots = append(v.OwnSlots, i)
+		}
+	}
+	return v
+}
+
+// optionLabels are a poll's answers as the reader reads them: the
+// verdicts in the reader's language, a choice's answers as typed.
+func optionLabels(t text, p *room.Poll) []string {
+	out := make([]string, len(p.Options))
+	for i, o := range p.Options {
+		out[i] = o
+		if p.Kind == room.KindVerdict {
+			out[i] = t.S("v." + o)
+		}
+	}
+	return out
+}
+
+// pollQuestion is what a poll asks, in the reader's language (a choice
+// question as typed).
+func pollQuestion(t text, p *room.Poll) string {
+	switch p.Kind {
+	case room.KindVerdict:
+		return t.F("poll.qv", p.Handler, p.Step)
+	case room.KindChoice:
+		return p.Question
+	}
+	return t.F("poll.q", p.Handler, p.Step)
+}
+
+// choiceList names a poll's answers as a vote posts them: 1. OK; 2. …
+func choiceList(labels []string) string {
+	parts := make([]string, len(labels))
+	for i, l := range labels {
+		parts[i] = strconv.Itoa(i+1) + ". " + l
+	}
+	return strings.Join(parts, "; ")
+}
+
+// optionPollView is pollView for a poll with options (verdict, choice).
+func (s *server) optionPollView(r *http.Request, v *pollView, p *room.Poll) *pollView {
+	t := s.text(r)
+	labels := optionLabels(t, p)
+	mine, voted := int64(-1), false
+	if id, n, ok := parseVoteCookie(cookieValue(r, voteCookie)); ok && id == p.ID && n < int64(len(labels)) {
+		mine, voted = n, true
+		v.Mine = labels[n]
+	}
+	right, known := int64(-1), false
+	if p.Revealed && p.Answer != nil && *p.Answer >= 0 && *p.Answer < int64(len(labels)) {
+		right, known = *p.Answer, true
+		v.Actual = labels[right]
+		v.Right = voted && mine == right
+		if p.Kind == room.KindVerdict {
+			v.ActualText = t.F("poll.actualv", p.Handler, v.Actual)
+		} else {
+			v.ActualText = t.F("poll.actualc", v.Actual)
+		}
+	}
+	for i, l := range labels {
+		v.Options = append(v.Options, pollOption{Value: strconv.Itoa(i + 1), Label: l, Checked: voted && mine == int64(i)})
+	}
+	most := 0
+	for _, c := range p.Counts {
+		most = max(most, c.Count)
+	}
+	for _, c := range p.Counts {
+		if c.Balance < 0 || c.Balance >= int64(len(labels)) {
+			continue
+		}
+		b := pollBar{Label: labels[c.Balance], Count: c.Count, Actual: known && c.Balance == right, Mine: voted && c.Balance == mine}
+		if most > 0 {
+			b.Width = float64(c.Count) * 100 / float64(most)
+		}
+		v.Bars = append(v.Bars, b)
 	}
 	return v
 }
 
 func (s *server) pollView(r *http.Request, p *room.Poll, ls labState, run *sim.Run) *pollView {
-	v := &pollView{ID: p.ID, Handler: p.Handler, Step: p.Step, Votes: p.Votes, Revealed: p.Revealed, Open: !p.Revealed}
-	if p.Step >= 1 && p.Step <= ls.total() {
+	v := &pollView{ID: p.ID, Kind: p.Kind, Handler: p.Handler, Step: p.Step, Votes: p.Votes, Revealed: p.Revealed, Open: !p.Revealed,
+		Text: pollQuestion(s.text(r), p)}
+	if p.Kind != room.KindChoice && p.Step >= 1 && p.Step <= ls.total() {
 		v.StepText = ls.script.Steps[p.Step-1].String()
+	}
+	if p.Kind == room.KindVerdict || p.Kind == room.KindChoice {
+		return s.optionPollView(r, v, p)
 	}
 	mine, voted := int64(0), false
 	if id, bal, ok := parseVoteCookie(cookieValue(r, voteCookie)); ok && id == p.ID {
@@ -374,10 +489,15 @@ func (s *server) pollView(r *http.Request, p *room.Poll, ls labState, run *sim.R
 	}
 	actual, known := int64(0), false
 	if p.Revealed {
-		actual, known = s.balanceAt(r.Context(), ls, run, p.Handler, p.Step)
+		if p.Answer != nil {
+			actual, known = *p.Answer, true
+		} else {
+			actual, known = s.balanceAt(r.Context(), ls, run, p.Handler, p.Step)
+		}
 		if known {
 			v.Actual = money(actual)
 			v.Right = voted && mine == actual
+			v.ActualText = s.text(r).F("poll.actual", p.Handler, v.Actual)
 		}
 	}
 	counts := append([]room.VoteCount(nil), p.Counts...)
@@ -496,27 +616,61 @@ func (s *server) roomStep(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// roomPoll opens a prediction poll about the next step: what will the
-// chosen handler's balance be after it?
+// roomPoll opens a poll (kind=balance, the default, or verdict: what will
+// the chosen handler's balance or verdict be after the next step?;
+// kind=choice: the instructor's own question=, option=… and, optionally,
+// the right one as correct=N), or, given reveal=1, reveals the open one.
 func (s *server) roomPoll(w http.ResponseWriter, r *http.Request) error {
 	code, f, secret, ls, err := s.instructorForm(w, r)
 	if err != nil {
 		return err
 	}
-	h := strings.TrimSpace(f.Get("handler"))
-	if !slices.Contains(ls.handlers, h) {
-		return badRoomInput(code, badRequest("err.pollhandler", h, strings.Join(ls.handlers, ", ")))
+	show, err := readShow(f)
+	if err != nil {
+		return badRoomInput(code, err)
 	}
-	if ls.step >= ls.total() {
-		return badRoomInput(code, badRequest("err.polllast", ls.total()))
+	if f.Get("reveal") != "" {
+		if _, err := s.hub.Reveal(code, secret); err != nil {
+			return problemFor(code, err)
+		}
+		http.Redirect(w, r, roomURL(code, "/present", show), http.StatusSeeOther)
+		return nil
+	}
+	q, err := s.readQuestion(r.Context(), f, ls)
+	if err != nil {
+		return badRoomInput(code, err)
+	}
+	if _, err := s.hub.Ask(code, secret, q); err != nil {
+		var qe *room.QuestionError
+		if errors.As(err, &qe) {
+			return badRoomInput(code, questionProblem(qe))
+		}
+		return problemFor(code, err)
+	}
+	http.Redirect(w, r, roomURL(code, "/present", show), http.StatusSeeOther)
+	return nil
+}
+
+// roomVerdicts is the instructor's V in a room: hide=true hides the
+// verdicts and expected balances on every page of the room, hide=false
+// shows them again (an open poll still hides them until its reveal).
+func (s *server) roomVerdicts(w http.ResponseWriter, r *http.Request) error {
+	code, f, secret, _, err := s.instructorForm(w, r)
+	if err != nil {
+		return err
+	}
+	hide, perr := strconv.ParseBool(f.Get("hide"))
+	if perr != nil {
+		return badRoomInput(code, badRequest("rm.err.hide", inputExcerpt(f.Get("hide"))))
 	}
 	show, err := readShow(f)
 	if err != nil {
 		return badRoomInput(code, err)
 	}
-	if _, err := s.hub.OpenPoll(code, secret, h, ls.step+1); err != nil {
+	if _, err := s.hub.SetVerdicts(code, secret, hide); err != nil {
 		return problemFor(code, err)
 	}
+	show.NoVerdicts = hide
 	http.Redirect(w, r, roomURL(code, "/present", show), http.StatusSeeOther)
 	return nil
 }
@@ -529,7 +683,8 @@ func (s *server) roomVote(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.hub.State(code, false); err != nil {
+	st, err := s.hub.State(code, false)
+	if err != nil {
 		return problemFor(code, err)
 	}
 	rawPoll := f.Get("poll")
@@ -537,11 +692,17 @@ func (s *server) roomVote(w http.ResponseWriter, r *http.Request) error {
 	if err != nil || id <= 0 {
 		return badRoomInput(code, badRequest("err.pollid", rawPoll))
 	}
-	raw := f.Get("balance")
-	// Money is typed in major units everywhere; practice reads it the same way.
-	balance, err := practice.ParseMoney(raw)
-	if err != nil {
-		return badRoomInput(code, badRequest("err.money", raw))
+	var balance int64 // the answer: a balance, or an option's index
+	if p := st.Poll; p != nil && p.ID == id && p.Kind != room.KindBalance && p.Kind != "" {
+		if balance, err = readChoice(s.text(r), f.Get("choice"), p); err != nil {
+			return badRoomInput(code, err)
+		}
+	} else {
+		raw := f.Get("balance")
+		// Money is typed in major units everywhere; practice reads it the same way.
+		if balance, err = practice.ParseMoney(raw); err != nil {
+			return badRoomInput(code, badRequest("err.money", raw))
+		}
 	}
 	show, err := readShow(f)
 	if err != nil {
@@ -557,6 +718,9 @@ func (s *server) roomVote(w http.ResponseWriter, r *http.Request) error {
 		return &roomProblem{status: http.StatusForbidden, title: "rm.novote.t", msg: "rm.novote.m", code: code}
 	}
 	if err := s.hub.Vote(code, student, id, balance); err != nil {
+		if errors.Is(err, room.ErrBadAnswer) && st.Poll != nil { // the poll changed in between
+			return badRoomInput(code, unprocessable("err.pollchoice", strconv.FormatInt(balance+1, 10), choiceList(optionLabels(s.text(r), st.Poll))))
+		}
 		return problemFor(code, err)
 	}
 	http.SetCookie(w, &http.Cookie{Name: voteCookie, Value: strconv.Itoa(id) + ":" + strconv.FormatInt(balance, 10),
@@ -689,6 +853,8 @@ type liveEvent struct {
 	Handlers []string   `json:"handlers"`
 	Students int        `json:"students"`
 	Poll     *room.Poll `json:"poll,omitempty"`
+	// HideVerdicts is the instructor's V (room.State.HideVerdicts).
+	HideVerdicts bool `json:"hide_verdicts,omitempty"`
 }
 
 // roomEvents streams a room's state as server-sent events: the current
@@ -748,7 +914,7 @@ func (s *server) roomEvents(w http.ResponseWriter, r *http.Request) error {
 				}
 				return nil
 			}
-			data, err := json.Marshal(liveEvent{Version: st.Version, Step: st.Step, Handlers: st.Handlers, Students: st.Students, Poll: st.Poll})
+			data, err := json.Marshal(liveEvent{Version: st.Version, Step: st.Step, Handlers: st.Handlers, Students: st.Students, Poll: st.Poll, HideVerdicts: st.HideVerdicts})
 			if err != nil {
 				return err
 			}

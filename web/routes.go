@@ -50,19 +50,28 @@ func (s *server) routes() http.Handler {
 	r.Get("/practice/q/{id}/compare", s.practiceOnly(s.practiceCompare)) // an open answer beside the model
 	r.Get("/practice/export", s.practiceOnly(s.practiceExport))
 
+	// Challenges (challenges.go): goals reached in the lab (?challenge=ID),
+	// judged by the engine; solutions are kept with practice's progress.
+	r.Get("/challenges", s.handle(s.challengesIndex))            // the challenges and the reader's solves; ?saved=ID
+	r.Get("/challenges/{id}", s.handle(s.challengeGo))           // 303 to the lab with the challenge
+	r.Post("/challenges/{id}/solve", s.handle(s.solveChallenge)) // s=PERMALINK: save a solution, 303 to the list
+
 	// Instructor mode (present.go, rooms.go): the presenter view of a preset
 	// or a permalink (&handlers=, &step=, &show=source,timeline), and live
 	// rooms that students follow over server-sent events and vote in.
-	r.Get("/present", s.handle(s.present))                      // the scenarios to present, or ?s=PERMALINK
-	r.Get("/present/{preset}", s.handle(s.presentPreset))       // an unknown preset: 404 listing the presets
-	r.Get("/rooms", s.handle(s.roomsIndex))                     // 303 to /present, the instructor's entry point (rooms_index.go)
-	r.Get("/join", s.handle(s.join))                            // the form to type a code; ?code= goes to the room
-	r.Get("/join/{code}", s.handle(s.joinPath))                 // the same, as a short address
-	r.Get("/rooms/{code}", s.handleRoom(s.roomStudent))         // a student's page, following the room
-	r.Get("/rooms/{code}/events", s.handleRoom(s.roomEvents))   // the room's state as server-sent events
-	r.Get("/rooms/{code}/present", s.handleRoom(s.roomPresent)) // the instructor's page (secret cookie)
-	r.Post("/rooms/{code}/step", s.handleRoom(s.roomStep))      // instructor: step=N [handlers=a,b], 303
-	r.Post("/rooms/{code}/poll", s.handleRoom(s.roomPoll))      // instructor: ask about the next step, 303
+	r.Get("/present", s.handle(s.present))                         // the scenarios to present, or ?s=PERMALINK
+	r.Get("/present/{preset}", s.handle(s.presentPreset))          // an unknown preset: 404 listing the presets
+	r.Get("/rooms", s.handle(s.roomsIndex))                        // 303 to /present, the instructor's entry point (rooms_index.go)
+	r.Get("/join", s.handle(s.join))                               // the form to type a code; ?code= goes to the room
+	r.Get("/join/{code}", s.handle(s.joinPath))                    // the same, as a short address
+	r.Get("/rooms/{code}", s.handleRoom(s.roomStudent))            // a student's page, following the room
+	r.Get("/rooms/{code}/events", s.handleRoom(s.roomEvents))      // the room's state as server-sent events
+	r.Get("/rooms/{code}/present", s.handleRoom(s.roomPresent))    // the instructor's page (secret cookie)
+	r.Post("/rooms/{code}/step", s.handleRoom(s.roomStep))         // instructor: step=N [handlers=a,b], 303
+	r.Post("/rooms/{code}/verdicts", s.handleRoom(s.roomVerdicts)) // instructor: hide=true|false, the room's V, 303
+	r.Post("/rooms/{code}/poll", s.handleRoom(s.roomPoll))         // instructor: ask about the next step, 303
+	// instructor: every poll's answers as a CSV file (rooms_polls.go)
+	r.Get("/rooms/{code}/results.csv", s.handleRoom(s.roomResults))
 
 	// The posts a script could repeat to hurt everyone else, throttled per
 	// client address (throttle.go): importing progress, opening a room, voting.

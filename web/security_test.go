@@ -166,7 +166,7 @@ func TestCrossOriginPostsAreRefused(t *testing.T) {
 		target string
 		form   url.Values
 	}{
-		{"/lab/step", url.Values{"preset": {"crash-before-ack"}, "verb": {"drain"}}},
+		{"/lab/step", url.Values{"preset": {"crash-before-ack"}, "verb": {"advance"}, "duration": {"1h"}}},
 		{"/lab/undo", url.Values{"preset": {"crash-before-ack"}, "step": {"4"}}},
 		{"/lab/script", url.Values{"script": {"publish a amount=100\ndeliver\n"}}},
 		{"/practice/q/unique-return-nil", url.Values{"option": {"a"}}},
@@ -241,7 +241,7 @@ func TestSameOriginPostsPass(t *testing.T) {
 				target, cookie string
 				form           url.Values
 			}{
-				{"/lab/step", "", url.Values{"preset": {"crash-before-ack"}, "verb": {"drain"}}},
+				{"/lab/step", "", url.Values{"preset": {"crash-before-ack"}, "verb": {"advance"}, "duration": {"1h"}}},
 				{"/lab/undo", "", url.Values{"preset": {"crash-before-ack"}, "step": {"4"}}},
 				{"/lab/script", "", url.Values{"script": {"publish a amount=100\ndeliver\n"}}},
 				{"/rooms", "", crashBeforeAck()},

@@ -359,7 +359,7 @@ func TestStepForms(t *testing.T) {
 		{"crash before ack", published, url.Values{"verb": {"deliver"}, "crash": {"before-ack"}}, "deliver crash=before-ack"},
 		{"redeliver", published + "deliver crash=before-ack\n", url.Values{"verb": {"redeliver"}}, "redeliver"},
 		{"concurrent delivery", published, url.Values{"verb": {"deliver-concurrent"}}, "deliver-concurrent"},
-		{"dlq replay", published, url.Values{"verb": {"dlq-replay"}}, "dlq-replay"},
+		{"dlq replay", "max-deliveries: 1\n" + published + "deliver crash=before-ack\nredeliver\n", url.Values{"verb": {"dlq-replay"}}, "dlq-replay"},
 		{"drain", published, url.Values{"verb": {"drain"}}, "drain"},
 		{"advance the clock", published, url.Values{"verb": {"advance"}, "duration": {"25h"}}, "advance 25h"},
 		{"gateway down", published, url.Values{"verb": {"gateway"}, "state": {"down"}}, "gateway down"},
@@ -396,7 +396,7 @@ func TestStepForms(t *testing.T) {
 
 func TestStepFromAPresetDropsTheStepsAfterTheOneShown(t *testing.T) {
 	h := newTestServer(t)
-	loc, page := follow(t, h, "/lab/step", url.Values{"preset": {"crash-before-ack"}, "step": {"2"}, "verb": {"drain"}})
+	loc, page := follow(t, h, "/lab/step", url.Values{"preset": {"crash-before-ack"}, "step": {"2"}, "verb": {"redeliver"}})
 	if !strings.HasPrefix(loc, "/lab?s=") {
 		t.Errorf("Location %q: a changed preset is a permalink", loc)
 	}
@@ -408,7 +408,7 @@ func TestStepFromAPresetDropsTheStepsAfterTheOneShown(t *testing.T) {
 	for _, st := range sc.Steps {
 		lines = append(lines, st.String())
 	}
-	if got, want := strings.Join(lines, "; "), "publish pay-1 amount=10000; deliver crash=before-ack; drain"; got != want {
+	if got, want := strings.Join(lines, "; "), "publish pay-1 amount=10000; deliver crash=before-ack; redeliver"; got != want {
 		t.Errorf("steps %q, want %q", got, want)
 	}
 	if sc.Title != "Crash before the ack" || sc.Steps[0].NarrationRU == "" {
@@ -447,6 +447,8 @@ func TestBadStepForms(t *testing.T) {
 		{"deliver after the queue emptied", url.Values{"s": {encodePermalink("publish pay-1 amount=10000\ndeliver\n")}, "verb": {"deliver"}, "crash": {"before-ack"}}, 400, "after step 2 nothing is ready to deliver"},
 		{"concurrent delivery on an empty queue", url.Values{"verb": {"deliver-concurrent"}, "same": {"1"}}, 400, "nothing is ready to deliver"},
 		{"redeliver with nothing in flight", url.Values{"s": {published}, "verb": {"redeliver"}}, 400, "after step 1 nothing is in flight"},
+		{"drain an empty queue", url.Values{"s": {encodePermalink("publish pay-1 amount=10000\ndeliver\n")}, "verb": {"drain"}}, 400, "after step 2 nothing is ready to deliver"},
+		{"replay an empty DLQ", url.Values{"s": {published}, "verb": {"dlq-replay"}}, 400, "after step 1 every DLQ is empty"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

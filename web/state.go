@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -18,6 +19,9 @@ type labState struct {
 	preset   string   // the preset the script is, unchanged; "" when it is not one
 	handlers []string // handler names, in the order the cards show them
 	step     int      // show the world after this many steps (0 to len(script.Steps))
+	// challenge is the goal the reader is working on (challenges.go),
+	// nil for none: it travels in the URL like everything else.
+	challenge *practice.Challenge
 }
 
 func (st labState) total() int { return len(st.script.Steps) }
@@ -71,11 +75,22 @@ func (s *server) readState(v url.Values) (labState, error) {
 	if st.preset == "" {
 		st.preset = s.byScript[st.script.String()]
 	}
+	if has("challenge") {
+		c, cerr := practice.FindChallenge(v.Get("challenge"))
+		if cerr != nil {
+			return st, badRequest("err.challenge", v.Get("challenge"), strings.Join(challengeIDs(), ", "))
+		}
+		st.challenge = &c
+	}
 	if st.handlers, err = s.readHandlers(v["handlers"]); err != nil {
 		return st, err
 	}
 	if len(v["handlers"]) == 0 {
-		st.handlers = s.defaultHandlers(st.script)
+		st.handlers = s.defaultHandlersOf(st)
+	}
+	if c := st.challenge; c != nil && !slices.Contains(st.handlers, c.Handler) {
+		// The goal is judged on its handler's card: it is always shown.
+		st.handlers = append([]string{c.Handler}, st.handlers...)
 	}
 	st.step = st.defaultStep()
 	if v.Has("step") {
@@ -158,6 +173,21 @@ func (s *server) defaultHandlers(sc *sim.Script) []string {
 	return out
 }
 
+// defaultHandlersOf is defaultHandlers for a state: a challenge shows its
+// own handlers, and those the script's header adds.
+func (s *server) defaultHandlersOf(st labState) []string {
+	if st.challenge == nil {
+		return s.defaultHandlers(st.script)
+	}
+	out := slices.Clone(st.challenge.Handlers)
+	for _, h := range s.handlers {
+		if slices.Contains(st.script.Handlers, h.Name) && !slices.Contains(out, h.Name) {
+			out = append(out, h.Name)
+		}
+	}
+	return out
+}
+
 // defaultStep is the step an address without step= shows: a preset opens
 // at its first step, so its story unfolds step by step (as in the
 // presenter); any other script at its end.
@@ -207,7 +237,10 @@ func (s *server) query(st labState) string {
 	case text != "":
 		parts = append(parts, "s="+encodePermalink(text))
 	}
-	if !slices.Equal(st.handlers, s.defaultHandlers(st.script)) {
+	if st.challenge != nil {
+		parts = append(parts, "challenge="+url.QueryEscape(st.challenge.ID))
+	}
+	if !slices.Equal(st.handlers, s.defaultHandlersOf(st)) {
 		hs := make([]string, len(st.handlers))
 		for i, h := range st.handlers {
 			hs[i] = url.QueryEscape(h)

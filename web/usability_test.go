@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -104,6 +105,24 @@ func TestIdleStepsAreNarratedAndRefused(t *testing.T) {
 	ru := get(t, h, "/lab?lang=ru&s="+encodePermalink("redeliver\n"))
 	if !strings.Contains(ru.body, "Ни одно сообщение не в обработке, возвращать в очередь нечего") {
 		t.Errorf("the Russian narration of an idle redeliver\n%s", excerpt(ru.body))
+	}
+	// An idle drain and an idle DLQ replay, typed into a script, say so;
+	// their buttons are disabled with the reason.
+	idle := get(t, h, "/lab?s="+encodePermalink("drain\ndlq-replay\n")+"&step=1")
+	if !strings.Contains(idle.body, "Workers ask for messages, but nothing is ready to deliver: nothing changes.") {
+		t.Errorf("the narration of an idle drain\n%s", excerpt(idle.body))
+	}
+	for _, id := range []string{"do-drain", "do-dlq-replay"} {
+		tag := regexp.MustCompile(`<button[^>]* id="` + id + `"[^>]*>`).FindString(idle.body)
+		if !strings.Contains(tag, " disabled") {
+			t.Errorf("the %s button on an idle page is not disabled: %s", id, tag)
+		}
+	}
+	if !strings.Contains(idle.body, `id="why-no-dlq"`) {
+		t.Error("the DLQ replay button does not say why it is disabled")
+	}
+	if r := get(t, h, "/lab?lang=ru&s="+encodePermalink("dlq-replay\n")); !strings.Contains(r.body, "DLQ пуста, переотправлять нечего: ничего не меняется.") {
+		t.Errorf("the Russian narration of an idle DLQ replay\n%s", excerpt(r.body))
 	}
 	// With a message ready, delivering is allowed.
 	ok := get(t, h, "/lab?s="+encodePermalink("publish pay-1 amount=1\n"))

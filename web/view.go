@@ -106,6 +106,7 @@ type labView struct {
 	// ready, or in flight, at the step shown: the deliver and redeliver
 	// buttons are then disabled, with the reason.
 	NothingReady, NothingInFlight bool
+	NothingInDLQ                  bool // every DLQ is empty: the DLQ replay button is disabled
 	Handlers                      []handlerChoice
 	Chosen                        int
 	Step                          int
@@ -133,6 +134,8 @@ type labView struct {
 	ControlsOpen bool
 	Cards        []cardView
 	OpenTimeline string // the handler whose timeline is open at first
+	// Challenge is the goal being worked on (challenges.go), nil for none.
+	Challenge *challengeView
 }
 
 type cardView struct {
@@ -162,6 +165,9 @@ type cardView struct {
 	Source           sourceView
 	Crashes          map[string][]int // crash point -> steps where the worker died there
 	CrashedBeforeAck []int
+	// Lane is the strip of parts the step's message moves along when
+	// played (web/play.go): its path comes from the step's events.
+	Lane laneView
 }
 
 // barView places a balance against the expected balance on a scale shared
@@ -256,6 +262,10 @@ func (s *server) labView(t text, r *http.Request, st labState, run *sim.Run) lab
 				v.Narration = t.S("do.deliver.none")
 			case sim.VerbRedeliver:
 				v.Narration = t.S("do.redeliver.none")
+			case sim.VerbDrain:
+				v.Narration = t.S("do.drain.none")
+			case sim.VerbDLQReplay:
+				v.Narration = t.S("do.dlq.none")
 			}
 		}
 	} else if total > 0 {
@@ -265,6 +275,7 @@ func (s *server) labView(t text, r *http.Request, st labState, run *sim.Run) lab
 	if run != nil {
 		ready, inFlight := run.Pending()
 		v.NothingReady, v.NothingInFlight = !ready, !inFlight
+		v.NothingInDLQ = !run.DeadLetters()
 	}
 	v.ControlsOpen = st.preset == ""
 	v.ScriptView = scriptInLang(v.Script, t.lang)
@@ -273,7 +284,7 @@ func (s *server) labView(t text, r *http.Request, st labState, run *sim.Run) lab
 
 	// The state every form posts back: the canonical query, as fields.
 	vals, _ := url.ParseQuery(q)
-	for _, k := range []string{"preset", "s", "handlers"} {
+	for _, k := range []string{"preset", "s", "challenge", "handlers"} {
 		if vals.Has(k) {
 			v.ViewState = append(v.ViewState, field{k, vals.Get(k)})
 		}
@@ -314,6 +325,12 @@ func (s *server) labView(t text, r *http.Request, st labState, run *sim.Run) lab
 	}
 	// The timeline open at first is the one the story is about.
 	v.OpenTimeline = storyTimeline(st.script.Handlers, shown)
+	v.Challenge = challengeBanner(t, st, run)
+	if v.Challenge != nil {
+		// The goal is the guide: the newcomer's four clicks would only
+		// give a challenge away.
+		v.Guide, v.GuideDone, v.Suggest = nil, false, ""
+	}
 	return v
 }
 
@@ -395,6 +412,11 @@ func (s *server) card(t text, st labState, res sim.Result, scale int64) cardView
 			}
 		}
 	}
+	var path msgPath
+	if st.step > 0 && st.step <= len(res.Trace) {
+		path = stepPath(res.Trace[st.step-1].Events, messageLabels(res.Broker))
+	}
+	c.Lane = lane(t, path, c.Redis)
 	c.Timeline = timelineFor(t, res, st.step)
 	if n := len(res.Trace); n > maxTimelineSteps {
 		c.TimelineFrom = n - maxTimelineSteps + 1
@@ -547,7 +569,8 @@ func idleStep(run *sim.Run, step int) bool {
 		return false
 	}
 	for _, res := range run.Results {
-		if step > len(res.Trace) || len(res.Trace[step-1].Events) == 0 {
+		// A step with no event at all did nothing either (an idle drain).
+		if step > len(res.Trace) {
 			return false
 		}
 		for _, e := range res.Trace[step-1].Events {
@@ -598,6 +621,15 @@ func noReady(v labView) templ.Attributes {
 		return nil
 	}
 	return templ.Attributes{"disabled": true, "title": v.T.S("ctl.noready"), "aria-describedby": "why-no-deliver"}
+}
+
+// noDLQ is noReady for the DLQ replay button. Its reason is a visually
+// hidden text: an empty DLQ is the usual state, not worth a line.
+func noDLQ(v labView) templ.Attributes {
+	if !v.NothingInDLQ {
+		return nil
+	}
+	return templ.Attributes{"disabled": true, "title": v.T.S("ctl.nodlq"), "aria-describedby": "why-no-dlq"}
 }
 
 // noInFlight is noReady for the redeliver button.

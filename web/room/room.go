@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Errors a caller maps to pages and statuses.
@@ -25,6 +26,7 @@ var (
 	ErrTooManyRooms = errors.New("the server has as many rooms open as it allows; try again later")
 	ErrRoomFull     = errors.New("this room is full")
 	ErrNoPoll       = errors.New("no poll is open in this room")
+	ErrBadAnswer    = errors.New("that answer is not one of the poll's options")
 )
 
 // Config bounds the hub. Now is the clock; the server passes time.Now and
@@ -38,6 +40,9 @@ type Config struct {
 	// being disconnected (the page reconnects and resumes at the current
 	// step).
 	Buffer int
+	// MaxHistory is how many closed polls a room keeps for its results;
+	// older ones are dropped (and counted). 0 means DefaultMaxHistory.
+	MaxHistory int
 }
 
 // State is what a student needs to rebuild the instructor's view.
@@ -49,24 +54,151 @@ type State struct {
 	Version  int      `json:"version"` // grows on every change
 	Poll     *Poll    `json:"poll,omitempty"`
 	Students int      `json:"students"`
+	// HideVerdicts is the instructor's V: every page of the room leaves
+	// out the verdicts and expected balances, poll or no poll, until the
+	// instructor shows them again.
+	HideVerdicts bool `json:"hide_verdicts,omitempty"`
 }
 
-// Poll is a prediction poll: before the instructor reveals the next step,
-// students guess a handler's balance.
+// Kind is what a poll asks for.
+type Kind string
+
+// The kinds of poll.
+const (
+	// KindBalance: a handler's balance after the next step. An answer is
+	// an amount in minor units.
+	KindBalance Kind = "balance"
+	// KindVerdict: the verdict a handler settles to after the next step,
+	// one of Options (the engine's verdicts). An answer is an index.
+	KindVerdict Kind = "verdict"
+	// KindChoice: a question the instructor writes, with 2 to MaxOptions
+	// answers. An answer is an index.
+	KindChoice Kind = "choice"
+)
+
+// Kinds lists the kinds of poll, in the order a form offers them.
+var Kinds = []Kind{KindBalance, KindVerdict, KindChoice}
+
+// Limits on a question an instructor types, and on a room's history.
+const (
+	MaxQuestion       = 200 // runes in a choice question
+	MaxOption         = 80  // runes in one answer
+	MinOptions        = 2
+	MaxOptions        = 6
+	DefaultMaxHistory = 100
+)
+
+// hasOptions reports whether a kind's answers are options (an index).
+func (k Kind) hasOptions() bool { return k == KindVerdict || k == KindChoice }
+
+// Question is what an instructor asks the room.
+type Question struct {
+	Kind    Kind
+	Handler string // balance and verdict: whose outcome
+	// Step is the step whose outcome is predicted (balance, verdict), or
+	// the step the room was at when asked (choice).
+	Step    int
+	Text    string   // choice: the question as typed
+	Options []string // verdict: the engine's verdicts; choice: the answers as typed
+	// Answer is the right answer when it is known: a balance in minor
+	// units, or an option's index. Students see it only once revealed.
+	Answer *int64
+}
+
+// QuestionError says what is wrong with a Question.
+type QuestionError struct {
+	Problem string // "kind", "handler", "text-empty", "text-long", "options-few", "options-many", "option-empty", "option-long", "answer"
+	Option  int    // the option concerned (0-based), for option-empty and option-long
+	Limit   int    // the limit broken, for the -long and -few/-many problems
+}
+
+func (e *QuestionError) Error() string {
+	return fmt.Sprintf("bad question: %s (option %d, limit %d)", e.Problem, e.Option, e.Limit)
+}
+
+// Check reports what is wrong with q, if anything.
+func (q Question) Check() error {
+	switch q.Kind {
+	case KindBalance, KindVerdict:
+		if q.Handler == "" {
+			return &QuestionError{Problem: "handler"}
+		}
+	case KindChoice:
+		t := strings.TrimSpace(q.Text)
+		if t == "" {
+			return &QuestionError{Problem: "text-empty"}
+		}
+		if utf8.RuneCountInString(t) > MaxQuestion {
+			return &QuestionError{Problem: "text-long", Limit: MaxQuestion}
+		}
+	default:
+		return &QuestionError{Problem: "kind"}
+	}
+	if q.Kind.hasOptions() {
+		if len(q.Options) < MinOptions {
+			return &QuestionError{Problem: "options-few", Limit: MinOptions}
+		}
+		if q.Kind == KindChoice && len(q.Options) > MaxOptions {
+			return &QuestionError{Problem: "options-many", Limit: MaxOptions}
+		}
+		for i, o := range q.Options {
+			if strings.TrimSpace(o) == "" {
+				return &QuestionError{Problem: "option-empty", Option: i}
+			}
+			if utf8.RuneCountInString(o) > MaxOption {
+				return &QuestionError{Problem: "option-long", Option: i, Limit: MaxOption}
+			}
+		}
+		if q.Answer != nil && (*q.Answer < 0 || *q.Answer >= int64(len(q.Options))) {
+			return &QuestionError{Problem: "answer"}
+		}
+	} else if len(q.Options) > 0 {
+		return &QuestionError{Problem: "options-many", Limit: 0}
+	}
+	return nil
+}
+
+// Poll is a question to the room: a prediction about the next step (a
+// handler's balance or verdict) or a multiple-choice question.
 type Poll struct {
 	ID       int         `json:"id"`
-	Handler  string      `json:"handler"`
-	Step     int         `json:"step"` // the step whose outcome is being predicted
+	Kind     Kind        `json:"kind"`
+	Handler  string      `json:"handler,omitempty"`
+	Step     int         `json:"step"` // the step whose outcome is being predicted; for a choice, the step when asked
+	Question string      `json:"question,omitempty"`
+	Options  []string    `json:"options,omitempty"`
 	Votes    int         `json:"votes"`
 	Revealed bool        `json:"revealed"`
 	Counts   []VoteCount `json:"counts,omitempty"` // the distribution, once revealed or for the instructor
+	// Answer is the right answer, when known (see Question.Answer): for
+	// the instructor always, for students once revealed.
+	Answer *int64 `json:"answer,omitempty"`
 }
 
-// VoteCount is how many students predicted one balance.
+// VoteCount is how many students gave one answer: a balance in minor
+// units, or an option's index. An option poll lists every option, in
+// order, with no answers too.
 type VoteCount struct {
-	Balance int64 `json:"balance"`
+	Balance int64 `json:"balance"` // the answer: a balance, or an option's index (named for the first kind)
 	Count   int   `json:"count"`
 }
+
+// Result is one poll of a room's history, for its results: the poll as
+// it closed, with every student's answer.
+type Result struct {
+	Poll
+	// Status: "revealed"; "closed" (replaced by a new poll before the
+	// reveal); "open" (the current poll, still taking answers).
+	Status  string
+	Answers map[string]int64 // student id -> answer
+}
+
+// Statuses of a Result.
+const (
+	StatusRevealed = "revealed"
+	StatusClosed   = "closed"
+	StatusOpen     = "open"
+)
 
 // Hub holds every open room.
 type Hub struct {
@@ -80,8 +212,10 @@ type room struct {
 	state        State
 	lastActive   time.Time
 	subs         map[*Subscription]bool
-	votes        map[string]int64 // student id -> predicted balance
+	votes        map[string]int64 // student id -> answer: a balance, or an option's index
 	polls        int
+	history      []Result // closed polls, oldest first, at most Config.MaxHistory
+	dropped      int      // older polls left out of history
 }
 
 // Subscription delivers a room's states to one student, in order.
@@ -110,6 +244,9 @@ func NewHub(cfg Config) *Hub {
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.MaxHistory <= 0 {
+		cfg.MaxHistory = DefaultMaxHistory
 	}
 	return &Hub{cfg: cfg, rooms: map[string]*room{}}
 }
@@ -227,27 +364,132 @@ func (h *Hub) Update(code, secret, script string, step int, handlers []string) (
 		r.state.Handlers = handlers
 	}
 	r.state.Step = step
-	if p := r.state.Poll; p != nil && !p.Revealed && step >= p.Step {
-		// Moving onto the predicted step reveals the poll.
-		p.Revealed = true
+	if p := r.state.Poll; p != nil && !p.Revealed && p.Kind != KindChoice && step >= p.Step {
+		// Moving onto the predicted step reveals the poll. A choice
+		// question is about no step: the instructor reveals it.
+		h.closePollLocked(r, StatusRevealed)
 	}
 	h.changedLocked(r)
 	return r.snapshot(true), nil
 }
 
-// OpenPoll starts a prediction poll about handler's balance after step.
-func (h *Hub) OpenPoll(code, secret, handler string, step int) (State, error) {
+// SetVerdicts hides (hide) or shows the verdicts on every page of the
+// room. Only the instructor may.
+func (h *Hub) SetVerdicts(code, secret string, hide bool) (State, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	r, err := h.instructorRoom(code, secret)
 	if err != nil {
 		return State{}, err
 	}
+	if r.state.HideVerdicts != hide {
+		r.state.HideVerdicts = hide
+		h.changedLocked(r)
+	}
+	return r.snapshot(true), nil
+}
+
+// OpenPoll starts a prediction poll about handler's balance after step.
+func (h *Hub) OpenPoll(code, secret, handler string, step int) (State, error) {
+	return h.Ask(code, secret, Question{Kind: KindBalance, Handler: handler, Step: step})
+}
+
+// Ask opens a poll (a *QuestionError says what is wrong with q). A poll
+// still open is closed unrevealed, and kept in the results.
+func (h *Hub) Ask(code, secret string, q Question) (State, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r, err := h.instructorRoom(code, secret)
+	if err != nil {
+		return State{}, err
+	}
+	if err := q.Check(); err != nil {
+		return State{}, err
+	}
+	if p := r.state.Poll; p != nil && !p.Revealed {
+		h.closePollLocked(r, StatusClosed)
+	}
 	r.polls++
 	r.votes = map[string]int64{}
-	r.state.Poll = &Poll{ID: r.polls, Handler: handler, Step: step}
+	p := &Poll{ID: r.polls, Kind: q.Kind, Handler: q.Handler, Step: q.Step, Question: strings.TrimSpace(q.Text)}
+	if q.Kind.hasOptions() {
+		p.Options = make([]string, len(q.Options))
+		for i, o := range q.Options {
+			p.Options[i] = strings.TrimSpace(o)
+		}
+	}
+	if q.Answer != nil {
+		a := *q.Answer
+		p.Answer = &a
+	}
+	r.state.Poll = p
 	h.changedLocked(r)
 	return r.snapshot(true), nil
+}
+
+// closePollLocked ends the current poll: revealed (status revealed), or
+// left unrevealed as a new one replaces it (status closed). Either way
+// it joins the room's history, final: no vote changes it after this.
+func (h *Hub) closePollLocked(r *room, status string) {
+	p := r.state.Poll
+	if status == StatusRevealed {
+		p.Revealed = true
+	}
+	r.history = append(r.history, r.result(status))
+	if over := len(r.history) - h.cfg.MaxHistory; over > 0 {
+		r.history = append([]Result(nil), r.history[over:]...)
+		r.dropped += over
+	}
+}
+
+// result is the current poll with its distribution and answers.
+func (r *room) result(status string) Result {
+	p := r.pollCopy()
+	p.Counts = r.distribution()
+	answers := make(map[string]int64, len(r.votes))
+	for s, v := range r.votes {
+		answers[s] = v
+	}
+	return Result{Poll: p, Status: status, Answers: answers}
+}
+
+// pollCopy is the current poll, sharing nothing with it.
+func (r *room) pollCopy() Poll {
+	pc := *r.state.Poll
+	pc.Options = append([]string(nil), pc.Options...)
+	if pc.Answer != nil {
+		a := *pc.Answer
+		pc.Answer = &a
+	}
+	pc.Counts = nil
+	return pc
+}
+
+// Results is a room's polls for the instructor, oldest first: every
+// closed poll it keeps, then the open one, if any; and how many older
+// polls were dropped to keep within Config.MaxHistory.
+func (h *Hub) Results(code, secret string) ([]Result, int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r, err := h.instructorRoom(code, secret)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]Result, 0, len(r.history)+1)
+	for _, res := range r.history {
+		c := res
+		c.Options = append([]string(nil), res.Options...)
+		c.Counts = append([]VoteCount(nil), res.Counts...)
+		c.Answers = make(map[string]int64, len(res.Answers))
+		for s, v := range res.Answers {
+			c.Answers[s] = v
+		}
+		out = append(out, c)
+	}
+	if p := r.state.Poll; p != nil && !p.Revealed {
+		out = append(out, r.result(StatusOpen))
+	}
+	return out, r.dropped, nil
 }
 
 // Reveal shows the poll's distribution to everyone.
@@ -261,13 +503,17 @@ func (h *Hub) Reveal(code, secret string) (State, error) {
 	if r.state.Poll == nil {
 		return State{}, ErrNoPoll
 	}
-	r.state.Poll.Revealed = true
+	if !r.state.Poll.Revealed {
+		h.closePollLocked(r, StatusRevealed)
+	}
 	h.changedLocked(r)
 	return r.snapshot(true), nil
 }
 
-// Vote records (or replaces) a student's prediction for the open poll.
-func (h *Hub) Vote(code, student string, pollID int, balance int64) error {
+// Vote records (or replaces) a student's answer to the open poll: a
+// balance in minor units, or, for a poll with options, an option's index
+// (ErrBadAnswer when there is no such option).
+func (h *Hub) Vote(code, student string, pollID int, answer int64) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	r, err := h.get(code)
@@ -278,7 +524,10 @@ func (h *Hub) Vote(code, student string, pollID int, balance int64) error {
 	if p == nil || p.ID != pollID || p.Revealed {
 		return ErrNoPoll
 	}
-	r.votes[student] = balance
+	if p.Kind.hasOptions() && (answer < 0 || answer >= int64(len(p.Options))) {
+		return fmt.Errorf("%w: %d of %d", ErrBadAnswer, answer, len(p.Options))
+	}
+	r.votes[student] = answer
 	p.Votes = len(r.votes)
 	// Only the instructor follows the tally: a burst of votes from a full
 	// room must not flood every student's stream.
@@ -462,19 +711,34 @@ func (r *room) snapshot(forInstructor bool) State {
 	st := r.state
 	st.Handlers = append([]string(nil), r.state.Handlers...)
 	if p := r.state.Poll; p != nil {
-		pc := *p
+		pc := r.pollCopy()
 		if forInstructor || p.Revealed {
 			pc.Counts = r.distribution()
+		} else {
+			// The right answer, like the tally, waits for the reveal.
+			pc.Answer = nil
 		}
 		st.Poll = &pc
 	}
 	return st
 }
 
+// distribution is the current poll's answers: by balance, or every
+// option in order. An option poll with no answer yet has none.
 func (r *room) distribution() []VoteCount {
 	counts := map[int64]int{}
 	for _, b := range r.votes {
 		counts[b]++
+	}
+	if p := r.state.Poll; p != nil && p.Kind.hasOptions() {
+		if len(r.votes) == 0 {
+			return nil
+		}
+		out := make([]VoteCount, len(p.Options))
+		for i := range out {
+			out[i] = VoteCount{Balance: int64(i), Count: counts[int64(i)]}
+		}
+		return out
 	}
 	out := make([]VoteCount, 0, len(counts))
 	for b, n := range counts {

@@ -172,7 +172,7 @@ func TestPoll(t *testing.T) {
 		t.Fatalf("student view %+v: want 4 votes and no distribution before the reveal", student.Poll)
 	}
 	teacher, _ := h.State(code, true)
-	want := []VoteCount{{100, 1}, {200, 3}}
+	want := []VoteCount{{Balance: 100, Count: 1}, {Balance: 200, Count: 3}}
 	if fmt.Sprint(teacher.Poll.Counts) != fmt.Sprint(want) {
 		t.Fatalf("distribution %v, want %v", teacher.Poll.Counts, want)
 	}
