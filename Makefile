@@ -1,15 +1,15 @@
 # The idempotency lab. `make run` starts it, `make test` runs every test.
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: run test build generate diagrams check-generated vet bench bench-compare fuzz vendor browser-deps load
+.PHONY: run test build generate diagrams check-generated vet staticcheck bench bench-compare fuzz vendor browser-deps load
 
 ## run: start the lab at http://$(ADDR) (ARGS=--dev to read files from disk)
 run:
 	@echo "building the lab (the first build compiles SQLite: several minutes on 2 cores)…"
 	go run ./cmd/lab serve --addr $(ADDR) $(ARGS)
 
-## test: everything CI runs: generated code current, vet, all tests (browser tests included)
-test: check-generated vet
+## test: everything CI runs: generated code current, vet, staticcheck, all tests (browser tests included)
+test: check-generated vet staticcheck
 	go test -count=1 ./...
 
 ## build: a single binary, ./bin/lab
@@ -29,6 +29,10 @@ check-generated:
 
 vet:
 	go vet ./...
+
+## staticcheck: honnef.co/go/tools at the version go.mod pins (a go tool)
+staticcheck:
+	go tool staticcheck ./...
 
 ## bench: engine speed (see README, "Measured")
 bench:

@@ -302,29 +302,18 @@ func Fold(s string) string {
 	}, s)
 }
 
-// VerdictLabel is the word for a verdict in lang, as the claim boxes show it.
+// VerdictLabel is the word for a verdict in lang, as the claim boxes show
+// it: the engine's own name in English (the word a claim fence states),
+// sim's word in Russian.
 func VerdictLabel(v sim.Verdict, lang string) string {
 	if lang == Russian {
-		switch v {
-		case sim.OK:
-			return "верно"
-		case sim.Duplicate:
-			return "дубль"
-		case sim.Lost:
-			return "потеря"
-		case sim.Poison:
-			return "зацикливание"
-		case sim.SilentConflict:
-			return "тихий конфликт"
-		}
+		return v.Word(lang)
 	}
 	return string(v)
 }
 
 // verdicts lists every verdict a claim may state.
-func verdicts() []sim.Verdict {
-	return []sim.Verdict{sim.OK, sim.Duplicate, sim.Lost, sim.Poison, sim.SilentConflict}
-}
+func verdicts() []sim.Verdict { return sim.Verdicts() }
 
 func presetsByName(ps []sim.Preset) map[string]*sim.Script {
 	m := make(map[string]*sim.Script, len(ps))

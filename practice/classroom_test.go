@@ -154,6 +154,14 @@ func TestRecordNotSaved(t *testing.T) {
 	if _, err := s.Import(ctx, p, attemptsFile(t, p, 3, newClock().now, "dup-sources")); !errors.Is(err, ErrNotSaved) {
 		t.Errorf("Import: %v; want ErrNotSaved", err)
 	}
+	if _, err := other.Exec(`CREATE TRIGGER refuse_solve BEFORE INSERT ON solved
+		BEGIN SELECT RAISE(ABORT, 'disk I/O error (simulated)'); END`); err != nil {
+		t.Fatal(err)
+	}
+	solve := Solve{Challenge: "naive-twice", Steps: 2, Script: "publish pay-1 amount=1\ndeliver crash=before-ack\n", At: newClock().now}
+	if best, err := s.SaveSolve(ctx, p, solve); !errors.Is(err, ErrNotSaved) || best {
+		t.Errorf("SaveSolve: %v, %v; want ErrNotSaved", best, err)
+	}
 	// The reader's mistakes are still theirs, not ErrNotSaved.
 	if _, err := s.Record(ctx, p, "no-such-question", 1, newClock().now); errors.Is(err, ErrNotSaved) || !errors.Is(err, ErrUnknownQuestion) {
 		t.Errorf("Record of an unknown question: %v; want ErrUnknownQuestion", err)

@@ -185,28 +185,15 @@ func (b *Bank) questionOf(id string, k Kind) (Question, error) {
 
 // Verdicts lists the verdicts a prediction may name, in the order a form
 // should offer them.
-func Verdicts() []sim.Verdict {
-	return []sim.Verdict{sim.OK, sim.Duplicate, sim.Lost, sim.Poison, sim.SilentConflict}
-}
+func Verdicts() []sim.Verdict { return sim.Verdicts() }
 
-// VerdictLabel is a short explanation of a verdict for a form or a result.
-// The Russian label names the verdict in the words the lab's verdict badges
-// use (web catalogue keys v.*, lessons.VerdictLabel), such as
-// «зацикливание» for poison.
+// VerdictLabel is a short explanation of a verdict for a form or a result,
+// from sim's words for it: the engine's name (what a person types), then,
+// in Russian, the word the lab's badges use, such as «зацикливание» for
+// poison.
 func VerdictLabel(v sim.Verdict) Text {
-	switch v {
-	case sim.OK:
-		return Text{EN: "ok: credited exactly what was asked", RU: "ok (верно): зачислено ровно то, что просили"}
-	case sim.Duplicate:
-		return Text{EN: "duplicate: credited too much", RU: "duplicate (дубль): зачислено больше, чем нужно"}
-	case sim.Lost:
-		return Text{EN: "lost: credited too little", RU: "lost (потеря): зачислено меньше, чем нужно"}
-	case sim.Poison:
-		return Text{EN: "poison: a handled message looped into the DLQ", RU: "poison (зацикливание): уже обработанное сообщение ходит по кругу, пока не попадёт в DLQ"}
-	case sim.SilentConflict:
-		return Text{EN: "silent-conflict: a changed payload was acked as a repeat", RU: "silent-conflict (тихий конфликт): изменённое содержимое подтверждено как повтор"}
-	}
-	return Text{EN: string(v), RU: string(v)}
+	return Text{EN: string(v) + ": " + v.Explain("en"),
+		RU: string(v) + " (" + v.Word("ru") + "): " + v.Explain("ru")}
 }
 
 // ParseVerdict reads a predicted verdict: one of Verdicts, in any case, with

@@ -73,7 +73,7 @@ func (s *Store) SaveSolve(ctx context.Context, profile string, v Solve) (best bo
 		return false, fmt.Errorf("%w: save solve: %w", ErrNotSaved, err)
 	}
 	defer tx.Rollback()
-	if err := ensureProfile(ctx, tx, profile, v.At); err == nil {
+	if err = ensureProfile(ctx, tx, profile, v.At); err == nil {
 		if best, err = upsertSolve(ctx, tx, profile, v); err == nil {
 			err = tx.Commit()
 		}

@@ -797,7 +797,7 @@ func (w *world) work(wk *worker, yielded chan bool) {
 			panic(crashSignal{name})
 		}
 	}
-	err, crashedAt := w.call(wk, point)
+	crashedAt, err := w.call(wk, point)
 	w.t.actor = wk.name
 	if wk.slowAck && !wk.yielded && crashedAt == "" {
 		wk.yield(fmt.Sprintf("%s is slow to ack: the other worker runs now", wk.name),
@@ -870,7 +870,7 @@ func (w *world) quietQuarantined() int {
 // not inside one, so no handler is cut off at a point the script did not
 // name. (A context that can end would also cost the SQLite driver a
 // goroutine per statement, to watch it.)
-func (w *world) call(wk *worker, point func(string)) (err error, crashedAt string) {
+func (w *world) call(wk *worker, point func(string)) (crashedAt string, err error) {
 	ctx := context.Background()
 	defer func() {
 		if r := recover(); r != nil {
@@ -887,5 +887,5 @@ func (w *world) call(wk *worker, point func(string)) (err error, crashedAt strin
 		Headers:     map[string]string{"idempotency-key": m.Key, "tenant": m.Tenant},
 		TransportID: m.TransportID, Delivery: wk.delivery,
 	}
-	return w.handler.Handle(ctx, w.deps(wk, point), msg), ""
+	return "", w.handler.Handle(ctx, w.deps(wk, point), msg)
 }

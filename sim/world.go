@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -552,9 +551,3 @@ func missing(before, after []string) []string {
 	return gone
 }
 
-func joinOr(xs []string, none string) string {
-	if len(xs) == 0 {
-		return none
-	}
-	return strings.Join(xs, ", ")
-}

@@ -409,12 +409,7 @@ func newCatalog() catalog {
 		"src.region.lines":  {"%s: source, lines %d–%d", "%s: исходный код, строки %d–%d"},
 		"src.legend":        {"Marked lines are where the lab can kill the worker or let a second one in. A crash before the ack happens in the worker, after this function returns.", "Отмеченные строки — места, где лаборатория может убить воркер или впустить второй. Падение до ack происходит в воркере, после возврата из этой функции."},
 
-		// Verdicts.
-		"v.ok":                  {"OK", "ВЕРНО"},
-		"v.duplicate":           {"DUPLICATE", "ДУБЛЬ"},
-		"v.lost":                {"LOST", "ПОТЕРЯ"},
-		"v.poison":              {"POISON", "ЗАЦИКЛИВАНИЕ"},
-		"v.silent-conflict":     {"SILENT CONFLICT", "ТИХИЙ КОНФЛИКТ"},
+		// Verdicts: the badges' words ("v.duplicate") are sim's, below.
 		"why.ok":                {"credits %s, exactly what was asked", "зачислит %s — ровно столько, сколько просили"},
 		"why.cancel":            {"the total of %s looks right, but one operation is credited twice and another not at all: the errors cancel out", "итог %s выглядит верным, но одна операция зачислена дважды, а другая не зачислена вовсе: ошибки взаимно гасятся"},
 		"why.duplicate":         {"credits %s: %s more than the %s asked", "зачислит %s: на %s больше, чем %s по запросу"},
@@ -478,6 +473,10 @@ func newCatalog() catalog {
 		"mx.caption":  {"Verdicts by scenario and handler", "Вердикты по сценариям и обработчикам"},
 		"mx.scenario": {"Scenario", "Сценарий"},
 		"mx.cell":     {"%s on %s: %s, settled %s, expected %s. Open it in the lab", "%s на %s: %s, итог %s, ожидалось %s. Открыть в лаборатории"},
+	}
+	// A verdict's badge is sim's word for it, in capitals.
+	for _, v := range sim.Verdicts() {
+		c["v."+string(v)] = [2]string{strings.ToUpper(v.Word("en")), strings.ToUpper(v.Word("ru"))}
 	}
 	// Each section keeps its words in its own file; add its catalog here.
 	for _, section := range []func() catalog{practiceCatalog, lessonsCatalog, presentCatalog, labCatalog, challengesCatalog} {
