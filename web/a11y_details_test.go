@@ -1,6 +1,7 @@
 package web
 
 import (
+	"github.com/idempotency-lab/lab/web/page"
 	"math"
 	"net/http"
 	"regexp"
@@ -206,9 +207,9 @@ func TestStoryTimelineOpens(t *testing.T) {
 }
 
 // langOf is the lang a lessons language code names.
-func langOf(code string) lang {
-	if code == string(langRU) {
-		return langRU
+func langOf(code string) page.Lang {
+	if code == string(page.RU) {
+		return page.RU
 	}
-	return langEN
+	return page.EN
 }

@@ -10,6 +10,7 @@ package web
 
 import (
 	"errors"
+	"github.com/idempotency-lab/lab/web/page"
 	"net/http"
 	"net/url"
 
@@ -51,7 +52,7 @@ func challengeIDs() []string {
 func challengeStart(id string) string { return "/lab?challenge=" + url.QueryEscape(id) }
 
 // challengeBanner judges the lab's run against the state's challenge.
-func challengeBanner(t text, st labState, run *sim.Run) *challengeView {
+func challengeBanner(t page.Text, st labState, run *sim.Run) *challengeView {
 	c := st.challenge
 	if c == nil {
 		return nil
@@ -91,7 +92,7 @@ func challengeBanner(t text, st labState, run *sim.Run) *challengeView {
 
 // challengesIndex lists the challenges, with the reader's solves.
 func (s *server) challengesIndex(w http.ResponseWriter, r *http.Request) error {
-	t := s.text(r)
+	t := s.Text(r)
 	var solved map[string]practice.Solve
 	if p := profileOf(r); p != "" && s.progress != nil {
 		var err error
@@ -117,11 +118,11 @@ func (s *server) challengesIndex(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set("Cache-Control", "private, no-cache")
 	w.Header().Add("Vary", "Cookie")
-	return s.render(w, r, http.StatusOK, challengesPage(s.pageFor(t, r, t.S("ch.title")+" · "+t.S("app.name")), v))
+	return s.Render(w, r, http.StatusOK, challengesPage(s.PageFor(t, r, t.S("ch.title")+" · "+t.S("app.name")), v))
 }
 
 type challengesView struct {
-	T         text
+	T         page.Text
 	Items     []challengeItem
 	Done      int
 	Saved     bool   // progress is kept (a store is open)
@@ -142,7 +143,7 @@ type challengeItem struct {
 func (s *server) challengeGo(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "id")
 	if _, err := practice.FindChallenge(id); err != nil {
-		return &httpError{status: http.StatusNotFound, key: "err.challenge", args: []any{inputExcerpt(id), challengeList()}}
+		return &page.Error{Status: http.StatusNotFound, Key: "err.challenge", Args: []any{page.InputExcerpt(id), challengeList()}}
 	}
 	http.Redirect(w, r, challengeStart(id), http.StatusSeeOther)
 	return nil
@@ -166,10 +167,10 @@ func (s *server) solveChallenge(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "id")
 	c, err := practice.FindChallenge(id)
 	if err != nil {
-		return &httpError{status: http.StatusNotFound, key: "err.challenge", args: []any{inputExcerpt(id), challengeList()}}
+		return &page.Error{Status: http.StatusNotFound, Key: "err.challenge", Args: []any{page.InputExcerpt(id), challengeList()}}
 	}
 	if s.progress == nil {
-		return &httpError{status: http.StatusServiceUnavailable, key: "pr.err.unavailable"}
+		return &page.Error{Status: http.StatusServiceUnavailable, Key: "pr.err.unavailable"}
 	}
 	f, err := readForm(w, r)
 	if err != nil {
@@ -178,7 +179,7 @@ func (s *server) solveChallenge(w http.ResponseWriter, r *http.Request) error {
 	text, derr := decodePermalink(f.Get("s"))
 	var pe *permalinkError
 	if errors.As(derr, &pe) {
-		return badRequest(pe.key, pe.args...)
+		return page.BadRequest(pe.key, pe.args...)
 	}
 	sc, err := parseScript(text, "err.script")
 	if err != nil {
@@ -186,9 +187,9 @@ func (s *server) solveChallenge(w http.ResponseWriter, r *http.Request) error {
 	}
 	back := challengeStart(c.ID) + "&s=" + encodePermalink(sc.String())
 	if err := s.saveSolve(w, r, c, sc); err != nil {
-		var he *httpError
+		var he *page.Error
 		if errors.As(err, &he) {
-			he.back = back
+			he.Back = back
 		}
 		return err
 	}
@@ -202,7 +203,7 @@ func (s *server) saveSolve(w http.ResponseWriter, r *http.Request, c practice.Ch
 	v := practice.Solve{Challenge: c.ID, Steps: len(sc.Steps), Script: sc.String(), At: s.now()}
 	if err := practice.VerifySolve(r.Context(), v); err != nil {
 		if errors.Is(err, practice.ErrBadSolve) {
-			return &httpError{status: http.StatusUnprocessableEntity, key: "ch.err.notsolved", args: []any{c.ID, c.MaxSteps}}
+			return &page.Error{Status: http.StatusUnprocessableEntity, Key: "ch.err.notsolved", Args: []any{c.ID, c.MaxSteps}}
 		}
 		return err
 	}
@@ -226,13 +227,13 @@ func (s *server) autoSolve(w http.ResponseWriter, r *http.Request, st labState) 
 		return
 	}
 	if err := s.saveSolve(w, r, *st.challenge, st.script); err != nil {
-		s.log.Warn("challenge solve not saved", "challenge", st.challenge.ID, "err", err)
+		s.Log.Warn("challenge solve not saved", "challenge", st.challenge.ID, "err", err)
 	}
 }
 
 // lessonTitle is the title of the lesson with a slug, or the slug when
 // the course does not load.
-func (s *server) lessonTitle(t text, slug string) string {
+func (s *server) lessonTitle(t page.Text, slug string) string {
 	if c, err := s.lessons.course(); err == nil {
 		if l, ok := c.Lesson(slug, t.Lang()); ok {
 			return l.Title

@@ -1,14 +1,14 @@
 package web
 
+import "github.com/idempotency-lab/lab/web/page"
+
 // challengesCatalog holds the challenges' list and the goal banner in the
 // lab. The challenges' own titles, goals and hints are in practice.
-func challengesCatalog() catalog {
-	return catalog{
-		"nav.challenges":          {"Challenges", "Задания"},
+func challengesCatalog() page.Catalog {
+	return page.Catalog{
 		"pr.mode.challenges.text": {"Make a handler fail on purpose, in a few steps: the engine judges.", "Заставьте обработчик ошибиться нарочно, за несколько шагов: судит движок."},
 		"pr.mode.challenges.go":   {"Open the challenges", "Открыть задания"},
 		"ch.title":                {"Challenges", "Задания"},
-		"desc/challenges":         {"Goals to reach in the lab: make a handler charge twice, lose a payment or fill the DLQ in a few steps, judged by the engine.", "Цели в лаборатории: заставить обработчик списать дважды, потерять платёж или наполнить DLQ за несколько шагов; судит движок."},
 		"ch.intro":                {"Each challenge asks you to make a handler fail in one particular way, in a few steps. Build the steps with the lab's controls or type a script; the engine runs it and judges. Verdicts are as if the run were settled now: the lab delivers whatever is left in the queue, as a real broker eventually would.", "Каждое задание просит заставить обработчик ошибиться определённым образом за несколько шагов. Соберите шаги кнопками лаборатории или напишите сценарий; движок выполнит его и рассудит. Вердикты — как если бы прогон завершили сейчас: лаборатория доставляет всё, что осталось в очереди, как рано или поздно сделал бы настоящий брокер."},
 		"ch.progress":             {"%d of %d solved", "Решено %d из %d"},
 		"ch.start":                {"Start", "Начать"},

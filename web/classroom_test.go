@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/web/page"
 	"github.com/idempotency-lab/lab/web/room"
 )
 
@@ -269,7 +270,7 @@ func TestRequestLogLevels(t *testing.T) {
 		{429, "WARN"}, {503, "WARN"}, {500, "ERROR"}, {502, "ERROR"},
 	} {
 		logs := &logBuffer{}
-		s := &server{log: logs.logger()}
+		s := &server{Shell: &page.Shell{Log: logs.logger()}}
 		h := s.logRequests(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(tc.status) }))
 		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil))
 		if got := logs.String(); !strings.Contains(got, "level="+tc.level+" msg=request") || !strings.Contains(got, fmt.Sprintf("status=%d", tc.status)) {

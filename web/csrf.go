@@ -1,6 +1,9 @@
 package web
 
-import "net/http"
+import (
+	"github.com/idempotency-lab/lab/web/page"
+	"net/http"
+)
 
 // crossOrigin refuses state-changing requests that another site's page
 // makes the reader's browser send (cross-site request forgery): a form on
@@ -18,9 +21,9 @@ import "net/http"
 func (s *server) crossOrigin() func(http.Handler) http.Handler {
 	c := http.NewCrossOriginProtection()
 	c.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.log.Warn("cross-origin request refused", "method", r.Method, "path", inputExcerpt(r.URL.Path),
-			"origin", inputExcerpt(r.Header.Get("Origin")), "sec_fetch_site", inputExcerpt(r.Header.Get("Sec-Fetch-Site")))
-		s.renderError(w, r, &httpError{status: http.StatusForbidden, key: "err.crossorigin"})
+		s.Log.Warn("cross-origin request refused", "method", r.Method, "path", page.InputExcerpt(r.URL.Path),
+			"origin", page.InputExcerpt(r.Header.Get("Origin")), "sec_fetch_site", page.InputExcerpt(r.Header.Get("Sec-Fetch-Site")))
+		s.RenderError(w, r, &page.Error{Status: http.StatusForbidden, Key: "err.crossorigin"})
 	}))
 	return c.Handler
 }

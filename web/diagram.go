@@ -2,6 +2,7 @@ package web
 
 import (
 	"github.com/a-h/templ"
+	"github.com/idempotency-lab/lab/web/page"
 
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/timeline"
@@ -10,7 +11,7 @@ import (
 // timelineFor draws one handler's run up to the step shown as a sequence
 // diagram, the step shown highlighted, followed by what settling would do
 // (the events behind the verdict).
-func timelineFor(t text, res sim.Result, step int) templ.Component {
+func timelineFor(t page.Text, res sim.Result, step int) templ.Component {
 	traces := res.Trace
 	if n := len(traces); n > maxTimelineSteps {
 		traces = traces[n-maxTimelineSteps:]
@@ -25,7 +26,7 @@ func timelineFor(t text, res sim.Result, step int) templ.Component {
 	}
 	traces = capEvents(t, traces)
 	labels := timeline.EnglishLabels()
-	if t.lang == langRU {
+	if t.Is(page.RU) {
 		labels = timeline.RussianLabels()
 	}
 	d := timeline.Build(traces, step, labels)
@@ -41,7 +42,7 @@ const maxStepEvents = 60
 // many more there were: those it cuts and those the engine already left
 // out (Trace.Omitted, with sim.Options.StepEvents; lab run --json lists
 // them all).
-func capEvents(t text, traces []sim.Trace) []sim.Trace {
+func capEvents(t page.Text, traces []sim.Trace) []sim.Trace {
 	out := append([]sim.Trace(nil), traces...)
 	for i, tr := range traces {
 		keep := min(len(tr.Events), maxStepEvents)

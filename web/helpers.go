@@ -1,6 +1,7 @@
 package web
 
 import (
+	"github.com/idempotency-lab/lab/web/page"
 	"strconv"
 
 	"github.com/a-h/templ"
@@ -18,7 +19,7 @@ func pct(property string, v float64) templ.SafeCSS {
 	return templ.SafeCSS(property + ":" + strconv.FormatFloat(min(max(v, 0), 100), 'f', 2, 64) + "%")
 }
 
-func rowCount(t text, n int) string {
+func rowCount(t page.Text, n int) string {
 	switch n {
 	case 0:
 		return t.S("st.norows")
@@ -28,7 +29,7 @@ func rowCount(t text, n int) string {
 	return t.F("st.rows", n)
 }
 
-func markLabel(t text, mark string) string {
+func markLabel(t page.Text, mark string) string {
 	switch mark {
 	case handlers.BeforeEffect:
 		return t.S("src.before")
@@ -43,7 +44,7 @@ func markLabel(t text, mark string) string {
 // callOutcome says what the provider did with a charge and, when it
 // differs from what that suggests, what the caller heard: a charge whose
 // answer was lost is the ambiguous failure.
-func callOutcome(t text, c sim.GatewayCall) string {
+func callOutcome(t page.Text, c sim.GatewayCall) string {
 	var out string
 	switch c.Outcome {
 	case sim.OutcomeDeduplicated:

@@ -1,221 +1,29 @@
 package web
 
 import (
-	"errors"
-
-	"fmt"
-	"github.com/idempotency-lab/lab/sim"
-	"net/http"
-	"strconv"
 	"strings"
-	"time"
+
+	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web/page"
 )
 
-// lang is a language the lab's pages speak.
-type lang string
-
-const (
-	langEN lang = "en"
-	langRU lang = "ru"
-)
-
-// langCookie remembers the reader's choice of language for a year.
-const langCookie = "lab_lang"
-
-// pickLang chooses the page's language: an explicit ?lang=, then the
-// cookie a previous choice left, then the browser's Accept-Language, then
-// English. It reports whether the choice came from ?lang= (and so should
-// be remembered). An unknown ?lang= value is ignored, not an error: the
-// page is still readable in the fallback language.
-func pickLang(r *http.Request) (l lang, explicit bool) {
-	if l, ok := parseLang(r.URL.Query().Get("lang")); ok {
-		return l, true
-	}
-	if c, err := r.Cookie(langCookie); err == nil {
-		if l, ok := parseLang(c.Value); ok {
-			return l, false
-		}
-	}
-	return acceptLang(r.Header.Get("Accept-Language")), false
+// newCatalog builds the table of the lab's words: the shell's and every
+// part's. It is built once, when the server starts, and only read
+// afterwards.
+func newCatalog() page.Catalog {
+	return page.NewCatalog(playgroundCatalog(), practiceCatalog(), lessonsCatalog(), presentCatalog(), labCatalog(), challengesCatalog())
 }
 
-func parseLang(s string) (lang, bool) {
-	switch strings.ToLower(s) {
-	case "en":
-		return langEN, true
-	case "ru":
-		return langRU, true
-	}
-	return "", false
-}
-
-// acceptLang returns the supported language the browser prefers most, by
-// the q-values of an Accept-Language header such as "ru-RU,ru;q=0.9,en;q=0.8".
-func acceptLang(header string) lang {
-	best, bestQ := langEN, -1.0
-	for _, part := range strings.Split(header, ",") {
-		tag, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		q := 1.0
-		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				continue
-			}
-			q = f
-		}
-		primary, _, _ := strings.Cut(tag, "-")
-		l, ok := parseLang(primary)
-		if ok && q > bestQ && q > 0 {
-			best, bestQ = l, q
-		}
-	}
-	return best
-}
-
-func langCookieFor(l lang) *http.Cookie {
-	return &http.Cookie{Name: langCookie, Value: string(l), Path: "/", MaxAge: 365 * 24 * 3600,
-		HttpOnly: true, SameSite: http.SameSiteLaxMode}
-}
-
-// catalog holds every string a reader sees, keyed by a short name, in
-// English and in Russian.
-type catalog map[string][2]string
-
-// text is the catalog in one language: what templates call to write words.
-type text struct {
-	lang lang
-	c    catalog
-}
-
-// Has reports whether the catalog has key.
-func (t text) Has(key string) bool {
-	_, ok := t.c[key]
-	return ok
-}
-
-// S returns the string for key. A missing key shows as ⟦key⟧, which the
-// tests look for on every page.
-func (t text) S(key string) string {
-	v, ok := t.c[key]
-	if !ok {
-		return "⟦" + key + "⟧"
-	}
-	if t.lang == langRU {
-		return v[1]
-	}
-	return v[0]
-}
-
-// F formats the string for key with args, as fmt.Sprintf does. An
-// argument already written in both languages (bilingual) is given in the
-// page's language.
-func (t text) F(key string, args ...any) string {
-	copied := false
-	for i, a := range args {
-		if b, ok := a.(bilingual); ok {
-			if !copied {
-				args, copied = append([]any(nil), args...), true
-			}
-			args[i] = b.en
-			if t.lang == langRU {
-				args[i] = b.ru
-			}
-		}
-	}
-	return fmt.Sprintf(t.S(key), args...)
-}
-
-// bilingual is a message that comes with its own translation, such as the
-// script parser's.
-type bilingual struct{ en, ru string }
-
-// parseMessage is the parser's message in both languages; withLine keeps
-// the line number.
-func parseMessage(err error, withLine bool) any {
-	var se *sim.Error
-	if !errors.As(err, &se) {
-		return err.Error()
-	}
-	if withLine {
-		return bilingual{se.In("en"), se.In("ru")}
-	}
-	return bilingual{se.Message("en"), se.Message("ru")}
-}
-
-// Lang is the page's language code, for <html lang>.
-func (t text) Lang() string { return string(t.lang) }
-
-// money writes an amount of minor units as major units with two decimals,
-// grouping thousands with a narrow no-break space: 123456789 is
-// "1 234 567.89" in both languages.
-func money(minor int64) string {
-	sign := ""
-	if minor < 0 {
-		sign, minor = "−", -minor
-	}
-	major := strconv.FormatInt(minor/100, 10)
-	var b strings.Builder
-	for i, r := range major {
-		if i > 0 && (len(major)-i)%3 == 0 {
-			b.WriteRune('\u202f')
-		}
-		b.WriteRune(r)
-	}
-	return fmt.Sprintf("%s%s.%02d", sign, b.String(), minor%100)
-}
-
-// duration writes a simulated duration compactly: 1h30m, 2d, 90s.
-func duration(d time.Duration) string {
-	if d > 0 && d%(24*time.Hour) == 0 {
-		return strconv.FormatInt(int64(d/(24*time.Hour)), 10) + "d"
-	}
-	s := d.String()
-	s = strings.TrimSuffix(s, "0s")
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
-}
-
-// newCatalog builds the table of the lab's words. It is built once, when
-// the server starts, and only read afterwards.
-func newCatalog() catalog {
-	c := catalog{
+// playgroundCatalog holds the playground's words: the lab page, its cards
+// and the verdict grid.
+func playgroundCatalog() page.Catalog {
+	c := page.Catalog{
 		// The page around the lab.
-		"app.name":        {"Idempotency lab", "Лаборатория идемпотентности"},
-		"desc.site":       {"The idempotency lab: watch an at-least-once broker deliver duplicates to real message handlers, and see which defences hold.", "Лаборатория идемпотентности: брокер at-least-once доставляет дубли настоящим обработчикам сообщений, а вы смотрите, какая защита выдерживает."},
-		"desc/lab":        {"Playground: step a simulated at-least-once broker through crashes and redeliveries and watch naive and idempotent handlers side by side.", "Песочница: проведите симулированный брокер at-least-once через падения и повторные доставки и сравните наивные и идемпотентные обработчики."},
-		"desc/matrix":     {"Verdicts: every scenario against every handler in one table, each cell the settled balance against the expected one.", "Вердикты: все сценарии против всех обработчиков в одной таблице, в каждой клетке итоговый баланс против ожидаемого."},
-		"desc/lessons":    {"Lessons: eight short lessons on message handlers that survive duplicates, each claim tied to a scenario you can run.", "Уроки: восемь коротких уроков об обработчиках сообщений, которые переживают дубли, каждое утверждение со сценарием для запуска."},
-		"desc/practice":   {"Practice: interview questions and predict-the-outcome exercises on idempotent handlers, graded by running the engine.", "Практика: вопросы для собеседования и задачи «предскажи исход» об идемпотентных обработчиках, проверяемые запуском движка."},
-		"desc/present":    {"Instructor mode: present the lab from the keyboard and run a live classroom that follows and votes.", "Режим преподавателя: показ лаборатории с клавиатуры и живой класс, который следует за вами и голосует."},
-		"app.tagline":     {"Break message handlers with crashes, retries and races — and watch which ones survive.", "Ломайте обработчики сообщений падениями, повторами и гонками — и смотрите, какие выживают."},
-		"nav.skip":        {"Skip to the content", "Перейти к содержимому"},
-		"nav.lang":        {"Language", "Язык"},
-		"nav.theme.auto":  {"Theme: auto", "Тема: авто"},
-		"nav.theme.light": {"Theme: light", "Тема: светлая"},
-		"nav.theme.dark":  {"Theme: dark", "Тема: тёмная"},
-		"nav.keys":        {"Keys: ← → move between steps", "Клавиши: ← → переход между шагами"},
+		"nav.keys": {"Keys: ← → move between steps", "Клавиши: ← → переход между шагами"},
 
 		// Errors.
-		"err.title.400":  {"This request could not be read", "Не удалось разобрать запрос"},
-		"err.title.404":  {"There is no such page", "Такой страницы нет"},
-		"err.title.405":  {"This address does not accept that method", "Этот адрес не принимает такой метод"},
-		"err.title.413":  {"The request is too large", "Запрос слишком большой"},
-		"err.title.500":  {"Something broke inside the lab", "Внутри лаборатории что-то сломалось"},
-		"err.title.422":  {"This script asks for too much work", "Этот сценарий требует слишком много работы"},
-		"err.title.503":  {"The lab is busy", "Лаборатория занята"},
 		"err.budget":     {"The lab stopped replaying it: %s", "Лаборатория остановила прогон: %s"},
-		"err.busy":       {"Every replay slot is taken right now. Wait a couple of seconds and reload the page: nothing is lost, the address keeps the whole state.", "Сейчас заняты все слоты прогона. Подождите пару секунд и обновите страницу: ничего не потеряно, адрес хранит всё состояние."},
 		"err.canonical":  {"The script is %d bytes when written out in its standard form (the form links and rooms carry); the limit is %d bytes. Shorten it: remove steps or narration.", "В стандартной записи (её несут ссылки и комнаты) сценарий занимает %d байт, а можно не больше %d. Сократите его: уберите шаги или пояснения."},
-		"err.back":       {"Back to the lab", "Вернуться в лабораторию"},
-		"err.empty":      {"Start an empty lab", "Открыть пустую лабораторию"},
-		"err.fix":        {"Fix the script and run it again", "Исправьте сценарий и запустите снова"},
-		"err.notfound":   {"Nothing lives at %s.", "По адресу %s ничего нет."},
-		"err.method":     {"%s is not allowed here.", "Метод %s здесь не разрешён."},
-		"err.internal":   {"The error has been logged. Reloading will not help; going back to a smaller script might.", "Ошибка записана в журнал. Перезагрузка не поможет; может помочь сценарий покороче."},
-		"err.toolarge":   {"A form may carry at most %d KiB.", "Размер формы — не больше %d КиБ."},
-		"err.form":       {"The form could not be read.", "Не удалось прочитать форму."},
 		"err.sources":    {"Give only one of preset=, s= and script=.", "Укажите что-то одно: preset=, s= или script=."},
 		"err.preset":     {"There is no scenario %q. Valid scenarios: %s.", "Сценария %q нет. Есть такие: %s."},
 		"err.handler":    {"There is no handler %q. Valid handlers: %s (or core, all).", "Обработчика %q нет. Есть такие: %s (а также core и all)."},
@@ -246,14 +54,7 @@ func newCatalog() catalog {
 		"err.field":         {"%s must be one word, without spaces.", "%s — одно слово, без пробелов."},
 		"err.target":        {"Choose a published operation for %s.", "Выберите опубликованную операцию для %s."},
 		// Refused requests (csrf.go, throttle.go).
-		"err.title.403":     {"This request was refused", "Запрос отклонён"},
-		"err.money":         {"%q is not an amount: a balance is in major units, e.g. 200.00; 200, 200,00, 1 234.50, 200 ₽, $200 and 200 RUB are read too (no minus, at most two decimals).", "%q — не сумма: баланс указывают в основных единицах, например 200.00; подойдут и 200, 200,00, 1 234.50, 200 ₽, 200 руб. и $200 (без минуса, не больше двух знаков после запятой)."},
-		"err.title.invalid": {"Something in the request is not valid", "В запросе есть неверное значение"},
-		"err.title.script":  {"The script has an error", "В сценарии ошибка"},
-		"err.form.title":    {"This request could not be read", "Не удалось разобрать запрос"},
-		"err.title.429":     {"Too many requests: please wait", "Слишком много запросов: подождите"},
-		"err.crossorigin":   {"This form was sent by a page of another site, so the lab did nothing. If you meant to send it, open the lab itself and send it from there.", "Эту форму отправила страница другого сайта, поэтому лаборатория ничего не сделала. Если вы хотели её отправить, откройте саму лабораторию и отправьте оттуда."},
-		"err.throttle":      {"Your address has sent this too often in a short time. Wait %d s and try again.", "С вашего адреса это отправляли слишком часто. Подождите %d с и попробуйте снова."},
+		"err.money": {"%q is not an amount: a balance is in major units, e.g. 200.00; 200, 200,00, 1 234.50, 200 ₽, $200 and 200 RUB are read too (no minus, at most two decimals).", "%q — не сумма: баланс указывают в основных единицах, например 200.00; подойдут и 200, 200,00, 1 234.50, 200 ₽, 200 руб. и $200 (без минуса, не больше двух знаков после запятой)."},
 
 		// The scenario bar.
 		"scn.preset":        {"Preset scenario", "Готовый сценарий"},
@@ -336,7 +137,6 @@ func newCatalog() catalog {
 		"script.heading":    {"Script", "Текст сценария"},
 		"script.hint":       {"One step per line, the same words as the buttons. Edit and run it.", "По шагу на строку, теми же словами, что на кнопках. Правьте и запускайте."},
 		"script.label":      {"Scenario script", "Текст сценария"},
-		"script.run":        {"Run this script", "Запустить сценарий"},
 		"link.heading":      {"Permalink", "Постоянная ссылка"},
 		"link.hint":         {"The link holds the whole script: anyone who opens it sees exactly this.", "Ссылка содержит весь сценарий: кто её откроет, увидит ровно это."},
 		"link.present":      {"Present this run on a projector", "Показать этот прогон на проекторе"},
@@ -467,7 +267,6 @@ func newCatalog() catalog {
 		"rm.stopped":              {"The lab has stopped, and this room with it: the page no longer follows the instructor. When the lab runs again, the instructor opens a new room.", "Лаборатория остановлена, а с ней и эта комната: страница больше не следует за преподавателем. Когда лаборатория снова заработает, преподаватель откроет новую комнату."},
 
 		// The verdict grid (/matrix) and the site navigation's link to it.
-		"nav.matrix":  {"Verdicts", "Вердикты"},
 		"mx.title":    {"Every scenario on every handler", "Каждый сценарий на каждом обработчике"},
 		"mx.hint":     {"What the engine settles each scenario to on each handler: the verdict, then the balance credited after settlement / the balance expected. A cell opens that run in the lab, at its last step.", "Чем движок заканчивает каждый сценарий на каждом обработчике: вердикт, затем баланс после завершения / ожидаемый баланс. Ячейка открывает этот прогон в лаборатории на последнем шаге."},
 		"mx.caption":  {"Verdicts by scenario and handler", "Вердикты по сценариям и обработчикам"},
@@ -477,12 +276,6 @@ func newCatalog() catalog {
 	// A verdict's badge is sim's word for it, in capitals.
 	for _, v := range sim.Verdicts() {
 		c["v."+string(v)] = [2]string{strings.ToUpper(v.Word("en")), strings.ToUpper(v.Word("ru"))}
-	}
-	// Each section keeps its words in its own file; add its catalog here.
-	for _, section := range []func() catalog{practiceCatalog, lessonsCatalog, presentCatalog, labCatalog, challengesCatalog} {
-		for k, v := range section() {
-			c[k] = v
-		}
 	}
 	return c
 }

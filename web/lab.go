@@ -1,16 +1,13 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"net/http"
 	"net/url"
-	"strconv"
-
-	"github.com/a-h/templ"
 
 	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web/page"
 )
 
 // maxFormBytes bounds a POST body: a full script (sim.MaxScriptBytes) as
@@ -25,22 +22,22 @@ func (s *server) lab(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return s.serveCached(w, r, cacheKey(r, "lab"), func(w http.ResponseWriter, r *http.Request) error {
+	return s.ServeCached(w, r, page.CacheKey(r, "lab"), func(w http.ResponseWriter, r *http.Request) error {
 		run, err := s.replay(r.Context(), st)
 		if err != nil {
 			return err
 		}
-		t := s.text(r)
+		t := s.Text(r)
 		v := s.labView(t, r, st, run)
 		w.Header().Set("Vary", "HX-Request, HX-Request-Type, Accept-Language, Cookie")
 		w.Header().Set("Cache-Control", "no-cache")
-		if isPartial(r) {
+		if page.IsPartial(r) {
 			// Forms send their fields in any order; the address bar gets the
 			// canonical form of the same state.
 			w.Header().Set("HX-Push-Url", v.URL)
-			return s.render(w, r, http.StatusOK, labFragment(v))
+			return s.Render(w, r, http.StatusOK, labFragment(v))
 		}
-		return s.render(w, r, http.StatusOK, labPage(s.pageFor(t, r, v.PageTitle), v))
+		return s.Render(w, r, http.StatusOK, labPage(s.PageFor(t, r, v.PageTitle), v))
 	})
 }
 
@@ -50,9 +47,9 @@ func readForm(w http.ResponseWriter, r *http.Request) (url.Values, error) {
 	if err := r.ParseForm(); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			return nil, &httpError{status: http.StatusRequestEntityTooLarge, key: "err.toolarge", args: []any{maxFormBytes >> 10}}
+			return nil, &page.Error{Status: http.StatusRequestEntityTooLarge, Key: "err.toolarge", Args: []any{maxFormBytes >> 10}}
 		}
-		return nil, badRequest("err.form")
+		return nil, page.BadRequest("err.form")
 	}
 	return r.PostForm, nil
 }
@@ -79,15 +76,15 @@ func (s *server) addStep(w http.ResponseWriter, r *http.Request) error {
 		err = checkCanonical(sc)
 	}
 	if err != nil {
-		var he *httpError
+		var he *page.Error
 		if errors.As(err, &he) {
-			he.back = labURL(s.query(st), st.step, st.defaultStep())
+			he.Back = labURL(s.query(st), st.step, st.defaultStep())
 			return he
 		}
 		// The base script parsed, so the error is in the new line: show
 		// the parser's words without a line number the reader never saw.
-		e := badRequest("err.newstep", parseMessage(err, false))
-		e.back = labURL(s.query(st), st.step, st.defaultStep())
+		e := page.BadRequest("err.newstep", page.ParseMessage(err, false))
+		e.Back = labURL(s.query(st), st.step, st.defaultStep())
 		return e
 	}
 	if err := s.checkPending(r.Context(), st, f.Get("verb")); err != nil {
@@ -124,8 +121,8 @@ func (s *server) checkPending(ctx context.Context, st labState, verb string) err
 		verb != sim.VerbRedeliver && verb != sim.VerbDLQReplay && ready:
 		return nil
 	}
-	return &httpError{status: http.StatusBadRequest, key: key, args: []any{st.step},
-		back: labURL(s.query(st), st.step, st.defaultStep())}
+	return &page.Error{Status: http.StatusBadRequest, Key: key, Args: []any{st.step},
+		Back: labURL(s.query(st), st.step, st.defaultStep())}
 }
 
 // undo drops the script's last step. The view stays on the step it showed,
@@ -163,9 +160,9 @@ func (s *server) runScript(w http.ResponseWriter, r *http.Request) error {
 	}
 	sc, err := parseScript(text, "err.script")
 	if err != nil {
-		var he *httpError
+		var he *page.Error
 		if errors.As(err, &he) {
-			he.back = labURL(s.query(st), st.step, st.defaultStep())
+			he.Back = labURL(s.query(st), st.step, st.defaultStep())
 		}
 		return err
 	}
@@ -187,30 +184,4 @@ func (s *server) retarget(st labState, sc *sim.Script) labState {
 func (s *server) redirectTo(w http.ResponseWriter, r *http.Request, st labState, step int) error {
 	http.Redirect(w, r, labURL(s.query(st), step, st.defaultStep()), http.StatusSeeOther)
 	return nil
-}
-
-// render writes a component with a status. It renders into a buffer first,
-// so a failure halfway gives a clean error page, not half a page.
-func (s *server) render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) error {
-	var buf bytes.Buffer
-	if err := c.Render(r.Context(), &buf); err != nil {
-		if errors.Is(err, context.Canceled) {
-			return nil
-		}
-		s.log.Error("render", "path", r.URL.Path, "err", err)
-		http.Error(w, "internal error", http.StatusInternalServerError)
-		return nil
-	}
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
-	w.WriteHeader(status)
-	w.Write(buf.Bytes())
-	return nil
-}
-
-// text is the catalog in the language this request reads.
-func (s *server) text(r *http.Request) text {
-	l, _ := pickLang(r)
-	return text{lang: l, c: s.catalog}
 }

@@ -1,10 +1,12 @@
 package web
 
+import "github.com/idempotency-lab/lab/web/page"
+
 // labCatalog holds the lab page's step-control descriptions (each
 // control's tooltip and accessible description) and the script panel's
 // reading view.
-func labCatalog() catalog {
-	return catalog{
+func labCatalog() page.Catalog {
+	return page.Catalog{
 		"tip.do-publish":             {"The producer sends a new top-up intent to the broker.", "Продюсер отправляет брокеру новое намерение пополнить счёт."},
 		"tip.do-retry":               {"The producer sends the same intent again: new transport id, same key.", "Продюсер отправляет то же намерение ещё раз: новый транспортный id, тот же ключ."},
 		"tip.do-ship":                {"The warehouse moves a paid order to SHIPPED.", "Склад переводит оплаченный заказ в SHIPPED."},

@@ -129,7 +129,7 @@ func TestLabScriptInPageLanguage(t *testing.T) {
 // page's language is shown in the language it has.
 func TestScriptInLangKeepsUntranslated(t *testing.T) {
 	in := "title: T\n#en: only English\npublish a amount=1\n#en: both\n#ru: оба\ndeliver\n"
-	got := scriptInLang(in, langRU)
+	got := scriptInLang(in, true)
 	want := "title: T\n#en: only English\npublish a amount=1\n#ru: оба\ndeliver\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/idempotency-lab/lab/web/page"
 	"html"
 	"net/http"
 	"net/url"
@@ -61,7 +62,7 @@ func newLessonsSection(cfg Config) (*lessonsSection, error) {
 		return nil, err
 	}
 	l := &lessonsSection{codeCSS: []byte(themedCodeCSS(css))}
-	l.codeSum = contentHash(l.codeCSS)
+	l.codeSum = page.ContentHash(l.codeCSS)
 	switch {
 	case cfg.Course != nil:
 		course := cfg.Course
@@ -151,12 +152,12 @@ func (s *server) loadCourse(w http.ResponseWriter, r *http.Request) (*lessons.Co
 	c, err := s.lessons.course()
 	var le *courseLoadError
 	if errors.As(err, &le) {
-		s.log.Error("lessons do not load", "err", le.err)
-		t := s.text(r)
+		s.Log.Error("lessons do not load", "err", le.err)
+		t := s.Text(r)
 		v := courseErrorView{T: t, Problems: strings.Split(strings.TrimSpace(le.err.Error()), "\n")}
 		p := s.lessonsPageFor(t, r, t.S("les.broken.title"))
 		w.Header().Set("Cache-Control", "no-store")
-		return nil, false, s.render(w, r, http.StatusInternalServerError, courseErrorPage(p, v))
+		return nil, false, s.Render(w, r, http.StatusInternalServerError, courseErrorPage(p, v))
 	}
 	if err != nil {
 		return nil, false, err
@@ -169,25 +170,25 @@ func (s *server) loadCourse(w http.ResponseWriter, r *http.Request) (*lessons.Co
 func (s *server) lessonsIndex(w http.ResponseWriter, r *http.Request) error {
 	query := strings.TrimSpace(r.URL.Query().Get("q"))
 	if n := utf8.RuneCountInString(query); n > maxQueryRunes {
-		return badRequest("les.err.query", n, maxQueryRunes)
+		return page.BadRequest("les.err.query", n, maxQueryRunes)
 	}
 	if !utf8.ValidString(query) {
-		return badRequest("les.err.utf8")
+		return page.BadRequest("les.err.utf8")
 	}
 	course, ok, err := s.loadCourse(w, r)
 	if !ok {
 		return err
 	}
-	t := s.text(r)
+	t := s.Text(r)
 	v := s.lessonsIndexView(t, r, course, query)
 	h := w.Header()
 	h.Set("Vary", "HX-Request, HX-Request-Type, Accept-Language, Cookie")
 	h.Set("Cache-Control", "no-cache")
-	if isPartial(r) {
+	if page.IsPartial(r) {
 		h.Set("HX-Replace-Url", v.URL)
-		return s.render(w, r, http.StatusOK, lessonsFragment(v))
+		return s.Render(w, r, http.StatusOK, lessonsFragment(v))
 	}
-	return s.render(w, r, http.StatusOK, lessonsIndexPage(s.lessonsPageFor(t, r, v.PageTitle), v))
+	return s.Render(w, r, http.StatusOK, lessonsIndexPage(s.lessonsPageFor(t, r, v.PageTitle), v))
 }
 
 // lesson is one lesson in the reader's language; an unknown slug is a 404
@@ -197,7 +198,7 @@ func (s *server) lesson(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return err
 	}
-	t := s.text(r)
+	t := s.Text(r)
 	slug := chi.URLParam(r, "slug")
 	if u, err := url.PathUnescape(slug); err == nil {
 		slug = u // chi gives the escaped form when the path had escapes
@@ -208,27 +209,27 @@ func (s *server) lesson(w http.ResponseWriter, r *http.Request) error {
 		v.Missing = clipText(slug, 60)
 		v.PageTitle = t.S("les.missing.title") + " · " + t.S("app.name")
 		w.Header().Set("Cache-Control", "no-store")
-		return s.render(w, r, http.StatusNotFound, lessonMissingPage(s.lessonsPageFor(t, r, v.PageTitle), v))
+		return s.Render(w, r, http.StatusNotFound, lessonMissingPage(s.lessonsPageFor(t, r, v.PageTitle), v))
 	}
 	v := s.lessonView(t, r, course, l)
 	h := w.Header()
 	h.Set("Vary", "Accept-Language, Cookie")
 	h.Set("Cache-Control", "no-cache")
-	return s.render(w, r, http.StatusOK, lessonPage(s.lessonsPageFor(t, r, v.PageTitle), v))
+	return s.Render(w, r, http.StatusOK, lessonPage(s.lessonsPageFor(t, r, v.PageTitle), v))
 }
 
 // lessonsPageFor is the page frame with the lessons' stylesheets. A
 // lesson's diagrams are inline SVG in its HTML: no script draws them.
-func (s *server) lessonsPageFor(t text, r *http.Request, title string) pageView {
-	p := s.pageFor(t, r, title)
-	p.Styles = append(p.Styles, s.assets.URL("lessons.css"), s.lessons.codeCSSURL())
+func (s *server) lessonsPageFor(t page.Text, r *http.Request, title string) page.View {
+	p := s.PageFor(t, r, title)
+	p.Styles = append(p.Styles, s.Assets.URL("lessons.css"), s.lessons.codeCSSURL())
 	return p
 }
 
 // ---------- View models ----------
 
 type lessonsIndexView struct {
-	T         text
+	T         page.Text
 	PageTitle string
 	URL       string // canonical address of this view
 	Query     string
@@ -278,7 +279,7 @@ type textPart struct {
 }
 
 type lessonView struct {
-	T         text
+	T         page.Text
 	PageTitle string
 	Title     string
 	Summary   string
@@ -302,11 +303,11 @@ type pagerLink struct {
 }
 
 type courseErrorView struct {
-	T        text
+	T        page.Text
 	Problems []string
 }
 
-func (s *server) lessonsIndexView(t text, r *http.Request, course *lessons.Course, query string) lessonsIndexView {
+func (s *server) lessonsIndexView(t page.Text, r *http.Request, course *lessons.Course, query string) lessonsIndexView {
 	v := lessonsIndexView{T: t, Query: query, URL: "/lessons"}
 	v.PageTitle = t.S("les.heading") + " · " + t.S("app.name")
 	progress := s.readProgress(r)
@@ -362,7 +363,7 @@ func (s *server) lessonsIndexView(t text, r *http.Request, course *lessons.Cours
 	return v
 }
 
-func (s *server) lessonView(t text, r *http.Request, course *lessons.Course, l *lessons.Lesson) lessonView {
+func (s *server) lessonView(t page.Text, r *http.Request, course *lessons.Course, l *lessons.Lesson) lessonView {
 	total := len(course.Lessons(l.Lang))
 	v := lessonView{
 		T:         t,
@@ -402,7 +403,7 @@ func (s *server) readProgress(r *http.Request) map[string]int {
 	}
 	pct, ok, err := s.lessons.progress(r)
 	if err != nil {
-		s.log.Error("practice progress", "path", r.URL.Path, "err", err)
+		s.Log.Error("practice progress", "path", r.URL.Path, "err", err)
 		return nil
 	}
 	if !ok {
@@ -414,7 +415,7 @@ func (s *server) readProgress(r *http.Request) map[string]int {
 	return pct
 }
 
-func progressFor(t text, progress map[string]int, slug string) *progressView {
+func progressFor(t page.Text, progress map[string]int, slug string) *progressView {
 	if progress == nil {
 		return nil
 	}
@@ -473,7 +474,7 @@ const chromaPre = `<pre class="chroma">`
 // labelCodeBlocks makes each scrollable code block of a lesson a named,
 // keyboard-focusable region (WCAG 2.1.1, 4.1.2): Chrome already focuses a
 // scroller, and a screen reader then announces a box without a name.
-func labelCodeBlocks(t text, body string) string {
+func labelCodeBlocks(t page.Text, body string) string {
 	var b strings.Builder
 	for n := 1; ; n++ {
 		before, after, ok := strings.Cut(body, chromaPre)

@@ -1,15 +1,12 @@
 package web
 
+import "github.com/idempotency-lab/lab/web/page"
+
 // lessonsCatalog holds the words of the lessons pages and of the site's
 // main navigation.
-func lessonsCatalog() catalog {
-	return catalog{
+func lessonsCatalog() page.Catalog {
+	return page.Catalog{
 		// The site's sections, in the header of every page.
-		"nav.sections": {"Sections", "Разделы"},
-		"nav.lab":      {"Lab", "Лаборатория"},
-		"nav.lessons":  {"Lessons", "Уроки"},
-		"nav.practice": {"Practice", "Практика"},
-		"nav.present":  {"Present", "Презентация"},
 
 		// The table of contents and the search.
 		"les.heading":      {"Lessons", "Уроки"},

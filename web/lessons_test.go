@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"github.com/idempotency-lab/lab/web/page"
 	"net/http"
 	"net/url"
 	"os"
@@ -213,7 +214,7 @@ func TestLessonPages(t *testing.T) {
 				want := []string{
 					`<html lang="` + lang + `"`,
 					`<h1 id="lesson-title">` + htmlEscape(l.Title) + `</h1>`,
-					labelCodeBlocks(text{lang: langOf(lang), c: newCatalog()}, string(l.HTML)),
+					labelCodeBlocks(page.NewText(langOf(lang), newCatalog()), string(l.HTML)),
 					`hreflang="en"`, `hreflang="ru"`,
 					`href="/lessons/` + l.Slug + `?lang=ru"`, `href="/lessons/` + l.Slug + `?lang=en"`,
 					`<a href="/lessons" aria-current="true">`,
@@ -295,7 +296,7 @@ func TestLessonLanguage(t *testing.T) {
 	}
 	var cookie *http.Cookie
 	for _, c := range (&http.Response{Header: r.header}).Cookies() {
-		if c.Name == langCookie {
+		if c.Name == page.LangCookie {
 			cookie = c
 		}
 	}

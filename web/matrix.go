@@ -8,6 +8,7 @@ package web
 
 import (
 	"context"
+	"github.com/idempotency-lab/lab/web/page"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -70,7 +71,7 @@ func (s *server) grid(ctx context.Context, g *verdictGrid) ([]gridRow, error) {
 
 // matrixView is the verdict grid's page.
 type matrixView struct {
-	T        text
+	T        page.Text
 	Handlers []matrixHandler
 	Rows     []matrixRow
 }
@@ -108,23 +109,23 @@ func matrixURL(preset, handler string, steps int) string {
 }
 
 // matrixHandlerFor returns a handler for /matrix over g.
-func (s *server) matrixHandlerFor(g *verdictGrid) handlerFunc {
+func (s *server) matrixHandlerFor(g *verdictGrid) page.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		return s.serveCached(w, r, cacheKey(r, "matrix"), func(w http.ResponseWriter, r *http.Request) error {
+		return s.ServeCached(w, r, page.CacheKey(r, "matrix"), func(w http.ResponseWriter, r *http.Request) error {
 			rows, err := s.grid(r.Context(), g)
 			if err != nil {
 				return err
 			}
-			t := s.text(r)
+			t := s.Text(r)
 			v := s.matrixView(t, rows)
 			w.Header().Set("Vary", "Accept-Language, Cookie")
 			w.Header().Set("Cache-Control", "no-cache")
-			return s.render(w, r, http.StatusOK, matrixPage(s.pageFor(t, r, t.S("mx.title")+" · "+t.S("app.name")), v))
+			return s.Render(w, r, http.StatusOK, matrixPage(s.PageFor(t, r, t.S("mx.title")+" · "+t.S("app.name")), v))
 		})
 	}
 }
 
-func (s *server) matrixView(t text, rows []gridRow) matrixView {
+func (s *server) matrixView(t page.Text, rows []gridRow) matrixView {
 	v := matrixView{T: t}
 	extra := map[string]bool{} // the first handler that is not core
 	seenExtra := false
@@ -139,7 +140,7 @@ func (s *server) matrixView(t text, rows []gridRow) matrixView {
 	for _, row := range rows {
 		sc := row.preset.Script
 		title := or(sc.Title, row.preset.Name)
-		if t.lang == langRU {
+		if t.Is(page.RU) {
 			title = or(sc.TitleRU, title)
 		}
 		mr := matrixRow{Name: row.preset.Name, Title: title, URL: "/lab?preset=" + url.QueryEscape(row.preset.Name)}
@@ -149,8 +150,8 @@ func (s *server) matrixView(t text, rows []gridRow) matrixView {
 				Verdict:       string(res.verdict),
 				VerdictLabel:  t.S("v." + string(res.verdict)),
 				VerdictSymbol: resultSymbol(sim.Result{Verdict: res.verdict, Settled: res.settled, Expected: res.expected}),
-				Settled:       money(res.settled),
-				Expected:      money(res.expected),
+				Settled:       page.Money(res.settled),
+				Expected:      page.Money(res.expected),
 				URL:           matrixURL(row.preset.Name, res.handler, len(sc.Steps)),
 				FirstExtra:    extra[res.handler],
 			}

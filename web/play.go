@@ -6,6 +6,7 @@ package web
 // card's lane carries in data-path.
 
 import (
+	"github.com/idempotency-lab/lab/web/page"
 	"strings"
 
 	"github.com/idempotency-lab/lab/sim"
@@ -163,9 +164,9 @@ func (l laneView) DataPath() string { return strings.Join(l.Path.Hops, ",") }
 // lane lays out a card's lane: the producer, broker, worker and database
 // always, Redis and the gateway for a handler that uses them (the Redis
 // handlers guard a gateway charge) or when the path goes there.
-func lane(t text, p msgPath, redis bool) laneView {
+func lane(t page.Text, p msgPath, redis bool) laneView {
 	l := timeline.EnglishLabels()
-	if t.lang == langRU {
+	if t.Is(page.RU) {
 		l = timeline.RussianLabels()
 	}
 	names := map[string]string{partProducer: l.Producer, partBroker: l.Broker, partWorker: l.Worker,

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/idempotency-lab/lab/web/page"
 	"io"
 	"math/rand/v2"
 	"mime"
@@ -133,7 +134,7 @@ func parseStarted(v url.Values) (int64, error) {
 	raw := v.Get("started")
 	n, err := strconv.ParseInt(raw, 10, 64)
 	if err != nil || n <= 0 || n > 1<<40 {
-		return 0, badRequest("pr.err.started", raw)
+		return 0, page.BadRequest("pr.err.started", raw)
 	}
 	return n, nil
 }
@@ -141,23 +142,23 @@ func parseStarted(v url.Values) (int64, error) {
 // practiceOnly wraps a practice handler: 503 when the server has no
 // progress store, and the reader's mistakes on a page that leads back to
 // where they were in practice rather than to the lab.
-func (s *server) practiceOnly(h handlerFunc) http.HandlerFunc {
+func (s *server) practiceOnly(h page.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		err := &httpError{status: http.StatusServiceUnavailable, key: "pr.err.unavailable"}
+		err := &page.Error{Status: http.StatusServiceUnavailable, Key: "pr.err.unavailable"}
 		if s.progress != nil {
 			w.Header().Set("Cache-Control", "private, no-cache")
 			w.Header().Add("Vary", "Cookie")
 			if e := h(w, r); e == nil {
 				return
-			} else if !errors.As(e, &err) || isPartial(r) {
-				s.renderError(w, r, e)
+			} else if !errors.As(e, &err) || page.IsPartial(r) {
+				s.RenderError(w, r, e)
 				return
 			}
 		}
-		t := s.text(r)
-		v := errorView{Status: err.status, Title: t.S(err.titleKey(t)), Message: t.F(err.key, boundArgs(err.args)...)}
+		t := s.Text(r)
+		v := page.ErrorView{Status: err.Status, Title: t.S(err.TitleKey(t)), Message: t.F(err.Key, page.BoundArgs(err.Args)...)}
 		w.Header().Set("Cache-Control", "no-store")
-		s.render(w, r, err.status, practiceErrorPage(shortLangs(s.practicePage(t, r, v.Title+" · "+t.S("app.name")), "/practice"), v, practiceBack(r)))
+		s.Render(w, r, err.Status, practiceErrorPage(page.ShortLangs(s.practicePage(t, r, v.Title+" · "+t.S("app.name")), "/practice"), v, practiceBack(r)))
 	}
 }
 
@@ -232,9 +233,9 @@ func (s *server) practiceHome(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	t := s.text(r)
+	t := s.Text(r)
 	v := s.homeView(t, p, q)
-	return s.render(w, r, http.StatusOK, practiceHomePage(s.practicePage(t, r, v.PageTitle), v))
+	return s.Render(w, r, http.StatusOK, practiceHomePage(s.practicePage(t, r, v.PageTitle), v))
 }
 
 func (s *server) practiceTopic(w http.ResponseWriter, r *http.Request, slug string) error {
@@ -250,9 +251,9 @@ func (s *server) practiceTopic(w http.ResponseWriter, r *http.Request, slug stri
 	if err != nil {
 		return err
 	}
-	t := s.text(r)
+	t := s.Text(r)
 	v := s.topicView(t, topic, items, p)
-	return s.render(w, r, http.StatusOK, practiceListPage(s.practicePage(t, r, v.PageTitle), v))
+	return s.Render(w, r, http.StatusOK, practiceListPage(s.practicePage(t, r, v.PageTitle), v))
 }
 
 func (s *server) unknownTopic(slug string) error {
@@ -260,7 +261,7 @@ func (s *server) unknownTopic(slug string) error {
 	for _, tp := range s.bank.Topics() {
 		slugs = append(slugs, tp.Slug)
 	}
-	return &httpError{status: http.StatusNotFound, key: "pr.err.topic", args: []any{slug, strings.Join(slugs, ", ")}}
+	return &page.Error{Status: http.StatusNotFound, Key: "pr.err.topic", Args: []any{slug, strings.Join(slugs, ", ")}}
 }
 
 // practiceInterview shows a mixed run. Without a seed it picks one and
@@ -302,15 +303,15 @@ func (s *server) practiceInterview(w http.ResponseWriter, r *http.Request) error
 			return err
 		}
 	}
-	t := s.text(r)
+	t := s.Text(r)
 	v := s.interviewView(t, r, seed, started, p, attempts)
-	return s.render(w, r, http.StatusOK, practiceListPage(s.practicePage(t, r, v.PageTitle), v))
+	return s.Render(w, r, http.StatusOK, practiceListPage(s.practicePage(t, r, v.PageTitle), v))
 }
 
 func parseSeed(raw string) (uint64, error) {
 	seed, err := strconv.ParseUint(raw, 10, 64)
 	if err != nil {
-		return 0, badRequest("pr.err.seed", raw)
+		return 0, page.BadRequest("pr.err.seed", raw)
 	}
 	return seed, nil
 }
@@ -320,9 +321,9 @@ func (s *server) practiceReview(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	t := s.text(r)
+	t := s.Text(r)
 	v := s.reviewView(t, p)
-	return s.render(w, r, http.StatusOK, practiceListPage(s.practicePage(t, r, v.PageTitle), v))
+	return s.Render(w, r, http.StatusOK, practiceListPage(s.practicePage(t, r, v.PageTitle), v))
 }
 
 // question finds the item the address names.
@@ -330,7 +331,7 @@ func (s *server) question(r *http.Request) (practice.Question, error) {
 	id := chi.URLParam(r, "id")
 	q, ok := s.bank.Question(id)
 	if !ok {
-		return q, &httpError{status: http.StatusNotFound, key: "pr.err.question", args: []any{id}}
+		return q, &page.Error{Status: http.StatusNotFound, Key: "pr.err.question", Args: []any{id}}
 	}
 	return q, nil
 }
@@ -365,7 +366,7 @@ func (s *server) practiceQuestion(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	t := s.text(r)
+	t := s.Text(r)
 	v := s.questionView(t, q, m, p)
 	v.Answer = s.askView(t, q, m)
 	return s.renderItem(w, r, v)
@@ -380,13 +381,13 @@ func (s *server) practiceCompare(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if q.Kind != practice.KindOpen {
-		return notFound(r.URL.Path)
+		return page.NotFound(r.URL.Path)
 	}
 	own := query.Get("mine")
 	if n := utf8.RuneCountInString(own); n > maxOwnAnswer {
-		return badRequest("pr.err.mine", n, maxOwnAnswer)
+		return page.BadRequest("pr.err.mine", n, maxOwnAnswer)
 	}
-	t := s.text(r)
+	t := s.Text(r)
 	v := s.questionView(t, q, m, p)
 	v.Answer = s.compareView(t, q, m, own)
 	return s.renderItem(w, r, v)
@@ -434,7 +435,7 @@ func (s *server) practiceResult(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	t := s.text(r)
+	t := s.Text(r)
 	v := s.questionView(t, q, m, p)
 	v.Answer = s.resultView(t, q, m, p, g)
 	return s.renderItem(w, r, v)
@@ -457,12 +458,12 @@ func (s *server) itemRequest(r *http.Request, v url.Values) (practice.Question, 
 // keeps the address bar on the address that shows the same again.
 func (s *server) renderItem(w http.ResponseWriter, r *http.Request, v questionView) error {
 	w.Header().Add("Vary", "HX-Request, HX-Request-Type")
-	if isPartial(r) {
+	if page.IsPartial(r) {
 		w.Header().Set("HX-Push-Url", r.URL.RequestURI())
-		return s.render(w, r, http.StatusOK, answerFragment(v))
+		return s.Render(w, r, http.StatusOK, answerFragment(v))
 	}
 	t := v.T
-	return s.render(w, r, http.StatusOK, practiceItemPage(s.practicePage(t, r, v.PageTitle), v))
+	return s.Render(w, r, http.StatusOK, practiceItemPage(s.practicePage(t, r, v.PageTitle), v))
 }
 
 // grade grades the answer in v for q and returns it as the canonical
@@ -474,11 +475,11 @@ func (s *server) grade(q practice.Question, v url.Values) (practice.Grade, url.V
 	case practice.KindChoice:
 		picked := v["option"]
 		if len(picked) == 0 {
-			return practice.Grade{}, nil, badRequest("pr.err.nooption")
+			return practice.Grade{}, nil, page.BadRequest("pr.err.nooption")
 		}
 		for _, p := range picked {
 			if !slices.ContainsFunc(q.Options, func(o practice.Option) bool { return o.ID == p }) {
-				return practice.Grade{}, nil, badRequest("pr.err.option", p, optionIDs(q))
+				return practice.Grade{}, nil, page.BadRequest("pr.err.option", p, optionIDs(q))
 			}
 		}
 		g, err := s.bank.GradeChoice(q.ID, picked)
@@ -496,7 +497,7 @@ func (s *server) grade(q practice.Question, v url.Values) (practice.Grade, url.V
 		for _, p := range v["point"] {
 			n, err := strconv.Atoi(p)
 			if err != nil || n < 0 || n >= len(q.Points) {
-				return practice.Grade{}, nil, badRequest("pr.err.point", p, len(q.Points)-1)
+				return practice.Grade{}, nil, page.BadRequest("pr.err.point", p, len(q.Points)-1)
 			}
 			ticked = append(ticked, n)
 		}
@@ -513,16 +514,16 @@ func (s *server) grade(q practice.Question, v url.Values) (practice.Grade, url.V
 	case practice.KindPredict:
 		balance, verdict := v.Get("balance"), v.Get("verdict")
 		if strings.TrimSpace(balance) == "" {
-			return practice.Grade{}, nil, badRequest("pr.err.nobalance")
+			return practice.Grade{}, nil, page.BadRequest("pr.err.nobalance")
 		}
 		if _, err := practice.ParseMoney(balance); err != nil {
-			return practice.Grade{}, nil, badRequest("err.money", balance)
+			return practice.Grade{}, nil, page.BadRequest("err.money", balance)
 		}
 		if _, err := practice.ParseVerdict(verdict); err != nil {
 			if strings.TrimSpace(verdict) == "" {
-				return practice.Grade{}, nil, badRequest("pr.err.noverdict", verdictNames())
+				return practice.Grade{}, nil, page.BadRequest("pr.err.noverdict", verdictNames())
 			}
-			return practice.Grade{}, nil, badRequest("pr.err.verdict", verdict, verdictNames())
+			return practice.Grade{}, nil, page.BadRequest("pr.err.verdict", verdict, verdictNames())
 		}
 		g, err := s.bank.GradePredict(q.ID, balance, verdict)
 		if err != nil {
@@ -563,7 +564,7 @@ func verdictNames() string {
 func (s *server) practiceExport(w http.ResponseWriter, r *http.Request) error {
 	profile := profileOf(r)
 	if profile == "" {
-		return &httpError{status: http.StatusNotFound, key: "pr.err.noprogress"}
+		return &page.Error{Status: http.StatusNotFound, Key: "pr.err.noprogress"}
 	}
 	data, err := s.progress.Export(r.Context(), profile)
 	if err != nil {
@@ -584,57 +585,57 @@ func (s *server) practiceExport(w http.ResponseWriter, r *http.Request) error {
 // which says what was added. A bad file writes nothing.
 func (s *server) practiceImport(w http.ResponseWriter, r *http.Request) error {
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "multipart/form-data" {
-		return badRequest("pr.err.import.form")
+		return page.BadRequest("pr.err.import.form")
 	}
-	tooLarge := &httpError{status: http.StatusRequestEntityTooLarge, key: "pr.err.import.large", args: []any{practice.MaxImportBytes >> 20}}
+	tooLarge := &page.Error{Status: http.StatusRequestEntityTooLarge, Key: "pr.err.import.large", Args: []any{practice.MaxImportBytes >> 20}}
 	r.Body = http.MaxBytesReader(w, r.Body, maxImportForm)
 	if err := r.ParseMultipartForm(1 << 20); err != nil {
 		var big *http.MaxBytesError
 		if errors.As(err, &big) {
 			return tooLarge
 		}
-		return badRequest("pr.err.import.form")
+		return page.BadRequest("pr.err.import.form")
 	}
 	defer r.MultipartForm.RemoveAll()
 	file, _, err := r.FormFile("file")
 	if err != nil {
-		return badRequest("pr.err.import.nofile")
+		return page.BadRequest("pr.err.import.nofile")
 	}
 	defer file.Close()
 	data, err := io.ReadAll(io.LimitReader(file, practice.MaxImportBytes+1))
 	switch {
 	case err != nil:
-		return badRequest("pr.err.import.form")
+		return page.BadRequest("pr.err.import.form")
 	case len(data) > practice.MaxImportBytes:
 		return tooLarge
 	case len(data) == 0:
-		return badRequest("pr.err.import.empty")
+		return page.BadRequest("pr.err.import.empty")
 	case !json.Valid(data):
-		return badRequest("pr.err.import.json")
+		return page.BadRequest("pr.err.import.json")
 	}
 	var head struct {
 		Format string `json:"format"`
 	}
 	if json.Unmarshal(data, &head) != nil || head.Format != practice.ExportFormat {
-		return badRequest("pr.err.import.format", practice.ExportFormat)
+		return page.BadRequest("pr.err.import.format", practice.ExportFormat)
 	}
 	if _, err := practice.ParseExport(data, s.bank); err != nil {
-		return badRequest("pr.err.import.bad", strings.TrimPrefix(err.Error(), practice.ErrBadImport.Error()+": "))
+		return page.BadRequest("pr.err.import.bad", strings.TrimPrefix(err.Error(), practice.ErrBadImport.Error()+": "))
 	}
 	res, err := s.progress.Import(r.Context(), ensureProfile(w, r), data)
 	var tooMany *practice.TooManyAttemptsError
 	switch {
 	case errors.Is(err, practice.ErrImportConflict):
-		return badRequest("pr.err.import.conflict")
+		return page.BadRequest("pr.err.import.conflict")
 	case errors.As(err, &tooMany):
 		// The file is well formed; it is its size next to what is stored
 		// that cannot be taken: 422, and nothing was written.
-		return &httpError{status: http.StatusUnprocessableEntity, key: "pr.err.import.cap",
-			args: []any{tooMany.Max, tooMany.Have, tooMany.Added}}
+		return &page.Error{Status: http.StatusUnprocessableEntity, Key: "pr.err.import.cap",
+			Args: []any{tooMany.Max, tooMany.Have, tooMany.Added}}
 	case errors.Is(err, practice.ErrNotSaved):
 		return s.notSaved(r, err)
 	case errors.Is(err, practice.ErrBadImport):
-		return badRequest("pr.err.import.bad", strings.TrimPrefix(err.Error(), practice.ErrBadImport.Error()+": "))
+		return page.BadRequest("pr.err.import.bad", strings.TrimPrefix(err.Error(), practice.ErrBadImport.Error()+": "))
 	case err != nil:
 		return err
 	}
@@ -650,14 +651,14 @@ func (s *server) practiceImport(w http.ResponseWriter, r *http.Request) error {
 // goes to the log at ERROR; the request line itself is a WARN, as every
 // 503 is.
 func (s *server) notSaved(r *http.Request, err error) error {
-	s.log.Error("progress not saved", "method", r.Method, "path", r.URL.Path, "err", err)
-	return &httpError{status: http.StatusServiceUnavailable, key: "pr.err.save"}
+	s.Log.Error("progress not saved", "method", r.Method, "path", r.URL.Path, "err", err)
+	return &page.Error{Status: http.StatusServiceUnavailable, Key: "pr.err.save"}
 }
 
 // practicePage is the page frame with the section's stylesheet.
-func (s *server) practicePage(t text, r *http.Request, title string) pageView {
-	p := s.pageFor(t, r, title)
-	p.Styles = append(p.Styles, s.assets.URL("practice.css"))
-	p.Scripts = append(p.Scripts, s.assets.URL("practice.js"))
+func (s *server) practicePage(t page.Text, r *http.Request, title string) page.View {
+	p := s.PageFor(t, r, title)
+	p.Styles = append(p.Styles, s.Assets.URL("practice.css"))
+	p.Scripts = append(p.Scripts, s.Assets.URL("practice.js"))
 	return p
 }

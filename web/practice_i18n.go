@@ -1,9 +1,11 @@
 package web
 
+import "github.com/idempotency-lab/lab/web/page"
+
 // practiceCatalog holds the practice pages' words. The questions
 // themselves come in both languages from package practice.
-func practiceCatalog() catalog {
-	return catalog{
+func practiceCatalog() page.Catalog {
+	return page.Catalog{
 		// The overview.
 		"pr.title":               {"Practice", "Практика"},
 		"pr.intro":               {"%d interview questions and %d predict-the-outcome exercises across the %d lessons. Multiple choice is graded at once, an open answer you compare with a model answer yourself, and a prediction is graded by running the engine.", "Вопросы с собеседований (%d) и упражнения «предскажите исход» (%d) по всем урокам курса (%d). Выбор ответа проверяется сразу, открытый ответ вы сравниваете с образцом сами, а прогноз проверяет движок, запуская сценарий."},

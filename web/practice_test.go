@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/idempotency-lab/lab/web/page"
 	"html"
 	"math"
 	"mime/multipart"
@@ -499,7 +500,7 @@ func TestPracticePredict(t *testing.T) {
 		if strings.Contains(r.body, `id="retry-form"`) {
 			t.Errorf("%s: a right prediction is offered a retry", q.ID)
 		}
-		if !strings.Contains(r.body, `data-engine-verdict="`+string(res.Verdict)+`"`) || !strings.Contains(r.body, money(res.Settled)) {
+		if !strings.Contains(r.body, `data-engine-verdict="`+string(res.Verdict)+`"`) || !strings.Contains(r.body, page.Money(res.Settled)) {
 			t.Errorf("%s: the result does not show the engine's outcome", q.ID)
 		}
 	}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"github.com/idempotency-lab/lab/web/page"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
@@ -30,7 +31,7 @@ type progressBar struct {
 	Summary  string
 }
 
-func newBar(t text, tp practice.TopicProgress) progressBar {
+func newBar(t page.Text, tp practice.TopicProgress) progressBar {
 	b := progressBar{Slug: tp.Topic, Answered: tp.AnsweredPercent(), Score: tp.ScorePercent()}
 	if tp.Answered == 0 {
 		b.Summary = t.F("pr.bar.none", tp.Total)
@@ -42,7 +43,7 @@ func newBar(t text, tp practice.TopicProgress) progressBar {
 
 // homeView is the practice overview.
 type homeView struct {
-	T            text
+	T            page.Text
 	PageTitle    string
 	Intro        string
 	Notice       string // what an import did
@@ -56,7 +57,7 @@ type homeView struct {
 	ImportLimit  string
 }
 
-func (s *server) homeView(t text, p practice.Progress, q url.Values) homeView {
+func (s *server) homeView(t page.Text, p practice.Progress, q url.Values) homeView {
 	v := homeView{
 		T:            t,
 		PageTitle:    t.S("pr.title") + " · " + t.S("app.name"),
@@ -92,7 +93,7 @@ func (s *server) homeView(t text, p practice.Progress, q url.Values) homeView {
 }
 
 // reviewStatus says what the review mode holds now, or when it next will.
-func reviewStatus(t text, p practice.Progress, now time.Time) string {
+func reviewStatus(t page.Text, p practice.Progress, now time.Time) string {
 	if n := len(p.Review(now)); n > 0 {
 		return t.F("pr.review.due", n)
 	}
@@ -109,7 +110,7 @@ func reviewStatus(t text, p practice.Progress, now time.Time) string {
 }
 
 // relTime writes a wait roughly, in the largest unit that fits.
-func relTime(t text, d time.Duration) string {
+func relTime(t page.Text, d time.Duration) string {
 	switch {
 	case d < time.Minute:
 		return t.S("pr.in.moment")
@@ -125,7 +126,7 @@ func relTime(t text, d time.Duration) string {
 
 // listView is a page listing items: a topic, an interview run, the review.
 type listView struct {
-	T          text
+	T          page.Text
 	PageTitle  string
 	Crumb      string // the page's name in the breadcrumb
 	Title      string
@@ -154,7 +155,7 @@ type itemView struct {
 	StateLabel string
 }
 
-func (s *server) items(t text, qs []practice.Question, m func(practice.Question) practiceMode, p practice.Progress, showTopic bool) ([]itemView, string) {
+func (s *server) items(t page.Text, qs []practice.Question, m func(practice.Question) practiceMode, p practice.Progress, showTopic bool) ([]itemView, string) {
 	var out []itemView
 	start := ""
 	for i, q := range qs {
@@ -174,7 +175,7 @@ func (s *server) items(t text, qs []practice.Question, m func(practice.Question)
 	return out, start
 }
 
-func itemState(t text, p practice.Progress, id string) (state, label string) {
+func itemState(t page.Text, p practice.Progress, id string) (state, label string) {
 	it, ok := p.Items[id]
 	switch {
 	case !ok:
@@ -199,7 +200,7 @@ func excerpt160(s string) string {
 	return strings.TrimRight(cut, " ,.;:—-") + "…"
 }
 
-func (s *server) topicView(t text, topic practice.Topic, qs []practice.Question, p practice.Progress) listView {
+func (s *server) topicView(t page.Text, topic practice.Topic, qs []practice.Question, p practice.Progress) listView {
 	title := topic.Title.In(t.Lang())
 	bar := newBar(t, p.Topic(topic.Slug))
 	v := listView{
@@ -219,7 +220,7 @@ func (s *server) topicView(t text, topic practice.Topic, qs []practice.Question,
 }
 
 // startOf is where "start" leads: the first unanswered item, or the first.
-func startOf(t text, items []itemView, firstNew string) (string, string) {
+func startOf(t page.Text, items []itemView, firstNew string) (string, string) {
 	switch {
 	case len(items) == 0:
 		return "", ""
@@ -244,7 +245,7 @@ type deadlineView struct {
 
 // interviewDeadline is the clock of the run that began at started (Unix
 // seconds); for a run whose start is unknown, a way to start it.
-func (s *server) interviewDeadline(t text, seed uint64, started int64) *deadlineView {
+func (s *server) interviewDeadline(t page.Text, seed uint64, started int64) *deadlineView {
 	if started <= 0 {
 		return &deadlineView{Text: t.F("pr.timer.none", InterviewMinutes), StartURL: interviewURL(seed) + "&start=now"}
 	}
@@ -259,7 +260,7 @@ func (s *server) interviewDeadline(t text, seed uint64, started int64) *deadline
 	return d
 }
 
-func (s *server) interviewView(t text, r *http.Request, seed uint64, started int64, p practice.Progress, attempts []practice.Attempt) listView {
+func (s *server) interviewView(t page.Text, r *http.Request, seed uint64, started int64, p practice.Progress, attempts []practice.Attempt) listView {
 	qs := s.bank.Interview(seed, 0)
 	link := interviewURL(seed)
 	v := listView{
@@ -300,7 +301,7 @@ func (s *server) interviewView(t text, r *http.Request, seed uint64, started int
 	return v
 }
 
-func (s *server) reviewView(t text, p practice.Progress) listView {
+func (s *server) reviewView(t page.Text, p practice.Progress) listView {
 	now := s.now()
 	var qs []practice.Question
 	for _, it := range p.Review(now) {
@@ -330,7 +331,7 @@ func (s *server) reviewView(t text, p practice.Progress) listView {
 // questionView is one item's page; Answer is the part that changes as it
 // is answered, and the part htmx swaps.
 type questionView struct {
-	T          text
+	T          page.Text
 	PageTitle  string
 	ID         string
 	Kind       string
@@ -349,7 +350,7 @@ type questionView struct {
 	Answer         answerView
 }
 
-func (s *server) questionView(t text, q practice.Question, m practiceMode, p practice.Progress) questionView {
+func (s *server) questionView(t page.Text, q practice.Question, m practiceMode, p practice.Progress) questionView {
 	lang := t.Lang()
 	v := questionView{
 		T:         t,
@@ -387,7 +388,7 @@ func (s *server) questionView(t text, q practice.Question, m practiceMode, p pra
 	return v
 }
 
-func (s *server) handlerSummary(t text, name string) string {
+func (s *server) handlerSummary(t page.Text, name string) string {
 	for _, h := range s.handlers {
 		if h.Name == name {
 			return s.summary(t, h)
@@ -418,7 +419,7 @@ func (s *server) sequence(m practiceMode, p practice.Progress) []practice.Questi
 // open answer beside the model answer ("compare"), or the graded answer
 // ("result").
 type answerView struct {
-	T       text
+	T       page.Text
 	Stage   string
 	Kind    string
 	Action  string  // where the answer is posted
@@ -476,7 +477,7 @@ type outcomeView struct {
 	LabURL                     string
 }
 
-func (s *server) answerBase(t text, q practice.Question, m practiceMode, stage string) answerView {
+func (s *server) answerBase(t page.Text, q practice.Question, m practiceMode, stage string) answerView {
 	return answerView{
 		T:       t,
 		Stage:   stage,
@@ -487,7 +488,7 @@ func (s *server) answerBase(t text, q practice.Question, m practiceMode, stage s
 	}
 }
 
-func (s *server) askView(t text, q practice.Question, m practiceMode) answerView {
+func (s *server) askView(t page.Text, q practice.Question, m practiceMode) answerView {
 	a := s.answerBase(t, q, m, "ask")
 	lang := t.Lang()
 	switch q.Kind {
@@ -505,7 +506,7 @@ func (s *server) askView(t text, q practice.Question, m practiceMode) answerView
 	return a
 }
 
-func verdictOptions(t text, chosen sim.Verdict) []option {
+func verdictOptions(t page.Text, chosen sim.Verdict) []option {
 	out := []option{{Value: "", Label: t.S("pr.predict.choose"), Selected: chosen == ""}}
 	for _, v := range practice.Verdicts() {
 		out = append(out, option{Value: string(v), Label: practice.VerdictLabel(v).In(t.Lang()), Selected: v == chosen})
@@ -513,7 +514,7 @@ func verdictOptions(t text, chosen sim.Verdict) []option {
 	return out
 }
 
-func (s *server) compareView(t text, q practice.Question, m practiceMode, own string) answerView {
+func (s *server) compareView(t page.Text, q practice.Question, m practiceMode, own string) answerView {
 	a := s.answerBase(t, q, m, "compare")
 	lang := t.Lang()
 	a.Own = strings.TrimSpace(own)
@@ -524,7 +525,7 @@ func (s *server) compareView(t text, q practice.Question, m practiceMode, own st
 	return a
 }
 
-func (s *server) resultView(t text, q practice.Question, m practiceMode, p practice.Progress, g practice.Grade) answerView {
+func (s *server) resultView(t page.Text, q practice.Question, m practiceMode, p practice.Progress, g practice.Grade) answerView {
 	a := s.answerBase(t, q, m, "result")
 	lang := t.Lang()
 	switch {
@@ -631,7 +632,7 @@ func (s *server) next(m practiceMode, p practice.Progress, id string) (practice.
 	return seq[i+1], true
 }
 
-func markFor(t text, right bool) string {
+func markFor(t page.Text, right bool) string {
 	if right {
 		return t.S("pr.res.mark.right")
 	}
@@ -640,12 +641,12 @@ func markFor(t text, right bool) string {
 
 // balanceText writes a balance as a person types it: in major units.
 func balanceText(minor int64) string {
-	return money(minor)
+	return page.Money(minor)
 }
 
 // outcomeReason explains the engine's verdict in the reader's language,
 // as the lab does.
-func outcomeReason(t text, o *practice.Outcome) string {
+func outcomeReason(t page.Text, o *practice.Outcome) string {
 	return verdictReason(t, sim.Result{Verdict: o.Verdict, Settled: o.Balance, Expected: o.Expected, Reason: o.Reason})
 }
 

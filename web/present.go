@@ -6,6 +6,7 @@ package web
 // press away. Its address carries the whole state, as the lab's does.
 
 import (
+	"github.com/idempotency-lab/lab/web/page"
 	"net/http"
 	"net/url"
 	"slices"
@@ -70,7 +71,7 @@ func readShow(v url.Values) (presentShow, error) {
 			case "noverdicts":
 				sh.NoVerdicts = true
 			default:
-				return sh, badRequest("err.show", w)
+				return sh, page.BadRequest("err.show", w)
 			}
 		}
 	}
@@ -81,7 +82,7 @@ func readShow(v url.Values) (presentShow, error) {
 // step shown (labView, which builds the cards), and what the projector,
 // the room and the keyboard add to it.
 type presentView struct {
-	T         text
+	T         page.Text
 	Mode      string
 	PageTitle string
 	Title     string
@@ -135,7 +136,7 @@ type presentLinks func(step int, handlers []string, show presentShow) string
 
 // presentView builds the view of st on top of the playground's own view
 // model, so the cards, verdicts and narration are the lab's.
-func (s *server) presentView(t text, r *http.Request, st labState, run *sim.Run, show presentShow, mode string, at presentLinks) presentView {
+func (s *server) presentView(t page.Text, r *http.Request, st labState, run *sim.Run, show presentShow, mode string, at presentLinks) presentView {
 	lv := s.labView(t, r, st, run)
 	v := presentView{
 		T:         t,
@@ -269,19 +270,19 @@ func (s *server) presentSolo(w http.ResponseWriter, r *http.Request, v url.Value
 	if err != nil {
 		return err
 	}
-	return s.serveCached(w, r, cacheKey(r, "present"), func(w http.ResponseWriter, r *http.Request) error {
+	return s.ServeCached(w, r, page.CacheKey(r, "present"), func(w http.ResponseWriter, r *http.Request) error {
 		run, err := s.replay(r.Context(), st)
 		if err != nil {
 			return err
 		}
-		t := s.text(r)
+		t := s.Text(r)
 		at := func(step int, handlers []string, show presentShow) string {
 			return presentURL(st, step, handlers, show)
 		}
 		pv := s.presentView(t, r, st, run, show, modeSolo, at)
 		w.Header().Set("Vary", "Accept-Language, Cookie")
 		w.Header().Set("Cache-Control", "no-cache")
-		return s.render(w, r, http.StatusOK, presentPage(s.presentPageFor(t, r, pv.PageTitle), pv))
+		return s.Render(w, r, http.StatusOK, presentPage(s.presentPageFor(t, r, pv.PageTitle), pv))
 	})
 }
 
@@ -318,7 +319,7 @@ func cloneValues(v url.Values) url.Values {
 
 // presentIndexView lists the presets to present.
 type presentIndexView struct {
-	T       text
+	T       page.Text
 	Missing string // the unknown preset asked for, on the 404 page
 	Names   string // every preset's name, for that page's message
 	Items   []presetItem
@@ -330,12 +331,12 @@ type presetItem struct {
 }
 
 func (s *server) renderPresentIndex(w http.ResponseWriter, r *http.Request, status int, missing string) error {
-	t := s.text(r)
+	t := s.Text(r)
 	v := presentIndexView{T: t, Missing: missing, Names: strings.Join(s.presetNames(), ", ")}
 	for _, p := range s.presets {
 		it := presetItem{Name: p.Name, Title: p.Script.Title, Summary: p.Script.Summary, Steps: len(p.Script.Steps),
 			URL: "/present/" + url.PathEscape(p.Name)}
-		if t.lang == langRU {
+		if t.Is(page.RU) {
 			it.Title, it.Summary = or(p.Script.TitleRU, it.Title), or(p.Script.SummaryRU, it.Summary)
 		}
 		v.Items = append(v.Items, it)
@@ -345,14 +346,14 @@ func (s *server) renderPresentIndex(w http.ResponseWriter, r *http.Request, stat
 		title = t.S("err.title.404")
 		w.Header().Set("Cache-Control", "no-store")
 	}
-	return s.render(w, r, status, presentIndexPage(s.presentPageFor(t, r, title+" · "+t.S("app.name")), v))
+	return s.Render(w, r, status, presentIndexPage(s.presentPageFor(t, r, title+" · "+t.S("app.name")), v))
 }
 
 // presentPageFor is the page frame with the presenter's stylesheet and
 // script added.
-func (s *server) presentPageFor(t text, r *http.Request, title string) pageView {
-	p := s.pageFor(t, r, title)
-	p.Styles = append(p.Styles, s.assets.URL("present.css"))
-	p.Scripts = append(p.Scripts, s.assets.URL("present.js"))
+func (s *server) presentPageFor(t page.Text, r *http.Request, title string) page.View {
+	p := s.PageFor(t, r, title)
+	p.Styles = append(p.Styles, s.Assets.URL("present.css"))
+	p.Scripts = append(p.Scripts, s.Assets.URL("present.js"))
 	return p
 }

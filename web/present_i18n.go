@@ -1,9 +1,11 @@
 package web
 
+import "github.com/idempotency-lab/lab/web/page"
+
 // presentCatalog holds the words of instructor mode: the presenter view,
 // live rooms and polls.
-func presentCatalog() catalog {
-	return catalog{
+func presentCatalog() page.Catalog {
+	return page.Catalog{
 		// The presenter view.
 		"pr.name":          {"Presenter", "Презентация"},
 		"pr.narr0":         {"Nothing has happened yet. Press → to take the first step.", "Пока ничего не произошло. Нажмите →, чтобы сделать первый шаг."},

@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"errors"
+	"github.com/idempotency-lab/lab/web/page"
 	"net/http"
 	"runtime"
 	"time"
@@ -13,7 +14,7 @@ import (
 // busy says every replay slot stayed taken for as long as a request may
 // wait: the answer is 503 with Retry-After (never cached: it is no 4xx).
 func busy() error {
-	return &httpError{status: http.StatusServiceUnavailable, key: "err.busy", retryAfter: busyRetryAfter}
+	return &page.Error{Status: http.StatusServiceUnavailable, Key: "err.busy", RetryAfter: busyRetryAfter}
 }
 
 // busyRetryAfter is what a busy answer tells the reader to wait, in seconds.
@@ -78,9 +79,9 @@ func (s *server) replay(ctx context.Context, st labState) (*sim.Run, error) {
 		Budget: s.budget, StepEvents: maxStepEvents})
 	var be *sim.BudgetError
 	if errors.As(err, &be) {
-		e := &httpError{status: http.StatusUnprocessableEntity, key: "err.budget",
-			args: []any{bilingual{be.In("en"), be.In("ru")}}}
-		e.script = st.script.String()
+		e := &page.Error{Status: http.StatusUnprocessableEntity, Key: "err.budget",
+			Args: []any{page.Bilingual{EN: be.In("en"), RU: be.In("ru")}}}
+		e.Script = st.script.String()
 		return nil, e
 	}
 	// Any other failure is the engine's (the script parsed and the
@@ -96,7 +97,7 @@ func (s *server) replay(ctx context.Context, st labState) (*sim.Run, error) {
 // here and refused by the very address it was sent to.
 func checkCanonical(sc *sim.Script) error {
 	if n := len(sc.String()); n > sim.MaxScriptBytes {
-		return &httpError{status: http.StatusRequestEntityTooLarge, key: "err.canonical", args: []any{n, sim.MaxScriptBytes}}
+		return &page.Error{Status: http.StatusRequestEntityTooLarge, Key: "err.canonical", Args: []any{n, sim.MaxScriptBytes}}
 	}
 	return nil
 }

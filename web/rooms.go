@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/idempotency-lab/lab/web/page"
 	"io"
 	"net"
 	"net/http"
@@ -64,7 +65,7 @@ func (e *roomProblem) Error() string {
 
 // problemFor maps the hub's errors to pages.
 func problemFor(code string, err error) error {
-	shown := inputExcerpt(displayCode(code)) // the code comes from the address: quote a part of it
+	shown := page.InputExcerpt(displayCode(code)) // the code comes from the address: quote a part of it
 	switch {
 	case errors.Is(err, room.ErrNotFound):
 		return &roomProblem{status: http.StatusNotFound, title: "rm.closed.t", msg: "rm.closed.m", args: []any{shown}}
@@ -83,20 +84,20 @@ func problemFor(code string, err error) error {
 // badRoomInput is a 400 in a room: the lab's own message for the input,
 // on a page that leads back to the room.
 func badRoomInput(code string, err error) error {
-	var he *httpError
+	var he *page.Error
 	if errors.As(err, &he) {
-		return &roomProblem{status: he.status, title: he.defaultTitle(), msg: he.key, args: boundArgs(he.args), code: code}
+		return &roomProblem{status: he.Status, title: he.DefaultTitle(), msg: he.Key, args: page.BoundArgs(he.Args), code: code}
 	}
 	return err
 }
 
 // handleRoom is handle for room pages: a roomProblem becomes its page.
-func (s *server) handleRoom(h handlerFunc) http.HandlerFunc {
-	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
+func (s *server) handleRoom(h page.HandlerFunc) http.HandlerFunc {
+	return s.Handle(func(w http.ResponseWriter, r *http.Request) error {
 		err := h(w, r)
 		var p *roomProblem
 		if errors.As(err, &p) {
-			t := s.text(r)
+			t := s.Text(r)
 			v := noticeView{T: t, Status: p.status, Title: t.S(p.title), Message: t.F(p.msg, p.args...)}
 			if p.code != "" {
 				v.RoomURL, v.RoomCode = "/rooms/"+p.code, displayCode(p.code)
@@ -111,11 +112,11 @@ func (s *server) handleRoom(h handlerFunc) http.HandlerFunc {
 				if p.msg == "rm.busy.m" {
 					limit = "--max-rooms"
 				}
-				s.log.Warn("room limit reached", "path", r.URL.Path, "limit", limit)
+				s.Log.Warn("room limit reached", "path", r.URL.Path, "limit", limit)
 			}
 			// The language links repeat the address; a bad one may be long.
-			page := shortLangs(s.presentPageFor(t, r, v.Title+" · "+t.S("app.name")), "/join")
-			return s.render(w, r, p.status, noticePage(page, v))
+			page := page.ShortLangs(s.presentPageFor(t, r, v.Title+" · "+t.S("app.name")), "/join")
+			return s.Render(w, r, p.status, noticePage(page, v))
 		}
 		return err
 	})
@@ -123,7 +124,7 @@ func (s *server) handleRoom(h handlerFunc) http.HandlerFunc {
 
 // noticeView is the page of a roomProblem.
 type noticeView struct {
-	T                 text
+	T                 page.Text
 	Status            int
 	Title, Message    string
 	RoomURL, RoomCode string
@@ -170,7 +171,7 @@ func (s *server) createRoom(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if st.total() == 0 {
-		return badRequest("err.roomscript")
+		return page.BadRequest("err.roomscript")
 	}
 	// Replay the whole script once now, so that no step the instructor
 	// moves to later can fail for being over the budget.
@@ -254,13 +255,13 @@ func (s *server) renderRoom(w http.ResponseWriter, r *http.Request, code string,
 	if err != nil {
 		return err
 	}
-	key := cacheKey(r, "room", mode, string(state), cookieValue(r, voteCookie))
-	return s.serveCached(w, r, key, func(w http.ResponseWriter, r *http.Request) error {
+	key := page.CacheKey(r, "room", mode, string(state), cookieValue(r, voteCookie))
+	return s.ServeCached(w, r, key, func(w http.ResponseWriter, r *http.Request) error {
 		run, err := s.replay(r.Context(), ls)
 		if err != nil {
 			return err
 		}
-		t := s.text(r)
+		t := s.Text(r)
 		suffix := ""
 		if mode == modeInstructor {
 			suffix = "/present"
@@ -276,7 +277,7 @@ func (s *server) renderRoom(w http.ResponseWriter, r *http.Request, code string,
 		}
 		pv.PageTitle = t.F("rm.page", displayCode(code)) + " · " + pv.PageTitle
 		w.Header().Set("Cache-Control", "no-store")
-		return s.render(w, r, http.StatusOK, presentPage(s.presentPageFor(t, r, pv.PageTitle), pv))
+		return s.Render(w, r, http.StatusOK, presentPage(s.presentPageFor(t, r, pv.PageTitle), pv))
 	})
 }
 
@@ -361,16 +362,16 @@ func (s *server) roomView(r *http.Request, code string, st room.State, ls labSta
 		EventsURL:   "/rooms/" + code + "/events",
 		ShowParam:   show.param(),
 	}
-	t := s.text(r)
+	t := s.Text(r)
 	// The export's headers follow the page's language.
-	v.ResultsURL = "/rooms/" + code + "/results.csv?lang=" + string(t.lang)
+	v.ResultsURL = "/rooms/" + code + "/results.csv?lang=" + t.Lang()
 	v.JoinAt = strings.TrimPrefix(strings.TrimPrefix(absolute(r, "/join"), "http://"), "https://")
 	v.LocalOnly = isLoopback(r.Host)
 	if v.Instructor {
 		if svg, err := room.QRSVG(v.JoinURL); err == nil {
 			v.QR = svg
 		} else {
-			s.log.Warn("qr code", "err", err)
+			s.Log.Warn("qr code", "err", err)
 		}
 	}
 	if p := st.Poll; p != nil {
@@ -401,7 +402,7 @@ func (s *server) roomView(r *http.Request, code string, st room.State, ls labSta
 
 // optionLabels are a poll's answers as the reader reads them: the
 // verdicts in the reader's language, a choice's answers as typed.
-func optionLabels(t text, p *room.Poll) []string {
+func optionLabels(t page.Text, p *room.Poll) []string {
 	out := make([]string, len(p.Options))
 	for i, o := range p.Options {
 		out[i] = o
@@ -414,7 +415,7 @@ func optionLabels(t text, p *room.Poll) []string {
 
 // pollQuestion is what a poll asks, in the reader's language (a choice
 // question as typed).
-func pollQuestion(t text, p *room.Poll) string {
+func pollQuestion(t page.Text, p *room.Poll) string {
 	switch p.Kind {
 	case room.KindVerdict:
 		return t.F("poll.qv", p.Handler, p.Step)
@@ -435,7 +436,7 @@ func choiceList(labels []string) string {
 
 // optionPollView is pollView for a poll with options (verdict, choice).
 func (s *server) optionPollView(r *http.Request, v *pollView, p *room.Poll) *pollView {
-	t := s.text(r)
+	t := s.Text(r)
 	labels := optionLabels(t, p)
 	mine, voted := int64(-1), false
 	if id, n, ok := parseVoteCookie(cookieValue(r, voteCookie)); ok && id == p.ID && n < int64(len(labels)) {
@@ -475,7 +476,7 @@ func (s *server) optionPollView(r *http.Request, v *pollView, p *room.Poll) *pol
 
 func (s *server) pollView(r *http.Request, p *room.Poll, ls labState, run *sim.Run) *pollView {
 	v := &pollView{ID: p.ID, Kind: p.Kind, Handler: p.Handler, Step: p.Step, Votes: p.Votes, Revealed: p.Revealed, Open: !p.Revealed,
-		Text: pollQuestion(s.text(r), p)}
+		Text: pollQuestion(s.Text(r), p)}
 	if p.Kind != room.KindChoice && p.Step >= 1 && p.Step <= ls.total() {
 		v.StepText = ls.script.Steps[p.Step-1].String()
 	}
@@ -485,7 +486,7 @@ func (s *server) pollView(r *http.Request, p *room.Poll, ls labState, run *sim.R
 	mine, voted := int64(0), false
 	if id, bal, ok := parseVoteCookie(cookieValue(r, voteCookie)); ok && id == p.ID {
 		mine, voted = bal, true
-		v.Mine = money(bal)
+		v.Mine = page.Money(bal)
 	}
 	actual, known := int64(0), false
 	if p.Revealed {
@@ -495,9 +496,9 @@ func (s *server) pollView(r *http.Request, p *room.Poll, ls labState, run *sim.R
 			actual, known = s.balanceAt(r.Context(), ls, run, p.Handler, p.Step)
 		}
 		if known {
-			v.Actual = money(actual)
+			v.Actual = page.Money(actual)
 			v.Right = voted && mine == actual
-			v.ActualText = s.text(r).F("poll.actual", p.Handler, v.Actual)
+			v.ActualText = s.Text(r).F("poll.actual", p.Handler, v.Actual)
 		}
 	}
 	counts := append([]room.VoteCount(nil), p.Counts...)
@@ -510,7 +511,7 @@ func (s *server) pollView(r *http.Request, p *room.Poll, ls labState, run *sim.R
 		most = max(most, c.Count)
 	}
 	for _, c := range counts {
-		b := pollBar{Label: money(c.Balance), Count: c.Count, Actual: known && c.Balance == actual, Mine: voted && c.Balance == mine}
+		b := pollBar{Label: page.Money(c.Balance), Count: c.Count, Actual: known && c.Balance == actual, Mine: voted && c.Balance == mine}
 		if most > 0 {
 			b.Width = float64(c.Count) * 100 / float64(most)
 		}
@@ -597,7 +598,7 @@ func (s *server) roomStep(w http.ResponseWriter, r *http.Request) error {
 	raw := f.Get("step")
 	n, err := strconv.Atoi(strings.TrimSpace(raw))
 	if err != nil || n < 0 || n > ls.total() {
-		return badRoomInput(code, badRequest("err.step", raw, ls.total()))
+		return badRoomInput(code, page.BadRequest("err.step", raw, ls.total()))
 	}
 	var handlers []string
 	if f.Has("handlers") {
@@ -661,7 +662,7 @@ func (s *server) roomVerdicts(w http.ResponseWriter, r *http.Request) error {
 	}
 	hide, perr := strconv.ParseBool(f.Get("hide"))
 	if perr != nil {
-		return badRoomInput(code, badRequest("rm.err.hide", inputExcerpt(f.Get("hide"))))
+		return badRoomInput(code, page.BadRequest("rm.err.hide", page.InputExcerpt(f.Get("hide"))))
 	}
 	show, err := readShow(f)
 	if err != nil {
@@ -690,18 +691,18 @@ func (s *server) roomVote(w http.ResponseWriter, r *http.Request) error {
 	rawPoll := f.Get("poll")
 	id, err := strconv.Atoi(strings.TrimSpace(rawPoll))
 	if err != nil || id <= 0 {
-		return badRoomInput(code, badRequest("err.pollid", rawPoll))
+		return badRoomInput(code, page.BadRequest("err.pollid", rawPoll))
 	}
 	var balance int64 // the answer: a balance, or an option's index
 	if p := st.Poll; p != nil && p.ID == id && p.Kind != room.KindBalance && p.Kind != "" {
-		if balance, err = readChoice(s.text(r), f.Get("choice"), p); err != nil {
+		if balance, err = readChoice(s.Text(r), f.Get("choice"), p); err != nil {
 			return badRoomInput(code, err)
 		}
 	} else {
 		raw := f.Get("balance")
 		// Money is typed in major units everywhere; practice reads it the same way.
 		if balance, err = practice.ParseMoney(raw); err != nil {
-			return badRoomInput(code, badRequest("err.money", raw))
+			return badRoomInput(code, page.BadRequest("err.money", raw))
 		}
 	}
 	show, err := readShow(f)
@@ -719,7 +720,7 @@ func (s *server) roomVote(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err := s.hub.Vote(code, student, id, balance); err != nil {
 		if errors.Is(err, room.ErrBadAnswer) && st.Poll != nil { // the poll changed in between
-			return badRoomInput(code, unprocessable("err.pollchoice", strconv.FormatInt(balance+1, 10), choiceList(optionLabels(s.text(r), st.Poll))))
+			return badRoomInput(code, unprocessable("err.pollchoice", strconv.FormatInt(balance+1, 10), choiceList(optionLabels(s.Text(r), st.Poll))))
 		}
 		return problemFor(code, err)
 	}
@@ -803,7 +804,7 @@ func (s *server) joinPath(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *server) joinCode(w http.ResponseWriter, r *http.Request, raw string) error {
-	t := s.text(r)
+	t := s.Text(r)
 	v := joinView{T: t}
 	// What was typed is offered back to correct, when it fits the field;
 	// a longer value is quoted once, as an excerpt, in the message.
@@ -815,7 +816,7 @@ func (s *server) joinCode(w http.ResponseWriter, r *http.Request, raw string) er
 		code := room.NormalizeCode(strings.TrimSpace(raw))
 		switch _, err := s.hub.State(code, false); {
 		case !validCode(code):
-			status, v.Problem = http.StatusBadRequest, t.F("err.code", inputExcerpt(raw))
+			status, v.Problem = http.StatusBadRequest, t.F("err.code", page.InputExcerpt(raw))
 		case err != nil:
 			status, v.Problem = http.StatusNotFound, t.F("rm.nosuch", displayCode(code))
 		default:
@@ -825,14 +826,14 @@ func (s *server) joinCode(w http.ResponseWriter, r *http.Request, raw string) er
 		w.Header().Set("Cache-Control", "no-store")
 	}
 	p := s.presentPageFor(t, r, t.S("rm.join.title")+" · "+t.S("app.name"))
-	return s.render(w, r, status, joinPage(shortLangs(p, "/join"), v))
+	return s.Render(w, r, status, joinPage(page.ShortLangs(p, "/join"), v))
 }
 
 // maxCodeField is the code field's maxlength on the join page.
 const maxCodeField = 20
 
 type joinView struct {
-	T       text
+	T       page.Text
 	Code    string // what was typed, offered back
 	Problem string
 }

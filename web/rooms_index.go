@@ -1,6 +1,9 @@
 package web
 
-import "net/http"
+import (
+	"github.com/idempotency-lab/lab/web/page"
+	"net/http"
+)
 
 // roomsIndex answers GET /rooms. Rooms are opened from the presenter's
 // list of scenarios, and an instructor's secret cookie is scoped to its own
@@ -9,7 +12,7 @@ import "net/http"
 func (s *server) roomsIndex(w http.ResponseWriter, r *http.Request) error {
 	target := "/present"
 	if q := r.URL.Query().Get("lang"); q != "" {
-		if l, ok := parseLang(q); ok {
+		if l, ok := page.ParseLang(q); ok {
 			target += "?lang=" + string(l)
 		}
 	}

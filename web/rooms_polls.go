@@ -11,6 +11,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/idempotency-lab/lab/web/page"
 	"net/http"
 	"net/url"
 	"slices"
@@ -26,8 +27,8 @@ import (
 // unprocessable is a 422: the form was read, but what it asks cannot be
 // done (too many answers, an answer that is no option). Its page's
 // heading is that a value is not valid.
-func unprocessable(key string, args ...any) *httpError {
-	return &httpError{status: http.StatusUnprocessableEntity, key: key, args: args, title: "err.title.invalid"}
+func unprocessable(key string, args ...any) *page.Error {
+	return &page.Error{Status: http.StatusUnprocessableEntity, Key: key, Args: args, Title: "err.title.invalid"}
 }
 
 // readQuestion reads the instructor's poll form (see roomPoll).
@@ -42,10 +43,10 @@ func (s *server) readQuestion(ctx context.Context, f url.Values, ls labState) (r
 	case room.KindBalance, room.KindVerdict:
 		h := strings.TrimSpace(f.Get("handler"))
 		if !slices.Contains(ls.handlers, h) {
-			return q, badRequest("err.pollhandler", h, strings.Join(ls.handlers, ", "))
+			return q, page.BadRequest("err.pollhandler", h, strings.Join(ls.handlers, ", "))
 		}
 		if ls.step >= ls.total() {
-			return q, badRequest("err.polllast", ls.total())
+			return q, page.BadRequest("err.polllast", ls.total())
 		}
 		q = room.Question{Kind: kind, Handler: h, Step: ls.step + 1}
 		if kind == room.KindVerdict {
@@ -89,7 +90,7 @@ func (s *server) readQuestion(ctx context.Context, f url.Values, ls labState) (r
 		for i, k := range room.Kinds {
 			kinds[i] = string(k)
 		}
-		return q, badRequest("err.pollkind", raw, strings.Join(kinds, ", "))
+		return q, page.BadRequest("err.pollkind", raw, strings.Join(kinds, ", "))
 	}
 	var qe *room.QuestionError
 	if err := q.Check(); errors.As(err, &qe) {
@@ -102,7 +103,7 @@ func (s *server) readQuestion(ctx context.Context, f url.Values, ls labState) (r
 func questionProblem(qe *room.QuestionError) error {
 	switch qe.Problem {
 	case "kind", "handler":
-		return badRequest("err.poll." + qe.Problem)
+		return page.BadRequest("err.poll." + qe.Problem)
 	case "option-empty":
 		return unprocessable("err.poll.option-empty", qe.Option+1)
 	case "option-long":
@@ -114,12 +115,12 @@ func questionProblem(qe *room.QuestionError) error {
 }
 
 // readChoice reads a vote for a poll with options: choice=N, from 1.
-func readChoice(t text, raw string, p *room.Poll) (int64, error) {
+func readChoice(t page.Text, raw string, p *room.Poll) (int64, error) {
 	labels := optionLabels(t, p)
 	n, err := strconv.Atoi(strings.TrimSpace(raw))
 	switch {
 	case err != nil:
-		return 0, badRequest("err.pollchoice", raw, choiceList(labels))
+		return 0, page.BadRequest("err.pollchoice", raw, choiceList(labels))
 	case n < 1 || n > len(labels):
 		return 0, unprocessable("err.pollchoice", raw, choiceList(labels))
 	}
@@ -167,7 +168,7 @@ func (s *server) roomResults(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return problemFor(code, err)
 	}
-	data, err := resultsCSV(s.text(r), results, dropped)
+	data, err := resultsCSV(s.Text(r), results, dropped)
 	if err != nil {
 		return err
 	}
@@ -182,7 +183,7 @@ func (s *server) roomResults(w http.ResponseWriter, r *http.Request) error {
 }
 
 // resultsCSV writes the results (see roomResults) in t's language.
-func resultsCSV(t text, results []room.Result, dropped int) ([]byte, error) {
+func resultsCSV(t page.Text, results []room.Result, dropped int) ([]byte, error) {
 	var buf bytes.Buffer
 	cw := csv.NewWriter(&buf)
 	write := func(cells ...string) {
@@ -226,7 +227,7 @@ func resultsCSV(t text, results []room.Result, dropped int) ([]byte, error) {
 				row("", 0, "")
 			}
 			for _, v := range values {
-				row(money(v), counts[v], yesNo(p.Answer != nil, p.Answer != nil && *p.Answer == v))
+				row(page.Money(v), counts[v], yesNo(p.Answer != nil, p.Answer != nil && *p.Answer == v))
 			}
 			continue
 		}
@@ -261,7 +262,7 @@ func resultsCSV(t text, results []room.Result, dropped int) ([]byte, error) {
 					continue
 				}
 				p := &res.Poll
-				label := money(a)
+				label := page.Money(a)
 				if p.Kind != room.KindBalance {
 					if labels := optionLabels(t, p); a >= 0 && a < int64(len(labels)) {
 						label = labels[a]

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"github.com/idempotency-lab/lab/web/page"
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
@@ -21,23 +22,23 @@ func (s *server) routes() http.Handler {
 
 	r.Get("/", http.RedirectHandler("/lab", http.StatusFound).ServeHTTP)
 	r.Get("/healthz", healthz)
-	r.Get("/static/*", s.handle(s.assets.serve))
+	r.Get("/static/*", s.Handle(s.Assets.Serve))
 
-	r.Get("/lab", s.handle(s.lab))               // the lab: ?preset= | ?s= | ?script=, &handlers=, &step=
-	r.Post("/lab/step", s.handle(s.addStep))     // append one step, then 303 to the new /lab address
-	r.Post("/lab/undo", s.handle(s.undo))        // drop the last step, then 303
-	r.Post("/lab/script", s.handle(s.runScript)) // replace the script with edited text, then 303
+	r.Get("/lab", s.Handle(s.lab))               // the lab: ?preset= | ?s= | ?script=, &handlers=, &step=
+	r.Post("/lab/step", s.Handle(s.addStep))     // append one step, then 303 to the new /lab address
+	r.Post("/lab/undo", s.Handle(s.undo))        // drop the last step, then 303
+	r.Post("/lab/script", s.Handle(s.runScript)) // replace the script with edited text, then 303
 
 	// The verdict grid (matrix.go): every preset on every handler, run
 	// once by the engine and kept, each cell a link to that run in the lab.
-	r.Get("/matrix", s.handle(s.matrixHandlerFor(&verdictGrid{})))
+	r.Get("/matrix", s.Handle(s.matrixHandlerFor(&verdictGrid{})))
 
 	// The course: the table of contents (?q= searches titles and
 	// headings), one lesson, and the stylesheet for its code.
-	r.Get("/lessons", s.handle(s.lessonsIndex))
+	r.Get("/lessons", s.Handle(s.lessonsIndex))
 	r.Get("/lessons/", http.RedirectHandler("/lessons", http.StatusMovedPermanently).ServeHTTP)
-	r.Get(codeCSSPath, s.handle(s.lessons.serveCodeCSS))
-	r.Get("/lessons/{slug}", s.handle(s.lesson))
+	r.Get(codeCSSPath, s.Handle(s.lessons.serveCodeCSS))
+	r.Get("/lessons/{slug}", s.Handle(s.lesson))
 
 	// Practice (practice.go): questions and predictions graded on the spot,
 	// progress saved per anonymous profile cookie. ?topic=SLUG lists a topic.
@@ -52,18 +53,18 @@ func (s *server) routes() http.Handler {
 
 	// Challenges (challenges.go): goals reached in the lab (?challenge=ID),
 	// judged by the engine; solutions are kept with practice's progress.
-	r.Get("/challenges", s.handle(s.challengesIndex))            // the challenges and the reader's solves; ?saved=ID
-	r.Get("/challenges/{id}", s.handle(s.challengeGo))           // 303 to the lab with the challenge
-	r.Post("/challenges/{id}/solve", s.handle(s.solveChallenge)) // s=PERMALINK: save a solution, 303 to the list
+	r.Get("/challenges", s.Handle(s.challengesIndex))            // the challenges and the reader's solves; ?saved=ID
+	r.Get("/challenges/{id}", s.Handle(s.challengeGo))           // 303 to the lab with the challenge
+	r.Post("/challenges/{id}/solve", s.Handle(s.solveChallenge)) // s=PERMALINK: save a solution, 303 to the list
 
 	// Instructor mode (present.go, rooms.go): the presenter view of a preset
 	// or a permalink (&handlers=, &step=, &show=source,timeline), and live
 	// rooms that students follow over server-sent events and vote in.
-	r.Get("/present", s.handle(s.present))                         // the scenarios to present, or ?s=PERMALINK
-	r.Get("/present/{preset}", s.handle(s.presentPreset))          // an unknown preset: 404 listing the presets
-	r.Get("/rooms", s.handle(s.roomsIndex))                        // 303 to /present, the instructor's entry point (rooms_index.go)
-	r.Get("/join", s.handle(s.join))                               // the form to type a code; ?code= goes to the room
-	r.Get("/join/{code}", s.handle(s.joinPath))                    // the same, as a short address
+	r.Get("/present", s.Handle(s.present))                         // the scenarios to present, or ?s=PERMALINK
+	r.Get("/present/{preset}", s.Handle(s.presentPreset))          // an unknown preset: 404 listing the presets
+	r.Get("/rooms", s.Handle(s.roomsIndex))                        // 303 to /present, the instructor's entry point (rooms_index.go)
+	r.Get("/join", s.Handle(s.join))                               // the form to type a code; ?code= goes to the room
+	r.Get("/join/{code}", s.Handle(s.joinPath))                    // the same, as a short address
 	r.Get("/rooms/{code}", s.handleRoom(s.roomStudent))            // a student's page, following the room
 	r.Get("/rooms/{code}/events", s.handleRoom(s.roomEvents))      // the room's state as server-sent events
 	r.Get("/rooms/{code}/present", s.handleRoom(s.roomPresent))    // the instructor's page (secret cookie)
@@ -79,9 +80,9 @@ func (s *server) routes() http.Handler {
 	r.With(s.throttled(limit.rooms)).Post("/rooms", s.handleRoom(s.createRoom))                   // open a room, secret cookie, 303 to its present page
 	r.With(s.throttled(limit.votes)).Post("/rooms/{code}/vote", s.handleRoom(s.roomVote))         // student: poll=ID balance=200.00, 303
 
-	r.NotFound(s.handle(func(_ http.ResponseWriter, r *http.Request) error { return notFound(r.URL.Path) }))
-	r.MethodNotAllowed(s.handle(func(_ http.ResponseWriter, r *http.Request) error {
-		return &httpError{status: http.StatusMethodNotAllowed, key: "err.method", args: []any{r.Method}}
+	r.NotFound(s.Handle(func(_ http.ResponseWriter, r *http.Request) error { return page.NotFound(r.URL.Path) }))
+	r.MethodNotAllowed(s.Handle(func(_ http.ResponseWriter, r *http.Request) error {
+		return &page.Error{Status: http.StatusMethodNotAllowed, Key: "err.method", Args: []any{r.Method}}
 	}))
 	return r
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"github.com/idempotency-lab/lab/web/page"
 	"html"
 	"log/slog"
 	"net/http"
@@ -484,7 +485,7 @@ func TestLongInputIsQuotedOnce(t *testing.T) {
 			if len(r.body) > 20<<10 {
 				t.Errorf("the page is %d bytes, want under 20 KiB", len(r.body))
 			}
-			want := inputExcerpt(tc.quoted)
+			want := page.InputExcerpt(tc.quoted)
 			zs := strings.Repeat("z", strings.Count(want, "z"))
 			if n := strings.Count(r.body, zs); n != 1 {
 				t.Errorf("the page quotes the excerpt %d times, want once", n)
@@ -507,7 +508,7 @@ func TestLongInputIsQuotedOnce(t *testing.T) {
 		t.Fatalf("a bad script: status %d\n%s", r.status, excerpt(r.body))
 	}
 	msg := errorMessage(r.body)
-	if !strings.Contains(msg, `line 2: unknown verb "`+strings.Repeat("q", maxQuoteRunes)+`…"; valid verbs: publish,`) || len(msg) > 1000 {
+	if !strings.Contains(msg, `line 2: unknown verb "`+strings.Repeat("q", page.MaxQuoteRunes)+`…"; valid verbs: publish,`) || len(msg) > 1000 {
 		t.Errorf("the parse error quotes too much or too little: %q", excerptOf(msg))
 	}
 	if !strings.Contains(r.body, strings.Repeat("q", 50_000)) {
@@ -517,34 +518,34 @@ func TestLongInputIsQuotedOnce(t *testing.T) {
 
 func TestBoundText(t *testing.T) {
 	long := strings.Repeat("z", 5000)
-	short := strings.Repeat("z", maxQuoteRunes) + "…"
+	short := strings.Repeat("z", page.MaxQuoteRunes) + "…"
 	for _, tc := range []struct{ in, want string }{
 		{`unknown verb "fly"; valid verbs: publish, retry`, `unknown verb "fly"; valid verbs: publish, retry`},
 		{`line 2: unknown verb "` + long + `"; valid verbs: publish, retry`, `line 2: unknown verb "` + short + `"; valid verbs: publish, retry`},
-		{`found "` + strings.Repeat("a ", 3000) + `" here`, `found "` + string([]rune(strings.Repeat("a ", 3000))[:maxQuoteRunes]) + `…" here`},
-		{`quoted "with \"escaped` + long + `\" quotes" after`, `quoted "with \"escaped` + long[:maxQuoteRunes-len(`with \"escaped`)] + `…" after`},
+		{`found "` + strings.Repeat("a ", 3000) + `" here`, `found "` + string([]rune(strings.Repeat("a ", 3000))[:page.MaxQuoteRunes]) + `…" here`},
+		{`quoted "with \"escaped` + long + `\" quotes" after`, `quoted "with \"escaped` + long[:page.MaxQuoteRunes-len(`with \"escaped`)] + `…" after`},
 		{`unterminated "` + long, `unterminated "` + short},
 		{`word ` + long + ` then more`, `word ` + short + ` then more`},
-		{`key=` + long + `: unknown`, `key=` + long[:maxQuoteRunes-4] + `… unknown`},
+		{`key=` + long + `: unknown`, `key=` + long[:page.MaxQuoteRunes-4] + `… unknown`},
 	} {
-		if got := boundText(tc.in); got != tc.want {
+		if got := page.BoundText(tc.in); got != tc.want {
 			t.Errorf("boundText(%q)\n = %q\nwant %q", excerptOf(tc.in), excerptOf(got), excerptOf(tc.want))
 		}
 	}
-	// Many short words are cut at maxTextRunes.
-	if got := boundText(strings.Repeat("a ", 100_000)); len([]rune(got)) != maxTextRunes+1 {
-		t.Errorf("200,000 runes of short words: %d runes, want %d", len([]rune(got)), maxTextRunes+1)
+	// Many short words are cut at page.MaxTextRunes.
+	if got := page.BoundText(strings.Repeat("a ", 100_000)); len([]rune(got)) != page.MaxTextRunes+1 {
+		t.Errorf("200,000 runes of short words: %d runes, want %d", len([]rune(got)), page.MaxTextRunes+1)
 	}
 	// A hostile text is read once: this finishes at once.
-	boundText(strings.Repeat(`"\"`, 300_000))
+	page.BoundText(strings.Repeat(`"\"`, 300_000))
 
 	// The lab's own lists stay whole; the reader's value does not.
 	list := strings.Repeat("crash-before-ack, ", 25)
-	args := boundArgs([]any{long, list, 7, bilingual{`unknown "` + long + `"`, `неизвестное "` + long + `"`}})
-	if args[0] != short || args[1] != list || args[2] != 7 || args[3] != (bilingual{`unknown "` + short + `"`, `неизвестное "` + short + `"`}) {
+	args := page.BoundArgs([]any{long, list, 7, page.Bilingual{EN: `unknown "` + long + `"`, RU: `неизвестное "` + long + `"`}})
+	if args[0] != short || args[1] != list || args[2] != 7 || args[3] != (page.Bilingual{EN: `unknown "` + short + `"`, RU: `неизвестное "` + short + `"`}) {
 		t.Errorf("boundArgs: %v", args)
 	}
-	if got := inputExcerpt(strings.Repeat("я", 150)); got != strings.Repeat("я", maxQuoteRunes)+"…" {
+	if got := page.InputExcerpt(strings.Repeat("я", 150)); got != strings.Repeat("я", page.MaxQuoteRunes)+"…" {
 		t.Errorf("inputExcerpt counts runes, not bytes: %q", got)
 	}
 }
@@ -570,7 +571,7 @@ func TestLongInputIsQuotedOnceInPractice(t *testing.T) {
 			if len(r.body) > 20<<10 {
 				t.Errorf("the page is %d bytes, want under 20 KiB", len(r.body))
 			}
-			zs := strings.Repeat("z", maxQuoteRunes)
+			zs := strings.Repeat("z", page.MaxQuoteRunes)
 			if n := strings.Count(r.body, zs); n != 1 || strings.Contains(r.body, zs+"z") {
 				t.Errorf("the page quotes the excerpt %d times (or more of it), want once", n)
 			}

@@ -20,6 +20,7 @@ import (
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/static"
+	"github.com/idempotency-lab/lab/web/page"
 	"github.com/idempotency-lab/lab/web/room"
 )
 
@@ -78,26 +79,22 @@ type Config struct {
 // server holds what every request reads and nothing it writes: all of it is
 // built once in NewServer.
 type server struct {
-	presets   []sim.Preset
-	byScript  map[string]string // canonical script text -> preset name
-	handlers  []handlers.Info
-	sources   map[string]sourceView // handler name -> highlighted source
-	catalog   catalog
-	assets    *assets
-	log       *slog.Logger
-	coreNames []string
-	bank      *practice.Bank   // practice questions; see practice.go
-	progress  *practice.Store  // nil: the practice pages answer 503
-	now       func() time.Time // dates practice answers
-	lessons   *lessonsSection  // the course; see lessons.go
-	hub       *room.Hub        // live rooms; see rooms.go
-	heartbeat time.Duration    // between comments on a quiet event stream; <= 0: none
-	stop      <-chan struct{}  // closed at shutdown: event streams end
-	idKey     []byte           // signs students' ids (rooms.go); random per process
-	budget    int              // handler deliveries per replay; see Config.Budget
-	gate      *replayGate      // replays running at once; see replay.go
-	cache     *pageCache       // finished pages; nil when turned off (cache.go)
-	flights   *flights         // identical requests in progress, computed once
+	*page.Shell // the catalogue, static files, log and page cache
+	presets     []sim.Preset
+	byScript    map[string]string // canonical script text -> preset name
+	handlers    []handlers.Info
+	sources     map[string]sourceView // handler name -> highlighted source
+	coreNames   []string
+	bank        *practice.Bank   // practice questions; see practice.go
+	progress    *practice.Store  // nil: the practice pages answer 503
+	now         func() time.Time // dates practice answers
+	lessons     *lessonsSection  // the course; see lessons.go
+	hub         *room.Hub        // live rooms; see rooms.go
+	heartbeat   time.Duration    // between comments on a quiet event stream; <= 0: none
+	stop        <-chan struct{}  // closed at shutdown: event streams end
+	idKey       []byte           // signs students' ids (rooms.go); random per process
+	budget      int              // handler deliveries per replay; see Config.Budget
+	gate        *replayGate      // replays running at once; see replay.go
 }
 
 // NewServer builds the lab's HTTP handler. It fails only when what it was
@@ -128,8 +125,6 @@ func newServer(cfg Config) (*server, error) {
 		byScript: map[string]string{},
 		handlers: handlers.List(),
 		sources:  map[string]sourceView{},
-		catalog:  newCatalog(),
-		log:      log,
 		idKey:    newIDKey(),
 	}
 	for _, p := range presets {
@@ -167,10 +162,15 @@ func newServer(cfg Config) (*server, error) {
 		}
 		files = os.DirFS(dir)
 	}
-	var err error
-	if s.assets, err = newAssets(files, cfg.Dev); err != nil {
+	assets, err := page.NewAssets(files, cfg.Dev)
+	if err != nil {
 		return nil, err
 	}
+	cacheBytes := cfg.CacheBytes
+	if cfg.Dev {
+		cacheBytes = -1 // in development pages follow edits to CSS and lessons
+	}
+	s.Shell = page.NewShell(newCatalog(), assets, log, cacheBytes)
 	if s.lessons, err = newLessonsSection(cfg); err != nil {
 		return nil, err
 	}
@@ -183,14 +183,5 @@ func newServer(cfg Config) (*server, error) {
 	}
 	s.budget = cfg.Budget
 	s.gate = newReplayGate(cfg.MaxReplays, cfg.ReplayWait)
-	s.flights = newFlights()
-	switch {
-	case cfg.Dev || cfg.CacheBytes < 0:
-		// Off; in development pages follow edits to CSS and lessons.
-	case cfg.CacheBytes == 0:
-		s.cache = newPageCache(defaultCacheBytes)
-	default:
-		s.cache = newPageCache(cfg.CacheBytes)
-	}
 	return s, nil
 }

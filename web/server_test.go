@@ -5,6 +5,7 @@ import (
 	"compress/flate"
 	"encoding/base64"
 	"fmt"
+	"github.com/idempotency-lab/lab/web/page"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -636,7 +637,7 @@ func TestLanguage(t *testing.T) {
 	}
 	var cookie *http.Cookie
 	for _, c := range (&http.Response{Header: r.header}).Cookies() {
-		if c.Name == langCookie {
+		if c.Name == page.LangCookie {
 			cookie = c
 		}
 	}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"github.com/idempotency-lab/lab/web/page"
 	"html"
 	"io"
 	"strconv"
@@ -98,7 +99,7 @@ func highlight(file, funcName, src string) (sourceView, error) {
 // codeBlock writes highlighted lines. It is written by hand rather than in
 // templ because inside <pre> every space counts, and templ puts spaces
 // between elements. Every text is escaped; the classes are our own.
-func codeBlock(t text, lines []codeLine, crashes map[string][]int) templ.Component {
+func codeBlock(t page.Text, lines []codeLine, crashes map[string][]int) templ.Component {
 	return templ.ComponentFunc(func(_ context.Context, w io.Writer) error {
 		var b strings.Builder
 		for _, l := range lines {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"errors"
+	"github.com/idempotency-lab/lab/web/page"
 	"net/url"
 	"slices"
 	"strconv"
@@ -43,21 +44,21 @@ func (s *server) readState(v url.Values) (labState, error) {
 		}
 	}
 	if given > 1 {
-		return st, badRequest("err.sources")
+		return st, page.BadRequest("err.sources")
 	}
 	switch {
 	case has("preset"):
 		name := v.Get("preset")
 		p, ferr := sim.FindPreset(s.presets, name)
 		if ferr != nil {
-			return st, badRequest("err.preset", name, strings.Join(s.presetNames(), ", "))
+			return st, page.BadRequest("err.preset", name, strings.Join(s.presetNames(), ", "))
 		}
 		st.script, st.preset = p.Script, p.Name
 	case has("s"):
 		text, derr := decodePermalink(v.Get("s"))
 		var pe *permalinkError
 		if errors.As(derr, &pe) {
-			return st, badRequest(pe.key, pe.args...)
+			return st, page.BadRequest(pe.key, pe.args...)
 		}
 		if st.script, err = parseScript(text, "err.script"); err != nil {
 			return st, err
@@ -78,7 +79,7 @@ func (s *server) readState(v url.Values) (labState, error) {
 	if has("challenge") {
 		c, cerr := practice.FindChallenge(v.Get("challenge"))
 		if cerr != nil {
-			return st, badRequest("err.challenge", v.Get("challenge"), strings.Join(challengeIDs(), ", "))
+			return st, page.BadRequest("err.challenge", v.Get("challenge"), strings.Join(challengeIDs(), ", "))
 		}
 		st.challenge = &c
 	}
@@ -97,7 +98,7 @@ func (s *server) readState(v url.Values) (labState, error) {
 		raw := v.Get("step")
 		n, err := strconv.Atoi(strings.TrimSpace(raw))
 		if err != nil || n < 0 || n > st.total() {
-			return st, badRequest("err.step", raw, st.total())
+			return st, page.BadRequest("err.step", raw, st.total())
 		}
 		st.step = n
 	}
@@ -109,12 +110,12 @@ func (s *server) readState(v url.Values) (labState, error) {
 func parseScript(text, key string) (*sim.Script, error) {
 	sc, err := sim.Parse(text)
 	if err != nil {
-		e := badRequest(key, parseMessage(err, true))
-		e.script = text
+		e := page.BadRequest(key, page.ParseMessage(err, true))
+		e.Script = text
 		return nil, e
 	}
 	if err := checkCanonical(sc); err != nil {
-		err.(*httpError).script = text
+		err.(*page.Error).Script = text
 		return nil, err
 	}
 	return sc, nil
@@ -133,7 +134,7 @@ func (s *server) readHandlers(values []string) ([]string, error) {
 	}
 	if len(names) == 0 {
 		if len(values) > 0 {
-			return nil, badRequest("err.nohandlers")
+			return nil, page.BadRequest("err.nohandlers")
 		}
 		return s.coreNames, nil
 	}
@@ -150,7 +151,7 @@ func (s *server) readHandlers(values []string) ([]string, error) {
 			continue
 		}
 		if !slices.ContainsFunc(s.handlers, func(h handlers.Info) bool { return h.Name == n }) {
-			return nil, badRequest("err.handler", n, strings.Join(s.handlerNames(), ", "))
+			return nil, page.BadRequest("err.handler", n, strings.Join(s.handlerNames(), ", "))
 		}
 		out = append(out, n)
 	}
@@ -278,7 +279,7 @@ func withSteps(sc *sim.Script, n int) *sim.Script {
 func stepLine(f url.Values) (string, error) {
 	verb := strings.TrimSpace(f.Get("verb"))
 	if !slices.Contains(sim.Verbs(), verb) {
-		return "", badRequest("err.verb", verb, strings.Join(sim.Verbs(), ", "))
+		return "", page.BadRequest("err.verb", verb, strings.Join(sim.Verbs(), ", "))
 	}
 	words := []string{verb}
 	// opt adds name=value when the field is filled in.
@@ -288,7 +289,7 @@ func stepLine(f url.Values) (string, error) {
 			return nil
 		}
 		if strings.ContainsFunc(v, isSpace) {
-			return badRequest("err.field", field)
+			return page.BadRequest("err.field", field)
 		}
 		words = append(words, name+"="+v)
 		return nil
@@ -298,7 +299,7 @@ func stepLine(f url.Values) (string, error) {
 	target := func() error {
 		tenant, op, ok := strings.Cut(strings.TrimSpace(f.Get("target")), " ")
 		if !ok || tenant == "" || op == "" || strings.ContainsFunc(op, isSpace) {
-			return badRequest("err.target", verb)
+			return page.BadRequest("err.target", verb)
 		}
 		words = append(words, op)
 		if tenant != sim.DefaultTenant {
@@ -311,7 +312,7 @@ func stepLine(f url.Values) (string, error) {
 	case sim.VerbPublish:
 		op := strings.TrimSpace(f.Get("op"))
 		if strings.ContainsFunc(op, isSpace) {
-			return "", badRequest("err.field", "op")
+			return "", page.BadRequest("err.field", "op")
 		}
 		if op != "" {
 			words = append(words, op)
@@ -326,7 +327,7 @@ func stepLine(f url.Values) (string, error) {
 	case sim.VerbAdvance:
 		d := strings.TrimSpace(f.Get("duration"))
 		if strings.ContainsFunc(d, isSpace) {
-			return "", badRequest("err.field", "duration")
+			return "", page.BadRequest("err.field", "duration")
 		}
 		words = append(words, d)
 	case sim.VerbGateway:
@@ -337,7 +338,7 @@ func stepLine(f url.Values) (string, error) {
 		case sim.GatewayDedupOn, sim.GatewayDedupOff:
 		default:
 			if strings.ContainsFunc(st, isSpace) {
-				return "", badRequest("err.field", "state")
+				return "", page.BadRequest("err.field", "state")
 			}
 		}
 		words = append(words, st)
@@ -347,7 +348,7 @@ func stepLine(f url.Values) (string, error) {
 		}
 	}
 	if err != nil {
-		var he *httpError
+		var he *page.Error
 		if errors.As(err, &he) {
 			return "", he
 		}

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"github.com/idempotency-lab/lab/web/page"
 	"testing"
 
 	"github.com/idempotency-lab/lab/practice"
@@ -26,8 +27,8 @@ func TestMatrixCellShowsRealMultiple(t *testing.T) {
 	}}, {preset: presets[0], results: []gridResult{
 		{handler: h, verdict: sim.OK, settled: 10000, expected: 10000},
 	}}}
-	v := s.matrixView(text{lang: langEN, c: s.catalog}, rows)
-	for i, want := range []string{"×3", "+" + money(5000), "✓"} {
+	v := s.matrixView(page.NewText(page.EN, s.Catalog), rows)
+	for i, want := range []string{"×3", "+" + page.Money(5000), "✓"} {
 		if got := v.Rows[i].Cells[0].VerdictSymbol; got != want {
 			t.Errorf("row %d: symbol %q, want %q", i, got, want)
 		}
@@ -55,7 +56,7 @@ func TestPracticeOutcomeShowsRealMultiple(t *testing.T) {
 		Handler: s.handlers[0].Name, PredictedVerdict: sim.Duplicate, Verdict: sim.Duplicate,
 		PredictedBalance: 20000, Balance: 30000, Expected: 10000,
 	}}
-	a := s.resultView(text{lang: langEN, c: s.catalog}, q, practiceMode{kind: modeTopic, topic: q.Topic}, practice.Progress{}, g)
+	a := s.resultView(page.NewText(page.EN, s.Catalog), q, practiceMode{kind: modeTopic, topic: q.Topic}, practice.Progress{}, g)
 	if a.Outcome == nil {
 		t.Fatal("no outcome view")
 	}

@@ -7,6 +7,7 @@ package web
 // says how long to wait.
 
 import (
+	"github.com/idempotency-lab/lab/web/page"
 	"math"
 	"net"
 	"net/http"
@@ -182,8 +183,8 @@ func (s *server) throttled(t *throttle) func(http.Handler) http.Handler {
 				return
 			}
 			secs := max(1, int(math.Ceil(wait.Seconds())))
-			s.log.Warn("throttled", "limit", t.name, "client", key, "method", r.Method, "path", inputExcerpt(r.URL.Path), "retry_after", secs)
-			s.renderError(w, r, &httpError{status: http.StatusTooManyRequests, key: "err.throttle", args: []any{secs}, retryAfter: secs})
+			s.Log.Warn("throttled", "limit", t.name, "client", key, "method", r.Method, "path", page.InputExcerpt(r.URL.Path), "retry_after", secs)
+			s.RenderError(w, r, &page.Error{Status: http.StatusTooManyRequests, Key: "err.throttle", Args: []any{secs}, RetryAfter: secs})
 		})
 	}
 }

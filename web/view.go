@@ -10,63 +10,11 @@ import (
 
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web/page"
 )
 
 // The view models below are plain data the templates print; every decision
 // (what is current, what is over, which words) is made here.
-
-// pageView is the frame every page shares.
-type pageView struct {
-	T           text
-	Title       string
-	CSS         string
-	TimelineCSS string
-	Styles      []string // a section's own stylesheets (s.assets.URL of each), linked after the site's
-	Scripts     []string // a section's own scripts, loaded with defer after htmx, in this order
-	Nav         []sectionLink
-	JS          string
-	HTMX        string
-	Langs       []langLink
-}
-
-type langLink struct {
-	Code, Label, URL string
-	Current          bool
-}
-
-func (s *server) pageFor(t text, r *http.Request, title string) pageView {
-	return withLangs(pageView{
-		T:           t,
-		Title:       title,
-		CSS:         s.assets.URL("lab.css"),
-		TimelineCSS: s.assets.URL("timeline.css"),
-		JS:          s.assets.URL("lab.js"),
-		HTMX:        s.assets.URL("vendor/htmx-4.0.1.min.js"),
-		Nav:         siteNav(t, r),
-	}, r)
-}
-
-// withLangs adds the language switch: the same address with ?lang=.
-func withLangs(p pageView, r *http.Request) pageView {
-	u := "/lab"
-	q := url.Values{}
-	if r.Method == http.MethodGet {
-		u, q = r.URL.Path, r.URL.Query()
-	}
-	for _, l := range []struct{ code, label string }{{"en", "English"}, {"ru", "Русский"}} {
-		q.Set("lang", l.code)
-		p.Langs = append(p.Langs, langLink{Code: l.code, Label: l.label, URL: u + "?" + q.Encode(), Current: p.T.Lang() == l.code})
-	}
-	return p
-}
-
-type errorView struct {
-	Status  int
-	Title   string
-	Message string
-	Script  string // a script that did not parse, offered back for editing
-	Back    string
-}
 
 type guideItem struct {
 	Text       string
@@ -93,7 +41,7 @@ type stepLink struct {
 
 // labView is the whole lab at one step.
 type labView struct {
-	T         text
+	T         page.Text
 	PageTitle string
 	URL       string // canonical address of this view
 	Permalink string // the same, absolute
@@ -197,7 +145,7 @@ const (
 	maxTimelineSteps = 24
 )
 
-func (s *server) labView(t text, r *http.Request, st labState, run *sim.Run) labView {
+func (s *server) labView(t page.Text, r *http.Request, st labState, run *sim.Run) labView {
 	q := s.query(st)
 	total := st.total()
 	at := func(n int) string { return labURL(q, n, st.defaultStep()) }
@@ -214,7 +162,7 @@ func (s *server) labView(t text, r *http.Request, st labState, run *sim.Run) lab
 	// /present reads the same query as /lab.
 	v.Present = "/present" + strings.TrimPrefix(v.URL, "/lab")
 	v.Title, v.Summary = st.script.Title, st.script.Summary
-	if t.lang == langRU {
+	if t.Is(page.RU) {
 		v.Title, v.Summary = or(st.script.TitleRU, v.Title), or(st.script.SummaryRU, v.Summary)
 	}
 	if v.Title == "" {
@@ -228,7 +176,7 @@ func (s *server) labView(t text, r *http.Request, st labState, run *sim.Run) lab
 	v.Presets = append(v.Presets, option{Value: "", Label: t.S("scn.empty"), Selected: st.preset == "" && total == 0})
 	for _, p := range s.presets {
 		label := p.Script.Title
-		if t.lang == langRU && p.Script.TitleRU != "" {
+		if t.Is(page.RU) && p.Script.TitleRU != "" {
 			label = p.Script.TitleRU
 		}
 		v.Presets = append(v.Presets, option{Value: p.Name, Label: label, Selected: p.Name == st.preset})
@@ -278,7 +226,7 @@ func (s *server) labView(t text, r *http.Request, st labState, run *sim.Run) lab
 		v.NothingInDLQ = !run.DeadLetters()
 	}
 	v.ControlsOpen = st.preset == ""
-	v.ScriptView = scriptInLang(v.Script, t.lang)
+	v.ScriptView = scriptInLang(v.Script, t.Is(page.RU))
 	v.Guide, v.GuideDone, v.Suggest = guide(t, st)
 	v.GuideURL = "/lab?preset=crash-before-ack&step=0"
 
@@ -334,11 +282,11 @@ func (s *server) labView(t text, r *http.Request, st labState, run *sim.Run) lab
 	return v
 }
 
-func (s *server) card(t text, st labState, res sim.Result, scale int64) cardView {
+func (s *server) card(t page.Text, st labState, res sim.Result, scale int64) cardView {
 	c := cardView{
 		Name:          res.Handler,
-		Balance:       money(res.Balance),
-		Expected:      money(res.Expected),
+		Balance:       page.Money(res.Balance),
+		Expected:      page.Money(res.Expected),
 		Verdict:       string(res.Verdict),
 		VerdictLabel:  t.S("v." + string(res.Verdict)),
 		VerdictSymbol: resultSymbol(res),
@@ -353,9 +301,9 @@ func (s *server) card(t text, st labState, res sim.Result, scale int64) cardView
 	}
 	switch d := res.Balance - res.Expected; {
 	case d > 0:
-		c.Delta, c.DeltaKind = t.F("card.over", money(d)), "over"
+		c.Delta, c.DeltaKind = t.F("card.over", page.Money(d)), "over"
 	case d < 0:
-		c.Delta, c.DeltaKind = t.F("card.short", money(-d)), "short"
+		c.Delta, c.DeltaKind = t.F("card.short", page.Money(-d)), "short"
 	default:
 		c.Delta, c.DeltaKind = t.S("card.even"), "even"
 	}
@@ -427,7 +375,7 @@ func (s *server) card(t text, st labState, res sim.Result, scale int64) cardView
 // guide is the newcomer's recipe for a double charge, shown on the empty
 // lab and for as long as the script follows it: the steps done ticked off,
 // and the id of the button to press next.
-func guide(t text, st labState) (items []guideItem, done bool, next string) {
+func guide(t page.Text, st labState) (items []guideItem, done bool, next string) {
 	recipe := []struct{ line, key, button, id string }{
 		{"publish pay-1 amount=10000", "guide.1", "ctl.publish", "do-publish"},
 		{"deliver crash=before-ack", "guide.2", "ctl.crash.ba", "do-crash-before-ack"},
@@ -453,8 +401,8 @@ func guide(t text, st labState) (items []guideItem, done bool, next string) {
 	return items, n == len(recipe), next
 }
 
-func (s *server) summary(t text, h handlers.Info) string {
-	if _, ok := t.c["h."+h.Name]; ok {
+func (s *server) summary(t page.Text, h handlers.Info) string {
+	if t.Has("h." + h.Name) {
 		return t.S("h." + h.Name)
 	}
 	return h.Summary
@@ -470,7 +418,7 @@ func resultSymbol(res sim.Result) string {
 	if res.Settled%res.Expected == 0 {
 		return "×" + strconv.FormatInt(res.Settled/res.Expected, 10)
 	}
-	return "+" + money(res.Settled-res.Expected)
+	return "+" + page.Money(res.Settled-res.Expected)
 }
 
 func verdictSymbol(v sim.Verdict) string {
@@ -491,17 +439,17 @@ func verdictSymbol(v sim.Verdict) string {
 
 // verdictReason explains a verdict in the reader's language from the
 // result's numbers (the engine's own Reason is English only).
-func verdictReason(t text, res sim.Result) string {
+func verdictReason(t page.Text, res sim.Result) string {
 	if (res.Verdict == sim.Duplicate || res.Verdict == sim.Lost) && res.Settled == res.Expected {
-		return t.F("why.cancel", money(res.Settled))
+		return t.F("why.cancel", page.Money(res.Settled))
 	}
 	switch res.Verdict {
 	case sim.OK:
-		return t.F("why.ok", money(res.Settled))
+		return t.F("why.ok", page.Money(res.Settled))
 	case sim.Duplicate:
-		return t.F("why.duplicate", money(res.Settled), money(res.Settled-res.Expected), money(res.Expected))
+		return t.F("why.duplicate", page.Money(res.Settled), page.Money(res.Settled-res.Expected), page.Money(res.Expected))
 	case sim.Lost:
-		return t.F("why.lost", money(res.Settled), money(res.Expected-res.Settled), money(res.Expected))
+		return t.F("why.lost", page.Money(res.Settled), page.Money(res.Expected-res.Settled), page.Money(res.Expected))
 	case sim.Poison:
 		return t.S("why.poison")
 	case sim.SilentConflict:
@@ -515,11 +463,11 @@ func verdictReason(t text, res sim.Result) string {
 
 // narrate is the step's narration in the reader's language, or, for a step
 // without one, a sentence made from the step itself.
-func narrate(t text, st sim.Step) string {
-	if t.lang == langRU && st.NarrationRU != "" {
+func narrate(t page.Text, st sim.Step) string {
+	if t.Is(page.RU) && st.NarrationRU != "" {
 		return st.NarrationRU
 	}
-	if st.NarrationEN != "" && (t.lang == langEN || st.NarrationRU == "") {
+	if st.NarrationEN != "" && (t.Is(page.EN) || st.NarrationRU == "") {
 		return st.NarrationEN
 	}
 	var out string
@@ -529,20 +477,20 @@ func narrate(t text, st sim.Step) string {
 		if st.KeyMode != sim.KeyOp {
 			key += "." + st.KeyMode
 		}
-		out = t.F(key, st.Op, money(st.Amount))
+		out = t.F(key, st.Op, page.Money(st.Amount))
 	case sim.VerbRetry, sim.VerbShip:
 		out = t.F("do."+st.Verb, st.Op)
 	case sim.VerbChangePayload:
-		out = t.F("do.change-payload", st.Op, money(st.Amount))
+		out = t.F("do.change-payload", st.Op, page.Money(st.Amount))
 	case sim.VerbDeliver:
 		out = t.S(map[string]string{"": "do.deliver", sim.CrashBeforeEffect: "do.deliver.be",
 			sim.CrashAfterEffect: "do.deliver.ae", sim.CrashBeforeAck: "do.deliver.ba"}[st.Crash])
 	case sim.VerbAdvance:
-		out = t.F("do.advance", duration(st.Advance))
+		out = t.F("do.advance", page.Duration(st.Advance))
 	case sim.VerbGateway:
 		switch st.Gateway {
 		case sim.GatewayStall:
-			out = t.F("do.gateway.stall", duration(st.Stall))
+			out = t.F("do.gateway.stall", page.Duration(st.Stall))
 		case sim.GatewayDown, sim.GatewayUp, sim.GatewayTimeout, sim.GatewayDedupOn, sim.GatewayDedupOff:
 			out = t.S("do.gateway." + strings.ReplaceAll(st.Gateway, " ", "-"))
 		default:
@@ -673,10 +621,10 @@ var stepTipIDs = []string{
 // language's title, summary and narration lines are left out where this
 // language has its own (a script narrated only in English keeps its
 // English lines on the Russian page). The editor keeps the whole text.
-func scriptInLang(text string, l lang) string {
+func scriptInLang(text string, russian bool) string {
 	own, other := "#en:", "#ru:"
 	headOwn, headOther := []string{"title:", "summary:"}, []string{"title-ru:", "summary-ru:"}
-	if l == langRU {
+	if russian {
 		own, other = other, own
 		headOwn, headOther = headOther, headOwn
 	}

@@ -1,4 +1,4 @@
-package web
+package page
 
 // The replay cache. A page of the lab is a pure function of its request:
 // the script, the handlers and the step travel in the address, and the
@@ -326,28 +326,28 @@ func acceptsEncoding(headers []string, coding string) bool {
 	return star
 }
 
-// cacheKey names a response by everything it is made from. The request's
+// CacheKey names a response by everything it is made from. The request's
 // own address, language and htmx flavour come first; extra adds what a
 // route reads besides (a room's state, a reader's vote). The key is
 // hashed, so a long permalink costs 32 bytes in the cache's index.
-func cacheKey(r *http.Request, route string, extra ...string) string {
-	l, _ := pickLang(r)
+func CacheKey(r *http.Request, route string, extra ...string) string {
+	l, _ := PickLang(r)
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%t\x00%s\x00%s\x00%s\x00%t", route, r.Method, r.Host, r.TLS != nil,
-		r.URL.Path, r.URL.RawQuery, l, isPartial(r))
+		r.URL.Path, r.URL.RawQuery, l, IsPartial(r))
 	for _, e := range extra {
 		fmt.Fprintf(h, "\x00%s", e)
 	}
 	return string(h.Sum(nil))
 }
 
-// serveCached answers from the cache, or runs h once for everyone asking
+// ServeCached answers from the cache, or runs h once for everyone asking
 // the same thing now and keeps what it wrote. h must write only what key
 // names: any other input would leak from one reader to the next. Failures
 // that h returns are rendered as error pages and kept too when they are
 // the reader's (4xx): an over-budget script costs its replay once. A busy
 // server (503) or a request that went away is not kept.
-func (s *server) serveCached(w http.ResponseWriter, r *http.Request, key string, h handlerFunc) error {
+func (s *Shell) ServeCached(w http.ResponseWriter, r *http.Request, key string, h HandlerFunc) error {
 	if s.cache == nil {
 		// No cache (--dev, --cache-size 0): nothing to keep, so nothing to
 		// capture or compress here; the page is written as it is made.
@@ -368,7 +368,7 @@ func (s *server) serveCached(w http.ResponseWriter, r *http.Request, key string,
 			if errors.Is(err, context.Canceled) {
 				return nil, err
 			}
-			s.renderError(cw, rr, err)
+			s.RenderError(cw, rr, err)
 		}
 		p, err := cw.page()
 		if err != nil {

@@ -1,4 +1,4 @@
-package web
+package page
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"github.com/go-chi/chi/v5"
 )
 
-// assets serves static/ under /static/. Every URL the pages write carries
+// Assets serves static/ under /static/. Every URL the pages write carries
 // the file's content hash (?v=…), and a request that names the current hash
 // may be cached for a year: a new build changes the hash, so nobody keeps
 // a stale file. Any other request gets an ETag and must revalidate.
@@ -23,15 +23,15 @@ import (
 // Text files are compressed once, at start, with gzip's best level:
 // compressing htmx and the stylesheets for every reader would cost more
 // than everything else a page needs.
-type assets struct {
+type Assets struct {
 	files fs.FS
 	dev   bool              // read and hash on every request
 	sums  map[string]string // file -> short content hash (not in dev)
 	gz    map[string][]byte // file -> its gzip form, when that is smaller (not in dev)
 }
 
-func newAssets(files fs.FS, dev bool) (*assets, error) {
-	a := &assets{files: files, dev: dev, sums: map[string]string{}, gz: map[string][]byte{}}
+func NewAssets(files fs.FS, dev bool) (*Assets, error) {
+	a := &Assets{files: files, dev: dev, sums: map[string]string{}, gz: map[string][]byte{}}
 	if dev {
 		return a, nil
 	}
@@ -43,7 +43,7 @@ func newAssets(files fs.FS, dev bool) (*assets, error) {
 		if err != nil {
 			return err
 		}
-		a.sums[name] = contentHash(b)
+		a.sums[name] = ContentHash(b)
 		if compressible(name) {
 			var buf bytes.Buffer
 			zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
@@ -72,17 +72,21 @@ func compressible(name string) bool {
 	return false
 }
 
-func contentHash(b []byte) string {
+func ContentHash(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:6])
 }
 
+// Compressed reports whether a file is kept gzip-compressed, to be sent
+// as it is to readers who accept it.
+func (a *Assets) Compressed(name string) bool { return a.gz[name] != nil }
+
 // URL is the address of a static file with its content hash.
-func (a *assets) URL(name string) string {
+func (a *Assets) URL(name string) string {
 	sum, ok := a.sums[name]
 	if a.dev {
 		b, err := fs.ReadFile(a.files, name)
-		ok, sum = err == nil, contentHash(b)
+		ok, sum = err == nil, ContentHash(b)
 	}
 	if !ok {
 		return "/static/" + name
@@ -90,18 +94,18 @@ func (a *assets) URL(name string) string {
 	return "/static/" + name + "?v=" + sum
 }
 
-func (a *assets) serve(w http.ResponseWriter, r *http.Request) error {
+func (a *Assets) Serve(w http.ResponseWriter, r *http.Request) error {
 	name := strings.TrimPrefix(path.Clean("/"+chi.URLParam(r, "*")), "/")
 	if name == "" || strings.HasSuffix(name, ".go") || !fs.ValidPath(name) {
-		return notFound(r.URL.Path)
+		return NotFound(r.URL.Path)
 	}
 	b, err := fs.ReadFile(a.files, name)
 	if err != nil {
-		return notFound(r.URL.Path)
+		return NotFound(r.URL.Path)
 	}
 	sum, ok := a.sums[name]
 	if !ok {
-		sum = contentHash(b)
+		sum = ContentHash(b)
 	}
 	h := w.Header()
 	h.Set("ETag", `"`+sum+`"`)

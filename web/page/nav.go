@@ -1,20 +1,20 @@
-package web
+package page
 
 import (
 	"net/http"
 	"strings"
 )
 
-// sectionLink is one of the site's sections in the header.
-type sectionLink struct {
+// SectionLink is one of the site's sections in the header.
+type SectionLink struct {
 	Label, URL string
 	// Current is "page" on the section's own address, "true" anywhere
 	// else inside it, and empty outside it (the aria-current value).
 	Current string
 }
 
-// siteNav lists the site's sections, marking the one r is in.
-func siteNav(t text, r *http.Request) []sectionLink {
+// SiteNav lists the site's sections, marking the one r is in.
+func SiteNav(t Text, r *http.Request) []SectionLink {
 	sections := []struct {
 		key, url string
 		also     []string // other address prefixes that belong to it
@@ -27,9 +27,9 @@ func siteNav(t text, r *http.Request) []sectionLink {
 		{"nav.present", "/present", []string{"/rooms", "/join"}},
 	}
 	path := r.URL.Path
-	links := make([]sectionLink, len(sections))
+	links := make([]SectionLink, len(sections))
 	for i, s := range sections {
-		links[i] = sectionLink{Label: t.S(s.key), URL: s.url}
+		links[i] = SectionLink{Label: t.S(s.key), URL: s.url}
 		switch {
 		case path == s.url:
 			links[i].Current = "page"

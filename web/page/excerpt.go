@@ -1,4 +1,4 @@
-package web
+package page
 
 // Error pages quote what the reader sent so that they can see what was
 // wrong, but only an excerpt of it, once: a 200,000-character room code
@@ -6,38 +6,37 @@ package web
 // makes the quote safe; this file only keeps it short.
 
 import (
-	"net/http"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 )
 
 const (
-	// maxQuoteRunes is how much of one bad value an error message quotes.
-	maxQuoteRunes = 100
-	// maxTextRunes bounds one argument of the lab's own words (a list of
+	// MaxQuoteRunes is how much of one bad value an error message quotes.
+	MaxQuoteRunes = 100
+	// MaxTextRunes bounds one argument of the lab's own words (a list of
 	// valid choices, a parser's sentence): longer than any of them, and a
 	// backstop should one ever carry the reader's text unshortened.
-	maxTextRunes = 1000
+	MaxTextRunes = 1000
 	// maxLangURL is the longest address an error page's language links
 	// repeat; a longer one came from the reader, so the links go to a
 	// plain page of the section instead.
 	maxLangURL = 256
-	// maxPathBytes is the longest path the lab answers. None of its
+	// MaxPathBytes is the longest path the lab answers. None of its
 	// addresses comes near it (long data travels in the query).
-	maxPathBytes = 1 << 10
+	MaxPathBytes = 1 << 10
 )
 
-// inputExcerpt is what an error message quotes of a value the reader
-// sent: the whole of it up to maxQuoteRunes runes, else its first
-// maxQuoteRunes runes and "…".
-func inputExcerpt(s string) string {
-	if len(s) <= maxQuoteRunes || utf8.RuneCountInString(s) <= maxQuoteRunes {
+// InputExcerpt is what an error message quotes of a value the reader
+// sent: the whole of it up to MaxQuoteRunes runes, else its first
+// MaxQuoteRunes runes and "…".
+func InputExcerpt(s string) string {
+	if len(s) <= MaxQuoteRunes || utf8.RuneCountInString(s) <= MaxQuoteRunes {
 		return s
 	}
 	i, n := 0, 0
 	for i = range s {
-		if n == maxQuoteRunes {
+		if n == MaxQuoteRunes {
 			break
 		}
 		n++
@@ -45,14 +44,14 @@ func inputExcerpt(s string) string {
 	return s[:i] + "…"
 }
 
-// boundText shortens a sentence of the lab's own words that may quote the
+// BoundText shortens a sentence of the lab's own words that may quote the
 // reader's input (the script parser's "unknown verb "…"", a progress
 // file's "unknown question "…""): every quoted string and every run
-// without spaces keeps at most maxQuoteRunes runes, then "…". The text
+// without spaces keeps at most MaxQuoteRunes runes, then "…". The text
 // is read once, left to right, so a hostile one costs no more than its
-// length. Whatever is still longer than maxTextRunes is cut there.
-func boundText(s string) string {
-	if utf8.RuneCountInString(s) <= maxQuoteRunes {
+// length. Whatever is still longer than MaxTextRunes is cut there.
+func BoundText(s string) string {
+	if utf8.RuneCountInString(s) <= MaxQuoteRunes {
 		return s
 	}
 	var b strings.Builder
@@ -75,7 +74,7 @@ func boundText(s string) string {
 			n, cut = 0, false
 			b.WriteRune(c)
 		case cut:
-		case n == maxQuoteRunes:
+		case n == MaxQuoteRunes:
 			b.WriteString("…")
 			cut = true
 		default:
@@ -84,19 +83,19 @@ func boundText(s string) string {
 		}
 	}
 	out := b.String()
-	if utf8.RuneCountInString(out) > maxTextRunes {
-		out = string([]rune(out)[:maxTextRunes]) + "…"
+	if utf8.RuneCountInString(out) > MaxTextRunes {
+		out = string([]rune(out)[:MaxTextRunes]) + "…"
 	}
 	return out
 }
 
-// boundArgs makes an error message's arguments safe to show. By the
+// BoundArgs makes an error message's arguments safe to show. By the
 // convention of every message in the catalog, the first argument, when
 // it is a string, is the value the reader sent (a preset name, a path, a
 // step), so it is quoted as an excerpt; later string arguments are the
-// lab's own (the valid choices), kept whole up to maxTextRunes; the
+// lab's own (the valid choices), kept whole up to MaxTextRunes; the
 // parser's message (bilingual) has its quoted tokens shortened.
-func boundArgs(args []any) []any {
+func BoundArgs(args []any) []any {
 	if len(args) == 0 {
 		return args
 	}
@@ -105,12 +104,12 @@ func boundArgs(args []any) []any {
 		switch v := a.(type) {
 		case string:
 			if i == 0 {
-				out[i] = inputExcerpt(v)
+				out[i] = InputExcerpt(v)
 			} else {
-				out[i] = boundText(v)
+				out[i] = BoundText(v)
 			}
-		case bilingual:
-			out[i] = bilingual{boundText(v.en), boundText(v.ru)}
+		case Bilingual:
+			out[i] = Bilingual{BoundText(v.EN), BoundText(v.RU)}
 		default:
 			out[i] = a
 		}
@@ -118,11 +117,11 @@ func boundArgs(args []any) []any {
 	return out
 }
 
-// shortLangs keeps an error page's language links from repeating a long
+// ShortLangs keeps an error page's language links from repeating a long
 // address: the address carries the bad input, which the message has quoted
 // already. Such a link goes to fallback in that language instead.
-func shortLangs(p pageView, fallback string) pageView {
-	langs := make([]langLink, len(p.Langs))
+func ShortLangs(p View, fallback string) View {
+	langs := make([]LangLink, len(p.Langs))
 	for i, l := range p.Langs {
 		if len(l.URL) > maxLangURL {
 			l.URL = fallback + "?lang=" + l.Code
@@ -133,15 +132,3 @@ func shortLangs(p pageView, fallback string) pageView {
 	return p
 }
 
-// boundPath answers 404 to a path longer than any of the lab's addresses,
-// quoting an excerpt of it, before any page (a room's, a lesson's) echoes
-// it whole.
-func (s *server) boundPath(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if len(r.URL.Path) > maxPathBytes {
-			s.renderError(w, r, notFound(r.URL.Path))
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}

@@ -1,0 +1,186 @@
+package page
+
+import (
+	"errors"
+
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// Lang is a language the lab's pages speak.
+type Lang string
+
+const (
+	EN Lang = "en"
+	RU Lang = "ru"
+)
+
+// LangCookie remembers the reader's choice of language for a year.
+const LangCookie = "lab_lang"
+
+// PickLang chooses the page's language: an explicit ?lang=, then the
+// cookie a previous choice left, then the browser's Accept-Language, then
+// English. It reports whether the choice came from ?lang= (and so should
+// be remembered). An unknown ?lang= value is ignored, not an error: the
+// page is still readable in the fallback language.
+func PickLang(r *http.Request) (l Lang, explicit bool) {
+	if l, ok := ParseLang(r.URL.Query().Get("lang")); ok {
+		return l, true
+	}
+	if c, err := r.Cookie(LangCookie); err == nil {
+		if l, ok := ParseLang(c.Value); ok {
+			return l, false
+		}
+	}
+	return acceptLang(r.Header.Get("Accept-Language")), false
+}
+
+func ParseLang(s string) (Lang, bool) {
+	switch strings.ToLower(s) {
+	case "en":
+		return EN, true
+	case "ru":
+		return RU, true
+	}
+	return "", false
+}
+
+// acceptLang returns the supported language the browser prefers most, by
+// the q-values of an Accept-Language header such as "ru-RU,ru;q=0.9,en;q=0.8".
+func acceptLang(header string) Lang {
+	best, bestQ := EN, -1.0
+	for _, part := range strings.Split(header, ",") {
+		tag, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		q := 1.0
+		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				continue
+			}
+			q = f
+		}
+		primary, _, _ := strings.Cut(tag, "-")
+		l, ok := ParseLang(primary)
+		if ok && q > bestQ && q > 0 {
+			best, bestQ = l, q
+		}
+	}
+	return best
+}
+
+func LangCookieFor(l Lang) *http.Cookie {
+	return &http.Cookie{Name: LangCookie, Value: string(l), Path: "/", MaxAge: 365 * 24 * 3600,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode}
+}
+
+// Catalog holds every string a reader sees, keyed by a short name, in
+// English and in Russian.
+type Catalog map[string][2]string
+
+// Text is the catalog in one language: what templates call to write words.
+type Text struct {
+	lang Lang
+	c    Catalog
+}
+
+// NewText is catalogue c in language l.
+func NewText(l Lang, c Catalog) Text { return Text{lang: l, c: c} }
+
+// Has reports whether the catalog has key.
+func (t Text) Has(key string) bool {
+	_, ok := t.c[key]
+	return ok
+}
+
+// S returns the string for key. A missing key shows as ⟦key⟧, which the
+// tests look for on every page.
+func (t Text) S(key string) string {
+	v, ok := t.c[key]
+	if !ok {
+		return "⟦" + key + "⟧"
+	}
+	if t.lang == RU {
+		return v[1]
+	}
+	return v[0]
+}
+
+// F formats the string for key with args, as fmt.Sprintf does. An
+// argument already written in both languages (bilingual) is given in the
+// page's language.
+func (t Text) F(key string, args ...any) string {
+	copied := false
+	for i, a := range args {
+		if b, ok := a.(Bilingual); ok {
+			if !copied {
+				args, copied = append([]any(nil), args...), true
+			}
+			args[i] = b.EN
+			if t.lang == RU {
+				args[i] = b.RU
+			}
+		}
+	}
+	return fmt.Sprintf(t.S(key), args...)
+}
+
+// Bilingual is a message that comes with its own translation, such as the
+// script parser's.
+type Bilingual struct{ EN, RU string }
+
+// ParseMessage is the parser's message in both languages; withLine keeps
+// the line number.
+func ParseMessage(err error, withLine bool) any {
+	var se *sim.Error
+	if !errors.As(err, &se) {
+		return err.Error()
+	}
+	if withLine {
+		return Bilingual{se.In("en"), se.In("ru")}
+	}
+	return Bilingual{se.Message("en"), se.Message("ru")}
+}
+
+// Is reports whether the text is in language l.
+func (t Text) Is(l Lang) bool { return t.lang == l }
+
+// Lang is the page's language code, for <html lang>.
+func (t Text) Lang() string { return string(t.lang) }
+
+// Money writes an amount of minor units as major units with two decimals,
+// grouping thousands with a narrow no-break space: 123456789 is
+// "1 234 567.89" in both languages.
+func Money(minor int64) string {
+	sign := ""
+	if minor < 0 {
+		sign, minor = "−", -minor
+	}
+	major := strconv.FormatInt(minor/100, 10)
+	var b strings.Builder
+	for i, r := range major {
+		if i > 0 && (len(major)-i)%3 == 0 {
+			b.WriteRune('\u202f')
+		}
+		b.WriteRune(r)
+	}
+	return fmt.Sprintf("%s%s.%02d", sign, b.String(), minor%100)
+}
+
+// Duration writes a simulated duration compactly: 1h30m, 2d, 90s.
+func Duration(d time.Duration) string {
+	if d > 0 && d%(24*time.Hour) == 0 {
+		return strconv.FormatInt(int64(d/(24*time.Hour)), 10) + "d"
+	}
+	s := d.String()
+	s = strings.TrimSuffix(s, "0s")
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
