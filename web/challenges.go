@@ -234,10 +234,5 @@ func (s *server) autoSolve(w http.ResponseWriter, r *http.Request, st labState) 
 // lessonTitle is the title of the lesson with a slug, or the slug when
 // the course does not load.
 func (s *server) lessonTitle(t page.Text, slug string) string {
-	if c, err := s.lessons.course(); err == nil {
-		if l, ok := c.Lesson(slug, t.Lang()); ok {
-			return l.Title
-		}
-	}
-	return slug
+	return s.course.LessonTitle(t.Lang(), slug)
 }

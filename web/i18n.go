@@ -1,6 +1,7 @@
 package web
 
 import (
+	"github.com/idempotency-lab/lab/web/course"
 	"strings"
 
 	"github.com/idempotency-lab/lab/sim"
@@ -11,7 +12,7 @@ import (
 // part's. It is built once, when the server starts, and only read
 // afterwards.
 func newCatalog() page.Catalog {
-	return page.NewCatalog(playgroundCatalog(), practiceCatalog(), lessonsCatalog(), presentCatalog(), labCatalog(), challengesCatalog())
+	return page.NewCatalog(playgroundCatalog(), practiceCatalog(), course.Catalog(), presentCatalog(), labCatalog(), challengesCatalog())
 }
 
 // playgroundCatalog holds the playground's words: the lab page, its cards

@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"github.com/idempotency-lab/lab/web/page"
 	"net/http"
 	"net/url"
 	"os"
@@ -10,6 +9,9 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	coursepart "github.com/idempotency-lab/lab/web/course"
+	"github.com/idempotency-lab/lab/web/page"
 
 	"github.com/idempotency-lab/lab/lessons"
 )
@@ -170,8 +172,8 @@ func TestLessonsSearchWithHTMX(t *testing.T) {
 func TestLessonsSearchBadInput(t *testing.T) {
 	h := newTestServer(t)
 	tests := []struct{ name, target, want string }{
-		{"too long", "/lessons?lang=en&q=" + strings.Repeat("a", maxQueryRunes+1), "at most 100 characters long; this one has 101"},
-		{"too long in Russian", "/lessons?lang=ru&q=" + url.QueryEscape(strings.Repeat("я", maxQueryRunes+5)), "не длиннее 100 символов, а в этом 105"},
+		{"too long", "/lessons?lang=en&q=" + strings.Repeat("a", coursepart.MaxQueryRunes+1), "at most 100 characters long; this one has 101"},
+		{"too long in Russian", "/lessons?lang=ru&q=" + url.QueryEscape(strings.Repeat("я", coursepart.MaxQueryRunes+5)), "не длиннее 100 символов, а в этом 105"},
 		{"not UTF-8", "/lessons?lang=en&q=%ff%fe", "not valid UTF-8"},
 	}
 	for _, tc := range tests {
@@ -214,7 +216,7 @@ func TestLessonPages(t *testing.T) {
 				want := []string{
 					`<html lang="` + lang + `"`,
 					`<h1 id="lesson-title">` + htmlEscape(l.Title) + `</h1>`,
-					labelCodeBlocks(page.NewText(langOf(lang), newCatalog()), string(l.HTML)),
+					coursepart.LabelCodeBlocks(page.NewText(langOf(lang), newCatalog()), string(l.HTML)),
 					`hreflang="en"`, `hreflang="ru"`,
 					`href="/lessons/` + l.Slug + `?lang=ru"`, `href="/lessons/` + l.Slug + `?lang=en"`,
 					`<a href="/lessons" aria-current="true">`,
@@ -400,21 +402,6 @@ func TestCodeCSS(t *testing.T) {
 	}
 }
 
-func TestThemedCodeCSS(t *testing.T) {
-	in := ".chroma .k { color: red }\n@media screen and (prefers-color-scheme: dark) {\n/* dark */\n.chroma .k, .chroma .kd { color: pink }\n}\n"
-	want := ".chroma .k { color: red }\n" +
-		"@media screen and (prefers-color-scheme: dark) {\n/* dark */\n" +
-		`:root:not([data-theme="light"]) .chroma .k, :root:not([data-theme="light"]) .chroma .kd { color: pink }` + "\n}\n" +
-		"@media screen {\n/* the page's theme toggle set to dark */\n/* dark */\n" +
-		`:root[data-theme="dark"] .chroma .k, :root[data-theme="dark"] .chroma .kd { color: pink }` + "\n}\n\n"
-	if got := themedCodeCSS(in); got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
-	}
-	if got := themedCodeCSS(".a { b: c }\n"); got != ".a { b: c }\n" {
-		t.Errorf("CSS without a dark block changed: %q", got)
-	}
-}
-
 func TestLessonsStaticFiles(t *testing.T) {
 	h := newTestServer(t)
 	page := get(t, h, "/lessons/duplicates")
@@ -516,7 +503,7 @@ func TestLessonProgressBars(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.lessons.progress = func(r *http.Request) (map[string]int, bool, error) {
+	s.course.SetProgress(func(r *http.Request) (map[string]int, bool, error) {
 		if r.Header.Get("Cookie") == "" {
 			return nil, false, nil // a reader with no profile yet
 		}
@@ -524,7 +511,7 @@ func TestLessonProgressBars(t *testing.T) {
 			return nil, false, errors.New("the database is gone")
 		}
 		return map[string]int{"unique": 40, "inbox": 250}, true, nil
-	}
+	})
 	h := s.routes()
 	r := get(t, h, "/lessons?lang=en", "Cookie", "profile=1")
 	for _, want := range []string{

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"github.com/idempotency-lab/lab/web/course"
 	"github.com/idempotency-lab/lab/web/page"
 	"net/http"
 
@@ -35,10 +36,10 @@ func (s *server) routes() http.Handler {
 
 	// The course: the table of contents (?q= searches titles and
 	// headings), one lesson, and the stylesheet for its code.
-	r.Get("/lessons", s.Handle(s.lessonsIndex))
+	r.Get("/lessons", s.Handle(s.course.Index))
 	r.Get("/lessons/", http.RedirectHandler("/lessons", http.StatusMovedPermanently).ServeHTTP)
-	r.Get(codeCSSPath, s.Handle(s.lessons.serveCodeCSS))
-	r.Get("/lessons/{slug}", s.Handle(s.lesson))
+	r.Get(course.CodeCSSPath, s.Handle(s.course.ServeCodeCSS))
+	r.Get("/lessons/{slug}", s.Handle(s.course.Lesson))
 
 	// Practice (practice.go): questions and predictions graded on the spot,
 	// progress saved per anonymous profile cookie. ?topic=SLUG lists a topic.

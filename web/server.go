@@ -9,6 +9,7 @@ package web
 
 import (
 	"errors"
+	"github.com/idempotency-lab/lab/web/course"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -88,7 +89,7 @@ type server struct {
 	bank        *practice.Bank   // practice questions; see practice.go
 	progress    *practice.Store  // nil: the practice pages answer 503
 	now         func() time.Time // dates practice answers
-	lessons     *lessonsSection  // the course; see lessons.go
+	course      *course.Course   // the lessons; see lessons.go
 	hub         *room.Hub        // live rooms; see rooms.go
 	heartbeat   time.Duration    // between comments on a quiet event stream; <= 0: none
 	stop        <-chan struct{}  // closed at shutdown: event streams end
@@ -171,10 +172,10 @@ func newServer(cfg Config) (*server, error) {
 		cacheBytes = -1 // in development pages follow edits to CSS and lessons
 	}
 	s.Shell = page.NewShell(newCatalog(), assets, log, cacheBytes)
-	if s.lessons, err = newLessonsSection(cfg); err != nil {
+	// The lessons' bars come from practice.
+	if s.course, err = course.New(s.Shell, course.Config{Course: cfg.Course, Dev: cfg.Dev, Dir: cfg.LessonsDir, Progress: s.topicPercents}); err != nil {
 		return nil, err
 	}
-	s.lessons.progress = s.topicPercents // the lessons' bars come from practice
 	if s.hub, s.heartbeat, s.stop = cfg.Rooms, cfg.Heartbeat, cfg.Stop; s.hub == nil {
 		s.hub = room.NewHub(room.Config{})
 	}

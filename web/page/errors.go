@@ -116,4 +116,3 @@ func IsPartial(r *http.Request) bool {
 	return r.Header.Get("HX-Request") == "true" && r.Header.Get("HX-Request-Type") == "partial" &&
 		r.Header.Get("HX-History-Restore-Request") != "true"
 }
-

@@ -131,4 +131,3 @@ func ShortLangs(p View, fallback string) View {
 	p.Langs = langs
 	return p
 }
-

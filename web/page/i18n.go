@@ -183,4 +183,3 @@ func Duration(d time.Duration) string {
 	}
 	return s
 }
-

@@ -57,4 +57,3 @@ type ErrorView struct {
 	Script  string // a script that did not parse, offered back for editing
 	Back    string
 }
-

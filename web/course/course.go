@@ -1,4 +1,4 @@
-package web
+package course
 
 import (
 	"bytes"
@@ -24,31 +24,32 @@ import (
 // rendered once when the server starts (lessons.Load); with Config.Dev it
 // is read from disk again on every request, so an edit shows on reload.
 
-// maxQueryRunes bounds a search: the box allows no more, so a longer one
+// MaxQueryRunes bounds a search: the box allows no more, so a longer one
 // came from a hand-made URL.
-const maxQueryRunes = 100
+const MaxQueryRunes = 100
 
-// codeCSSPath is the address of the stylesheet for highlighted code.
-const codeCSSPath = "/lessons/code.css"
+// CodeCSSPath is the address of the stylesheet for highlighted code.
+const CodeCSSPath = "/lessons/code.css"
 
-// lessonsSection is what the lessons pages read: the course, the code
-// stylesheet and, once the practice section provides it, the reader's
-// progress per topic.
-type lessonsSection struct {
+// Course is the lessons' part of the lab: its pages read the course, the
+// code stylesheet and, once the practice section provides it, the
+// reader's progress per topic.
+type Course struct {
+	*page.Shell
 	course  func() (*lessons.Course, error)
 	codeCSS []byte
 	codeSum string
 	// progress is nil until the practice section fills it in; the pages
 	// then show no progress bars.
-	progress lessonProgress
+	progress Progress
 }
 
-// lessonProgress returns, for the reader of r, the percent of each topic's
+// Progress returns, for the reader of r, the percent of each topic's
 // practice questions they have answered (practice.Progress.Topic(slug)
 // .AnsweredPercent()), keyed by lesson slug. ok is false when there is
 // nothing to show, for a reader without a profile for instance; an error
 // is logged and the pages show no bars rather than fail.
-type lessonProgress func(r *http.Request) (percent map[string]int, ok bool, err error)
+type Progress func(r *http.Request) (percent map[string]int, ok bool, err error)
 
 // courseLoadError is a course that does not load in dev mode: the page
 // lists the problems so the author can fix them and reload.
@@ -56,19 +57,31 @@ type courseLoadError struct{ err error }
 
 func (e *courseLoadError) Error() string { return "lessons: " + e.err.Error() }
 
-func newLessonsSection(cfg Config) (*lessonsSection, error) {
+// Config says where the course comes from.
+type Config struct {
+	// Course is the course to show; nil means the one embedded in the
+	// binary, or with Dev the files under Dir, read again on every request.
+	Course *lessons.Course
+	Dev    bool
+	Dir    string // default "lessons", relative to the working directory
+	// Progress gives the reader's progress per topic; nil shows no bars.
+	Progress Progress
+}
+
+// New builds the lessons' part on the shell.
+func New(shell *page.Shell, cfg Config) (*Course, error) {
 	css, err := lessons.CodeCSS(lessons.LightStyle, lessons.DarkStyle)
 	if err != nil {
 		return nil, err
 	}
-	l := &lessonsSection{codeCSS: []byte(themedCodeCSS(css))}
+	l := &Course{Shell: shell, codeCSS: []byte(themedCodeCSS(css)), progress: cfg.Progress}
 	l.codeSum = page.ContentHash(l.codeCSS)
 	switch {
 	case cfg.Course != nil:
 		course := cfg.Course
 		l.course = func() (*lessons.Course, error) { return course, nil }
 	case cfg.Dev:
-		dir := cfg.LessonsDir
+		dir := cfg.Dir
 		if dir == "" {
 			dir = "lessons"
 		}
@@ -129,9 +142,9 @@ func themedCodeCSS(css string) string {
 		after
 }
 
-// serveCodeCSS answers the code stylesheet: cached for a year when the
+// ServeCodeCSS answers the code stylesheet: cached for a year when the
 // address names the current hash, as static files are.
-func (l *lessonsSection) serveCodeCSS(w http.ResponseWriter, r *http.Request) error {
+func (l *Course) ServeCodeCSS(w http.ResponseWriter, r *http.Request) error {
 	h := w.Header()
 	h.Set("Content-Type", "text/css; charset=utf-8")
 	h.Set("ETag", `"`+l.codeSum+`"`)
@@ -144,12 +157,26 @@ func (l *lessonsSection) serveCodeCSS(w http.ResponseWriter, r *http.Request) er
 	return nil
 }
 
-func (l *lessonsSection) codeCSSURL() string { return codeCSSPath + "?v=" + l.codeSum }
+// SetProgress replaces where the lessons' progress bars come from.
+func (l *Course) SetProgress(p Progress) { l.progress = p }
+
+// LessonTitle is the title of the lesson with a slug, in lang, or the
+// slug when the course does not load or has no such lesson.
+func (l *Course) LessonTitle(lang, slug string) string {
+	if c, err := l.course(); err == nil {
+		if les, ok := c.Lesson(slug, lang); ok {
+			return les.Title
+		}
+	}
+	return slug
+}
+
+func (l *Course) codeCSSURL() string { return CodeCSSPath + "?v=" + l.codeSum }
 
 // loadCourse returns the course, or the dev-mode page that lists why it
 // does not load.
-func (s *server) loadCourse(w http.ResponseWriter, r *http.Request) (*lessons.Course, bool, error) {
-	c, err := s.lessons.course()
+func (s *Course) loadCourse(w http.ResponseWriter, r *http.Request) (*lessons.Course, bool, error) {
+	c, err := s.course()
 	var le *courseLoadError
 	if errors.As(err, &le) {
 		s.Log.Error("lessons do not load", "err", le.err)
@@ -165,12 +192,12 @@ func (s *server) loadCourse(w http.ResponseWriter, r *http.Request) (*lessons.Co
 	return c, true, nil
 }
 
-// lessonsIndex is the table of contents, or the search results for ?q=.
+// Index is the table of contents, or the search results for ?q=.
 // For htmx (the search box as one types) it answers the results only.
-func (s *server) lessonsIndex(w http.ResponseWriter, r *http.Request) error {
+func (s *Course) Index(w http.ResponseWriter, r *http.Request) error {
 	query := strings.TrimSpace(r.URL.Query().Get("q"))
-	if n := utf8.RuneCountInString(query); n > maxQueryRunes {
-		return page.BadRequest("les.err.query", n, maxQueryRunes)
+	if n := utf8.RuneCountInString(query); n > MaxQueryRunes {
+		return page.BadRequest("les.err.query", n, MaxQueryRunes)
 	}
 	if !utf8.ValidString(query) {
 		return page.BadRequest("les.err.utf8")
@@ -191,9 +218,9 @@ func (s *server) lessonsIndex(w http.ResponseWriter, r *http.Request) error {
 	return s.Render(w, r, http.StatusOK, lessonsIndexPage(s.lessonsPageFor(t, r, v.PageTitle), v))
 }
 
-// lesson is one lesson in the reader's language; an unknown slug is a 404
+// Lesson is one Lesson in the reader's language; an unknown slug is a 404
 // page that lists the lessons there are.
-func (s *server) lesson(w http.ResponseWriter, r *http.Request) error {
+func (s *Course) Lesson(w http.ResponseWriter, r *http.Request) error {
 	course, ok, err := s.loadCourse(w, r)
 	if !ok {
 		return err
@@ -220,9 +247,9 @@ func (s *server) lesson(w http.ResponseWriter, r *http.Request) error {
 
 // lessonsPageFor is the page frame with the lessons' stylesheets. A
 // lesson's diagrams are inline SVG in its HTML: no script draws them.
-func (s *server) lessonsPageFor(t page.Text, r *http.Request, title string) page.View {
+func (s *Course) lessonsPageFor(t page.Text, r *http.Request, title string) page.View {
 	p := s.PageFor(t, r, title)
-	p.Styles = append(p.Styles, s.Assets.URL("lessons.css"), s.lessons.codeCSSURL())
+	p.Styles = append(p.Styles, s.Assets.URL("lessons.css"), s.codeCSSURL())
 	return p
 }
 
@@ -307,7 +334,7 @@ type courseErrorView struct {
 	Problems []string
 }
 
-func (s *server) lessonsIndexView(t page.Text, r *http.Request, course *lessons.Course, query string) lessonsIndexView {
+func (s *Course) lessonsIndexView(t page.Text, r *http.Request, course *lessons.Course, query string) lessonsIndexView {
 	v := lessonsIndexView{T: t, Query: query, URL: "/lessons"}
 	v.PageTitle = t.S("les.heading") + " · " + t.S("app.name")
 	progress := s.readProgress(r)
@@ -363,7 +390,7 @@ func (s *server) lessonsIndexView(t page.Text, r *http.Request, course *lessons.
 	return v
 }
 
-func (s *server) lessonView(t page.Text, r *http.Request, course *lessons.Course, l *lessons.Lesson) lessonView {
+func (s *Course) lessonView(t page.Text, r *http.Request, course *lessons.Course, l *lessons.Lesson) lessonView {
 	total := len(course.Lessons(l.Lang))
 	v := lessonView{
 		T:         t,
@@ -375,7 +402,7 @@ func (s *server) lessonView(t page.Text, r *http.Request, course *lessons.Course
 		Progress:  progressFor(t, s.readProgress(r), l.Slug),
 		// The course renders its own HTML and escapes everything the
 		// Markdown says; nothing in it comes from the request.
-		Body:     templ.Raw(labelCodeBlocks(t, string(l.HTML))),
+		Body:     templ.Raw(LabelCodeBlocks(t, string(l.HTML))),
 		Practice: "/practice?" + url.Values{"topic": {l.Slug}}.Encode(),
 	}
 	for _, h := range l.Headings {
@@ -397,11 +424,11 @@ func lessonURL(slug string) string { return "/lessons/" + url.PathEscape(slug) }
 
 // readProgress asks the practice section for the reader's progress; a
 // failure costs the bars, not the page.
-func (s *server) readProgress(r *http.Request) map[string]int {
-	if s.lessons.progress == nil {
+func (s *Course) readProgress(r *http.Request) map[string]int {
+	if s.progress == nil {
 		return nil
 	}
-	pct, ok, err := s.lessons.progress(r)
+	pct, ok, err := s.progress(r)
 	if err != nil {
 		s.Log.Error("practice progress", "path", r.URL.Path, "err", err)
 		return nil
@@ -471,10 +498,10 @@ func clipText(s string, n int) string {
 // renders it.
 const chromaPre = `<pre class="chroma">`
 
-// labelCodeBlocks makes each scrollable code block of a lesson a named,
+// LabelCodeBlocks makes each scrollable code block of a lesson a named,
 // keyboard-focusable region (WCAG 2.1.1, 4.1.2): Chrome already focuses a
 // scroller, and a screen reader then announces a box without a name.
-func labelCodeBlocks(t page.Text, body string) string {
+func LabelCodeBlocks(t page.Text, body string) string {
 	var b strings.Builder
 	for n := 1; ; n++ {
 		before, after, ok := strings.Cut(body, chromaPre)

@@ -1,10 +1,10 @@
-package web
+package course
 
 import "github.com/idempotency-lab/lab/web/page"
 
-// lessonsCatalog holds the words of the lessons pages and of the site's
+// Catalog holds the words of the lessons pages and of the site's
 // main navigation.
-func lessonsCatalog() page.Catalog {
+func Catalog() page.Catalog {
 	return page.Catalog{
 		// The site's sections, in the header of every page.
 
