@@ -21,6 +21,12 @@ var MoneyForms = Text{
 // without regard to case.
 var currencyMarks = []string{"rub.", "руб.", "rub", "руб", "usd", "eur", "р.", "₽", "$", "€", "£", "р"}
 
+// FormatMoney writes an amount of minor units as a person types it and
+// ParseMoney reads it back: 20000 is "200.00".
+func FormatMoney(minor int64) string {
+	return fmt.Sprintf("%d.%02d", minor/100, minor%100)
+}
+
 // ParseMoney reads an amount of money as a person types one, in major
 // units, and returns it in minor units (hundredths): "200", "200.00",
 // "200,00", "1 234.50", "200 ₽", "$200", "200 RUB" and "200 руб." all mean

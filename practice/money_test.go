@@ -106,3 +106,12 @@ func FuzzParseMoney(f *testing.F) {
 }
 
 func formatMajor(n int64) string { return fmt.Sprintf("%d.%02d", n/100, n%100) }
+
+// TestFormatMoneyRoundTrip: what FormatMoney writes, ParseMoney reads back.
+func TestFormatMoneyRoundTrip(t *testing.T) {
+	for _, minor := range []int64{0, 5, 100, 20000, 123456789} {
+		if got, err := ParseMoney(FormatMoney(minor)); err != nil || got != minor {
+			t.Errorf("ParseMoney(FormatMoney(%d)) = %d, %v", minor, got, err)
+		}
+	}
+}

@@ -109,7 +109,7 @@ func TestBrowserA11yEveryPage(t *testing.T) {
 	choice := findQuestion(t, practice.KindChoice, nil)
 	predict := findQuestion(t, practice.KindPredict, nil)
 	res := engineResult(t, predict)
-	predictWrong := url.Values{"balance": {majorUnits(res.Settled + 100)}, "verdict": {string(otherVerdict(res.Verdict))}}
+	predictWrong := url.Values{"balance": {practice.FormatMoney(res.Settled + 100)}, "verdict": {string(otherVerdict(res.Verdict))}}
 
 	pages := []a11yPage{
 		{name: "lab-empty", path: "/lab", ready: "#do-publish"},

@@ -1,13 +1,14 @@
 package web
 
 import (
-	"github.com/idempotency-lab/lab/web/page"
 	"math"
 	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/idempotency-lab/lab/web/page"
 
 	"github.com/idempotency-lab/lab/lessons"
 	"github.com/idempotency-lab/lab/static"

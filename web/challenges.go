@@ -34,7 +34,7 @@ type challengeView struct {
 	NextURL    string // the next challenge, "" after the last
 	ListURL    string
 	SaveAction string  // the form that saves a solution to progress
-	SaveFields []field // its fields: the script and the step
+	SaveFields []page.Field // its fields: the script and the step
 }
 
 // challengeIDs are the valid values of challenge=, for error messages.
@@ -78,7 +78,7 @@ func challengeBanner(t page.Text, st labState, run *sim.Run) *challengeView {
 		switch {
 		case try.Solved():
 			v.Status, v.Message = "solved", t.F("ch.solved", st.step, c.MaxSteps)
-			v.SaveFields = []field{{"s", encodePermalink(withSteps(st.script, st.step).String())}}
+			v.SaveFields = []page.Field{{Name: "s", Value: encodePermalink(withSteps(st.script, st.step).String())}}
 		case try.Reached && try.Crashed:
 			v.Status, v.Message = "crashed", t.S("ch.crashed")
 		case try.Reached:
@@ -94,7 +94,7 @@ func challengeBanner(t page.Text, st labState, run *sim.Run) *challengeView {
 func (s *server) challengesIndex(w http.ResponseWriter, r *http.Request) error {
 	t := s.Text(r)
 	var solved map[string]practice.Solve
-	if p := profileOf(r); p != "" && s.progress != nil {
+	if p := page.ProfileOf(r); p != "" && s.progress != nil {
 		var err error
 		if solved, err = s.progress.Solved(r.Context(), p); err != nil {
 			return err
@@ -172,7 +172,7 @@ func (s *server) solveChallenge(w http.ResponseWriter, r *http.Request) error {
 	if s.progress == nil {
 		return &page.Error{Status: http.StatusServiceUnavailable, Key: "pr.err.unavailable"}
 	}
-	f, err := readForm(w, r)
+	f, err := page.ReadForm(w, r)
 	if err != nil {
 		return err
 	}
@@ -207,9 +207,9 @@ func (s *server) saveSolve(w http.ResponseWriter, r *http.Request, c practice.Ch
 		}
 		return err
 	}
-	_, err := s.progress.SaveSolve(r.Context(), ensureProfile(w, r), v)
+	_, err := s.progress.SaveSolve(r.Context(), page.EnsureProfile(w, r), v)
 	if errors.Is(err, practice.ErrNotSaved) {
-		return s.notSaved(r, err)
+		return s.NotSaved(r, err)
 	}
 	return err
 }

@@ -2,9 +2,6 @@ package web
 
 import (
 	"github.com/idempotency-lab/lab/web/page"
-	"strconv"
-
-	"github.com/a-h/templ"
 
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/sim"
@@ -13,11 +10,6 @@ import (
 // maxTicks is the most steps the slider marks with a tick each.
 const maxTicks = 40
 
-// pct is a CSS declaration placing something at a percentage; the number
-// is ours, never the reader's, so it is safe as CSS.
-func pct(property string, v float64) templ.SafeCSS {
-	return templ.SafeCSS(property + ":" + strconv.FormatFloat(min(max(v, 0), 100), 'f', 2, 64) + "%")
-}
 
 func rowCount(t page.Text, n int) string {
 	switch n {

@@ -2,9 +2,8 @@ package web
 
 import (
 	"github.com/idempotency-lab/lab/web/course"
-	"strings"
+	practicepart "github.com/idempotency-lab/lab/web/practice"
 
-	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/page"
 )
 
@@ -12,7 +11,7 @@ import (
 // part's. It is built once, when the server starts, and only read
 // afterwards.
 func newCatalog() page.Catalog {
-	return page.NewCatalog(playgroundCatalog(), practiceCatalog(), course.Catalog(), presentCatalog(), labCatalog(), challengesCatalog())
+	return page.NewCatalog(playgroundCatalog(), practicepart.Catalog(), course.Catalog(), presentCatalog(), labCatalog(), challengesCatalog())
 }
 
 // playgroundCatalog holds the playground's words: the lab page, its cards
@@ -211,13 +210,6 @@ func playgroundCatalog() page.Catalog {
 		"src.legend":        {"Marked lines are where the lab can kill the worker or let a second one in. A crash before the ack happens in the worker, after this function returns.", "Отмеченные строки — места, где лаборатория может убить воркер или впустить второй. Падение до ack происходит в воркере, после возврата из этой функции."},
 
 		// Verdicts: the badges' words ("v.duplicate") are sim's, below.
-		"why.ok":                {"credits %s, exactly what was asked", "зачислит %s — ровно столько, сколько просили"},
-		"why.cancel":            {"the total of %s looks right, but one operation is credited twice and another not at all: the errors cancel out", "итог %s выглядит верным, но одна операция зачислена дважды, а другая не зачислена вовсе: ошибки взаимно гасятся"},
-		"why.duplicate":         {"credits %s: %s more than the %s asked", "зачислит %s: на %s больше, чем %s по запросу"},
-		"why.lost":              {"credits %s: %s of the %s asked never arrives", "зачислит %s: %s из %s по запросу не дойдут"},
-		"why.poison":            {"a message that was already applied fails again and again until the dead-letter queue", "уже применённое сообщение падает снова и снова, пока не попадёт в очередь недоставленных сообщений (DLQ)"},
-		"why.silent-conflict":   {"a changed amount was acked as a success instead of being quarantined", "изменённую сумму подтвердили как успех вместо карантина"},
-		"why.silent-conflict.n": {"%d changed amounts were acked as successes instead of being quarantined", "изменённых сумм, подтверждённых как успех вместо карантина: %d"},
 
 		// What each step does, for steps without a preset's narration.
 		"do.publish":                 {"The producer publishes top-up %s for %s.", "Продюсер публикует пополнение %s на %s."},
@@ -262,7 +254,6 @@ func playgroundCatalog() page.Catalog {
 		// Holding a class: progress that could not be saved, the import
 		// cap, and a room whose server stopped.
 		"pr.err.save.title":       {"Your progress could not be saved", "Не удалось сохранить прогресс"},
-		"pr.err.save":             {"The lab's progress database refused to save it. This is a problem on the lab's side, not with what you did, and what was saved before is still there. Try again in a minute; if it keeps happening, tell whoever runs the lab: the server log says why.", "База прогресса лаборатории отказалась его записать. Это проблема на стороне лаборатории, а не в ваших действиях; сохранённое раньше никуда не делось. Попробуйте через минуту, а если ошибка повторяется, скажите тому, кто запустил лабораторию: причина записана в журнале сервера."},
 		"pr.err.import.cap.title": {"This file does not fit into your progress", "Этот файл не помещается в ваш прогресс"},
 		"pr.err.import.cap":       {"Nothing was imported: a profile keeps at most %d answers. This browser's progress has %d, and the file would add %d more. To keep both, import the file in another browser, which starts a profile of its own.", "Ничего не импортировано: профиль хранит не больше %d ответов. В прогрессе этого браузера их уже %d, а файл добавил бы ещё %d. Чтобы сохранить и то и другое, импортируйте файл в другом браузере: там начнётся свой профиль."},
 		"rm.stopped":              {"The lab has stopped, and this room with it: the page no longer follows the instructor. When the lab runs again, the instructor opens a new room.", "Лаборатория остановлена, а с ней и эта комната: страница больше не следует за преподавателем. Когда лаборатория снова заработает, преподаватель откроет новую комнату."},
@@ -273,10 +264,6 @@ func playgroundCatalog() page.Catalog {
 		"mx.caption":  {"Verdicts by scenario and handler", "Вердикты по сценариям и обработчикам"},
 		"mx.scenario": {"Scenario", "Сценарий"},
 		"mx.cell":     {"%s on %s: %s, settled %s, expected %s. Open it in the lab", "%s на %s: %s, итог %s, ожидалось %s. Открыть в лаборатории"},
-	}
-	// A verdict's badge is sim's word for it, in capitals.
-	for _, v := range sim.Verdicts() {
-		c["v."+string(v)] = [2]string{strings.ToUpper(v.Word("en")), strings.ToUpper(v.Word("ru"))}
 	}
 	return c
 }

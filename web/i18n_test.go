@@ -2,7 +2,6 @@ package web
 
 import (
 	"fmt"
-	"github.com/idempotency-lab/lab/practice"
 	"html"
 	"net/http"
 	"net/url"
@@ -77,39 +76,6 @@ func TestCancellingErrorsAreExplained(t *testing.T) {
 	}
 }
 
-// TestChoiceOptionsAreShuffled: the bank lists the right answer first; the
-// page must not, or "always A" would be the winning strategy.
-func TestChoiceOptionsAreShuffled(t *testing.T) {
-	bank, err := practice.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	positions := map[int]int{}
-	for _, q := range bank.Questions() {
-		if q.Kind != practice.KindChoice || len(q.Correct()) != 1 {
-			continue
-		}
-		var opts []choiceView
-		for _, o := range q.Options {
-			opts = append(opts, choiceView{ID: o.ID})
-		}
-		again := shuffled(q.ID, append([]choiceView(nil), opts...))
-		for i, o := range shuffled(q.ID, opts) {
-			if again[i].ID != o.ID {
-				t.Fatalf("%s: the order changes between visits", q.ID)
-			}
-			if o.Letter != string(rune('A'+i)) {
-				t.Fatalf("%s: option %d lettered %s", q.ID, i, o.Letter)
-			}
-			if o.ID == q.Correct()[0] {
-				positions[i]++
-			}
-		}
-	}
-	if len(positions) < 3 {
-		t.Errorf("the right answer sits in only %d positions across the bank: %v", len(positions), positions)
-	}
-}
 
 // TestLongDrainStaysSmall: a short permalink that drains hundreds of
 // messages must not turn into a page of megabytes of diagram.

@@ -4,15 +4,10 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/url"
 
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/page"
 )
-
-// maxFormBytes bounds a POST body: a full script (sim.MaxScriptBytes) as
-// form text, URL-escaped, and the state fields around it.
-const maxFormBytes = 4*sim.MaxScriptBytes + 16<<10
 
 // lab renders the lab page, or only its region for htmx. The page is a
 // pure function of the address, the language and the htmx flavour, so it
@@ -41,23 +36,11 @@ func (s *server) lab(w http.ResponseWriter, r *http.Request) error {
 	})
 }
 
-// readForm parses a POST body within maxFormBytes.
-func readForm(w http.ResponseWriter, r *http.Request) (url.Values, error) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
-	if err := r.ParseForm(); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return nil, &page.Error{Status: http.StatusRequestEntityTooLarge, Key: "err.toolarge", Args: []any{maxFormBytes >> 10}}
-		}
-		return nil, page.BadRequest("err.form")
-	}
-	return r.PostForm, nil
-}
 
 // addStep appends the step a control describes after the step being shown
 // (dropping any steps after it) and redirects to the new address.
 func (s *server) addStep(w http.ResponseWriter, r *http.Request) error {
-	f, err := readForm(w, r)
+	f, err := page.ReadForm(w, r)
 	if err != nil {
 		return err
 	}
@@ -128,7 +111,7 @@ func (s *server) checkPending(ctx context.Context, st labState, verb string) err
 // undo drops the script's last step. The view stays on the step it showed,
 // unless that step is the one removed.
 func (s *server) undo(w http.ResponseWriter, r *http.Request) error {
-	f, err := readForm(w, r)
+	f, err := page.ReadForm(w, r)
 	if err != nil {
 		return err
 	}
@@ -146,7 +129,7 @@ func (s *server) undo(w http.ResponseWriter, r *http.Request) error {
 
 // runScript replaces the script with the text from the editor.
 func (s *server) runScript(w http.ResponseWriter, r *http.Request) error {
-	f, err := readForm(w, r)
+	f, err := page.ReadForm(w, r)
 	if err != nil {
 		return err
 	}

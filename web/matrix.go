@@ -130,7 +130,7 @@ func (s *server) matrixView(t page.Text, rows []gridRow) matrixView {
 	extra := map[string]bool{} // the first handler that is not core
 	seenExtra := false
 	for _, h := range s.handlers {
-		mh := matrixHandler{Name: h.Name, Summary: s.summary(t, h), Core: h.Core}
+		mh := matrixHandler{Name: h.Name, Summary: page.HandlerSummary(t, h), Core: h.Core}
 		if !h.Core && !seenExtra {
 			mh.FirstExtra, seenExtra = true, true
 			extra[h.Name] = true
@@ -149,7 +149,7 @@ func (s *server) matrixView(t page.Text, rows []gridRow) matrixView {
 				Handler:       res.handler,
 				Verdict:       string(res.verdict),
 				VerdictLabel:  t.S("v." + string(res.verdict)),
-				VerdictSymbol: resultSymbol(sim.Result{Verdict: res.verdict, Settled: res.settled, Expected: res.expected}),
+				VerdictSymbol: page.ResultSymbol(sim.Result{Verdict: res.verdict, Settled: res.settled, Expected: res.expected}),
 				Settled:       page.Money(res.settled),
 				Expected:      page.Money(res.expected),
 				URL:           matrixURL(row.preset.Name, res.handler, len(sc.Steps)),

@@ -55,7 +55,7 @@ func TestBrowserPractice(t *testing.T) {
 		return q.Topic != choice.Topic && engineResult(t, q).Settled > 0
 	})
 	res := engineResult(t, predict)
-	rightBalance := majorUnits(res.Settled)
+	rightBalance := practice.FormatMoney(res.Settled)
 	wrongVerdict := string(otherVerdict(res.Verdict))
 
 	for _, js := range []bool{true, false} {
@@ -99,7 +99,7 @@ func TestBrowserPractice(t *testing.T) {
 				do(t, ctx, "back to desktop", chromedp.EmulateViewport(1440, 1000))
 			}
 			do(t, ctx, "predict wrong",
-				chromedp.SetValue(chromedp.ID("answer-form-balance"), majorUnits(res.Settled+100)),
+				chromedp.SetValue(chromedp.ID("answer-form-balance"), practice.FormatMoney(res.Settled+100)),
 				chromedp.SetValue(chromedp.ID("answer-form-verdict"), wrongVerdict),
 				chromedp.Click(chromedp.ID("answer-form-submit")), waitResult("wrong"),
 				chromedp.WaitVisible(chromedp.ID("retry-form")))

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/idempotency-lab/lab/web/page"
 	"html"
 	"math"
 	"mime/multipart"
@@ -19,6 +18,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	practicepart "github.com/idempotency-lab/lab/web/practice"
+
+	"github.com/idempotency-lab/lab/web/page"
 
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sim"
@@ -168,7 +171,7 @@ func (v *visitor) upload(name string, data []byte) response {
 }
 
 func (v *visitor) profile() string {
-	if c := v.cookies[profileCookie]; c != nil {
+	if c := v.cookies[page.ProfileCookie]; c != nil {
 		return c.Value
 	}
 	return ""
@@ -373,7 +376,7 @@ func TestPracticeChoice(t *testing.T) {
 			t.Errorf("the result does not explain option %s", o.ID)
 		}
 	}
-	c := v.cookies[profileCookie]
+	c := v.cookies[page.ProfileCookie]
 	if c == nil || !practice.ValidProfileID(c.Value) {
 		t.Fatalf("the first answer set no profile cookie: %v", v.cookies)
 	}
@@ -486,12 +489,12 @@ func TestPracticePredict(t *testing.T) {
 			continue
 		}
 		res := engineResult(t, q)
-		right := url.Values{"balance": {majorUnits(res.Settled)}, "verdict": {string(res.Verdict)}}
+		right := url.Values{"balance": {practice.FormatMoney(res.Settled)}, "verdict": {string(res.Verdict)}}
 		loc, r := v.answer(q.ID, right)
 		if got := resultOf(t, r.body); got != "right" {
 			t.Errorf("%s: the engine's own outcome (%d, %s) graded %q", q.ID, res.Settled, res.Verdict, got)
 		}
-		if !strings.Contains(loc, "balance="+majorUnits(res.Settled)) || !strings.Contains(loc, "verdict="+string(res.Verdict)) {
+		if !strings.Contains(loc, "balance="+practice.FormatMoney(res.Settled)) || !strings.Contains(loc, "verdict="+string(res.Verdict)) {
 			t.Errorf("%s: result address %q does not carry the prediction", q.ID, loc)
 		}
 		if !strings.Contains(r.body, `href="`+html.EscapeString(q.LabURL())+`" id="open-in-lab"`) {
@@ -517,9 +520,9 @@ func TestPracticePredict(t *testing.T) {
 		{strings.Replace(major, ".", ",", 1) + " ₽", string(res.Verdict), "right"},
 		{"$" + major, string(res.Verdict), "right"},
 		{strconv.FormatInt(res.Settled, 10), string(res.Verdict), "partial"}, // minor units are not read as such
-		{majorUnits(res.Settled + 1), string(res.Verdict), "partial"},
-		{majorUnits(res.Settled), string(otherVerdict(res.Verdict)), "partial"},
-		{majorUnits(res.Settled + 100), string(otherVerdict(res.Verdict)), "wrong"},
+		{practice.FormatMoney(res.Settled + 1), string(res.Verdict), "partial"},
+		{practice.FormatMoney(res.Settled), string(otherVerdict(res.Verdict)), "partial"},
+		{practice.FormatMoney(res.Settled + 100), string(otherVerdict(res.Verdict)), "wrong"},
 	} {
 		loc, r := v.answer(q.ID, url.Values{"balance": {tc.balance}, "verdict": {tc.verdict}})
 		if got := resultOf(t, r.body); got != tc.want {
@@ -528,7 +531,7 @@ func TestPracticePredict(t *testing.T) {
 		if tc.want != "right" && !strings.Contains(r.body, `id="retry-form"`) {
 			t.Errorf("%s %s: a wrong prediction cannot be retried", tc.balance, tc.verdict)
 		}
-		if tc.want == "right" && !strings.Contains(loc, "balance="+majorUnits(res.Settled)+"&") {
+		if tc.want == "right" && !strings.Contains(loc, "balance="+practice.FormatMoney(res.Settled)+"&") {
 			t.Errorf("%s: the result address %q does not carry the balance in major units", tc.balance, loc)
 		}
 	}
@@ -542,7 +545,7 @@ func TestPracticeBadInput(t *testing.T) {
 	choice := findQuestion(t, practice.KindChoice, nil)
 	open := findQuestion(t, practice.KindOpen, nil)
 	predict := findQuestion(t, practice.KindPredict, nil)
-	long := strings.Repeat("ё", maxOwnAnswer+1)
+	long := strings.Repeat("ё", practicepart.MaxOwnAnswer+1)
 	tests := []struct {
 		name, method, target string
 		form                 url.Values
@@ -558,7 +561,7 @@ func TestPracticeBadInput(t *testing.T) {
 		{"negative seed on an item", "GET", "/practice/q/" + choice.ID + "?seed=-1", nil, 400, []string{`seed="-1"`}},
 		{"no option", "POST", "/practice/q/" + choice.ID, url.Values{}, 400, []string{"Pick at least one option."}},
 		{"unknown option", "POST", "/practice/q/" + choice.ID, url.Values{"option": {"z"}}, 400,
-			[]string{`This question has no option "z": choose from ` + optionIDs(choice)}},
+			[]string{`This question has no option "z": choose from ` + practicepart.OptionIDs(choice)}},
 		{"unknown option in a result address", "GET", "/practice/q/" + choice.ID + "/result?option=q", nil, 400, []string{`no option "q"`}},
 		{"key point out of range", "POST", "/practice/q/" + open.ID, url.Values{"point": {"99"}}, 400,
 			[]string{fmt.Sprintf(`no key point "99": its key points are numbered 0 to %d`, len(open.Points)-1)}},
@@ -567,13 +570,13 @@ func TestPracticeBadInput(t *testing.T) {
 		{"malformed balance", "POST", "/practice/q/" + predict.ID, url.Values{"balance": {"100.505"}, "verdict": {"ok"}}, 400,
 			[]string{`"100.505" is not an amount`, "major units, e.g. 200.00", "200,00", "200 ₽"}},
 		{"negative balance", "POST", "/practice/q/" + predict.ID, url.Values{"balance": {"-100"}, "verdict": {"ok"}}, 400, []string{`"-100" is not an amount`, "no minus"}},
-		{"no verdict", "POST", "/practice/q/" + predict.ID, url.Values{"balance": {"100"}}, 400, []string{"Choose a verdict: " + verdictNames()}},
+		{"no verdict", "POST", "/practice/q/" + predict.ID, url.Values{"balance": {"100"}}, 400, []string{"Choose a verdict: " + practicepart.VerdictNames()}},
 		{"unknown verdict", "POST", "/practice/q/" + predict.ID, url.Values{"balance": {"100"}, "verdict": {"fine"}}, 400,
 			[]string{`There is no verdict "fine". Valid verdicts: ok, duplicate, lost, poison, silent-conflict.`}},
 		{"bad verdict in a result address", "GET", "/practice/q/" + predict.ID + "/result?balance=1&verdict=meh", nil, 400, []string{`"meh"`}},
 		{"comparing a choice question", "GET", "/practice/q/" + choice.ID + "/compare?mine=x", nil, 404, []string{"Nothing lives at"}},
 		{"own answer too long", "GET", "/practice/q/" + open.ID + "/compare?mine=" + long, nil, 400,
-			[]string{fmt.Sprintf("%d characters, and the limit is %d", maxOwnAnswer+1, maxOwnAnswer)}},
+			[]string{fmt.Sprintf("%d characters, and the limit is %d", practicepart.MaxOwnAnswer+1, practicepart.MaxOwnAnswer)}},
 		{"export without progress", "GET", "/practice/export", nil, 404, []string{"This browser has no practice progress yet"}},
 		{"import by GET", "GET", "/practice/import", nil, 405, []string{"GET is not allowed here"}},
 		{"import of a plain form", "POST", "/practice/import", url.Values{"file": {"{}"}}, 400, []string{"multipart/form-data"}},
@@ -617,7 +620,7 @@ func TestPracticeBadCookie(t *testing.T) {
 	q := findQuestion(t, practice.KindChoice, nil)
 	for _, bad := range []string{"garbage", "", strings.Repeat("A", 25), strings.Repeat("a", 26), "../../etc/passwd", strings.Repeat("Z", 4000)} {
 		v := newVisitor(t, h)
-		v.cookies[profileCookie] = &http.Cookie{Name: profileCookie, Value: bad}
+		v.cookies[page.ProfileCookie] = &http.Cookie{Name: page.ProfileCookie, Value: bad}
 		for _, target := range []string{"/practice", "/practice?topic=unique", "/practice/review", "/practice/q/" + q.ID, "/lessons"} {
 			if r := v.get(target); r.status != http.StatusOK {
 				t.Errorf("cookie %.20q: GET %s: status %d", bad, target, r.status)
@@ -649,7 +652,7 @@ func TestPracticeExportImport(t *testing.T) {
 			form["point"] = []string{"0"}
 		case practice.KindPredict:
 			res := engineResult(t, q)
-			form.Set("balance", majorUnits(res.Settled))
+			form.Set("balance", practice.FormatMoney(res.Settled))
 			form.Set("verdict", string(res.Verdict))
 		}
 		a.answer(q.ID, form)
@@ -762,7 +765,7 @@ func TestPracticeImportErrors(t *testing.T) {
 		}
 	})
 	t.Run("body far over the limit", func(t *testing.T) {
-		r := newVisitor(t, h).upload("big.json", bytes.Repeat([]byte("x"), 2*maxImportForm))
+		r := newVisitor(t, h).upload("big.json", bytes.Repeat([]byte("x"), 2*practicepart.MaxImportForm))
 		if r.status != http.StatusRequestEntityTooLarge {
 			t.Errorf("status %d, want 413", r.status)
 		}
@@ -913,10 +916,10 @@ func answerFor(tb testing.TB, q practice.Question, right bool) form {
 		}
 	case practice.KindPredict:
 		res := engineResult(tb, q)
-		f["balance"] = []string{majorUnits(res.Settled)}
+		f["balance"] = []string{practice.FormatMoney(res.Settled)}
 		f["verdict"] = []string{string(res.Verdict)}
 		if !right {
-			f["balance"] = []string{majorUnits(res.Settled + 1)}
+			f["balance"] = []string{practice.FormatMoney(res.Settled + 1)}
 			f["verdict"] = []string{string(otherVerdict(res.Verdict))}
 		}
 	}
@@ -1110,7 +1113,7 @@ func TestPracticeConcurrentProfiles(t *testing.T) {
 	want := fmt.Sprintf(`id="overall" data-answered="%d"`, int(float64(len(qs))*100/float64(len(mustBank(t).Questions()))+0.5))
 	for _, p := range profiles {
 		v := newVisitor(t, h)
-		v.cookies[profileCookie] = &http.Cookie{Name: profileCookie, Value: p}
+		v.cookies[page.ProfileCookie] = &http.Cookie{Name: page.ProfileCookie, Value: p}
 		if r := v.get("/practice"); !strings.Contains(r.body, want) {
 			t.Errorf("profile %s: the overall bar lacks %s\n%s", p, want, excerpt(r.body))
 		}

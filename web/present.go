@@ -108,7 +108,7 @@ type presentView struct {
 	TimelineURL         string
 	VerdictsURL         string  // the same view with the verdicts hidden or shown
 	ExploreURL          string  // the lab at this step, a copy of one's own
-	OpenRoom            []field // solo: the state "Open a room" posts
+	OpenRoom            []page.Field // solo: the state "Open a room" posts
 	Room                *roomView
 }
 
@@ -182,13 +182,13 @@ func (s *server) presentView(t page.Text, r *http.Request, st labState, run *sim
 		vals, _ := url.ParseQuery(s.query(st))
 		for _, k := range []string{"preset", "s"} {
 			if vals.Has(k) {
-				v.OpenRoom = append(v.OpenRoom, field{k, vals.Get(k)})
+				v.OpenRoom = append(v.OpenRoom, page.Field{Name: k, Value: vals.Get(k)})
 			}
 		}
-		v.OpenRoom = append(v.OpenRoom, field{"handlers", v.Handlers}, field{"step", strconv.Itoa(st.step)})
+		v.OpenRoom = append(v.OpenRoom, page.Field{Name: "handlers", Value: v.Handlers}, page.Field{Name: "step", Value: strconv.Itoa(st.step)})
 		if p := show.param(); p != "" {
 			// The room opens with the panels the presenter had open.
-			v.OpenRoom = append(v.OpenRoom, field{"show", p})
+			v.OpenRoom = append(v.OpenRoom, page.Field{Name: "show", Value: p})
 		}
 	}
 	return v

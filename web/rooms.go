@@ -162,7 +162,7 @@ func cookieValue(r *http.Request, name string) string {
 // the instructor to it, holding the room's secret in a cookie only that
 // room's addresses receive.
 func (s *server) createRoom(w http.ResponseWriter, r *http.Request) error {
-	f, err := readForm(w, r)
+	f, err := page.ReadForm(w, r)
 	if err != nil {
 		return err
 	}
@@ -306,8 +306,8 @@ type roomView struct {
 	CanAsk      bool
 	AskStep     int
 	AskStepText string
-	AskHandlers []option
-	AskKinds    []option // what to predict: a balance or a verdict
+	AskHandlers []page.Option
+	AskKinds    []page.Option // what to predict: a balance or a verdict
 	// CanAskOwn: the instructor may ask a multiple-choice question of
 	// their own (any step; not while one is open).
 	CanAskOwn  bool
@@ -354,7 +354,7 @@ func (s *server) roomView(r *http.Request, code string, st room.State, ls labSta
 	v := &roomView{
 		Code: code, Shown: displayCode(code), Instructor: mode == modeInstructor,
 		Students: st.Students, Version: st.Version,
-		JoinURL:     absolute(r, "/rooms/"+code),
+		JoinURL:     page.Absolute(r, "/rooms/"+code),
 		StepURL:     "/rooms/" + code + "/step",
 		VerdictsURL: "/rooms/" + code + "/verdicts",
 		PollURL:     "/rooms/" + code + "/poll",
@@ -365,7 +365,7 @@ func (s *server) roomView(r *http.Request, code string, st room.State, ls labSta
 	t := s.Text(r)
 	// The export's headers follow the page's language.
 	v.ResultsURL = "/rooms/" + code + "/results.csv?lang=" + t.Lang()
-	v.JoinAt = strings.TrimPrefix(strings.TrimPrefix(absolute(r, "/join"), "http://"), "https://")
+	v.JoinAt = strings.TrimPrefix(strings.TrimPrefix(page.Absolute(r, "/join"), "http://"), "https://")
 	v.LocalOnly = isLoopback(r.Host)
 	if v.Instructor {
 		if svg, err := room.QRSVG(v.JoinURL); err == nil {
@@ -386,9 +386,9 @@ func (s *server) roomView(r *http.Request, code string, st room.State, ls labSta
 		v.CanAsk, v.AskStep = true, ls.step+1
 		v.AskStepText = ls.script.Steps[ls.step].String()
 		for _, h := range ls.handlers {
-			v.AskHandlers = append(v.AskHandlers, option{Value: h, Label: h, Selected: h == "naive"})
+			v.AskHandlers = append(v.AskHandlers, page.Option{Value: h, Label: h, Selected: h == "naive"})
 		}
-		v.AskKinds = []option{{Value: string(room.KindBalance), Label: t.S("poll.kind.balance"), Selected: true},
+		v.AskKinds = []page.Option{{Value: string(room.KindBalance), Label: t.S("poll.kind.balance"), Selected: true},
 			{Value: string(room.KindVerdict), Label: t.S("poll.kind.verdict")}}
 	}
 	if v.Instructor && (st.Poll == nil || st.Poll.Revealed) {
@@ -572,7 +572,7 @@ func isLoopback(hostport string) bool {
 // script at its current step.
 func (s *server) instructorForm(w http.ResponseWriter, r *http.Request) (string, url.Values, string, labState, error) {
 	code := roomCode(r)
-	f, err := readForm(w, r)
+	f, err := page.ReadForm(w, r)
 	if err != nil {
 		return code, nil, "", labState{}, err
 	}
@@ -680,7 +680,7 @@ func (s *server) roomVerdicts(w http.ResponseWriter, r *http.Request) error {
 // answer replaces the first).
 func (s *server) roomVote(w http.ResponseWriter, r *http.Request) error {
 	code := roomCode(r)
-	f, err := readForm(w, r)
+	f, err := page.ReadForm(w, r)
 	if err != nil {
 		return err
 	}

@@ -43,14 +43,14 @@ func (s *server) routes() http.Handler {
 
 	// Practice (practice.go): questions and predictions graded on the spot,
 	// progress saved per anonymous profile cookie. ?topic=SLUG lists a topic.
-	r.Get("/practice", s.practiceOnly(s.practiceHome))
-	r.Get("/practice/interview", s.practiceOnly(s.practiceInterview)) // ?seed=N; without it, a new run
-	r.Get("/practice/review", s.practiceOnly(s.practiceReview))
-	r.Get("/practice/q/{id}", s.practiceOnly(s.practiceQuestion))        // &topic= | &seed= | &review=1
-	r.Post("/practice/q/{id}", s.practiceOnly(s.practiceAnswer))         // grade, record, 303 to the result
-	r.Get("/practice/q/{id}/result", s.practiceOnly(s.practiceResult))   // the answer in the query, graded
-	r.Get("/practice/q/{id}/compare", s.practiceOnly(s.practiceCompare)) // an open answer beside the model
-	r.Get("/practice/export", s.practiceOnly(s.practiceExport))
+	r.Get("/practice", s.practice.Only(s.practice.Home))
+	r.Get("/practice/interview", s.practice.Only(s.practice.Interview)) // ?seed=N; without it, a new run
+	r.Get("/practice/review", s.practice.Only(s.practice.Review))
+	r.Get("/practice/q/{id}", s.practice.Only(s.practice.Question))        // &topic= | &seed= | &review=1
+	r.Post("/practice/q/{id}", s.practice.Only(s.practice.Answer))         // grade, record, 303 to the result
+	r.Get("/practice/q/{id}/result", s.practice.Only(s.practice.Result))   // the answer in the query, graded
+	r.Get("/practice/q/{id}/compare", s.practice.Only(s.practice.Compare)) // an open answer beside the model
+	r.Get("/practice/export", s.practice.Only(s.practice.Export))
 
 	// Challenges (challenges.go): goals reached in the lab (?challenge=ID),
 	// judged by the engine; solutions are kept with practice's progress.
@@ -77,9 +77,9 @@ func (s *server) routes() http.Handler {
 
 	// The posts a script could repeat to hurt everyone else, throttled per
 	// client address (throttle.go): importing progress, opening a room, voting.
-	r.With(s.throttled(limit.imports)).Post("/practice/import", s.practiceOnly(s.practiceImport)) // multipart "file", then 303 to /practice
-	r.With(s.throttled(limit.rooms)).Post("/rooms", s.handleRoom(s.createRoom))                   // open a room, secret cookie, 303 to its present page
-	r.With(s.throttled(limit.votes)).Post("/rooms/{code}/vote", s.handleRoom(s.roomVote))         // student: poll=ID balance=200.00, 303
+	r.With(s.throttled(limit.imports)).Post("/practice/import", s.practice.Only(s.practice.Import)) // multipart "file", then 303 to /practice
+	r.With(s.throttled(limit.rooms)).Post("/rooms", s.handleRoom(s.createRoom))                     // open a room, secret cookie, 303 to its present page
+	r.With(s.throttled(limit.votes)).Post("/rooms/{code}/vote", s.handleRoom(s.roomVote))           // student: poll=ID balance=200.00, 303
 
 	r.NotFound(s.Handle(func(_ http.ResponseWriter, r *http.Request) error { return page.NotFound(r.URL.Path) }))
 	r.MethodNotAllowed(s.Handle(func(_ http.ResponseWriter, r *http.Request) error {

@@ -2,7 +2,6 @@ package web
 
 import (
 	"fmt"
-	"github.com/idempotency-lab/lab/web/page"
 	"html"
 	"log/slog"
 	"net/http"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/idempotency-lab/lab/web/page"
 
 	"github.com/idempotency-lab/lab/web/room"
 )

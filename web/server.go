@@ -10,6 +10,7 @@ package web
 import (
 	"errors"
 	"github.com/idempotency-lab/lab/web/course"
+	practicepart "github.com/idempotency-lab/lab/web/practice"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -86,16 +87,17 @@ type server struct {
 	handlers    []handlers.Info
 	sources     map[string]sourceView // handler name -> highlighted source
 	coreNames   []string
-	bank        *practice.Bank   // practice questions; see practice.go
-	progress    *practice.Store  // nil: the practice pages answer 503
-	now         func() time.Time // dates practice answers
-	course      *course.Course   // the lessons; see lessons.go
-	hub         *room.Hub        // live rooms; see rooms.go
-	heartbeat   time.Duration    // between comments on a quiet event stream; <= 0: none
-	stop        <-chan struct{}  // closed at shutdown: event streams end
-	idKey       []byte           // signs students' ids (rooms.go); random per process
-	budget      int              // handler deliveries per replay; see Config.Budget
-	gate        *replayGate      // replays running at once; see replay.go
+	bank        *practice.Bank         // practice questions; see practice.go
+	progress    *practice.Store        // nil: the practice pages answer 503
+	now         func() time.Time       // dates practice answers
+	course      *course.Course         // the lessons (web/course)
+	practice    *practicepart.Practice // the drill; see practice.go
+	hub         *room.Hub              // live rooms; see rooms.go
+	heartbeat   time.Duration          // between comments on a quiet event stream; <= 0: none
+	stop        <-chan struct{}        // closed at shutdown: event streams end
+	idKey       []byte                 // signs students' ids (rooms.go); random per process
+	budget      int                    // handler deliveries per replay; see Config.Budget
+	gate        *replayGate            // replays running at once; see replay.go
 }
 
 // NewServer builds the lab's HTTP handler. It fails only when what it was
@@ -173,7 +175,8 @@ func newServer(cfg Config) (*server, error) {
 	}
 	s.Shell = page.NewShell(newCatalog(), assets, log, cacheBytes)
 	// The lessons' bars come from practice.
-	if s.course, err = course.New(s.Shell, course.Config{Course: cfg.Course, Dev: cfg.Dev, Dir: cfg.LessonsDir, Progress: s.topicPercents}); err != nil {
+	s.practice = practicepart.New(s.Shell, s.bank, s.progress, s.now)
+	if s.course, err = course.New(s.Shell, course.Config{Course: cfg.Course, Dev: cfg.Dev, Dir: cfg.LessonsDir, Progress: s.practice.TopicPercents}); err != nil {
 		return nil, err
 	}
 	if s.hub, s.heartbeat, s.stop = cfg.Rooms, cfg.Heartbeat, cfg.Stop; s.hub == nil {

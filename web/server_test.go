@@ -5,7 +5,6 @@ import (
 	"compress/flate"
 	"encoding/base64"
 	"fmt"
-	"github.com/idempotency-lab/lab/web/page"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +13,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/idempotency-lab/lab/web/page"
 
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/sim"
@@ -468,7 +469,7 @@ func TestBadStepForms(t *testing.T) {
 }
 
 func TestOversizedForm(t *testing.T) {
-	r := post(t, newTestServer(t), "/lab/script", url.Values{"script": {strings.Repeat("x", maxFormBytes)}})
+	r := post(t, newTestServer(t), "/lab/script", url.Values{"script": {strings.Repeat("x", page.MaxFormBytes)}})
 	if r.status != http.StatusRequestEntityTooLarge {
 		t.Fatalf("status %d, want 413\n%s", r.status, excerpt(r.body))
 	}

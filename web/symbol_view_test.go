@@ -1,10 +1,10 @@
 package web
 
 import (
-	"github.com/idempotency-lab/lab/web/page"
 	"testing"
 
-	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/web/page"
+
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -35,32 +35,3 @@ func TestMatrixCellShowsRealMultiple(t *testing.T) {
 	}
 }
 
-// TestPracticeOutcomeShowsRealMultiple checks the same on a graded
-// prediction's engine verdict.
-func TestPracticeOutcomeShowsRealMultiple(t *testing.T) {
-	s, err := newServer(Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var q practice.Question
-	for _, x := range s.bank.Questions() {
-		if x.Kind == practice.KindPredict {
-			q = x
-			break
-		}
-	}
-	if q.ID == "" {
-		t.Skip("no predict question in the bank")
-	}
-	g := practice.Grade{Question: q.ID, Kind: q.Kind, Outcome: &practice.Outcome{
-		Handler: s.handlers[0].Name, PredictedVerdict: sim.Duplicate, Verdict: sim.Duplicate,
-		PredictedBalance: 20000, Balance: 30000, Expected: 10000,
-	}}
-	a := s.resultView(page.NewText(page.EN, s.Catalog), q, practiceMode{kind: modeTopic, topic: q.Topic}, practice.Progress{}, g)
-	if a.Outcome == nil {
-		t.Fatal("no outcome view")
-	}
-	if got := a.Outcome.EngineVerdictSymbol; got != "×3" {
-		t.Errorf("engine verdict symbol %q, want ×3", got)
-	}
-}

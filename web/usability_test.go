@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web/page"
 )
 
 // TestLabPresetShowsDeclaredHandlers: a preset without handlers= opens on
@@ -73,7 +74,7 @@ func TestResultSymbol(t *testing.T) {
 		{15000, 10000, "+50.00"},
 	} {
 		res := sim.Result{Verdict: sim.Duplicate, Settled: tc.settled, Expected: tc.expected}
-		if got := resultSymbol(res); got != tc.want {
+		if got := page.ResultSymbol(res); got != tc.want {
 			t.Errorf("settled %d of %d: %q, want %q", tc.settled, tc.expected, got, tc.want)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/a-h/templ"
 
-	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/page"
 )
@@ -21,12 +20,7 @@ type guideItem struct {
 	Done, Next bool
 }
 
-type option struct {
-	Value, Label string
-	Selected     bool
-}
 
-type field struct{ Name, Value string }
 
 type handlerChoice struct {
 	Name, Summary          string
@@ -49,7 +43,7 @@ type labView struct {
 	Title     string
 	Summary   string
 	Preset    string
-	Presets   []option
+	Presets   []page.Option
 	// NothingReady and NothingInFlight say that no handler has a message
 	// ready, or in flight, at the step shown: the deliver and redeliver
 	// buttons are then disabled, with the reason.
@@ -66,11 +60,11 @@ type labView struct {
 	PrevURL                       string
 	NextURL                       string
 	LastURL                       string
-	State                         []field // the state fields every POST form carries
-	ViewState                     []field // the same, without the step (for the step slider)
+	State                         []page.Field // the state fields every POST form carries
+	ViewState                     []page.Field // the same, without the step (for the step slider)
 	Truncates                     int     // steps after the current one that a new step replaces
 	NextOp                        string
-	Targets                       []option
+	Targets                       []page.Option
 	Script                        string      // the whole script, both languages: what the editor posts
 	ScriptView                    string      // the script for reading, in the page's language only
 	Guide                         []guideItem // the newcomer's four clicks, while the script follows them
@@ -158,7 +152,7 @@ func (s *server) labView(t page.Text, r *http.Request, st labState, run *sim.Run
 		Script: st.script.String(),
 		Chosen: len(st.handlers),
 	}
-	v.Permalink = absolute(r, v.URL)
+	v.Permalink = page.Absolute(r, v.URL)
 	// /present reads the same query as /lab.
 	v.Present = "/present" + strings.TrimPrefix(v.URL, "/lab")
 	v.Title, v.Summary = st.script.Title, st.script.Summary
@@ -173,20 +167,20 @@ func (s *server) labView(t page.Text, r *http.Request, st labState, run *sim.Run
 		v.PageTitle = t.F("step.of", st.step, total) + " · " + v.PageTitle
 	}
 
-	v.Presets = append(v.Presets, option{Value: "", Label: t.S("scn.empty"), Selected: st.preset == "" && total == 0})
+	v.Presets = append(v.Presets, page.Option{Value: "", Label: t.S("scn.empty"), Selected: st.preset == "" && total == 0})
 	for _, p := range s.presets {
 		label := p.Script.Title
 		if t.Is(page.RU) && p.Script.TitleRU != "" {
 			label = p.Script.TitleRU
 		}
-		v.Presets = append(v.Presets, option{Value: p.Name, Label: label, Selected: p.Name == st.preset})
+		v.Presets = append(v.Presets, page.Option{Value: p.Name, Label: label, Selected: p.Name == st.preset})
 	}
 	chosen := map[string]bool{}
 	for _, h := range st.handlers {
 		chosen[h] = true
 	}
 	for _, h := range s.handlers {
-		v.Handlers = append(v.Handlers, handlerChoice{Name: h.Name, Summary: s.summary(t, h), Core: h.Core, Variant: h.Variant, Checked: chosen[h.Name]})
+		v.Handlers = append(v.Handlers, handlerChoice{Name: h.Name, Summary: page.HandlerSummary(t, h), Core: h.Core, Variant: h.Variant, Checked: chosen[h.Name]})
 	}
 
 	// Steps and where they lead.
@@ -234,10 +228,10 @@ func (s *server) labView(t page.Text, r *http.Request, st labState, run *sim.Run
 	vals, _ := url.ParseQuery(q)
 	for _, k := range []string{"preset", "s", "challenge", "handlers"} {
 		if vals.Has(k) {
-			v.ViewState = append(v.ViewState, field{k, vals.Get(k)})
+			v.ViewState = append(v.ViewState, page.Field{Name: k, Value: vals.Get(k)})
 		}
 	}
-	v.State = append(append([]field(nil), v.ViewState...), field{"step", strconv.Itoa(st.step)})
+	v.State = append(append([]page.Field(nil), v.ViewState...), page.Field{Name: "step", Value: strconv.Itoa(st.step)})
 
 	// What the producer controls offer.
 	used := map[string]bool{}
@@ -248,7 +242,7 @@ func (s *server) labView(t page.Text, r *http.Request, st labState, run *sim.Run
 			if stp.Tenant != sim.DefaultTenant {
 				label += " · " + stp.Tenant
 			}
-			v.Targets = append(v.Targets, option{Value: stp.Tenant + " " + stp.Op, Label: label})
+			v.Targets = append(v.Targets, page.Option{Value: stp.Tenant + " " + stp.Op, Label: label})
 		}
 	}
 	if n := len(v.Targets); n > 0 {
@@ -289,14 +283,14 @@ func (s *server) card(t page.Text, st labState, res sim.Result, scale int64) car
 		Expected:      page.Money(res.Expected),
 		Verdict:       string(res.Verdict),
 		VerdictLabel:  t.S("v." + string(res.Verdict)),
-		VerdictSymbol: resultSymbol(res),
+		VerdictSymbol: page.ResultSymbol(res),
 		Source:        s.sources[res.Handler],
 		Crashes:       map[string][]int{},
 		Redis:         false,
 	}
 	for _, h := range s.handlers {
 		if h.Name == res.Handler {
-			c.Summary, c.Core, c.Variant, c.Redis = s.summary(t, h), h.Core, h.Variant, h.Redis
+			c.Summary, c.Core, c.Variant, c.Redis = page.HandlerSummary(t, h), h.Core, h.Variant, h.Redis
 		}
 	}
 	switch d := res.Balance - res.Expected; {
@@ -316,7 +310,7 @@ func (s *server) card(t page.Text, st labState, res sim.Result, scale int64) car
 			c.Bar.Short = pct(res.Expected - res.Balance)
 		}
 	}
-	c.Why = verdictReason(t, res)
+	c.Why = page.VerdictReason(t, res)
 
 	// The broker and the world after the step shown.
 	broker := res.Broker
@@ -401,65 +395,8 @@ func guide(t page.Text, st labState) (items []guideItem, done bool, next string)
 	return items, n == len(recipe), next
 }
 
-func (s *server) summary(t page.Text, h handlers.Info) string {
-	if t.Has("h." + h.Name) {
-		return t.S("h." + h.Name)
-	}
-	return h.Summary
-}
 
-// resultSymbol is verdictSymbol with a duplicate's real size: ×3 when the
-// settled balance is three times the expected one, +50.00 when the excess
-// is no whole multiple of it.
-func resultSymbol(res sim.Result) string {
-	if res.Verdict != sim.Duplicate || res.Expected <= 0 || res.Settled <= res.Expected {
-		return verdictSymbol(res.Verdict)
-	}
-	if res.Settled%res.Expected == 0 {
-		return "×" + strconv.FormatInt(res.Settled/res.Expected, 10)
-	}
-	return "+" + page.Money(res.Settled-res.Expected)
-}
 
-func verdictSymbol(v sim.Verdict) string {
-	switch v {
-	case sim.OK:
-		return "✓"
-	case sim.Duplicate:
-		return "×2"
-	case sim.Lost:
-		return "−"
-	case sim.Poison:
-		return "☠"
-	case sim.SilentConflict:
-		return "≠"
-	}
-	return "?"
-}
-
-// verdictReason explains a verdict in the reader's language from the
-// result's numbers (the engine's own Reason is English only).
-func verdictReason(t page.Text, res sim.Result) string {
-	if (res.Verdict == sim.Duplicate || res.Verdict == sim.Lost) && res.Settled == res.Expected {
-		return t.F("why.cancel", page.Money(res.Settled))
-	}
-	switch res.Verdict {
-	case sim.OK:
-		return t.F("why.ok", page.Money(res.Settled))
-	case sim.Duplicate:
-		return t.F("why.duplicate", page.Money(res.Settled), page.Money(res.Settled-res.Expected), page.Money(res.Expected))
-	case sim.Lost:
-		return t.F("why.lost", page.Money(res.Settled), page.Money(res.Expected-res.Settled), page.Money(res.Expected))
-	case sim.Poison:
-		return t.S("why.poison")
-	case sim.SilentConflict:
-		if n := res.Conflicts; n > 1 {
-			return t.F("why.silent-conflict.n", n)
-		}
-		return t.S("why.silent-conflict")
-	}
-	return res.Reason
-}
 
 // narrate is the step's narration in the reader's language, or, for a step
 // without one, a sentence made from the step itself.
@@ -537,19 +474,6 @@ func or(a, b string) string {
 	return b
 }
 
-// absolute makes a path absolute for the address the reader used, so the
-// permalink can be copied as it stands.
-func absolute(r *http.Request, path string) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	host := r.Host
-	if host == "" || strings.ContainsAny(host, "/\\ ") {
-		return path
-	}
-	return scheme + "://" + host + path
-}
 
 // balanceLabel names what a card's balance counts: the accounts table, or,
 // for a handler whose effect is an external call, the gateway's charges

@@ -1,10 +1,8 @@
-package web
+package practice
 
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
-	"github.com/idempotency-lab/lab/web/page"
 	"io"
 	"math/rand/v2"
 	"mime"
@@ -13,12 +11,31 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
+
+	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/web/page"
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/idempotency-lab/lab/practice"
+	drill "github.com/idempotency-lab/lab/practice"
 )
+
+// Practice is the drill's part of the lab: the question bank, the
+// progress store and the clock that dates answers.
+type Practice struct {
+	*page.Shell
+	bank     *drill.Bank      // practice questions
+	progress *drill.Store     // nil: the practice pages answer 503
+	now      func() time.Time // dates practice answers
+	handlers []handlers.Info  // for the predict exercises' handler summaries
+}
+
+// New builds the practice part on the shell.
+func New(shell *page.Shell, bank *drill.Bank, store *drill.Store, now func() time.Time) *Practice {
+	return &Practice{Shell: shell, bank: bank, progress: store, now: now, handlers: handlers.List()}
+}
 
 // The practice section: the interview questions and predict-the-outcome
 // exercises of package practice, graded on the spot and saved in the
@@ -42,16 +59,12 @@ import (
 // its own address again (the engine reruns a prediction), so reloading it
 // never records twice.
 
-// profileCookie holds the anonymous profile id: whoever has it has the
-// progress, so it is HttpOnly and never leaves this site.
-const profileCookie = "lab_profile"
-
-// maxOwnAnswer bounds the answer a person writes to an open question; it
+// MaxOwnAnswer bounds the answer a person writes to an open question; it
 // travels in the address of the comparison page and is never stored.
-const maxOwnAnswer = 4000
+const MaxOwnAnswer = 4000
 
-// maxImportForm bounds an upload: the file and the multipart framing.
-const maxImportForm = practice.MaxImportBytes + 64<<10
+// MaxImportForm bounds an upload: the file and the multipart framing.
+const MaxImportForm = drill.MaxImportBytes + 64<<10
 
 // The modes an item is answered in.
 const (
@@ -71,18 +84,18 @@ type practiceMode struct {
 }
 
 // fields are the mode as form fields and query parameters.
-func (m practiceMode) fields() []field {
+func (m practiceMode) fields() []page.Field {
 	switch m.kind {
 	case modeInterview:
-		f := []field{{"seed", strconv.FormatUint(m.seed, 10)}}
+		f := []page.Field{{Name: "seed", Value: strconv.FormatUint(m.seed, 10)}}
 		if m.started > 0 {
-			f = append(f, field{"started", strconv.FormatInt(m.started, 10)})
+			f = append(f, page.Field{Name: "started", Value: strconv.FormatInt(m.started, 10)})
 		}
 		return f
 	case modeReview:
-		return []field{{"review", "1"}}
+		return []page.Field{{Name: "review", Value: "1"}}
 	}
-	return []field{{"topic", m.topic}}
+	return []page.Field{{Name: "topic", Value: m.topic}}
 }
 
 // itemURL is the address of an item (or of one of its pages, with suffix)
@@ -139,10 +152,10 @@ func parseStarted(v url.Values) (int64, error) {
 	return n, nil
 }
 
-// practiceOnly wraps a practice handler: 503 when the server has no
+// Only wraps a practice handler: 503 when the server has no
 // progress store, and the reader's mistakes on a page that leads back to
 // where they were in practice rather than to the lab.
-func (s *server) practiceOnly(h page.HandlerFunc) http.HandlerFunc {
+func (s *Practice) Only(h page.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		err := &page.Error{Status: http.StatusServiceUnavailable, Key: "pr.err.unavailable"}
 		if s.progress != nil {
@@ -172,44 +185,21 @@ func practiceBack(r *http.Request) string {
 	return u.RequestURI()
 }
 
-// profileOf is the profile in the reader's cookie, or "" for none. A cookie
-// that is not a profile id (edited, or from an older lab) counts as none:
-// the next answer mints a new profile.
-func profileOf(r *http.Request) string {
-	c, err := r.Cookie(profileCookie)
-	if err != nil || !practice.ValidProfileID(c.Value) {
-		return ""
-	}
-	return c.Value
-}
-
-// ensureProfile returns the reader's profile, minting one on the first
-// answer, and keeps the cookie for another year.
-func ensureProfile(w http.ResponseWriter, r *http.Request) string {
-	id := profileOf(r)
-	if id == "" {
-		id = practice.NewProfileID()
-	}
-	http.SetCookie(w, &http.Cookie{Name: profileCookie, Value: id, Path: "/", MaxAge: 365 * 24 * 3600,
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteLaxMode})
-	return id
-}
-
 // progressOf is the reader's progress; a reader without a profile has
 // answered nothing yet.
-func (s *server) progressOf(r *http.Request) (practice.Progress, error) {
-	id := profileOf(r)
+func (s *Practice) progressOf(r *http.Request) (drill.Progress, error) {
+	id := page.ProfileOf(r)
 	if id == "" {
 		return s.bank.Progress(nil), nil
 	}
 	return s.progress.Progress(r.Context(), id)
 }
 
-// topicPercents is the lessons' progress hook: for each lesson, the share
+// TopicPercents is the lessons' progress hook: for each lesson, the share
 // of its practice items the reader has answered. ok is false for a reader
 // who has answered nothing, or a server without a progress store.
-func (s *server) topicPercents(r *http.Request) (percent map[string]int, ok bool, err error) {
-	if s.progress == nil || profileOf(r) == "" {
+func (s *Practice) TopicPercents(r *http.Request) (percent map[string]int, ok bool, err error) {
+	if s.progress == nil || page.ProfileOf(r) == "" {
 		return nil, false, nil
 	}
 	p, err := s.progressOf(r)
@@ -223,8 +213,8 @@ func (s *server) topicPercents(r *http.Request) (percent map[string]int, ok bool
 	return percent, true, nil
 }
 
-// practiceHome is the overview, or with ?topic= one topic's items.
-func (s *server) practiceHome(w http.ResponseWriter, r *http.Request) error {
+// Home is the overview, or with ?topic= one topic's items.
+func (s *Practice) Home(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	if q.Has("topic") {
 		return s.practiceTopic(w, r, q.Get("topic"))
@@ -238,7 +228,7 @@ func (s *server) practiceHome(w http.ResponseWriter, r *http.Request) error {
 	return s.Render(w, r, http.StatusOK, practiceHomePage(s.practicePage(t, r, v.PageTitle), v))
 }
 
-func (s *server) practiceTopic(w http.ResponseWriter, r *http.Request, slug string) error {
+func (s *Practice) practiceTopic(w http.ResponseWriter, r *http.Request, slug string) error {
 	topic, ok := s.bank.Topic(slug)
 	if !ok {
 		return s.unknownTopic(slug)
@@ -256,7 +246,7 @@ func (s *server) practiceTopic(w http.ResponseWriter, r *http.Request, slug stri
 	return s.Render(w, r, http.StatusOK, practiceListPage(s.practicePage(t, r, v.PageTitle), v))
 }
 
-func (s *server) unknownTopic(slug string) error {
+func (s *Practice) unknownTopic(slug string) error {
 	var slugs []string
 	for _, tp := range s.bank.Topics() {
 		slugs = append(slugs, tp.Slug)
@@ -264,9 +254,9 @@ func (s *server) unknownTopic(slug string) error {
 	return &page.Error{Status: http.StatusNotFound, Key: "pr.err.topic", Args: []any{slug, strings.Join(slugs, ", ")}}
 }
 
-// practiceInterview shows a mixed run. Without a seed it picks one and
+// Interview shows a mixed run. Without a seed it picks one and
 // redirects, so the run's address can be reloaded, resumed and shared.
-func (s *server) practiceInterview(w http.ResponseWriter, r *http.Request) error {
+func (s *Practice) Interview(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
 	// A new run, or a shared run someone starts now (?start=now): the
 	// address gets the run's start, so its deadline survives reloads.
@@ -297,8 +287,8 @@ func (s *server) practiceInterview(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	var attempts []practice.Attempt
-	if id := profileOf(r); id != "" {
+	var attempts []drill.Attempt
+	if id := page.ProfileOf(r); id != "" {
 		if attempts, err = s.progress.Attempts(r.Context(), id); err != nil {
 			return err
 		}
@@ -316,7 +306,7 @@ func parseSeed(raw string) (uint64, error) {
 	return seed, nil
 }
 
-func (s *server) practiceReview(w http.ResponseWriter, r *http.Request) error {
+func (s *Practice) Review(w http.ResponseWriter, r *http.Request) error {
 	p, err := s.progressOf(r)
 	if err != nil {
 		return err
@@ -327,7 +317,7 @@ func (s *server) practiceReview(w http.ResponseWriter, r *http.Request) error {
 }
 
 // question finds the item the address names.
-func (s *server) question(r *http.Request) (practice.Question, error) {
+func (s *Practice) question(r *http.Request) (drill.Question, error) {
 	id := chi.URLParam(r, "id")
 	q, ok := s.bank.Question(id)
 	if !ok {
@@ -338,7 +328,7 @@ func (s *server) question(r *http.Request) (practice.Question, error) {
 
 // readMode reads the mode an item was opened in. An item opened on its own,
 // or from another topic's list, belongs to its own topic.
-func (s *server) readMode(v url.Values, q practice.Question) (practiceMode, error) {
+func (s *Practice) readMode(v url.Values, q drill.Question) (practiceMode, error) {
 	switch {
 	case v.Has("seed"):
 		seed, err := parseSeed(v.Get("seed"))
@@ -360,8 +350,8 @@ func (s *server) readMode(v url.Values, q practice.Question) (practiceMode, erro
 	return practiceMode{kind: modeTopic, topic: q.Topic}, nil
 }
 
-// practiceQuestion shows an item with its answer form.
-func (s *server) practiceQuestion(w http.ResponseWriter, r *http.Request) error {
+// Question shows an item with its answer form.
+func (s *Practice) Question(w http.ResponseWriter, r *http.Request) error {
 	q, m, p, err := s.itemRequest(r, r.URL.Query())
 	if err != nil {
 		return err
@@ -372,20 +362,20 @@ func (s *server) practiceQuestion(w http.ResponseWriter, r *http.Request) error 
 	return s.renderItem(w, r, v)
 }
 
-// practiceCompare shows one's own answer to an open question beside the
+// Compare shows one's own answer to an open question beside the
 // model answer, with its key points to tick.
-func (s *server) practiceCompare(w http.ResponseWriter, r *http.Request) error {
+func (s *Practice) Compare(w http.ResponseWriter, r *http.Request) error {
 	query := r.URL.Query()
 	q, m, p, err := s.itemRequest(r, query)
 	if err != nil {
 		return err
 	}
-	if q.Kind != practice.KindOpen {
+	if q.Kind != drill.KindOpen {
 		return page.NotFound(r.URL.Path)
 	}
 	own := query.Get("mine")
-	if n := utf8.RuneCountInString(own); n > maxOwnAnswer {
-		return page.BadRequest("pr.err.mine", n, maxOwnAnswer)
+	if n := utf8.RuneCountInString(own); n > MaxOwnAnswer {
+		return page.BadRequest("pr.err.mine", n, MaxOwnAnswer)
 	}
 	t := s.Text(r)
 	v := s.questionView(t, q, m, p)
@@ -393,14 +383,14 @@ func (s *server) practiceCompare(w http.ResponseWriter, r *http.Request) error {
 	return s.renderItem(w, r, v)
 }
 
-// practiceAnswer grades an answer, records its score for the reader's
+// Answer grades an answer, records its score for the reader's
 // profile (minting one on the first answer) and redirects to the result.
-func (s *server) practiceAnswer(w http.ResponseWriter, r *http.Request) error {
+func (s *Practice) Answer(w http.ResponseWriter, r *http.Request) error {
 	q, err := s.question(r)
 	if err != nil {
 		return err
 	}
-	f, err := readForm(w, r)
+	f, err := page.ReadForm(w, r)
 	if err != nil {
 		return err
 	}
@@ -412,10 +402,10 @@ func (s *server) practiceAnswer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	profile := ensureProfile(w, r)
+	profile := page.EnsureProfile(w, r)
 	if _, err := s.progress.Record(r.Context(), profile, q.ID, g.Score, s.now()); err != nil {
-		if errors.Is(err, practice.ErrNotSaved) {
-			return s.notSaved(r, err)
+		if errors.Is(err, drill.ErrNotSaved) {
+			return s.NotSaved(r, err)
 		}
 		return err
 	}
@@ -423,9 +413,9 @@ func (s *server) practiceAnswer(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// practiceResult shows a graded answer: the one in the address, graded
+// Result shows a graded answer: the one in the address, graded
 // again, next to the way on in the mode.
-func (s *server) practiceResult(w http.ResponseWriter, r *http.Request) error {
+func (s *Practice) Result(w http.ResponseWriter, r *http.Request) error {
 	query := r.URL.Query()
 	q, m, p, err := s.itemRequest(r, query)
 	if err != nil {
@@ -441,14 +431,14 @@ func (s *server) practiceResult(w http.ResponseWriter, r *http.Request) error {
 	return s.renderItem(w, r, v)
 }
 
-func (s *server) itemRequest(r *http.Request, v url.Values) (practice.Question, practiceMode, practice.Progress, error) {
+func (s *Practice) itemRequest(r *http.Request, v url.Values) (drill.Question, practiceMode, drill.Progress, error) {
 	q, err := s.question(r)
 	if err != nil {
-		return q, practiceMode{}, practice.Progress{}, err
+		return q, practiceMode{}, drill.Progress{}, err
 	}
 	m, err := s.readMode(v, q)
 	if err != nil {
-		return q, m, practice.Progress{}, err
+		return q, m, drill.Progress{}, err
 	}
 	p, err := s.progressOf(r)
 	return q, m, p, err
@@ -456,7 +446,7 @@ func (s *server) itemRequest(r *http.Request, v url.Values) (practice.Question, 
 
 // renderItem writes an item's page, or for htmx only its answer area, and
 // keeps the address bar on the address that shows the same again.
-func (s *server) renderItem(w http.ResponseWriter, r *http.Request, v questionView) error {
+func (s *Practice) renderItem(w http.ResponseWriter, r *http.Request, v questionView) error {
 	w.Header().Add("Vary", "HX-Request, HX-Request-Type")
 	if page.IsPartial(r) {
 		w.Header().Set("HX-Push-Url", r.URL.RequestURI())
@@ -469,17 +459,17 @@ func (s *server) renderItem(w http.ResponseWriter, r *http.Request, v questionVi
 // grade grades the answer in v for q and returns it as the canonical
 // parameters of the result's address. Bad answers are 400s that say what
 // to give instead.
-func (s *server) grade(q practice.Question, v url.Values) (practice.Grade, url.Values, error) {
+func (s *Practice) grade(q drill.Question, v url.Values) (drill.Grade, url.Values, error) {
 	answer := url.Values{}
 	switch q.Kind {
-	case practice.KindChoice:
+	case drill.KindChoice:
 		picked := v["option"]
 		if len(picked) == 0 {
-			return practice.Grade{}, nil, page.BadRequest("pr.err.nooption")
+			return drill.Grade{}, nil, page.BadRequest("pr.err.nooption")
 		}
 		for _, p := range picked {
-			if !slices.ContainsFunc(q.Options, func(o practice.Option) bool { return o.ID == p }) {
-				return practice.Grade{}, nil, page.BadRequest("pr.err.option", p, optionIDs(q))
+			if !slices.ContainsFunc(q.Options, func(o drill.Option) bool { return o.ID == p }) {
+				return drill.Grade{}, nil, page.BadRequest("pr.err.option", p, OptionIDs(q))
 			}
 		}
 		g, err := s.bank.GradeChoice(q.ID, picked)
@@ -492,12 +482,12 @@ func (s *server) grade(q practice.Question, v url.Values) (practice.Grade, url.V
 			}
 		}
 		return g, answer, nil
-	case practice.KindOpen:
+	case drill.KindOpen:
 		var ticked []int
 		for _, p := range v["point"] {
 			n, err := strconv.Atoi(p)
 			if err != nil || n < 0 || n >= len(q.Points) {
-				return practice.Grade{}, nil, page.BadRequest("pr.err.point", p, len(q.Points)-1)
+				return drill.Grade{}, nil, page.BadRequest("pr.err.point", p, len(q.Points)-1)
 			}
 			ticked = append(ticked, n)
 		}
@@ -511,19 +501,19 @@ func (s *server) grade(q practice.Question, v url.Values) (practice.Grade, url.V
 			}
 		}
 		return g, answer, nil
-	case practice.KindPredict:
+	case drill.KindPredict:
 		balance, verdict := v.Get("balance"), v.Get("verdict")
 		if strings.TrimSpace(balance) == "" {
-			return practice.Grade{}, nil, page.BadRequest("pr.err.nobalance")
+			return drill.Grade{}, nil, page.BadRequest("pr.err.nobalance")
 		}
-		if _, err := practice.ParseMoney(balance); err != nil {
-			return practice.Grade{}, nil, page.BadRequest("err.money", balance)
+		if _, err := drill.ParseMoney(balance); err != nil {
+			return drill.Grade{}, nil, page.BadRequest("err.money", balance)
 		}
-		if _, err := practice.ParseVerdict(verdict); err != nil {
+		if _, err := drill.ParseVerdict(verdict); err != nil {
 			if strings.TrimSpace(verdict) == "" {
-				return practice.Grade{}, nil, page.BadRequest("pr.err.noverdict", verdictNames())
+				return drill.Grade{}, nil, page.BadRequest("pr.err.noverdict", VerdictNames())
 			}
-			return practice.Grade{}, nil, page.BadRequest("pr.err.verdict", verdict, verdictNames())
+			return drill.Grade{}, nil, page.BadRequest("pr.err.verdict", verdict, VerdictNames())
 		}
 		g, err := s.bank.GradePredict(q.ID, balance, verdict)
 		if err != nil {
@@ -531,20 +521,15 @@ func (s *server) grade(q practice.Question, v url.Values) (practice.Grade, url.V
 		}
 		// The result address carries the prediction as typed money is read:
 		// in major units, so it grades the same when opened again.
-		answer.Set("balance", majorUnits(g.Outcome.PredictedBalance))
+		answer.Set("balance", drill.FormatMoney(g.Outcome.PredictedBalance))
 		answer.Set("verdict", string(g.Outcome.PredictedVerdict))
 		return g, answer, nil
 	}
-	return practice.Grade{}, nil, errors.New("practice: question " + q.ID + " has unknown kind " + string(q.Kind))
+	return drill.Grade{}, nil, errors.New("practice: question " + q.ID + " has unknown kind " + string(q.Kind))
 }
 
-// majorUnits writes an amount of minor units as ParseMoney reads it back:
-// "200.00", without grouping.
-func majorUnits(minor int64) string {
-	return fmt.Sprintf("%d.%02d", minor/100, minor%100)
-}
 
-func optionIDs(q practice.Question) string {
+func OptionIDs(q drill.Question) string {
 	ids := make([]string, len(q.Options))
 	for i, o := range q.Options {
 		ids[i] = o.ID
@@ -552,17 +537,17 @@ func optionIDs(q practice.Question) string {
 	return strings.Join(ids, ", ")
 }
 
-func verdictNames() string {
+func VerdictNames() string {
 	var names []string
-	for _, v := range practice.Verdicts() {
+	for _, v := range drill.Verdicts() {
 		names = append(names, string(v))
 	}
 	return strings.Join(names, ", ")
 }
 
-// practiceExport downloads the reader's progress as a JSON file.
-func (s *server) practiceExport(w http.ResponseWriter, r *http.Request) error {
-	profile := profileOf(r)
+// Export downloads the reader's progress as a JSON file.
+func (s *Practice) Export(w http.ResponseWriter, r *http.Request) error {
+	profile := page.ProfileOf(r)
 	if profile == "" {
 		return &page.Error{Status: http.StatusNotFound, Key: "pr.err.noprogress"}
 	}
@@ -580,15 +565,15 @@ func (s *server) practiceExport(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// practiceImport merges an uploaded progress file into the reader's
+// Import merges an uploaded progress file into the reader's
 // profile (minting one if there is none) and redirects to the overview,
 // which says what was added. A bad file writes nothing.
-func (s *server) practiceImport(w http.ResponseWriter, r *http.Request) error {
+func (s *Practice) Import(w http.ResponseWriter, r *http.Request) error {
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "multipart/form-data" {
 		return page.BadRequest("pr.err.import.form")
 	}
-	tooLarge := &page.Error{Status: http.StatusRequestEntityTooLarge, Key: "pr.err.import.large", Args: []any{practice.MaxImportBytes >> 20}}
-	r.Body = http.MaxBytesReader(w, r.Body, maxImportForm)
+	tooLarge := &page.Error{Status: http.StatusRequestEntityTooLarge, Key: "pr.err.import.large", Args: []any{drill.MaxImportBytes >> 20}}
+	r.Body = http.MaxBytesReader(w, r.Body, MaxImportForm)
 	if err := r.ParseMultipartForm(1 << 20); err != nil {
 		var big *http.MaxBytesError
 		if errors.As(err, &big) {
@@ -602,11 +587,11 @@ func (s *server) practiceImport(w http.ResponseWriter, r *http.Request) error {
 		return page.BadRequest("pr.err.import.nofile")
 	}
 	defer file.Close()
-	data, err := io.ReadAll(io.LimitReader(file, practice.MaxImportBytes+1))
+	data, err := io.ReadAll(io.LimitReader(file, drill.MaxImportBytes+1))
 	switch {
 	case err != nil:
 		return page.BadRequest("pr.err.import.form")
-	case len(data) > practice.MaxImportBytes:
+	case len(data) > drill.MaxImportBytes:
 		return tooLarge
 	case len(data) == 0:
 		return page.BadRequest("pr.err.import.empty")
@@ -616,26 +601,26 @@ func (s *server) practiceImport(w http.ResponseWriter, r *http.Request) error {
 	var head struct {
 		Format string `json:"format"`
 	}
-	if json.Unmarshal(data, &head) != nil || head.Format != practice.ExportFormat {
-		return page.BadRequest("pr.err.import.format", practice.ExportFormat)
+	if json.Unmarshal(data, &head) != nil || head.Format != drill.ExportFormat {
+		return page.BadRequest("pr.err.import.format", drill.ExportFormat)
 	}
-	if _, err := practice.ParseExport(data, s.bank); err != nil {
-		return page.BadRequest("pr.err.import.bad", strings.TrimPrefix(err.Error(), practice.ErrBadImport.Error()+": "))
+	if _, err := drill.ParseExport(data, s.bank); err != nil {
+		return page.BadRequest("pr.err.import.bad", strings.TrimPrefix(err.Error(), drill.ErrBadImport.Error()+": "))
 	}
-	res, err := s.progress.Import(r.Context(), ensureProfile(w, r), data)
-	var tooMany *practice.TooManyAttemptsError
+	res, err := s.progress.Import(r.Context(), page.EnsureProfile(w, r), data)
+	var tooMany *drill.TooManyAttemptsError
 	switch {
-	case errors.Is(err, practice.ErrImportConflict):
+	case errors.Is(err, drill.ErrImportConflict):
 		return page.BadRequest("pr.err.import.conflict")
 	case errors.As(err, &tooMany):
 		// The file is well formed; it is its size next to what is stored
 		// that cannot be taken: 422, and nothing was written.
 		return &page.Error{Status: http.StatusUnprocessableEntity, Key: "pr.err.import.cap",
 			Args: []any{tooMany.Max, tooMany.Have, tooMany.Added}}
-	case errors.Is(err, practice.ErrNotSaved):
-		return s.notSaved(r, err)
-	case errors.Is(err, practice.ErrBadImport):
-		return page.BadRequest("pr.err.import.bad", strings.TrimPrefix(err.Error(), practice.ErrBadImport.Error()+": "))
+	case errors.Is(err, drill.ErrNotSaved):
+		return s.NotSaved(r, err)
+	case errors.Is(err, drill.ErrBadImport):
+		return page.BadRequest("pr.err.import.bad", strings.TrimPrefix(err.Error(), drill.ErrBadImport.Error()+": "))
 	case err != nil:
 		return err
 	}
@@ -644,19 +629,8 @@ func (s *server) practiceImport(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// notSaved is the answer to a write the progress database refused (a
-// read-only or full disk, a failing file): the reader did nothing wrong,
-// so the page says that their progress could not be saved, with 503
-// because trying again later may work. The cause is the lab's fault and
-// goes to the log at ERROR; the request line itself is a WARN, as every
-// 503 is.
-func (s *server) notSaved(r *http.Request, err error) error {
-	s.Log.Error("progress not saved", "method", r.Method, "path", r.URL.Path, "err", err)
-	return &page.Error{Status: http.StatusServiceUnavailable, Key: "pr.err.save"}
-}
-
 // practicePage is the page frame with the section's stylesheet.
-func (s *server) practicePage(t page.Text, r *http.Request, title string) page.View {
+func (s *Practice) practicePage(t page.Text, r *http.Request, title string) page.View {
 	p := s.PageFor(t, r, title)
 	p.Styles = append(p.Styles, s.Assets.URL("practice.css"))
 	p.Scripts = append(p.Scripts, s.Assets.URL("practice.js"))

@@ -1,4 +1,4 @@
-package web
+package practice
 
 import (
 	"github.com/idempotency-lab/lab/web/page"
@@ -13,7 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/idempotency-lab/lab/practice"
+	drill "github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -31,7 +31,7 @@ type progressBar struct {
 	Summary  string
 }
 
-func newBar(t page.Text, tp practice.TopicProgress) progressBar {
+func newBar(t page.Text, tp drill.TopicProgress) progressBar {
 	b := progressBar{Slug: tp.Topic, Answered: tp.AnsweredPercent(), Score: tp.ScorePercent()}
 	if tp.Answered == 0 {
 		b.Summary = t.F("pr.bar.none", tp.Total)
@@ -57,20 +57,20 @@ type homeView struct {
 	ImportLimit  string
 }
 
-func (s *server) homeView(t page.Text, p practice.Progress, q url.Values) homeView {
+func (s *Practice) homeView(t page.Text, p drill.Progress, q url.Values) homeView {
 	v := homeView{
 		T:            t,
 		PageTitle:    t.S("pr.title") + " · " + t.S("app.name"),
 		InterviewURL: "/practice/interview",
 		ReviewURL:    "/practice/review",
 		HasProgress:  p.Overall.Answered > 0,
-		ImportLimit:  t.F("pr.keep.limit", practice.MaxImportBytes>>20),
+		ImportLimit:  t.F("pr.keep.limit", drill.MaxImportBytes>>20),
 	}
-	kinds := map[practice.Kind]int{}
+	kinds := map[drill.Kind]int{}
 	for _, q := range s.bank.Questions() {
 		kinds[q.Kind]++
 	}
-	v.Intro = t.F("pr.intro", kinds[practice.KindChoice]+kinds[practice.KindOpen], kinds[practice.KindPredict], len(s.bank.Topics()))
+	v.Intro = t.F("pr.intro", kinds[drill.KindChoice]+kinds[drill.KindOpen], kinds[drill.KindPredict], len(s.bank.Topics()))
 	v.Overall = newBar(t, p.Overall)
 	v.Overall.Title = t.S("pr.overall")
 	for _, tp := range p.Topics {
@@ -93,7 +93,7 @@ func (s *server) homeView(t page.Text, p practice.Progress, q url.Values) homeVi
 }
 
 // reviewStatus says what the review mode holds now, or when it next will.
-func reviewStatus(t page.Text, p practice.Progress, now time.Time) string {
+func reviewStatus(t page.Text, p drill.Progress, now time.Time) string {
 	if n := len(p.Review(now)); n > 0 {
 		return t.F("pr.review.due", n)
 	}
@@ -155,7 +155,7 @@ type itemView struct {
 	StateLabel string
 }
 
-func (s *server) items(t page.Text, qs []practice.Question, m func(practice.Question) practiceMode, p practice.Progress, showTopic bool) ([]itemView, string) {
+func (s *Practice) items(t page.Text, qs []drill.Question, m func(drill.Question) practiceMode, p drill.Progress, showTopic bool) ([]itemView, string) {
 	var out []itemView
 	start := ""
 	for i, q := range qs {
@@ -175,12 +175,12 @@ func (s *server) items(t page.Text, qs []practice.Question, m func(practice.Ques
 	return out, start
 }
 
-func itemState(t page.Text, p practice.Progress, id string) (state, label string) {
+func itemState(t page.Text, p drill.Progress, id string) (state, label string) {
 	it, ok := p.Items[id]
 	switch {
 	case !ok:
 		return "new", t.S("pr.state.new")
-	case it.LastScore >= practice.HitScore:
+	case it.LastScore >= drill.HitScore:
 		return "hit", t.F("pr.state.hit", int(math.Round(it.LastScore*100)))
 	}
 	return "miss", t.F("pr.state.miss", int(math.Round(it.LastScore*100)))
@@ -200,7 +200,7 @@ func excerpt160(s string) string {
 	return strings.TrimRight(cut, " ,.;:—-") + "…"
 }
 
-func (s *server) topicView(t page.Text, topic practice.Topic, qs []practice.Question, p practice.Progress) listView {
+func (s *Practice) topicView(t page.Text, topic drill.Topic, qs []drill.Question, p drill.Progress) listView {
 	title := topic.Title.In(t.Lang())
 	bar := newBar(t, p.Topic(topic.Slug))
 	v := listView{
@@ -212,7 +212,7 @@ func (s *server) topicView(t page.Text, topic practice.Topic, qs []practice.Ques
 		Bar:       &bar,
 		LessonURL: "/lessons/" + url.PathEscape(topic.Slug),
 	}
-	mode := func(practice.Question) practiceMode { return practiceMode{kind: modeTopic, topic: topic.Slug} }
+	mode := func(drill.Question) practiceMode { return practiceMode{kind: modeTopic, topic: topic.Slug} }
 	var start string
 	v.Items, start = s.items(t, qs, mode, p, false)
 	v.StartURL, v.StartLabel = startOf(t, v.Items, start)
@@ -245,7 +245,7 @@ type deadlineView struct {
 
 // interviewDeadline is the clock of the run that began at started (Unix
 // seconds); for a run whose start is unknown, a way to start it.
-func (s *server) interviewDeadline(t page.Text, seed uint64, started int64) *deadlineView {
+func (s *Practice) interviewDeadline(t page.Text, seed uint64, started int64) *deadlineView {
 	if started <= 0 {
 		return &deadlineView{Text: t.F("pr.timer.none", InterviewMinutes), StartURL: interviewURL(seed) + "&start=now"}
 	}
@@ -260,7 +260,7 @@ func (s *server) interviewDeadline(t page.Text, seed uint64, started int64) *dea
 	return d
 }
 
-func (s *server) interviewView(t page.Text, r *http.Request, seed uint64, started int64, p practice.Progress, attempts []practice.Attempt) listView {
+func (s *Practice) interviewView(t page.Text, r *http.Request, seed uint64, started int64, p drill.Progress, attempts []drill.Attempt) listView {
 	qs := s.bank.Interview(seed, 0)
 	link := interviewURL(seed)
 	v := listView{
@@ -269,10 +269,10 @@ func (s *server) interviewView(t page.Text, r *http.Request, seed uint64, starte
 		Crumb:     t.S("pr.interview"),
 		Title:     t.S("pr.interview"),
 		Lead:      t.F("pr.interview.lead", len(qs)),
-		ShareURL:  absolute(r, link),
+		ShareURL:  page.Absolute(r, link),
 		NewRunURL: "/practice/interview",
 	}
-	mode := func(practice.Question) practiceMode {
+	mode := func(drill.Question) practiceMode {
 		return practiceMode{kind: modeInterview, seed: seed, started: started}
 	}
 	v.Deadline = s.interviewDeadline(t, seed, started)
@@ -290,7 +290,7 @@ func (s *server) interviewView(t page.Text, r *http.Request, seed uint64, starte
 	if started > 0 {
 		since = time.Unix(started, 0)
 	}
-	firsts := practice.FirstTries(attempts, ids, since)
+	firsts := drill.FirstTries(attempts, ids, since)
 	answered, sum := len(firsts), 0.0
 	for _, score := range firsts {
 		sum += score
@@ -301,9 +301,9 @@ func (s *server) interviewView(t page.Text, r *http.Request, seed uint64, starte
 	return v
 }
 
-func (s *server) reviewView(t page.Text, p practice.Progress) listView {
+func (s *Practice) reviewView(t page.Text, p drill.Progress) listView {
 	now := s.now()
-	var qs []practice.Question
+	var qs []drill.Question
 	for _, it := range p.Review(now) {
 		if q, ok := s.bank.Question(it.Question); ok {
 			qs = append(qs, q)
@@ -320,7 +320,7 @@ func (s *server) reviewView(t page.Text, p practice.Progress) listView {
 	if len(qs) == 0 {
 		v.Empty = t.S("pr.review.empty")
 	}
-	mode := func(practice.Question) practiceMode { return practiceMode{kind: modeReview} }
+	mode := func(drill.Question) practiceMode { return practiceMode{kind: modeReview} }
 	v.Items, _ = s.items(t, qs, mode, p, true)
 	if len(v.Items) > 0 {
 		v.StartURL, v.StartLabel = v.Items[0].URL, t.S("pr.review.start")
@@ -350,7 +350,7 @@ type questionView struct {
 	Answer         answerView
 }
 
-func (s *server) questionView(t page.Text, q practice.Question, m practiceMode, p practice.Progress) questionView {
+func (s *Practice) questionView(t page.Text, q drill.Question, m practiceMode, p drill.Progress) questionView {
 	lang := t.Lang()
 	v := questionView{
 		T:         t,
@@ -365,7 +365,7 @@ func (s *server) questionView(t page.Text, q practice.Question, m practiceMode, 
 		v.TopicTitle = tp.Title.In(lang)
 	}
 	seq := s.sequence(m, p)
-	pos := slices.IndexFunc(seq, func(x practice.Question) bool { return x.ID == q.ID })
+	pos := slices.IndexFunc(seq, func(x drill.Question) bool { return x.ID == q.ID })
 	switch m.kind {
 	case modeInterview:
 		v.ModeLabel = t.S("pr.interview")
@@ -379,31 +379,31 @@ func (s *server) questionView(t page.Text, q practice.Question, m practiceMode, 
 		v.ModeLabel += " · " + t.F("pr.pos", pos+1, len(seq))
 	}
 	v.PageTitle = v.KindLabel + " · " + v.ModeLabel + " · " + t.S("app.name")
-	if q.Kind == practice.KindPredict {
+	if q.Kind == drill.KindPredict {
 		v.Handler = q.Handler
 		v.HandlerSummary = s.handlerSummary(t, q.Handler)
 		v.Steps = strings.TrimRight(q.Steps(), "\n")
-		v.Hint = practice.PredictHint().In(lang)
+		v.Hint = drill.PredictHint().In(lang)
 	}
 	return v
 }
 
-func (s *server) handlerSummary(t page.Text, name string) string {
+func (s *Practice) handlerSummary(t page.Text, name string) string {
 	for _, h := range s.handlers {
 		if h.Name == name {
-			return s.summary(t, h)
+			return page.HandlerSummary(t, h)
 		}
 	}
 	return ""
 }
 
 // sequence is the items of a mode, in order. For review, the items due now.
-func (s *server) sequence(m practiceMode, p practice.Progress) []practice.Question {
+func (s *Practice) sequence(m practiceMode, p drill.Progress) []drill.Question {
 	switch m.kind {
 	case modeInterview:
 		return s.bank.Interview(m.seed, 0)
 	case modeReview:
-		var qs []practice.Question
+		var qs []drill.Question
 		for _, it := range p.Review(s.now()) {
 			if q, ok := s.bank.Question(it.Question); ok {
 				qs = append(qs, q)
@@ -424,12 +424,12 @@ type answerView struct {
 	Kind    string
 	Action  string  // where the answer is posted
 	Compare string  // an open question: where one's own answer goes first
-	Mode    []field // the mode, as hidden fields
+	Mode    []page.Field // the mode, as hidden fields
 	// Asking.
 	Multi    bool // more than one option is correct: checkboxes, not radios
 	Options  []choiceView
 	Balance  string // a prediction to edit again
-	Verdicts []option
+	Verdicts []page.Option
 	MaxOwn   int
 	// Comparing an open answer.
 	Own    string
@@ -477,7 +477,7 @@ type outcomeView struct {
 	LabURL                     string
 }
 
-func (s *server) answerBase(t page.Text, q practice.Question, m practiceMode, stage string) answerView {
+func (s *Practice) answerBase(t page.Text, q drill.Question, m practiceMode, stage string) answerView {
 	return answerView{
 		T:       t,
 		Stage:   stage,
@@ -488,33 +488,33 @@ func (s *server) answerBase(t page.Text, q practice.Question, m practiceMode, st
 	}
 }
 
-func (s *server) askView(t page.Text, q practice.Question, m practiceMode) answerView {
+func (s *Practice) askView(t page.Text, q drill.Question, m practiceMode) answerView {
 	a := s.answerBase(t, q, m, "ask")
 	lang := t.Lang()
 	switch q.Kind {
-	case practice.KindChoice:
+	case drill.KindChoice:
 		a.Multi = len(q.Correct()) > 1
 		for _, o := range q.Options {
 			a.Options = append(a.Options, choiceView{ID: o.ID, Text: o.Text.In(lang)})
 		}
 		a.Options = shuffled(q.ID, a.Options)
-	case practice.KindOpen:
-		a.MaxOwn = maxOwnAnswer
-	case practice.KindPredict:
+	case drill.KindOpen:
+		a.MaxOwn = MaxOwnAnswer
+	case drill.KindPredict:
 		a.Verdicts = verdictOptions(t, "")
 	}
 	return a
 }
 
-func verdictOptions(t page.Text, chosen sim.Verdict) []option {
-	out := []option{{Value: "", Label: t.S("pr.predict.choose"), Selected: chosen == ""}}
-	for _, v := range practice.Verdicts() {
-		out = append(out, option{Value: string(v), Label: practice.VerdictLabel(v).In(t.Lang()), Selected: v == chosen})
+func verdictOptions(t page.Text, chosen sim.Verdict) []page.Option {
+	out := []page.Option{{Value: "", Label: t.S("pr.predict.choose"), Selected: chosen == ""}}
+	for _, v := range drill.Verdicts() {
+		out = append(out, page.Option{Value: string(v), Label: drill.VerdictLabel(v).In(t.Lang()), Selected: v == chosen})
 	}
 	return out
 }
 
-func (s *server) compareView(t page.Text, q practice.Question, m practiceMode, own string) answerView {
+func (s *Practice) compareView(t page.Text, q drill.Question, m practiceMode, own string) answerView {
 	a := s.answerBase(t, q, m, "compare")
 	lang := t.Lang()
 	a.Own = strings.TrimSpace(own)
@@ -525,7 +525,7 @@ func (s *server) compareView(t page.Text, q practice.Question, m practiceMode, o
 	return a
 }
 
-func (s *server) resultView(t page.Text, q practice.Question, m practiceMode, p practice.Progress, g practice.Grade) answerView {
+func (s *Practice) resultView(t page.Text, q drill.Question, m practiceMode, p drill.Progress, g drill.Grade) answerView {
 	a := s.answerBase(t, q, m, "result")
 	lang := t.Lang()
 	switch {
@@ -538,7 +538,7 @@ func (s *server) resultView(t page.Text, q practice.Question, m practiceMode, p 
 	}
 	a.ScoreText = t.F("pr.res.score", int(math.Round(g.Score*100)))
 	switch g.Kind {
-	case practice.KindChoice:
+	case drill.KindChoice:
 		for _, o := range g.Options {
 			c := choiceView{ID: o.ID, Text: o.Text.In(lang), Picked: o.Picked,
 				Correct: o.Correct, Right: o.Right(), Why: o.Why.In(lang)}
@@ -555,7 +555,7 @@ func (s *server) resultView(t page.Text, q practice.Question, m practiceMode, p 
 			a.Options = append(a.Options, c)
 		}
 		a.Options = shuffled(g.Question, a.Options)
-	case practice.KindOpen:
+	case drill.KindOpen:
 		a.Model = g.Answer.In(lang)
 		ticked := 0
 		for i, pt := range g.Points {
@@ -565,7 +565,7 @@ func (s *server) resultView(t page.Text, q practice.Question, m practiceMode, p 
 			}
 		}
 		a.Headline = t.F("pr.res.covered", ticked, len(g.Points))
-	case practice.KindPredict:
+	case drill.KindPredict:
 		o := g.Outcome
 		a.Outcome = &outcomeView{
 			Handler:             o.Handler,
@@ -575,7 +575,7 @@ func (s *server) resultView(t page.Text, q practice.Question, m practiceMode, p 
 			EngineVerdict:       string(o.Verdict),
 			YourVerdictLabel:    t.S("v." + string(o.PredictedVerdict)),
 			EngineVerdictLabel:  t.S("v." + string(o.Verdict)),
-			EngineVerdictSymbol: resultSymbol(sim.Result{Verdict: o.Verdict, Settled: o.Balance, Expected: o.Expected}),
+			EngineVerdictSymbol: page.ResultSymbol(sim.Result{Verdict: o.Verdict, Settled: o.Balance, Expected: o.Expected}),
 			BalanceRight:        o.BalanceRight,
 			VerdictRight:        o.VerdictRight,
 			BalanceMark:         markFor(t, o.BalanceRight),
@@ -613,21 +613,21 @@ func (s *server) resultView(t page.Text, q practice.Question, m practiceMode, p 
 // today stays in the review (a miss stands until it is answered right on a
 // later day) but is done for this sitting, so next is the first item in
 // review other than this one that was not answered right today.
-func (s *server) next(m practiceMode, p practice.Progress, id string) (practice.Question, bool) {
+func (s *Practice) next(m practiceMode, p drill.Progress, id string) (drill.Question, bool) {
 	seq := s.sequence(m, p)
 	if m.kind == modeReview {
 		now := s.now()
 		for _, q := range seq {
 			it := p.Items[q.ID]
-			if q.ID != id && !(it.LastScore >= practice.HitScore && practice.SameDay(it.LastAt, now)) {
+			if q.ID != id && !(it.LastScore >= drill.HitScore && drill.SameDay(it.LastAt, now)) {
 				return q, true
 			}
 		}
-		return practice.Question{}, false
+		return drill.Question{}, false
 	}
-	i := slices.IndexFunc(seq, func(q practice.Question) bool { return q.ID == id })
+	i := slices.IndexFunc(seq, func(q drill.Question) bool { return q.ID == id })
 	if i < 0 || i+1 >= len(seq) {
-		return practice.Question{}, false
+		return drill.Question{}, false
 	}
 	return seq[i+1], true
 }
@@ -646,8 +646,8 @@ func balanceText(minor int64) string {
 
 // outcomeReason explains the engine's verdict in the reader's language,
 // as the lab does.
-func outcomeReason(t page.Text, o *practice.Outcome) string {
-	return verdictReason(t, sim.Result{Verdict: o.Verdict, Settled: o.Balance, Expected: o.Expected, Reason: o.Reason})
+func outcomeReason(t page.Text, o *drill.Outcome) string {
+	return page.VerdictReason(t, sim.Result{Verdict: o.Verdict, Settled: o.Balance, Expected: o.Expected, Reason: o.Reason})
 }
 
 // shuffled puts a question's options in an order of its own, the same on

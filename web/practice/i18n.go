@@ -1,10 +1,10 @@
-package web
+package practice
 
 import "github.com/idempotency-lab/lab/web/page"
 
-// practiceCatalog holds the practice pages' words. The questions
+// Catalog holds the practice pages' words. The questions
 // themselves come in both languages from package practice.
-func practiceCatalog() page.Catalog {
+func Catalog() page.Catalog {
 	return page.Catalog{
 		// The overview.
 		"pr.title":               {"Practice", "Практика"},
