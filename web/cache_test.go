@@ -107,11 +107,11 @@ func TestReplayStopsWhenTheReaderLeaves(t *testing.T) {
 	s, _ := newInternalServer(t, Config{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	st, err := s.readState(url.Values{"preset": {"poison-loop"}})
+	st, err := s.lab.readState(url.Values{"preset": {"poison-loop"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.replay(ctx, st); !errors.Is(err, context.Canceled) {
+	if _, err := s.lab.replay(ctx, st); !errors.Is(err, context.Canceled) {
 		t.Errorf("replay with a cancelled context: %v, want context.Canceled", err)
 	}
 }
@@ -159,7 +159,7 @@ func TestCachedPageNegotiation(t *testing.T) {
 // is busy: 503, Retry-After, a page that says so, and nothing cached.
 func TestBusyLabAnswers503(t *testing.T) {
 	s, h := newInternalServer(t, Config{MaxReplays: 1, ReplayWait: 1})
-	s.gate.slots <- struct{}{} // every slot taken
+	s.lab.Gate.slots <- struct{}{} // every slot taken
 	for _, lang := range []string{"en", "ru"} {
 		r := get(t, h, "/lab?preset=happy-path&lang="+lang)
 		if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" {
@@ -170,7 +170,7 @@ func TestBusyLabAnswers503(t *testing.T) {
 			t.Errorf("busy page (%s) does not say %q:\n%s", lang, want, excerpt(r.body))
 		}
 	}
-	<-s.gate.slots
+	<-s.lab.Gate.slots
 	if r := get(t, h, "/lab?preset=happy-path&lang=en"); r.status != http.StatusOK {
 		t.Errorf("after the slot freed: status %d; a busy answer must not be cached", r.status)
 	}

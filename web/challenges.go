@@ -91,16 +91,16 @@ func challengeBanner(t page.Text, st labState, run *sim.Run) *challengeView {
 }
 
 // challengesIndex lists the challenges, with the reader's solves.
-func (s *server) challengesIndex(w http.ResponseWriter, r *http.Request) error {
+func (s *LbLab) challengesIndex(w http.ResponseWriter, r *http.Request) error {
 	t := s.Text(r)
 	var solved map[string]practice.Solve
-	if p := page.ProfileOf(r); p != "" && s.progress != nil {
+	if p := page.ProfileOf(r); p != "" && s.Progress != nil {
 		var err error
-		if solved, err = s.progress.Solved(r.Context(), p); err != nil {
+		if solved, err = s.Progress.Solved(r.Context(), p); err != nil {
 			return err
 		}
 	}
-	v := challengesView{T: t, Saved: s.progress != nil}
+	v := challengesView{T: t, Saved: s.Progress != nil}
 	just := r.URL.Query().Get("saved")
 	for i, c := range practice.Challenges() {
 		item := challengeItem{N: i + 1, ID: c.ID, Title: c.Title.In(t.Lang()), Goal: c.Goal.In(t.Lang()),
@@ -140,7 +140,7 @@ type challengeItem struct {
 }
 
 // challengeGo is the short address of a challenge: /challenges/ID.
-func (s *server) challengeGo(w http.ResponseWriter, r *http.Request) error {
+func (s *LbLab) challengeGo(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "id")
 	if _, err := practice.FindChallenge(id); err != nil {
 		return &page.Error{Status: http.StatusNotFound, Key: "err.challenge", Args: []any{page.InputExcerpt(id), challengeList()}}
@@ -163,13 +163,13 @@ func challengeList() string {
 // solveChallenge saves a solution the reader brings (s=PERMALINK, the
 // script up to the step that solved it) after the engine agrees, then
 // redirects to the list.
-func (s *server) solveChallenge(w http.ResponseWriter, r *http.Request) error {
+func (s *LbLab) solveChallenge(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "id")
 	c, err := practice.FindChallenge(id)
 	if err != nil {
 		return &page.Error{Status: http.StatusNotFound, Key: "err.challenge", Args: []any{page.InputExcerpt(id), challengeList()}}
 	}
-	if s.progress == nil {
+	if s.Progress == nil {
 		return &page.Error{Status: http.StatusServiceUnavailable, Key: "pr.err.unavailable"}
 	}
 	f, err := page.ReadForm(w, r)
@@ -199,15 +199,15 @@ func (s *server) solveChallenge(w http.ResponseWriter, r *http.Request) error {
 
 // saveSolve stores sc as the reader's solution of c, minting a profile on
 // the first save. A script that does not solve c is a 422 that says so.
-func (s *server) saveSolve(w http.ResponseWriter, r *http.Request, c practice.Challenge, sc *sim.Script) error {
-	v := practice.Solve{Challenge: c.ID, Steps: len(sc.Steps), Script: sc.String(), At: s.now()}
+func (s *LbLab) saveSolve(w http.ResponseWriter, r *http.Request, c practice.Challenge, sc *sim.Script) error {
+	v := practice.Solve{Challenge: c.ID, Steps: len(sc.Steps), Script: sc.String(), At: s.Now()}
 	if err := practice.VerifySolve(r.Context(), v); err != nil {
 		if errors.Is(err, practice.ErrBadSolve) {
 			return &page.Error{Status: http.StatusUnprocessableEntity, Key: "ch.err.notsolved", Args: []any{c.ID, c.MaxSteps}}
 		}
 		return err
 	}
-	_, err := s.progress.SaveSolve(r.Context(), page.EnsureProfile(w, r), v)
+	_, err := s.Progress.SaveSolve(r.Context(), page.EnsureProfile(w, r), v)
 	if errors.Is(err, practice.ErrNotSaved) {
 		return s.NotSaved(r, err)
 	}
@@ -218,11 +218,11 @@ func (s *server) saveSolve(w http.ResponseWriter, r *http.Request, c practice.Ch
 // st is the state the POST leads to, at its last step. Nothing happens
 // unless the script solves the challenge; a failure to save is logged
 // and the lab goes on (the banner still offers to save).
-func (s *server) autoSolve(w http.ResponseWriter, r *http.Request, st labState) {
-	if st.challenge == nil || s.progress == nil || st.total() > st.challenge.MaxSteps {
+func (s *LbLab) autoSolve(w http.ResponseWriter, r *http.Request, st labState) {
+	if st.challenge == nil || s.Progress == nil || st.total() > st.challenge.MaxSteps {
 		return
 	}
-	try, err := st.challenge.Check(r.Context(), st.script, 0, s.budget)
+	try, err := st.challenge.Check(r.Context(), st.script, 0, s.Budget)
 	if err != nil || !try.Solved() {
 		return
 	}
@@ -233,6 +233,6 @@ func (s *server) autoSolve(w http.ResponseWriter, r *http.Request, st labState) 
 
 // lessonTitle is the title of the lesson with a slug, or the slug when
 // the course does not load.
-func (s *server) lessonTitle(t page.Text, slug string) string {
-	return s.course.LessonTitle(t.Lang(), slug)
+func (s *LbLab) lessonTitle(t page.Text, slug string) string {
+	return s.LessonTitle(t.Lang(), slug)
 }

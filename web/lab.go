@@ -12,7 +12,7 @@ import (
 // lab renders the lab page, or only its region for htmx. The page is a
 // pure function of the address, the language and the htmx flavour, so it
 // is served from the replay cache when someone asked for it before.
-func (s *server) lab(w http.ResponseWriter, r *http.Request) error {
+func (s *LbLab) lab(w http.ResponseWriter, r *http.Request) error {
 	st, err := s.readState(r.URL.Query())
 	if err != nil {
 		return err
@@ -39,7 +39,7 @@ func (s *server) lab(w http.ResponseWriter, r *http.Request) error {
 
 // addStep appends the step a control describes after the step being shown
 // (dropping any steps after it) and redirects to the new address.
-func (s *server) addStep(w http.ResponseWriter, r *http.Request) error {
+func (s *LbLab) addStep(w http.ResponseWriter, r *http.Request) error {
 	f, err := page.ReadForm(w, r)
 	if err != nil {
 		return err
@@ -82,7 +82,7 @@ func (s *server) addStep(w http.ResponseWriter, r *http.Request) error {
 // message ready at the step shown, a redeliver when none has one in
 // flight, and a DLQ replay when every DLQ is empty: the step would change
 // nothing, and its narration would say otherwise.
-func (s *server) checkPending(ctx context.Context, st labState, verb string) error {
+func (s *LbLab) checkPending(ctx context.Context, st labState, verb string) error {
 	var key string
 	switch verb {
 	case sim.VerbDeliver, sim.VerbDeliverConcurrent, sim.VerbDrain:
@@ -110,7 +110,7 @@ func (s *server) checkPending(ctx context.Context, st labState, verb string) err
 
 // undo drops the script's last step. The view stays on the step it showed,
 // unless that step is the one removed.
-func (s *server) undo(w http.ResponseWriter, r *http.Request) error {
+func (s *LbLab) undo(w http.ResponseWriter, r *http.Request) error {
 	f, err := page.ReadForm(w, r)
 	if err != nil {
 		return err
@@ -128,7 +128,7 @@ func (s *server) undo(w http.ResponseWriter, r *http.Request) error {
 }
 
 // runScript replaces the script with the text from the editor.
-func (s *server) runScript(w http.ResponseWriter, r *http.Request) error {
+func (s *LbLab) runScript(w http.ResponseWriter, r *http.Request) error {
 	f, err := page.ReadForm(w, r)
 	if err != nil {
 		return err
@@ -156,15 +156,15 @@ func (s *server) runScript(w http.ResponseWriter, r *http.Request) error {
 
 // retarget is st with a new script, recognising a preset when the script
 // is one unchanged.
-func (s *server) retarget(st labState, sc *sim.Script) labState {
-	st.script, st.preset = sc, s.byScript[sc.String()]
+func (s *LbLab) retarget(st labState, sc *sim.Script) labState {
+	st.script, st.preset = sc, s.ByScript[sc.String()]
 	return st
 }
 
 // redirectTo answers a POST with 303 See Other to the lab at step. htmx
 // follows the redirect with fetch and pushes the final address, so the
 // same answer serves a page with or without JavaScript.
-func (s *server) redirectTo(w http.ResponseWriter, r *http.Request, st labState, step int) error {
+func (s *LbLab) redirectTo(w http.ResponseWriter, r *http.Request, st labState, step int) error {
 	http.Redirect(w, r, labURL(s.query(st), step, st.defaultStep()), http.StatusSeeOther)
 	return nil
 }

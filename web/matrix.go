@@ -40,19 +40,19 @@ type gridResult struct {
 
 // grid returns the outcome of every preset, running the engine the first
 // time. It takes one replay slot for the whole computation.
-func (s *server) grid(ctx context.Context, g *verdictGrid) ([]gridRow, error) {
+func (s *LbLab) grid(ctx context.Context, g *verdictGrid) ([]gridRow, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.rows != nil {
 		return g.rows, nil
 	}
-	release, err := s.gate.acquire(ctx)
+	release, err := s.Gate.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	rows := make([]gridRow, 0, len(s.presets))
-	for _, p := range s.presets {
+	rows := make([]gridRow, 0, len(s.Presets))
+	for _, p := range s.Presets {
 		// The presets are the lab's own scripts: no budget applies to them.
 		run, err := sim.Execute(ctx, p.Script, sim.Options{Handlers: []string{"all"}, Budget: -1, StepEvents: 1})
 		if err != nil {
@@ -109,7 +109,7 @@ func matrixURL(preset, handler string, steps int) string {
 }
 
 // matrixHandlerFor returns a handler for /matrix over g.
-func (s *server) matrixHandlerFor(g *verdictGrid) page.HandlerFunc {
+func (s *LbLab) matrixHandlerFor(g *verdictGrid) page.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		return s.ServeCached(w, r, page.CacheKey(r, "matrix"), func(w http.ResponseWriter, r *http.Request) error {
 			rows, err := s.grid(r.Context(), g)
@@ -125,11 +125,11 @@ func (s *server) matrixHandlerFor(g *verdictGrid) page.HandlerFunc {
 	}
 }
 
-func (s *server) matrixView(t page.Text, rows []gridRow) matrixView {
+func (s *LbLab) matrixView(t page.Text, rows []gridRow) matrixView {
 	v := matrixView{T: t}
 	extra := map[string]bool{} // the first handler that is not core
 	seenExtra := false
-	for _, h := range s.handlers {
+	for _, h := range s.Handlers {
 		mh := matrixHandler{Name: h.Name, Summary: page.HandlerSummary(t, h), Core: h.Core}
 		if !h.Core && !seenExtra {
 			mh.FirstExtra, seenExtra = true, true

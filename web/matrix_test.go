@@ -120,16 +120,16 @@ func TestMatrixComputedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := &verdictGrid{}
-	a, err := s.grid(context.Background(), g)
+	a, err := s.lab.grid(context.Background(), g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := s.grid(context.Background(), g)
+	b, err := s.lab.grid(context.Background(), g)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(a) != len(s.presets) || len(a) == 0 || &a[0] != &b[0] {
-		t.Errorf("the grid was computed twice or is incomplete: %d rows for %d presets", len(a), len(s.presets))
+	if len(a) != len(s.lab.Presets) || len(a) == 0 || &a[0] != &b[0] {
+		t.Errorf("the grid was computed twice or is incomplete: %d rows for %d presets", len(a), len(s.lab.Presets))
 	}
 	h := s.routes()
 	first := get(t, h, "/matrix?lang=en")

@@ -136,7 +136,7 @@ type presentLinks func(step int, handlers []string, show presentShow) string
 
 // presentView builds the view of st on top of the playground's own view
 // model, so the cards, verdicts and narration are the lab's.
-func (s *server) presentView(t page.Text, r *http.Request, st labState, run *sim.Run, show presentShow, mode string, at presentLinks) presentView {
+func (s *CrClassroom) presentView(t page.Text, r *http.Request, st labState, run *sim.Run, show presentShow, mode string, at presentLinks) presentView {
 	lv := s.labView(t, r, st, run)
 	v := presentView{
 		T:         t,
@@ -166,7 +166,7 @@ func (s *server) presentView(t page.Text, r *http.Request, st labState, run *sim
 	v.SourceURL = at(st.step, st.handlers, presentShow{Source: !show.Source, Timeline: show.Timeline, NoVerdicts: show.NoVerdicts})
 	v.VerdictsURL = at(st.step, st.handlers, presentShow{Source: show.Source, Timeline: show.Timeline, NoVerdicts: !show.NoVerdicts})
 	v.ExploreURL = labURL(s.query(st), st.step, st.defaultStep())
-	for i, h := range s.handlers {
+	for i, h := range s.Handlers {
 		on := slices.Contains(st.handlers, h.Name)
 		next := s.toggleHandler(st.handlers, h.Name)
 		key := ""
@@ -196,9 +196,9 @@ func (s *server) presentView(t page.Text, r *http.Request, st labState, run *sim
 
 // toggleHandler is the handler list with name added or removed, in the
 // order the lab lists handlers, so a toggled view has one address.
-func (s *server) toggleHandler(shown []string, name string) []string {
+func (s *CrClassroom) toggleHandler(shown []string, name string) []string {
 	var out []string
-	for _, h := range s.handlers {
+	for _, h := range s.Handlers {
 		on := slices.Contains(shown, h.Name)
 		if h.Name == name {
 			on = !on
@@ -234,7 +234,7 @@ func presentURL(st labState, step int, handlers []string, show presentShow) stri
 
 // present answers /present: the list of scenarios to present, or, given
 // s= (or script=), that script on the projector.
-func (s *server) present(w http.ResponseWriter, r *http.Request) error {
+func (s *CrClassroom) present(w http.ResponseWriter, r *http.Request) error {
 	v := r.URL.Query()
 	if v.Get("s") == "" && v.Get("script") == "" && v.Get("preset") == "" {
 		return s.renderPresentIndex(w, r, http.StatusOK, "")
@@ -242,7 +242,7 @@ func (s *server) present(w http.ResponseWriter, r *http.Request) error {
 	// A lab address with /lab changed to /present works as it is; an
 	// unknown preset there is the same 404 as in the path.
 	if name := v.Get("preset"); name != "" && v.Get("s") == "" && v.Get("script") == "" {
-		if _, err := sim.FindPreset(s.presets, name); err != nil {
+		if _, err := sim.FindPreset(s.Presets, name); err != nil {
 			return s.renderPresentIndex(w, r, http.StatusNotFound, name)
 		}
 	}
@@ -251,9 +251,9 @@ func (s *server) present(w http.ResponseWriter, r *http.Request) error {
 
 // presentPreset answers /present/{preset}; an unknown name is a 404 page
 // that lists the scenarios there are.
-func (s *server) presentPreset(w http.ResponseWriter, r *http.Request) error {
+func (s *CrClassroom) presentPreset(w http.ResponseWriter, r *http.Request) error {
 	name := chi.URLParam(r, "preset")
-	if _, err := sim.FindPreset(s.presets, name); err != nil {
+	if _, err := sim.FindPreset(s.Presets, name); err != nil {
 		return s.renderPresentIndex(w, r, http.StatusNotFound, name)
 	}
 	v := r.URL.Query()
@@ -261,7 +261,7 @@ func (s *server) presentPreset(w http.ResponseWriter, r *http.Request) error {
 	return s.presentSolo(w, r, v)
 }
 
-func (s *server) presentSolo(w http.ResponseWriter, r *http.Request, v url.Values) error {
+func (s *CrClassroom) presentSolo(w http.ResponseWriter, r *http.Request, v url.Values) error {
 	st, err := s.readPresentState(v)
 	if err != nil {
 		return err
@@ -289,7 +289,7 @@ func (s *server) presentSolo(w http.ResponseWriter, r *http.Request, v url.Value
 // readPresentState is readState with the presenter's defaults: the
 // handlers the script declares (naive and inbox when it declares none),
 // from the first step.
-func (s *server) readPresentState(v url.Values) (labState, error) {
+func (s *CrClassroom) readPresentState(v url.Values) (labState, error) {
 	v = cloneValues(v)
 	if !v.Has("step") {
 		v.Set("step", "0")
@@ -330,10 +330,10 @@ type presetItem struct {
 	Steps                     int
 }
 
-func (s *server) renderPresentIndex(w http.ResponseWriter, r *http.Request, status int, missing string) error {
+func (s *CrClassroom) renderPresentIndex(w http.ResponseWriter, r *http.Request, status int, missing string) error {
 	t := s.Text(r)
 	v := presentIndexView{T: t, Missing: missing, Names: strings.Join(s.presetNames(), ", ")}
-	for _, p := range s.presets {
+	for _, p := range s.Presets {
 		it := presetItem{Name: p.Name, Title: p.Script.Title, Summary: p.Script.Summary, Steps: len(p.Script.Steps),
 			URL: "/present/" + url.PathEscape(p.Name)}
 		if t.Is(page.RU) {
@@ -351,7 +351,7 @@ func (s *server) renderPresentIndex(w http.ResponseWriter, r *http.Request, stat
 
 // presentPageFor is the page frame with the presenter's stylesheet and
 // script added.
-func (s *server) presentPageFor(t page.Text, r *http.Request, title string) page.View {
+func (s *CrClassroom) presentPageFor(t page.Text, r *http.Request, title string) page.View {
 	p := s.PageFor(t, r, title)
 	p.Styles = append(p.Styles, s.Assets.URL("present.css"))
 	p.Scripts = append(p.Scripts, s.Assets.URL("present.js"))

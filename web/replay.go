@@ -65,8 +65,8 @@ func (g *replayGate) acquire(ctx context.Context) (release func(), err error) {
 // bounds: a slot at the gate, the delivery budget, and the request's
 // context, so a reader who leaves stops the work. Options.Steps of 0
 // means "all" to the engine, so step 0 runs a script with no steps.
-func (s *server) replay(ctx context.Context, st labState) (*sim.Run, error) {
-	release, err := s.gate.acquire(ctx)
+func (s *LvLab) replay(ctx context.Context, st labState) (*sim.Run, error) {
+	release, err := s.Gate.acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func (s *server) replay(ctx context.Context, st labState) (*sim.Run, error) {
 		sc = withSteps(sc, st.step)
 	}
 	run, err := sim.Execute(ctx, sc, sim.Options{Handlers: st.handlers, Steps: st.step,
-		Budget: s.budget, StepEvents: maxStepEvents})
+		Budget: s.Budget, StepEvents: maxStepEvents})
 	var be *sim.BudgetError
 	if errors.As(err, &be) {
 		e := &page.Error{Status: http.StatusUnprocessableEntity, Key: "err.budget",

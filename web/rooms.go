@@ -92,7 +92,7 @@ func badRoomInput(code string, err error) error {
 }
 
 // handleRoom is handle for room pages: a roomProblem becomes its page.
-func (s *server) handleRoom(h page.HandlerFunc) http.HandlerFunc {
+func (s *CrClassroom) handleRoom(h page.HandlerFunc) http.HandlerFunc {
 	return s.Handle(func(w http.ResponseWriter, r *http.Request) error {
 		err := h(w, r)
 		var p *roomProblem
@@ -161,7 +161,7 @@ func cookieValue(r *http.Request, name string) string {
 // createRoom opens a room on the state the presenter view posts and takes
 // the instructor to it, holding the room's secret in a cookie only that
 // room's addresses receive.
-func (s *server) createRoom(w http.ResponseWriter, r *http.Request) error {
+func (s *CrClassroom) createRoom(w http.ResponseWriter, r *http.Request) error {
 	f, err := page.ReadForm(w, r)
 	if err != nil {
 		return err
@@ -180,7 +180,7 @@ func (s *server) createRoom(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.replay(r.Context(), full); err != nil {
 		return err
 	}
-	code, secret, err := s.hub.Create(st.script.String(), st.step, st.handlers)
+	code, secret, err := s.Hub.Create(st.script.String(), st.step, st.handlers)
 	if err != nil {
 		return problemFor("", err)
 	}
@@ -193,40 +193,40 @@ func (s *server) createRoom(w http.ResponseWriter, r *http.Request) error {
 
 // roomState is the lab state a room's state describes. The script parsed
 // when the room was opened, so a failure here is the lab's own (a 500).
-func (s *server) roomState(st room.State) (labState, error) {
+func (s *CrClassroom) roomState(st room.State) (labState, error) {
 	sc, err := sim.Parse(st.Script)
 	if err != nil {
 		return labState{}, fmt.Errorf("room %s holds a script that no longer parses: %w", st.Code, err)
 	}
-	return labState{script: sc, preset: s.byScript[sc.String()], handlers: st.Handlers,
+	return labState{script: sc, preset: s.ByScript[sc.String()], handlers: st.Handlers,
 		step: min(max(st.Step, 0), len(sc.Steps))}, nil
 }
 
 // roomPresent is the instructor's page: the presenter view of the room's
 // step, with the join code, the QR code and the poll.
-func (s *server) roomPresent(w http.ResponseWriter, r *http.Request) error {
+func (s *CrClassroom) roomPresent(w http.ResponseWriter, r *http.Request) error {
 	code := roomCode(r)
-	st, err := s.hub.State(code, true)
+	st, err := s.Hub.State(code, true)
 	if err != nil {
 		return problemFor(code, err)
 	}
-	if !s.hub.IsInstructor(code, cookieValue(r, secretCookie)) {
+	if !s.Hub.IsInstructor(code, cookieValue(r, secretCookie)) {
 		return problemFor(code, room.ErrForbidden)
 	}
 	return s.renderRoom(w, r, code, st, modeInstructor)
 }
 
 // roomStudent is a student's page: the instructor's step, followed live.
-func (s *server) roomStudent(w http.ResponseWriter, r *http.Request) error {
+func (s *CrClassroom) roomStudent(w http.ResponseWriter, r *http.Request) error {
 	code := roomCode(r)
-	st, err := s.hub.State(code, false)
+	st, err := s.Hub.State(code, false)
 	if err != nil {
 		return problemFor(code, err)
 	}
 	// A full room says so here rather than leave the page silently
 	// unable to follow.
 	student, _ := s.studentFrom(cookieValue(r, studentCookie))
-	if ok, err := s.hub.HasPlace(code, student); err != nil || !ok {
+	if ok, err := s.Hub.HasPlace(code, student); err != nil || !ok {
 		if err == nil {
 			err = room.ErrRoomFull
 		}
@@ -236,7 +236,7 @@ func (s *server) roomStudent(w http.ResponseWriter, r *http.Request) error {
 	return s.renderRoom(w, r, code, st, modeStudent)
 }
 
-func (s *server) renderRoom(w http.ResponseWriter, r *http.Request, code string, st room.State, mode string) error {
+func (s *CrClassroom) renderRoom(w http.ResponseWriter, r *http.Request, code string, st room.State, mode string) error {
 	show, err := readShow(r.URL.Query())
 	if err != nil {
 		return badRoomInput(code, err)
@@ -350,7 +350,7 @@ type pollBar struct {
 	Actual, Mine bool
 }
 
-func (s *server) roomView(r *http.Request, code string, st room.State, ls labState, run *sim.Run, mode string, show presentShow) *roomView {
+func (s *CrClassroom) roomView(r *http.Request, code string, st room.State, ls labState, run *sim.Run, mode string, show presentShow) *roomView {
 	v := &roomView{
 		Code: code, Shown: displayCode(code), Instructor: mode == modeInstructor,
 		Students: st.Students, Version: st.Version,
@@ -435,7 +435,7 @@ func choiceList(labels []string) string {
 }
 
 // optionPollView is pollView for a poll with options (verdict, choice).
-func (s *server) optionPollView(r *http.Request, v *pollView, p *room.Poll) *pollView {
+func (s *CrClassroom) optionPollView(r *http.Request, v *pollView, p *room.Poll) *pollView {
 	t := s.Text(r)
 	labels := optionLabels(t, p)
 	mine, voted := int64(-1), false
@@ -474,7 +474,7 @@ func (s *server) optionPollView(r *http.Request, v *pollView, p *room.Poll) *pol
 	return v
 }
 
-func (s *server) pollView(r *http.Request, p *room.Poll, ls labState, run *sim.Run) *pollView {
+func (s *CrClassroom) pollView(r *http.Request, p *room.Poll, ls labState, run *sim.Run) *pollView {
 	v := &pollView{ID: p.ID, Kind: p.Kind, Handler: p.Handler, Step: p.Step, Votes: p.Votes, Revealed: p.Revealed, Open: !p.Revealed,
 		Text: pollQuestion(s.Text(r), p)}
 	if p.Kind != room.KindChoice && p.Step >= 1 && p.Step <= ls.total() {
@@ -532,7 +532,7 @@ func cmpInt64(a, b int64) int {
 
 // balanceAt is handler's balance after step: from the run shown when it is
 // that step, else by replaying the script that far on that handler alone.
-func (s *server) balanceAt(ctx context.Context, ls labState, run *sim.Run, handler string, step int) (int64, bool) {
+func (s *CrClassroom) balanceAt(ctx context.Context, ls labState, run *sim.Run, handler string, step int) (int64, bool) {
 	if step == ls.step {
 		for _, res := range run.Results {
 			if res.Handler == handler {
@@ -570,18 +570,18 @@ func isLoopback(hostport string) bool {
 // instructorForm reads a form the instructor posts to a room: the room's
 // code, the form, the instructor's secret (checked) and the room's
 // script at its current step.
-func (s *server) instructorForm(w http.ResponseWriter, r *http.Request) (string, url.Values, string, labState, error) {
+func (s *CrClassroom) instructorForm(w http.ResponseWriter, r *http.Request) (string, url.Values, string, labState, error) {
 	code := roomCode(r)
 	f, err := page.ReadForm(w, r)
 	if err != nil {
 		return code, nil, "", labState{}, err
 	}
-	st, err := s.hub.State(code, true)
+	st, err := s.Hub.State(code, true)
 	if err != nil {
 		return code, nil, "", labState{}, problemFor(code, err)
 	}
 	secret := cookieValue(r, secretCookie)
-	if !s.hub.IsInstructor(code, secret) {
+	if !s.Hub.IsInstructor(code, secret) {
 		return code, nil, "", labState{}, problemFor(code, room.ErrForbidden)
 	}
 	ls, err := s.roomState(st)
@@ -590,7 +590,7 @@ func (s *server) instructorForm(w http.ResponseWriter, r *http.Request) (string,
 
 // roomStep moves the room: a step (step=N) and, optionally, the handlers
 // shown (handlers=a,b). Only the instructor's cookie may.
-func (s *server) roomStep(w http.ResponseWriter, r *http.Request) error {
+func (s *CrClassroom) roomStep(w http.ResponseWriter, r *http.Request) error {
 	code, f, secret, ls, err := s.instructorForm(w, r)
 	if err != nil {
 		return err
@@ -610,7 +610,7 @@ func (s *server) roomStep(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return badRoomInput(code, err)
 	}
-	if _, err := s.hub.Update(code, secret, "", n, handlers); err != nil {
+	if _, err := s.Hub.Update(code, secret, "", n, handlers); err != nil {
 		return problemFor(code, err)
 	}
 	http.Redirect(w, r, roomURL(code, "/present", show), http.StatusSeeOther)
@@ -621,7 +621,7 @@ func (s *server) roomStep(w http.ResponseWriter, r *http.Request) error {
 // the chosen handler's balance or verdict be after the next step?;
 // kind=choice: the instructor's own question=, option=… and, optionally,
 // the right one as correct=N), or, given reveal=1, reveals the open one.
-func (s *server) roomPoll(w http.ResponseWriter, r *http.Request) error {
+func (s *CrClassroom) roomPoll(w http.ResponseWriter, r *http.Request) error {
 	code, f, secret, ls, err := s.instructorForm(w, r)
 	if err != nil {
 		return err
@@ -631,7 +631,7 @@ func (s *server) roomPoll(w http.ResponseWriter, r *http.Request) error {
 		return badRoomInput(code, err)
 	}
 	if f.Get("reveal") != "" {
-		if _, err := s.hub.Reveal(code, secret); err != nil {
+		if _, err := s.Hub.Reveal(code, secret); err != nil {
 			return problemFor(code, err)
 		}
 		http.Redirect(w, r, roomURL(code, "/present", show), http.StatusSeeOther)
@@ -641,7 +641,7 @@ func (s *server) roomPoll(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return badRoomInput(code, err)
 	}
-	if _, err := s.hub.Ask(code, secret, q); err != nil {
+	if _, err := s.Hub.Ask(code, secret, q); err != nil {
 		var qe *room.QuestionError
 		if errors.As(err, &qe) {
 			return badRoomInput(code, questionProblem(qe))
@@ -655,7 +655,7 @@ func (s *server) roomPoll(w http.ResponseWriter, r *http.Request) error {
 // roomVerdicts is the instructor's V in a room: hide=true hides the
 // verdicts and expected balances on every page of the room, hide=false
 // shows them again (an open poll still hides them until its reveal).
-func (s *server) roomVerdicts(w http.ResponseWriter, r *http.Request) error {
+func (s *CrClassroom) roomVerdicts(w http.ResponseWriter, r *http.Request) error {
 	code, f, secret, _, err := s.instructorForm(w, r)
 	if err != nil {
 		return err
@@ -668,7 +668,7 @@ func (s *server) roomVerdicts(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return badRoomInput(code, err)
 	}
-	if _, err := s.hub.SetVerdicts(code, secret, hide); err != nil {
+	if _, err := s.Hub.SetVerdicts(code, secret, hide); err != nil {
 		return problemFor(code, err)
 	}
 	show.NoVerdicts = hide
@@ -678,13 +678,13 @@ func (s *server) roomVerdicts(w http.ResponseWriter, r *http.Request) error {
 
 // roomVote records a student's prediction for the open poll (a second
 // answer replaces the first).
-func (s *server) roomVote(w http.ResponseWriter, r *http.Request) error {
+func (s *CrClassroom) roomVote(w http.ResponseWriter, r *http.Request) error {
 	code := roomCode(r)
 	f, err := page.ReadForm(w, r)
 	if err != nil {
 		return err
 	}
-	st, err := s.hub.State(code, false)
+	st, err := s.Hub.State(code, false)
 	if err != nil {
 		return problemFor(code, err)
 	}
@@ -715,10 +715,10 @@ func (s *server) roomVote(w http.ResponseWriter, r *http.Request) error {
 	// cannot vote again and again under new names. The instructor asks,
 	// and does not answer.
 	student, ok := s.studentFrom(cookieValue(r, studentCookie))
-	if !ok || s.hub.IsInstructor(code, cookieValue(r, secretCookie)) {
+	if !ok || s.Hub.IsInstructor(code, cookieValue(r, secretCookie)) {
 		return &roomProblem{status: http.StatusForbidden, title: "rm.novote.t", msg: "rm.novote.m", code: code}
 	}
-	if err := s.hub.Vote(code, student, id, balance); err != nil {
+	if err := s.Hub.Vote(code, student, id, balance); err != nil {
 		if errors.Is(err, room.ErrBadAnswer) && st.Poll != nil { // the poll changed in between
 			return badRoomInput(code, unprocessable("err.pollchoice", strconv.FormatInt(balance+1, 10), choiceList(optionLabels(s.Text(r), st.Poll))))
 		}
@@ -734,7 +734,7 @@ func (s *server) roomVote(w http.ResponseWriter, r *http.Request) error {
 // student opens a room page: a random id and its signature, "id.signature",
 // in a cookie. A cookie that does not carry a valid signature is replaced
 // by a new one.
-func (s *server) studentID(w http.ResponseWriter, r *http.Request) string {
+func (s *CrClassroom) studentID(w http.ResponseWriter, r *http.Request) string {
 	if id, ok := s.studentFrom(cookieValue(r, studentCookie)); ok {
 		return id
 	}
@@ -762,15 +762,15 @@ func newIDKey() []byte {
 
 // signStudent is id's signature: HMAC-SHA256 under the server's key, in
 // unpadded base64url.
-func (s *server) signStudent(id string) string {
-	m := hmac.New(sha256.New, s.idKey)
+func (s *CrClassroom) signStudent(id string) string {
+	m := hmac.New(sha256.New, s.IDKey)
 	m.Write([]byte("lab_student:" + id))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
 // studentFrom checks a student cookie's value, "id.signature", and
 // returns the id when this server signed it.
-func (s *server) studentFrom(value string) (string, bool) {
+func (s *CrClassroom) studentFrom(value string) (string, bool) {
 	if len(value) > maxStudentCookie {
 		return "", false
 	}
@@ -793,17 +793,17 @@ func parseVoteCookie(v string) (poll int, balance int64, ok bool) {
 
 // join takes a typed room code (any case, dashes and spaces ignored) to
 // the room; with no code it is the form to type one.
-func (s *server) join(w http.ResponseWriter, r *http.Request) error {
+func (s *CrClassroom) join(w http.ResponseWriter, r *http.Request) error {
 	return s.joinCode(w, r, r.URL.Query().Get("code"))
 }
 
 // joinPath is /join/{code}, the short address to read out or write on a
 // board.
-func (s *server) joinPath(w http.ResponseWriter, r *http.Request) error {
+func (s *CrClassroom) joinPath(w http.ResponseWriter, r *http.Request) error {
 	return s.joinCode(w, r, chi.URLParam(r, "code"))
 }
 
-func (s *server) joinCode(w http.ResponseWriter, r *http.Request, raw string) error {
+func (s *CrClassroom) joinCode(w http.ResponseWriter, r *http.Request, raw string) error {
 	t := s.Text(r)
 	v := joinView{T: t}
 	// What was typed is offered back to correct, when it fits the field;
@@ -814,7 +814,7 @@ func (s *server) joinCode(w http.ResponseWriter, r *http.Request, raw string) er
 	status := http.StatusOK
 	if strings.TrimSpace(raw) != "" {
 		code := room.NormalizeCode(strings.TrimSpace(raw))
-		switch _, err := s.hub.State(code, false); {
+		switch _, err := s.Hub.State(code, false); {
 		case !validCode(code):
 			status, v.Problem = http.StatusBadRequest, t.F("err.code", page.InputExcerpt(raw))
 		case err != nil:
@@ -865,14 +865,14 @@ type liveEvent struct {
 // proxies keep a quiet stream open. When the room closes the stream says
 // so (event: closed) and ends; when the server stops (Config.Stop), it
 // says that (event: stopped) and ends.
-func (s *server) roomEvents(w http.ResponseWriter, r *http.Request) error {
+func (s *CrClassroom) roomEvents(w http.ResponseWriter, r *http.Request) error {
 	code := roomCode(r)
 	// The instructor's own page watches: it takes no student's place and
 	// hears every vote.
 	student, _ := s.studentFrom(cookieValue(r, studentCookie))
-	subscribe := func(code string) (*room.Subscription, error) { return s.hub.SubscribeStudent(code, student) }
-	if secret := cookieValue(r, secretCookie); s.hub.IsInstructor(code, secret) {
-		subscribe = func(code string) (*room.Subscription, error) { return s.hub.Watch(code, secret) }
+	subscribe := func(code string) (*room.Subscription, error) { return s.Hub.SubscribeStudent(code, student) }
+	if secret := cookieValue(r, secretCookie); s.Hub.IsInstructor(code, secret) {
+		subscribe = func(code string) (*room.Subscription, error) { return s.Hub.Watch(code, secret) }
 	}
 	sub, err := subscribe(code)
 	if err != nil {
@@ -899,8 +899,8 @@ func (s *server) roomEvents(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	var beat <-chan time.Time
-	if s.heartbeat > 0 {
-		t := time.NewTicker(s.heartbeat)
+	if s.Heartbeat > 0 {
+		t := time.NewTicker(s.Heartbeat)
 		defer t.Stop()
 		beat = t.C
 	}
@@ -910,7 +910,7 @@ func (s *server) roomEvents(w http.ResponseWriter, r *http.Request) error {
 			if !ok {
 				// Either the room closed, or this page fell too far behind
 				// and was let go; then it reconnects and resumes.
-				if _, err := s.hub.State(code, false); err != nil {
+				if _, err := s.Hub.State(code, false); err != nil {
 					send("event: closed\ndata: {}\n\n")
 				}
 				return nil
@@ -928,7 +928,7 @@ func (s *server) roomEvents(w http.ResponseWriter, r *http.Request) error {
 			}
 		case <-r.Context().Done():
 			return nil
-		case <-s.stop:
+		case <-s.Stop:
 			// The server is stopping: say so, so that the page tells the
 			// reader instead of trying to reconnect to a lab that is gone.
 			send("event: stopped\ndata: {}\n\n")

@@ -9,7 +9,7 @@ import (
 // list of scenarios, and an instructor's secret cookie is scoped to its own
 // room's path, so there is no list of "my rooms" to show here: the address
 // sends the reader to /present, the instructor's entry point.
-func (s *server) roomsIndex(w http.ResponseWriter, r *http.Request) error {
+func (s *CrClassroom) roomsIndex(w http.ResponseWriter, r *http.Request) error {
 	target := "/present"
 	if q := r.URL.Query().Get("lang"); q != "" {
 		if l, ok := page.ParseLang(q); ok {

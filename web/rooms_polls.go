@@ -32,7 +32,7 @@ func unprocessable(key string, args ...any) *page.Error {
 }
 
 // readQuestion reads the instructor's poll form (see roomPoll).
-func (s *server) readQuestion(ctx context.Context, f url.Values, ls labState) (room.Question, error) {
+func (s *CrClassroom) readQuestion(ctx context.Context, f url.Values, ls labState) (room.Question, error) {
 	raw := strings.TrimSpace(f.Get("kind"))
 	kind := room.Kind(raw)
 	if raw == "" {
@@ -129,7 +129,7 @@ func readChoice(t page.Text, raw string, p *room.Poll) (int64, error) {
 
 // resultAt is handler's outcome after step, replaying the script that far
 // on that handler alone.
-func (s *server) resultAt(ctx context.Context, ls labState, handler string, step int) (sim.Result, bool) {
+func (s *CrClassroom) resultAt(ctx context.Context, ls labState, handler string, step int) (sim.Result, bool) {
 	if step < 0 || step > ls.total() {
 		return sim.Result{}, false
 	}
@@ -156,12 +156,12 @@ func (s *server) resultAt(ctx context.Context, ls labState, handler string, step
 // with a pivot table. A room with no polls is the first header alone.
 // Every cell that a spreadsheet would read as a formula (=, +, -, @ and
 // the like first) starts with an apostrophe: questions are typed text.
-func (s *server) roomResults(w http.ResponseWriter, r *http.Request) error {
+func (s *CrClassroom) roomResults(w http.ResponseWriter, r *http.Request) error {
 	code := roomCode(r)
-	if _, err := s.hub.State(code, false); err != nil {
+	if _, err := s.Hub.State(code, false); err != nil {
 		return problemFor(code, err)
 	}
-	results, dropped, err := s.hub.Results(code, cookieValue(r, secretCookie))
+	results, dropped, err := s.Hub.Results(code, cookieValue(r, secretCookie))
 	if errors.Is(err, room.ErrForbidden) {
 		return &roomProblem{status: http.StatusForbidden, title: "rm.results.t", msg: "rm.results.m", code: code}
 	}

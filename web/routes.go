@@ -19,20 +19,20 @@ func (s *server) routes() http.Handler {
 	// reader's browser post here (csrf.go). Throttles per client address
 	// guard the posts a script could repeat (throttle.go).
 	r.Use(s.boundPath, s.crossOrigin())
-	limit := newLimits(s.now)
+	limit := newLimits(s.Now)
 
 	r.Get("/", http.RedirectHandler("/lab", http.StatusFound).ServeHTTP)
 	r.Get("/healthz", healthz)
 	r.Get("/static/*", s.Handle(s.Assets.Serve))
 
-	r.Get("/lab", s.Handle(s.lab))               // the lab: ?preset= | ?s= | ?script=, &handlers=, &step=
-	r.Post("/lab/step", s.Handle(s.addStep))     // append one step, then 303 to the new /lab address
-	r.Post("/lab/undo", s.Handle(s.undo))        // drop the last step, then 303
-	r.Post("/lab/script", s.Handle(s.runScript)) // replace the script with edited text, then 303
+	r.Get("/lab", s.Handle(s.lab.lab))               // the lab: ?preset= | ?s= | ?script=, &handlers=, &step=
+	r.Post("/lab/step", s.Handle(s.lab.addStep))     // append one step, then 303 to the new /lab address
+	r.Post("/lab/undo", s.Handle(s.lab.undo))        // drop the last step, then 303
+	r.Post("/lab/script", s.Handle(s.lab.runScript)) // replace the script with edited text, then 303
 
 	// The verdict grid (matrix.go): every preset on every handler, run
 	// once by the engine and kept, each cell a link to that run in the lab.
-	r.Get("/matrix", s.Handle(s.matrixHandlerFor(&verdictGrid{})))
+	r.Get("/matrix", s.Handle(s.lab.matrixHandlerFor(&verdictGrid{})))
 
 	// The course: the table of contents (?q= searches titles and
 	// headings), one lesson, and the stylesheet for its code.
@@ -54,32 +54,32 @@ func (s *server) routes() http.Handler {
 
 	// Challenges (challenges.go): goals reached in the lab (?challenge=ID),
 	// judged by the engine; solutions are kept with practice's progress.
-	r.Get("/challenges", s.Handle(s.challengesIndex))            // the challenges and the reader's solves; ?saved=ID
-	r.Get("/challenges/{id}", s.Handle(s.challengeGo))           // 303 to the lab with the challenge
-	r.Post("/challenges/{id}/solve", s.Handle(s.solveChallenge)) // s=PERMALINK: save a solution, 303 to the list
+	r.Get("/challenges", s.Handle(s.lab.challengesIndex))            // the challenges and the reader's solves; ?saved=ID
+	r.Get("/challenges/{id}", s.Handle(s.lab.challengeGo))           // 303 to the lab with the challenge
+	r.Post("/challenges/{id}/solve", s.Handle(s.lab.solveChallenge)) // s=PERMALINK: save a solution, 303 to the list
 
 	// Instructor mode (present.go, rooms.go): the presenter view of a preset
 	// or a permalink (&handlers=, &step=, &show=source,timeline), and live
 	// rooms that students follow over server-sent events and vote in.
-	r.Get("/present", s.Handle(s.present))                         // the scenarios to present, or ?s=PERMALINK
-	r.Get("/present/{preset}", s.Handle(s.presentPreset))          // an unknown preset: 404 listing the presets
-	r.Get("/rooms", s.Handle(s.roomsIndex))                        // 303 to /present, the instructor's entry point (rooms_index.go)
-	r.Get("/join", s.Handle(s.join))                               // the form to type a code; ?code= goes to the room
-	r.Get("/join/{code}", s.Handle(s.joinPath))                    // the same, as a short address
-	r.Get("/rooms/{code}", s.handleRoom(s.roomStudent))            // a student's page, following the room
-	r.Get("/rooms/{code}/events", s.handleRoom(s.roomEvents))      // the room's state as server-sent events
-	r.Get("/rooms/{code}/present", s.handleRoom(s.roomPresent))    // the instructor's page (secret cookie)
-	r.Post("/rooms/{code}/step", s.handleRoom(s.roomStep))         // instructor: step=N [handlers=a,b], 303
-	r.Post("/rooms/{code}/verdicts", s.handleRoom(s.roomVerdicts)) // instructor: hide=true|false, the room's V, 303
-	r.Post("/rooms/{code}/poll", s.handleRoom(s.roomPoll))         // instructor: ask about the next step, 303
+	r.Get("/present", s.Handle(s.classroom.present))                                   // the scenarios to present, or ?s=PERMALINK
+	r.Get("/present/{preset}", s.Handle(s.classroom.presentPreset))                    // an unknown preset: 404 listing the presets
+	r.Get("/rooms", s.Handle(s.classroom.roomsIndex))                                  // 303 to /present, the instructor's entry point (rooms_index.go)
+	r.Get("/join", s.Handle(s.classroom.join))                                         // the form to type a code; ?code= goes to the room
+	r.Get("/join/{code}", s.Handle(s.classroom.joinPath))                              // the same, as a short address
+	r.Get("/rooms/{code}", s.classroom.handleRoom(s.classroom.roomStudent))            // a student's page, following the room
+	r.Get("/rooms/{code}/events", s.classroom.handleRoom(s.classroom.roomEvents))      // the room's state as server-sent events
+	r.Get("/rooms/{code}/present", s.classroom.handleRoom(s.classroom.roomPresent))    // the instructor's page (secret cookie)
+	r.Post("/rooms/{code}/step", s.classroom.handleRoom(s.classroom.roomStep))         // instructor: step=N [handlers=a,b], 303
+	r.Post("/rooms/{code}/verdicts", s.classroom.handleRoom(s.classroom.roomVerdicts)) // instructor: hide=true|false, the room's V, 303
+	r.Post("/rooms/{code}/poll", s.classroom.handleRoom(s.classroom.roomPoll))         // instructor: ask about the next step, 303
 	// instructor: every poll's answers as a CSV file (rooms_polls.go)
-	r.Get("/rooms/{code}/results.csv", s.handleRoom(s.roomResults))
+	r.Get("/rooms/{code}/results.csv", s.classroom.handleRoom(s.classroom.roomResults))
 
 	// The posts a script could repeat to hurt everyone else, throttled per
 	// client address (throttle.go): importing progress, opening a room, voting.
-	r.With(s.throttled(limit.imports)).Post("/practice/import", s.practice.Only(s.practice.Import)) // multipart "file", then 303 to /practice
-	r.With(s.throttled(limit.rooms)).Post("/rooms", s.handleRoom(s.createRoom))                     // open a room, secret cookie, 303 to its present page
-	r.With(s.throttled(limit.votes)).Post("/rooms/{code}/vote", s.handleRoom(s.roomVote))           // student: poll=ID balance=200.00, 303
+	r.With(s.throttled(limit.imports)).Post("/practice/import", s.practice.Only(s.practice.Import))           // multipart "file", then 303 to /practice
+	r.With(s.throttled(limit.rooms)).Post("/rooms", s.classroom.handleRoom(s.classroom.createRoom))           // open a room, secret cookie, 303 to its present page
+	r.With(s.throttled(limit.votes)).Post("/rooms/{code}/vote", s.classroom.handleRoom(s.classroom.roomVote)) // student: poll=ID balance=200.00, 303
 
 	r.NotFound(s.Handle(func(_ http.ResponseWriter, r *http.Request) error { return page.NotFound(r.URL.Path) }))
 	r.MethodNotAllowed(s.Handle(func(_ http.ResponseWriter, r *http.Request) error {

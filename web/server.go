@@ -8,16 +8,15 @@
 package web
 
 import (
-	"errors"
-	"github.com/idempotency-lab/lab/web/course"
-	practicepart "github.com/idempotency-lab/lab/web/practice"
 	"io/fs"
 	"log/slog"
 	"net/http"
 	"os"
 	"time"
 
-	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/web/course"
+	practicepart "github.com/idempotency-lab/lab/web/practice"
+
 	"github.com/idempotency-lab/lab/lessons"
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sim"
@@ -79,25 +78,15 @@ type Config struct {
 }
 
 // server holds what every request reads and nothing it writes: all of it is
-// built once in NewServer.
+// built once in NewServer. Each part of the lab is a package of its own;
+// the server builds them on one shell and routes.go mounts their pages.
 type server struct {
 	*page.Shell // the catalogue, static files, log and page cache
-	presets     []sim.Preset
-	byScript    map[string]string // canonical script text -> preset name
-	handlers    []handlers.Info
-	sources     map[string]sourceView // handler name -> highlighted source
-	coreNames   []string
-	bank        *practice.Bank         // practice questions; see practice.go
-	progress    *practice.Store        // nil: the practice pages answer 503
-	now         func() time.Time       // dates practice answers
+	Now         func() time.Time       // dates answers and throttles
+	lab         *LbLab                 // the playground, the verdict grid, challenges
+	classroom   *CrClassroom           // the presenter view and live rooms
 	course      *course.Course         // the lessons (web/course)
-	practice    *practicepart.Practice // the drill; see practice.go
-	hub         *room.Hub              // live rooms; see rooms.go
-	heartbeat   time.Duration          // between comments on a quiet event stream; <= 0: none
-	stop        <-chan struct{}        // closed at shutdown: event streams end
-	idKey       []byte                 // signs students' ids (rooms.go); random per process
-	budget      int                    // handler deliveries per replay; see Config.Budget
-	gate        *replayGate            // replays running at once; see replay.go
+	practice    *practicepart.Practice // the drill (web/practice)
 }
 
 // NewServer builds the lab's HTTP handler. It fails only when what it was
@@ -123,39 +112,15 @@ func newServer(cfg Config) (*server, error) {
 			return nil, err
 		}
 	}
-	s := &server{
-		presets:  presets,
-		byScript: map[string]string{},
-		handlers: handlers.List(),
-		sources:  map[string]sourceView{},
-		idKey:    newIDKey(),
-	}
-	for _, p := range presets {
-		if p.Script == nil {
-			return nil, errors.New("preset " + p.Name + " has no script")
-		}
-		s.byScript[p.Script.String()] = p.Name
-	}
-	for _, h := range s.handlers {
-		if h.Core {
-			s.coreNames = append(s.coreNames, h.Name)
-		}
-		src, err := handlers.Source(h.File)
-		if err != nil {
-			return nil, err
-		}
-		if s.sources[h.Name], err = highlight(h.File, h.Func, src); err != nil {
-			return nil, err
-		}
-	}
-	if s.bank, s.progress, s.now = cfg.Bank, cfg.Practice, cfg.Now; s.bank == nil {
+	bank, store, now := cfg.Bank, cfg.Practice, cfg.Now
+	if bank == nil {
 		var err error
-		if s.bank, err = practice.Load(); err != nil {
+		if bank, err = practice.Load(); err != nil {
 			return nil, err
 		}
 	}
-	if s.now == nil {
-		s.now = time.Now
+	if now == nil {
+		now = time.Now
 	}
 	var files fs.FS = static.FS
 	if cfg.Dev {
@@ -173,19 +138,24 @@ func newServer(cfg Config) (*server, error) {
 	if cfg.Dev {
 		cacheBytes = -1 // in development pages follow edits to CSS and lessons
 	}
-	s.Shell = page.NewShell(newCatalog(), assets, log, cacheBytes)
+	s := &server{Shell: page.NewShell(newCatalog(), assets, log, cacheBytes), Now: now}
+	lv, err := NewLvLab(s.Shell, presets, cfg.Budget, cfg.MaxReplays, cfg.ReplayWait)
+	if err != nil {
+		return nil, err
+	}
+	s.practice = practicepart.New(s.Shell, bank, store, now)
 	// The lessons' bars come from practice.
-	s.practice = practicepart.New(s.Shell, s.bank, s.progress, s.now)
 	if s.course, err = course.New(s.Shell, course.Config{Course: cfg.Course, Dev: cfg.Dev, Dir: cfg.LessonsDir, Progress: s.practice.TopicPercents}); err != nil {
 		return nil, err
 	}
-	if s.hub, s.heartbeat, s.stop = cfg.Rooms, cfg.Heartbeat, cfg.Stop; s.hub == nil {
-		s.hub = room.NewHub(room.Config{})
+	s.lab = &LbLab{LvLab: lv, Progress: store, Now: now, LessonTitle: s.course.LessonTitle}
+	hub, heartbeat := cfg.Rooms, cfg.Heartbeat
+	if hub == nil {
+		hub = room.NewHub(room.Config{})
 	}
-	if s.heartbeat == 0 {
-		s.heartbeat = defaultHeartbeat
+	if heartbeat == 0 {
+		heartbeat = defaultHeartbeat
 	}
-	s.budget = cfg.Budget
-	s.gate = newReplayGate(cfg.MaxReplays, cfg.ReplayWait)
+	s.classroom = &CrClassroom{LvLab: lv, Hub: hub, Heartbeat: heartbeat, Stop: cfg.Stop, IDKey: newIDKey()}
 	return s, nil
 }

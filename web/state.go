@@ -31,7 +31,7 @@ func (st labState) total() int { return len(st.script.Steps) }
 // preset=NAME, s=PERMALINK or script=TEXT (none: the empty script),
 // handlers=a,b (repeatable; default: the core handlers) and step=N
 // (default: the end). Every error is an *httpError with status 400.
-func (s *server) readState(v url.Values) (labState, error) {
+func (s *LvLab) readState(v url.Values) (labState, error) {
 	var st labState
 	var err error
 	// An empty value counts as absent: the picker's "empty scenario"
@@ -49,7 +49,7 @@ func (s *server) readState(v url.Values) (labState, error) {
 	switch {
 	case has("preset"):
 		name := v.Get("preset")
-		p, ferr := sim.FindPreset(s.presets, name)
+		p, ferr := sim.FindPreset(s.Presets, name)
 		if ferr != nil {
 			return st, page.BadRequest("err.preset", name, strings.Join(s.presetNames(), ", "))
 		}
@@ -74,7 +74,7 @@ func (s *server) readState(v url.Values) (labState, error) {
 		}
 	}
 	if st.preset == "" {
-		st.preset = s.byScript[st.script.String()]
+		st.preset = s.ByScript[st.script.String()]
 	}
 	if has("challenge") {
 		c, cerr := practice.FindChallenge(v.Get("challenge"))
@@ -123,7 +123,7 @@ func parseScript(text, key string) (*sim.Script, error) {
 
 // readHandlers accepts repeated values and comma-separated lists, and the
 // words core and all. No value means the core handlers.
-func (s *server) readHandlers(values []string) ([]string, error) {
+func (s *LvLab) readHandlers(values []string) ([]string, error) {
 	var names []string
 	for _, v := range values {
 		for _, n := range strings.Split(v, ",") {
@@ -136,21 +136,21 @@ func (s *server) readHandlers(values []string) ([]string, error) {
 		if len(values) > 0 {
 			return nil, page.BadRequest("err.nohandlers")
 		}
-		return s.coreNames, nil
+		return s.CoreNames, nil
 	}
 	var out []string
 	for _, n := range names {
 		switch n {
 		case "core":
-			out = append(out, s.coreNames...)
+			out = append(out, s.CoreNames...)
 			continue
 		case "all":
-			for _, h := range s.handlers {
+			for _, h := range s.Handlers {
 				out = append(out, h.Name)
 			}
 			continue
 		}
-		if !slices.ContainsFunc(s.handlers, func(h handlers.Info) bool { return h.Name == n }) {
+		if !slices.ContainsFunc(s.Handlers, func(h handlers.Info) bool { return h.Name == n }) {
 			return nil, page.BadRequest("err.handler", n, strings.Join(s.handlerNames(), ", "))
 		}
 		out = append(out, n)
@@ -161,13 +161,13 @@ func (s *server) readHandlers(values []string) ([]string, error) {
 // defaultHandlers are the handlers a script runs on when the address names
 // none: the core handlers and those its handlers: header declares, in the
 // order of the handler list.
-func (s *server) defaultHandlers(sc *sim.Script) []string {
+func (s *LvLab) defaultHandlers(sc *sim.Script) []string {
 	if len(sc.Handlers) == 0 {
-		return s.coreNames
+		return s.CoreNames
 	}
 	var out []string
-	for _, h := range s.handlers {
-		if slices.Contains(s.coreNames, h.Name) || slices.Contains(sc.Handlers, h.Name) {
+	for _, h := range s.Handlers {
+		if slices.Contains(s.CoreNames, h.Name) || slices.Contains(sc.Handlers, h.Name) {
 			out = append(out, h.Name)
 		}
 	}
@@ -176,12 +176,12 @@ func (s *server) defaultHandlers(sc *sim.Script) []string {
 
 // defaultHandlersOf is defaultHandlers for a state: a challenge shows its
 // own handlers, and those the script's header adds.
-func (s *server) defaultHandlersOf(st labState) []string {
+func (s *LvLab) defaultHandlersOf(st labState) []string {
 	if st.challenge == nil {
 		return s.defaultHandlers(st.script)
 	}
 	out := slices.Clone(st.challenge.Handlers)
-	for _, h := range s.handlers {
+	for _, h := range s.Handlers {
 		if slices.Contains(st.script.Handlers, h.Name) && !slices.Contains(out, h.Name) {
 			out = append(out, h.Name)
 		}
@@ -211,17 +211,17 @@ func dedupe(names []string) []string {
 	return out
 }
 
-func (s *server) presetNames() []string {
-	names := make([]string, len(s.presets))
-	for i, p := range s.presets {
+func (s *LvLab) presetNames() []string {
+	names := make([]string, len(s.Presets))
+	for i, p := range s.Presets {
 		names[i] = p.Name
 	}
 	return names
 }
 
-func (s *server) handlerNames() []string {
-	names := make([]string, len(s.handlers))
-	for i, h := range s.handlers {
+func (s *LvLab) handlerNames() []string {
+	names := make([]string, len(s.Handlers))
+	for i, h := range s.Handlers {
 		names[i] = h.Name
 	}
 	return names
@@ -230,7 +230,7 @@ func (s *server) handlerNames() []string {
 // query is the state's canonical query string without the step: preset=
 // for an unchanged preset, s= for any other script, handlers= when they
 // are not the script's default set (defaultHandlers). Commas stay unescaped, for a readable address.
-func (s *server) query(st labState) string {
+func (s *LvLab) query(st labState) string {
 	var parts []string
 	switch text := st.script.String(); {
 	case st.preset != "":

@@ -19,7 +19,7 @@ func TestMatrixCellShowsRealMultiple(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := s.handlers[0].Name
+	h := s.lab.Handlers[0].Name
 	rows := []gridRow{{preset: presets[0], results: []gridResult{
 		{handler: h, verdict: sim.Duplicate, settled: 30000, expected: 10000},
 	}}, {preset: presets[0], results: []gridResult{
@@ -27,7 +27,7 @@ func TestMatrixCellShowsRealMultiple(t *testing.T) {
 	}}, {preset: presets[0], results: []gridResult{
 		{handler: h, verdict: sim.OK, settled: 10000, expected: 10000},
 	}}}
-	v := s.matrixView(page.NewText(page.EN, s.Catalog), rows)
+	v := s.lab.matrixView(page.NewText(page.EN, s.Catalog), rows)
 	for i, want := range []string{"×3", "+" + page.Money(5000), "✓"} {
 		if got := v.Rows[i].Cells[0].VerdictSymbol; got != want {
 			t.Errorf("row %d: symbol %q, want %q", i, got, want)

@@ -139,7 +139,7 @@ const (
 	maxTimelineSteps = 24
 )
 
-func (s *server) labView(t page.Text, r *http.Request, st labState, run *sim.Run) labView {
+func (s *LvLab) labView(t page.Text, r *http.Request, st labState, run *sim.Run) labView {
 	q := s.query(st)
 	total := st.total()
 	at := func(n int) string { return labURL(q, n, st.defaultStep()) }
@@ -168,7 +168,7 @@ func (s *server) labView(t page.Text, r *http.Request, st labState, run *sim.Run
 	}
 
 	v.Presets = append(v.Presets, page.Option{Value: "", Label: t.S("scn.empty"), Selected: st.preset == "" && total == 0})
-	for _, p := range s.presets {
+	for _, p := range s.Presets {
 		label := p.Script.Title
 		if t.Is(page.RU) && p.Script.TitleRU != "" {
 			label = p.Script.TitleRU
@@ -179,7 +179,7 @@ func (s *server) labView(t page.Text, r *http.Request, st labState, run *sim.Run
 	for _, h := range st.handlers {
 		chosen[h] = true
 	}
-	for _, h := range s.handlers {
+	for _, h := range s.Handlers {
 		v.Handlers = append(v.Handlers, handlerChoice{Name: h.Name, Summary: page.HandlerSummary(t, h), Core: h.Core, Variant: h.Variant, Checked: chosen[h.Name]})
 	}
 
@@ -276,7 +276,7 @@ func (s *server) labView(t page.Text, r *http.Request, st labState, run *sim.Run
 	return v
 }
 
-func (s *server) card(t page.Text, st labState, res sim.Result, scale int64) cardView {
+func (s *LvLab) card(t page.Text, st labState, res sim.Result, scale int64) cardView {
 	c := cardView{
 		Name:          res.Handler,
 		Balance:       page.Money(res.Balance),
@@ -284,11 +284,11 @@ func (s *server) card(t page.Text, st labState, res sim.Result, scale int64) car
 		Verdict:       string(res.Verdict),
 		VerdictLabel:  t.S("v." + string(res.Verdict)),
 		VerdictSymbol: page.ResultSymbol(res),
-		Source:        s.sources[res.Handler],
+		Source:        s.Sources[res.Handler],
 		Crashes:       map[string][]int{},
 		Redis:         false,
 	}
-	for _, h := range s.handlers {
+	for _, h := range s.Handlers {
 		if h.Name == res.Handler {
 			c.Summary, c.Core, c.Variant, c.Redis = page.HandlerSummary(t, h), h.Core, h.Variant, h.Redis
 		}
