@@ -550,4 +550,3 @@ func missing(before, after []string) []string {
 	}
 	return gone
 }
-

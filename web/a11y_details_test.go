@@ -8,10 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idempotency-lab/lab/web/page"
-
 	"github.com/idempotency-lab/lab/lessons"
 	"github.com/idempotency-lab/lab/static"
+	"github.com/idempotency-lab/lab/web/page"
 )
 
 // luminance is WCAG 2's relative luminance of #rrggbb.
@@ -185,25 +184,6 @@ func TestLessonCodeBlocksAreNamedRegions(t *testing.T) {
 	}
 	if !found {
 		t.Error("no code block in any lesson")
-	}
-}
-
-// TestStoryTimelineOpens checks which handler's timeline the lab opens:
-// the first of the story's handlers that is on screen, else the first.
-func TestStoryTimelineOpens(t *testing.T) {
-	for _, tc := range []struct {
-		story, shown []string
-		want         string
-	}{
-		{[]string{"setnx"}, []string{"naive", "unique", "setnx"}, "setnx"},
-		{[]string{"inbox", "unique"}, []string{"naive", "unique"}, "unique"},
-		{nil, []string{"naive", "unique"}, "naive"},
-		{[]string{"inbox"}, []string{"naive"}, "naive"},
-		{nil, nil, ""},
-	} {
-		if got := storyTimeline(tc.story, tc.shown); got != tc.want {
-			t.Errorf("storyTimeline(%v, %v) = %q, want %q", tc.story, tc.shown, got, tc.want)
-		}
 	}
 }
 

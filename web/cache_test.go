@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web/labview"
 )
 
 // newInternalServer is the real server, with its parts open to the test.
@@ -31,7 +32,7 @@ func newInternalServer(tb testing.TB, cfg Config) (*server, http.Handler) {
 func TestCachedPagesAreByteIdenticalToFreshOnes(t *testing.T) {
 	cached, ch := newInternalServer(t, Config{})
 	_, fresh := newInternalServer(t, Config{CacheBytes: -1})
-	pl := "/lab?s=" + encodePermalink("publish p amount=5\ndeliver crash=before-ack\nredeliver\ndeliver\n")
+	pl := "/lab?s=" + labview.EncodePermalink("publish p amount=5\ndeliver crash=before-ack\nredeliver\ndeliver\n")
 	cases := []struct {
 		target  string
 		headers []string
@@ -107,11 +108,11 @@ func TestReplayStopsWhenTheReaderLeaves(t *testing.T) {
 	s, _ := newInternalServer(t, Config{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	st, err := s.lab.readState(url.Values{"preset": {"poison-loop"}})
+	st, err := s.lab.ReadState(url.Values{"preset": {"poison-loop"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.lab.replay(ctx, st); !errors.Is(err, context.Canceled) {
+	if _, err := s.lab.Replay(ctx, st); !errors.Is(err, context.Canceled) {
 		t.Errorf("replay with a cancelled context: %v, want context.Canceled", err)
 	}
 }
@@ -159,7 +160,7 @@ func TestCachedPageNegotiation(t *testing.T) {
 // is busy: 503, Retry-After, a page that says so, and nothing cached.
 func TestBusyLabAnswers503(t *testing.T) {
 	s, h := newInternalServer(t, Config{MaxReplays: 1, ReplayWait: 1})
-	s.lab.Gate.slots <- struct{}{} // every slot taken
+	release, _ := s.lab.Gate.Acquire(context.Background()) // every slot taken
 	for _, lang := range []string{"en", "ru"} {
 		r := get(t, h, "/lab?preset=happy-path&lang="+lang)
 		if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" {
@@ -170,7 +171,7 @@ func TestBusyLabAnswers503(t *testing.T) {
 			t.Errorf("busy page (%s) does not say %q:\n%s", lang, want, excerpt(r.body))
 		}
 	}
-	<-s.lab.Gate.slots
+	release()
 	if r := get(t, h, "/lab?preset=happy-path&lang=en"); r.status != http.StatusOK {
 		t.Errorf("after the slot freed: status %d; a busy answer must not be cached", r.status)
 	}
@@ -249,7 +250,7 @@ func TestOverBudgetScriptIs422NamingTheLine(t *testing.T) {
 	s, h := newInternalServer(t, Config{Budget: 12})
 	// Each message fails ten times while the gateway is down: 20 deliveries.
 	script := "max-deliveries: 10\npublish a amount=1\npublish b amount=2\ngateway down\ndrain\n"
-	target := "/lab?handlers=setnx&s=" + encodePermalink(script)
+	target := "/lab?handlers=setnx&s=" + labview.EncodePermalink(script)
 	for _, c := range []struct{ lang, want string }{
 		{"en", "line 5: the run needs more than 12 handler deliveries"},
 		{"ru", "строка 5"},

@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/web/classroom/room"
 	"github.com/idempotency-lab/lab/web/page"
-	"github.com/idempotency-lab/lab/web/room"
 )
 
 // Tests for holding a classroom: progress that cannot be saved, the

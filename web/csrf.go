@@ -1,8 +1,9 @@
 package web
 
 import (
-	"github.com/idempotency-lab/lab/web/page"
 	"net/http"
+
+	"github.com/idempotency-lab/lab/web/page"
 )
 
 // crossOrigin refuses state-changing requests that another site's page

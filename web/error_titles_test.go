@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/idempotency-lab/lab/practice"
-	"github.com/idempotency-lab/lab/web/room"
+	"github.com/idempotency-lab/lab/web/classroom/room"
 )
 
 // TestErrorTitles: an error page's heading names the kind of problem: a

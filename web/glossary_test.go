@@ -296,7 +296,7 @@ func TestGlossaryPresets(t *testing.T) {
 // TestGlossaryEngine scans the Russian string literals in the Go source of
 // the engine and handlers (events, notes, errors), and of the other
 // packages whose Go code speaks Russian to a learner: lessons (verdict
-// labels, claim boxes), practice (grading) and web/timeline (actor names).
+// labels, claim boxes), practice (grading) and web/labview/timeline (actor names).
 // The UI catalogue is checked through newCatalog above.
 func TestGlossaryEngine(t *testing.T) {
 	rules := mustGlossary(t)

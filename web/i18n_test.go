@@ -76,7 +76,6 @@ func TestCancellingErrorsAreExplained(t *testing.T) {
 	}
 }
 
-
 // TestLongDrainStaysSmall: a short permalink that drains hundreds of
 // messages must not turn into a page of megabytes of diagram.
 func TestLongDrainStaysSmall(t *testing.T) {

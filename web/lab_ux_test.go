@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/idempotency-lab/lab/web/labview"
 )
 
 var (
@@ -66,7 +68,7 @@ func TestLabStepControlTips(t *testing.T) {
 					}
 				}
 			}
-			for _, id := range stepTipIDs {
+			for _, id := range labview.StepTipIDs {
 				if !seen[id] {
 					t.Errorf("control %s is not on the page", id)
 				}
@@ -122,16 +124,5 @@ func TestLabScriptInPageLanguage(t *testing.T) {
 		if !strings.Contains(s, w) {
 			t.Errorf("after running the edited script the editor lacks %q:\n%s", w, s)
 		}
-	}
-}
-
-// TestScriptInLangKeepsUntranslated: a narration with no line in the
-// page's language is shown in the language it has.
-func TestScriptInLangKeepsUntranslated(t *testing.T) {
-	in := "title: T\n#en: only English\npublish a amount=1\n#en: both\n#ru: оба\ndeliver\n"
-	got := scriptInLang(in, true)
-	want := "title: T\n#en: only English\npublish a amount=1\n#ru: оба\ndeliver\n"
-	if got != want {
-		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }

@@ -10,10 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idempotency-lab/lab/lessons"
 	coursepart "github.com/idempotency-lab/lab/web/course"
 	"github.com/idempotency-lab/lab/web/page"
-
-	"github.com/idempotency-lab/lab/lessons"
 )
 
 func mustCourse(tb testing.TB) *lessons.Course {

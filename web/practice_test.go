@@ -19,12 +19,10 @@ import (
 	"testing"
 	"time"
 
-	practicepart "github.com/idempotency-lab/lab/web/practice"
-
-	"github.com/idempotency-lab/lab/web/page"
-
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web/page"
+	practicepart "github.com/idempotency-lab/lab/web/practice"
 )
 
 // testClock is the practice pages' clock in tests: fixed until a test

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idempotency-lab/lab/web/room"
+	"github.com/idempotency-lab/lab/web/classroom"
+	"github.com/idempotency-lab/lab/web/classroom/room"
 )
 
 // givesAway is what on a room page tells the outcome of the next step
@@ -40,7 +41,7 @@ func TestPollHidesVerdicts(t *testing.T) {
 
 	pages := map[string]response{
 		"projector": get(t, h, base+"/present", "Cookie", cookie),
-		"student":   get(t, h, base, "Cookie", student+"; "+voteCookie+"="+id+":20000"),
+		"student":   get(t, h, base, "Cookie", student+"; "+classroom.VoteCookie+"="+id+":20000"),
 		"newcomer":  get(t, h, base),
 	}
 	for name, r := range pages {
@@ -67,7 +68,7 @@ func TestPollHidesVerdicts(t *testing.T) {
 	request(t, h, http.MethodPost, base+"/step", url.Values{"step": {"4"}}, "Cookie", cookie)
 	after := map[string]response{
 		"projector": get(t, h, base+"/present", "Cookie", cookie),
-		"student":   get(t, h, base, "Cookie", student+"; "+voteCookie+"="+id+":20000"),
+		"student":   get(t, h, base, "Cookie", student+"; "+classroom.VoteCookie+"="+id+":20000"),
 	}
 	for name, r := range after {
 		for _, want := range []string{"DUPLICATE", `class="p-expected"`, `data-verdict="duplicate"`, "poll-chart", `id="poll-actual"`} {
@@ -138,8 +139,8 @@ func TestPresentHandlerKeys(t *testing.T) {
 		t.Fatalf("%d handler buttons with keys, want every handler (at least 10)", len(buttons))
 	}
 	for i, b := range buttons {
-		if b[1] != strconv.Itoa(i+1) || b[2] != handlerKeys[i] {
-			t.Errorf("handler %d: id p-h-%s, key %q, want key %q", i+1, b[1], b[2], handlerKeys[i])
+		if b[1] != strconv.Itoa(i+1) || b[2] != classroom.HandlerKeys[i] {
+			t.Errorf("handler %d: id p-h-%s, key %q, want key %q", i+1, b[1], b[2], classroom.HandlerKeys[i])
 		}
 		if b[2] == "" {
 			t.Errorf("handler %s has no key", b[1])
@@ -152,7 +153,7 @@ func TestPresentHandlerKeys(t *testing.T) {
 			t.Errorf("the keys help does not list %q:\n%s", b[2], help)
 		}
 	}
-	for _, k := range handlerKeys {
+	for _, k := range classroom.HandlerKeys {
 		if strings.ContainsAny(k, "RSTV?") {
 			t.Errorf("handler key %q is taken by another command", k)
 		}
@@ -182,7 +183,7 @@ func TestVoteFormSaysMajorUnits(t *testing.T) {
 		"Cookie", issuedStudent(t, h, code)); r.status != http.StatusSeeOther {
 		t.Errorf("200,00: status %d", r.status)
 	}
-	if _, ok := presentCatalog()["err.balance"]; ok {
+	if _, ok := classroom.Catalog()["err.balance"]; ok {
 		t.Error("err.balance is back in the catalogue, unused")
 	}
 }

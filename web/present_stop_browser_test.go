@@ -7,7 +7,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/idempotency-lab/lab/sim"
-	"github.com/idempotency-lab/lab/web/room"
+	"github.com/idempotency-lab/lab/web/classroom/room"
 )
 
 // TestBrowserRoomStopped: when the server stops, a student's page in

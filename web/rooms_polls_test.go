@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idempotency-lab/lab/web/room"
+	"github.com/idempotency-lab/lab/web/classroom"
+	"github.com/idempotency-lab/lab/web/classroom/room"
 )
 
 // askChoice opens a multiple-choice poll in a room and returns its id.
@@ -66,7 +67,7 @@ func TestVerdictPoll(t *testing.T) {
 	if err != nil || ck.Value != id+":1" {
 		t.Fatalf("vote cookie %q", r.header.Get("Set-Cookie"))
 	}
-	mine := student + "; " + voteCookie + "=" + ck.Value
+	mine := student + "; " + classroom.VoteCookie + "=" + ck.Value
 	before := get(t, h, base, "Cookie", mine)
 	for _, bad := range []string{"poll-chart", `data-verdict="duplicate"`, "verdict-duplicate", `id="poll-actual"`} {
 		if strings.Contains(before.body, bad) {
@@ -137,7 +138,7 @@ func TestChoicePoll(t *testing.T) {
 	if r.status != http.StatusSeeOther || r.header.Get("Location") != base+"/present" {
 		t.Fatalf("reveal: %d to %q", r.status, r.header.Get("Location"))
 	}
-	after := get(t, h, base, "Cookie", student+"; "+voteCookie+"="+id+":0")
+	after := get(t, h, base, "Cookie", student+"; "+classroom.VoteCookie+"="+id+":0")
 	for _, want := range []string{"The right answer: An inbox of handled ids", "You said A retry; it was An inbox of handled ids.",
 		`<li class="poll-row mine"><span class="poll-label">A retry</span>`, `<li class="poll-row actual"><span class="poll-label">An inbox of handled ids</span>`} {
 		if !strings.Contains(after.body, want) {
@@ -151,7 +152,7 @@ func TestChoicePoll(t *testing.T) {
 	id = askChoice(t, h, hub, code, cookie, url.Values{"question": {"Tea or coffee?"}, "option": {"tea", "coffee"}, "correct": {"none"}})
 	request(t, h, http.MethodPost, base+"/vote", url.Values{"poll": {id}, "choice": {"2"}}, "Cookie", student)
 	request(t, h, http.MethodPost, base+"/poll", url.Values{"reveal": {"1"}}, "Cookie", cookie)
-	none := get(t, h, base, "Cookie", student+"; "+voteCookie+"="+id+":1")
+	none := get(t, h, base, "Cookie", student+"; "+classroom.VoteCookie+"="+id+":1")
 	if strings.Contains(none.body, `id="poll-actual"`) || strings.Contains(none.body, `id="poll-result"`) || !strings.Contains(none.body, `<li class="poll-row mine"><span class="poll-label">coffee</span>`) {
 		t.Error("an opinion poll marks a right answer, or hides the student's")
 	}
@@ -378,7 +379,7 @@ func TestResultsCSV(t *testing.T) {
 		}
 	}
 	for _, s := range students {
-		id, _, _ := strings.Cut(strings.TrimPrefix(s, studentCookie+"="), ".")
+		id, _, _ := strings.Cut(strings.TrimPrefix(s, classroom.StudentCookie+"="), ".")
 		if strings.Contains(strings.Join(got, "\n"), id) {
 			t.Error("the results name a student by their id")
 		}
@@ -403,7 +404,7 @@ func TestResultsCSV(t *testing.T) {
 	}
 
 	// A student, a stranger, an unknown room.
-	for name, c := range map[string]string{"a student": students[0], "no cookie": "", "another room's secret": secretCookie + "=0123456789abcdef0123456789abcdef"} {
+	for name, c := range map[string]string{"a student": students[0], "no cookie": "", "another room's secret": classroom.SecretCookie + "=0123456789abcdef0123456789abcdef"} {
 		r := get(t, h, base+"/results.csv", "Cookie", c)
 		if r.status != http.StatusForbidden || !strings.Contains(r.body, "Only the instructor can export the results") || strings.Contains(r.body, "poll,status") {
 			t.Errorf("%s: status %d\n%s", name, r.status, excerpt(r.body))
@@ -435,17 +436,5 @@ func TestResultsCSVKeepsTheLastPolls(t *testing.T) {
 	}
 	if last := rows[len(rows)-1]; len(last) != 1 || !strings.Contains(last[0], "the 2 oldest polls of this room are not in this file") {
 		t.Errorf("last row %q, want the note", last)
-	}
-}
-
-// TestCSVCell: a cell a spreadsheet would read as a formula is quoted.
-func TestCSVCell(t *testing.T) {
-	for in, want := range map[string]string{
-		"=1+2": "'=1+2", "+1": "'+1", "-1": "'-1", "@A1": "'@A1", "\tx": "'\tx", "\rx": "'\rx",
-		"plain": "plain", "": "", "a=b": "a=b", "200.00": "200.00", "'quoted": "'quoted",
-	} {
-		if got := csvCell(in); got != want {
-			t.Errorf("csvCell(%q) = %q, want %q", in, got, want)
-		}
 	}
 }

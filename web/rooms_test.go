@@ -16,7 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idempotency-lab/lab/web/room"
+	"github.com/idempotency-lab/lab/web/classroom"
+	"github.com/idempotency-lab/lab/web/classroom/room"
 )
 
 // newRoomServer is the real server over a hub the test holds.
@@ -47,8 +48,8 @@ func openRoom(tb testing.TB, h http.Handler, form url.Values) (code, cookie stri
 	if err != nil {
 		tb.Fatalf("POST /rooms: Set-Cookie %q: %v", r.header.Get("Set-Cookie"), err)
 	}
-	if c.Name != secretCookie || c.Path != "/rooms/"+code || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode {
-		tb.Errorf("instructor cookie %+v: want %s, HttpOnly, SameSite=Lax, Path=/rooms/%s", c, secretCookie, code)
+	if c.Name != classroom.SecretCookie || c.Path != "/rooms/"+code || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode {
+		tb.Errorf("instructor cookie %+v: want %s, HttpOnly, SameSite=Lax, Path=/rooms/%s", c, classroom.SecretCookie, code)
 	}
 	return code, c.Name + "=" + c.Value
 }
@@ -107,7 +108,7 @@ func TestRoomLifecycle(t *testing.T) {
 	if r.status != http.StatusOK {
 		t.Fatalf("student page: status %d\n%s", r.status, excerpt(r.body))
 	}
-	if c, err := http.ParseSetCookie(r.header.Get("Set-Cookie")); err != nil || c.Name != studentCookie || c.Path != "/rooms" || !c.HttpOnly {
+	if c, err := http.ParseSetCookie(r.header.Get("Set-Cookie")); err != nil || c.Name != classroom.StudentCookie || c.Path != "/rooms" || !c.HttpOnly {
 		t.Errorf("student cookie %q (%v)", r.header.Get("Set-Cookie"), err)
 	}
 	for _, want := range []string{`data-role="student"`, `data-step="0" data-total="4"`, `data-events="/rooms/` + code + `/events"`,
@@ -160,7 +161,7 @@ func TestRoomForbidden(t *testing.T) {
 	h, hub := newRoomServer(t, room.Config{})
 	code, _ := openRoom(t, h, crashBeforeAck())
 	_, otherCookie := openRoom(t, h, crashBeforeAck())
-	for _, cookie := range []string{"", secretCookie + "=guess", secretCookie + "=" + strings.Repeat("0", 32), otherCookie} {
+	for _, cookie := range []string{"", classroom.SecretCookie + "=guess", classroom.SecretCookie + "=" + strings.Repeat("0", 32), otherCookie} {
 		for _, tc := range []struct{ method, target string }{
 			{http.MethodGet, "/rooms/" + code + "/present"},
 			{http.MethodPost, "/rooms/" + code + "/step"},
@@ -221,7 +222,7 @@ func TestRoomErrors(t *testing.T) {
 		{"vote without a poll", "POST", base + "/vote", url.Values{"poll": {"1"}, "balance": {"200"}}, student, 409, "There is no question open"},
 		{"vote without having opened the room", "POST", base + "/vote", url.Values{"poll": {"1"}, "balance": {"200"}}, "", 403, "Only students who opened the room page"},
 		{"the instructor votes", "POST", base + "/vote", url.Values{"poll": {"1"}, "balance": {"200"}}, cookie + "; " + student, 403, "does not vote"},
-		{"vote with a made-up identity", "POST", base + "/vote", url.Values{"poll": {"1"}, "balance": {"200"}}, studentCookie + "=s1", 403, "Only students who opened the room page"},
+		{"vote with a made-up identity", "POST", base + "/vote", url.Values{"poll": {"1"}, "balance": {"200"}}, classroom.StudentCookie + "=s1", 403, "Only students who opened the room page"},
 		{"vote for no poll id", "POST", base + "/vote", url.Values{"balance": {"200"}}, "", 400, "poll= is not a poll of this room"},
 		{"vote with letters", "POST", base + "/vote", url.Values{"poll": {"1"}, "balance": {"lots"}}, "", 400, "&#34;lots&#34; is not an amount"},
 		{"a room without a script", "POST", "/rooms", url.Values{}, "", 400, "A room needs a scenario"},
@@ -354,10 +355,10 @@ func TestPoll(t *testing.T) {
 		}
 	}
 	voteCk, err := http.ParseSetCookie(lastA)
-	if err != nil || voteCk.Name != voteCookie || voteCk.Value != id+":20000" || voteCk.Path != base {
+	if err != nil || voteCk.Name != classroom.VoteCookie || voteCk.Value != id+":20000" || voteCk.Path != base {
 		t.Fatalf("vote cookie %q (%v)", lastA, err)
 	}
-	mine := voteCookie + "=" + voteCk.Value
+	mine := classroom.VoteCookie + "=" + voteCk.Value
 
 	teacher := get(t, h, base+"/present", "Cookie", cookie)
 	for _, want := range []string{`id="poll-votes" data-votes="3"`, `<span class="poll-label">100.00</span>`, `<span class="poll-label">200.00</span>`,
@@ -384,7 +385,7 @@ func TestPoll(t *testing.T) {
 	if strings.Contains(s.body, `id="vote-balance"`) {
 		t.Error("the vote form stays after the reveal")
 	}
-	wrong := get(t, h, base, "Cookie", voteCookie+"="+id+":10000")
+	wrong := get(t, h, base, "Cookie", classroom.VoteCookie+"="+id+":10000")
 	if !strings.Contains(wrong.body, "You said 100.00; it was 200.00.") {
 		t.Error("a wrong answer is not told so")
 	}
@@ -450,7 +451,7 @@ func TestJoin(t *testing.T) {
 
 type sseEvent struct {
 	id, event, data, comment string
-	state                    liveEvent
+	state                    classroom.LiveEvent
 }
 
 // stream is one student's event stream.
@@ -710,7 +711,7 @@ func TestInstructorStreamHearsVotes(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, cookie := openRoom(t, h, crashBeforeAck())
-	secret := strings.TrimPrefix(cookie, secretCookie+"=")
+	secret := strings.TrimPrefix(cookie, classroom.SecretCookie+"=")
 	student := issuedStudent(t, h, code)
 	sub, err := hub.Watch(code, secret)
 	if err != nil {

@@ -1,12 +1,13 @@
 package web
 
 import (
-	"github.com/idempotency-lab/lab/web/course"
-	"github.com/idempotency-lab/lab/web/page"
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/idempotency-lab/lab/web/course"
+	"github.com/idempotency-lab/lab/web/page"
 )
 
 // routes lists every address the server answers. Others link to /lab and
@@ -25,14 +26,14 @@ func (s *server) routes() http.Handler {
 	r.Get("/healthz", healthz)
 	r.Get("/static/*", s.Handle(s.Assets.Serve))
 
-	r.Get("/lab", s.Handle(s.lab.lab))               // the lab: ?preset= | ?s= | ?script=, &handlers=, &step=
-	r.Post("/lab/step", s.Handle(s.lab.addStep))     // append one step, then 303 to the new /lab address
-	r.Post("/lab/undo", s.Handle(s.lab.undo))        // drop the last step, then 303
-	r.Post("/lab/script", s.Handle(s.lab.runScript)) // replace the script with edited text, then 303
+	r.Get("/lab", s.Handle(s.lab.Show))              // the lab: ?preset= | ?s= | ?script=, &handlers=, &step=
+	r.Post("/lab/step", s.Handle(s.lab.AddStep))     // append one step, then 303 to the new /lab address
+	r.Post("/lab/undo", s.Handle(s.lab.Undo))        // drop the last step, then 303
+	r.Post("/lab/script", s.Handle(s.lab.RunScript)) // replace the script with edited text, then 303
 
 	// The verdict grid (matrix.go): every preset on every handler, run
 	// once by the engine and kept, each cell a link to that run in the lab.
-	r.Get("/matrix", s.Handle(s.lab.matrixHandlerFor(&verdictGrid{})))
+	r.Get("/matrix", s.Handle(s.lab.Matrix()))
 
 	// The course: the table of contents (?q= searches titles and
 	// headings), one lesson, and the stylesheet for its code.
@@ -54,32 +55,32 @@ func (s *server) routes() http.Handler {
 
 	// Challenges (challenges.go): goals reached in the lab (?challenge=ID),
 	// judged by the engine; solutions are kept with practice's progress.
-	r.Get("/challenges", s.Handle(s.lab.challengesIndex))            // the challenges and the reader's solves; ?saved=ID
-	r.Get("/challenges/{id}", s.Handle(s.lab.challengeGo))           // 303 to the lab with the challenge
-	r.Post("/challenges/{id}/solve", s.Handle(s.lab.solveChallenge)) // s=PERMALINK: save a solution, 303 to the list
+	r.Get("/challenges", s.Handle(s.lab.Challenges))                 // the challenges and the reader's solves; ?saved=ID
+	r.Get("/challenges/{id}", s.Handle(s.lab.ChallengeGo))           // 303 to the lab with the challenge
+	r.Post("/challenges/{id}/solve", s.Handle(s.lab.SolveChallenge)) // s=PERMALINK: save a solution, 303 to the list
 
 	// Instructor mode (present.go, rooms.go): the presenter view of a preset
 	// or a permalink (&handlers=, &step=, &show=source,timeline), and live
 	// rooms that students follow over server-sent events and vote in.
-	r.Get("/present", s.Handle(s.classroom.present))                                   // the scenarios to present, or ?s=PERMALINK
-	r.Get("/present/{preset}", s.Handle(s.classroom.presentPreset))                    // an unknown preset: 404 listing the presets
-	r.Get("/rooms", s.Handle(s.classroom.roomsIndex))                                  // 303 to /present, the instructor's entry point (rooms_index.go)
-	r.Get("/join", s.Handle(s.classroom.join))                                         // the form to type a code; ?code= goes to the room
-	r.Get("/join/{code}", s.Handle(s.classroom.joinPath))                              // the same, as a short address
-	r.Get("/rooms/{code}", s.classroom.handleRoom(s.classroom.roomStudent))            // a student's page, following the room
-	r.Get("/rooms/{code}/events", s.classroom.handleRoom(s.classroom.roomEvents))      // the room's state as server-sent events
-	r.Get("/rooms/{code}/present", s.classroom.handleRoom(s.classroom.roomPresent))    // the instructor's page (secret cookie)
-	r.Post("/rooms/{code}/step", s.classroom.handleRoom(s.classroom.roomStep))         // instructor: step=N [handlers=a,b], 303
-	r.Post("/rooms/{code}/verdicts", s.classroom.handleRoom(s.classroom.roomVerdicts)) // instructor: hide=true|false, the room's V, 303
-	r.Post("/rooms/{code}/poll", s.classroom.handleRoom(s.classroom.roomPoll))         // instructor: ask about the next step, 303
+	r.Get("/present", s.Handle(s.classroom.Present))                                   // the scenarios to present, or ?s=PERMALINK
+	r.Get("/present/{preset}", s.Handle(s.classroom.PresentPreset))                    // an unknown preset: 404 listing the presets
+	r.Get("/rooms", s.Handle(s.classroom.RoomsIndex))                                  // 303 to /present, the instructor's entry point (rooms_index.go)
+	r.Get("/join", s.Handle(s.classroom.Join))                                         // the form to type a code; ?code= goes to the room
+	r.Get("/join/{code}", s.Handle(s.classroom.JoinPath))                              // the same, as a short address
+	r.Get("/rooms/{code}", s.classroom.HandleRoom(s.classroom.RoomStudent))            // a student's page, following the room
+	r.Get("/rooms/{code}/events", s.classroom.HandleRoom(s.classroom.RoomEvents))      // the room's state as server-sent events
+	r.Get("/rooms/{code}/present", s.classroom.HandleRoom(s.classroom.RoomPresent))    // the instructor's page (secret cookie)
+	r.Post("/rooms/{code}/step", s.classroom.HandleRoom(s.classroom.RoomStep))         // instructor: step=N [handlers=a,b], 303
+	r.Post("/rooms/{code}/verdicts", s.classroom.HandleRoom(s.classroom.RoomVerdicts)) // instructor: hide=true|false, the room's V, 303
+	r.Post("/rooms/{code}/poll", s.classroom.HandleRoom(s.classroom.RoomPoll))         // instructor: ask about the next step, 303
 	// instructor: every poll's answers as a CSV file (rooms_polls.go)
-	r.Get("/rooms/{code}/results.csv", s.classroom.handleRoom(s.classroom.roomResults))
+	r.Get("/rooms/{code}/results.csv", s.classroom.HandleRoom(s.classroom.RoomResults))
 
 	// The posts a script could repeat to hurt everyone else, throttled per
 	// client address (throttle.go): importing progress, opening a room, voting.
 	r.With(s.throttled(limit.imports)).Post("/practice/import", s.practice.Only(s.practice.Import))           // multipart "file", then 303 to /practice
-	r.With(s.throttled(limit.rooms)).Post("/rooms", s.classroom.handleRoom(s.classroom.createRoom))           // open a room, secret cookie, 303 to its present page
-	r.With(s.throttled(limit.votes)).Post("/rooms/{code}/vote", s.classroom.handleRoom(s.classroom.roomVote)) // student: poll=ID balance=200.00, 303
+	r.With(s.throttled(limit.rooms)).Post("/rooms", s.classroom.HandleRoom(s.classroom.CreateRoom))           // open a room, secret cookie, 303 to its present page
+	r.With(s.throttled(limit.votes)).Post("/rooms/{code}/vote", s.classroom.HandleRoom(s.classroom.RoomVote)) // student: poll=ID balance=200.00, 303
 
 	r.NotFound(s.Handle(func(_ http.ResponseWriter, r *http.Request) error { return page.NotFound(r.URL.Path) }))
 	r.MethodNotAllowed(s.Handle(func(_ http.ResponseWriter, r *http.Request) error {

@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idempotency-lab/lab/web/classroom"
+	"github.com/idempotency-lab/lab/web/classroom/room"
 	"github.com/idempotency-lab/lab/web/page"
-
-	"github.com/idempotency-lab/lab/web/room"
 )
 
 // issuedStudent opens a room's page as a new student and returns the
@@ -26,11 +26,11 @@ func issuedStudent(tb testing.TB, h http.Handler, code string) string {
 		tb.Fatalf("student page: status %d\n%s", r.status, excerpt(r.body))
 	}
 	for _, line := range r.header.Values("Set-Cookie") {
-		if c, err := http.ParseSetCookie(line); err == nil && c.Name == studentCookie {
+		if c, err := http.ParseSetCookie(line); err == nil && c.Name == classroom.StudentCookie {
 			return c.Name + "=" + c.Value
 		}
 	}
-	tb.Fatalf("the student page issued no %s cookie: %q", studentCookie, r.header.Values("Set-Cookie"))
+	tb.Fatalf("the student page issued no %s cookie: %q", classroom.StudentCookie, r.header.Values("Set-Cookie"))
 	return ""
 }
 
@@ -81,21 +81,21 @@ func TestVotesNeedAnIssuedIdentity(t *testing.T) {
 	otherCode, _, _ := openPoll(t, other, otherHub)
 	foreign := issuedStudent(t, other, otherCode)
 	real := issuedStudent(t, h, code)
-	id, sig, _ := strings.Cut(strings.TrimPrefix(real, studentCookie+"="), ".")
+	id, sig, _ := strings.Cut(strings.TrimPrefix(real, classroom.StudentCookie+"="), ".")
 	forged := []string{
-		"",                                    // no cookie at all
-		studentCookie + "=s1",                 // the old unsigned kind
-		studentCookie + "=" + id,              // a real id without its signature
-		studentCookie + "=" + id + ".",        // an empty signature
-		studentCookie + "=" + id + "x." + sig, // another id under a real signature
-		studentCookie + "=" + id + "." + flipLast(sig), // one character of the signature changed
+		"",                                       // no cookie at all
+		classroom.StudentCookie + "=s1",          // the old unsigned kind
+		classroom.StudentCookie + "=" + id,       // a real id without its signature
+		classroom.StudentCookie + "=" + id + ".", // an empty signature
+		classroom.StudentCookie + "=" + id + "x." + sig,          // another id under a real signature
+		classroom.StudentCookie + "=" + id + "." + flipLast(sig), // one character of the signature changed
 		foreign,
-		studentCookie + "=" + strings.Repeat("A", 200) + "." + sig,
+		classroom.StudentCookie + "=" + strings.Repeat("A", 200) + "." + sig,
 	}
 	for i := range 200 {
 		c := forged[i%len(forged)]
 		if i >= len(forged) {
-			c = studentCookie + "=" + fmt.Sprintf("forged-%d.%s", i, sig)
+			c = classroom.StudentCookie + "=" + fmt.Sprintf("forged-%d.%s", i, sig)
 		}
 		r := vote(c, "200")
 		if r.status != http.StatusForbidden || !strings.Contains(r.body, "This answer was not counted") {
@@ -121,13 +121,13 @@ func TestVotesNeedAnIssuedIdentity(t *testing.T) {
 	}
 
 	// The student's page keeps the identity it issued.
-	if r := get(t, h, base, "Cookie", real); strings.Contains(strings.Join(r.header.Values("Set-Cookie"), " "), studentCookie+"=") {
+	if r := get(t, h, base, "Cookie", real); strings.Contains(strings.Join(r.header.Values("Set-Cookie"), " "), classroom.StudentCookie+"=") {
 		t.Errorf("a valid identity was issued again: %q", r.header.Values("Set-Cookie"))
 	}
 	// A forged one is replaced by a signed one.
-	r := get(t, h, base, "Cookie", studentCookie+"=s1")
+	r := get(t, h, base, "Cookie", classroom.StudentCookie+"=s1")
 	c, err := http.ParseSetCookie(r.header.Get("Set-Cookie"))
-	if err != nil || c.Name != studentCookie || !strings.Contains(c.Value, ".") || c.Path != "/rooms" || !c.HttpOnly {
+	if err != nil || c.Name != classroom.StudentCookie || !strings.Contains(c.Value, ".") || c.Path != "/rooms" || !c.HttpOnly {
 		t.Errorf("a forged identity should be replaced by a signed one: %q", r.header.Get("Set-Cookie"))
 	}
 

@@ -14,15 +14,17 @@ import (
 	"os"
 	"time"
 
-	"github.com/idempotency-lab/lab/web/course"
-	practicepart "github.com/idempotency-lab/lab/web/practice"
-
 	"github.com/idempotency-lab/lab/lessons"
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/static"
+	"github.com/idempotency-lab/lab/web/classroom"
+	"github.com/idempotency-lab/lab/web/classroom/room"
+	"github.com/idempotency-lab/lab/web/course"
+	"github.com/idempotency-lab/lab/web/lab"
+	"github.com/idempotency-lab/lab/web/labview"
 	"github.com/idempotency-lab/lab/web/page"
-	"github.com/idempotency-lab/lab/web/room"
+	practicepart "github.com/idempotency-lab/lab/web/practice"
 )
 
 // Config is what the server needs.
@@ -81,10 +83,10 @@ type Config struct {
 // built once in NewServer. Each part of the lab is a package of its own;
 // the server builds them on one shell and routes.go mounts their pages.
 type server struct {
-	*page.Shell // the catalogue, static files, log and page cache
+	*page.Shell                        // the catalogue, static files, log and page cache
 	Now         func() time.Time       // dates answers and throttles
-	lab         *LbLab                 // the playground, the verdict grid, challenges
-	classroom   *CrClassroom           // the presenter view and live rooms
+	lab         *lab.Lab               // the playground, the verdict grid, challenges
+	classroom   *classroom.Classroom   // the presenter view and live rooms
 	course      *course.Course         // the lessons (web/course)
 	practice    *practicepart.Practice // the drill (web/practice)
 }
@@ -139,7 +141,7 @@ func newServer(cfg Config) (*server, error) {
 		cacheBytes = -1 // in development pages follow edits to CSS and lessons
 	}
 	s := &server{Shell: page.NewShell(newCatalog(), assets, log, cacheBytes), Now: now}
-	lv, err := NewLvLab(s.Shell, presets, cfg.Budget, cfg.MaxReplays, cfg.ReplayWait)
+	lv, err := labview.New(s.Shell, presets, cfg.Budget, cfg.MaxReplays, cfg.ReplayWait)
 	if err != nil {
 		return nil, err
 	}
@@ -148,14 +150,14 @@ func newServer(cfg Config) (*server, error) {
 	if s.course, err = course.New(s.Shell, course.Config{Course: cfg.Course, Dev: cfg.Dev, Dir: cfg.LessonsDir, Progress: s.practice.TopicPercents}); err != nil {
 		return nil, err
 	}
-	s.lab = &LbLab{LvLab: lv, Progress: store, Now: now, LessonTitle: s.course.LessonTitle}
-	hub, heartbeat := cfg.Rooms, cfg.Heartbeat
-	if hub == nil {
-		hub = room.NewHub(room.Config{})
-	}
-	if heartbeat == 0 {
-		heartbeat = defaultHeartbeat
-	}
-	s.classroom = &CrClassroom{LvLab: lv, Hub: hub, Heartbeat: heartbeat, Stop: cfg.Stop, IDKey: newIDKey()}
+	s.lab = &lab.Lab{Lab: lv, Progress: store, Now: now, LessonTitle: s.course.LessonTitle}
+	s.classroom = classroom.New(lv, cfg.Rooms, cfg.Heartbeat, cfg.Stop)
 	return s, nil
+}
+
+// newCatalog builds the table of the lab's words: the shell's and every
+// part's. It is built once, when the server starts, and only read
+// afterwards.
+func newCatalog() page.Catalog {
+	return page.NewCatalog(labview.Catalog(), practicepart.Catalog(), course.Catalog(), classroom.Catalog())
 }

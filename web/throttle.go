@@ -7,7 +7,6 @@ package web
 // says how long to wait.
 
 import (
-	"github.com/idempotency-lab/lab/web/page"
 	"math"
 	"net"
 	"net/http"
@@ -16,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/idempotency-lab/lab/web/page"
 )
 
 // The limits. Each is far above what a classroom does and far below what

@@ -18,7 +18,7 @@ import (
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web"
-	"github.com/idempotency-lab/lab/web/room"
+	"github.com/idempotency-lab/lab/web/classroom/room"
 )
 
 // cmdServe runs the web lab until ctx is cancelled (Ctrl-C), then lets the

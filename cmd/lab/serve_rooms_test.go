@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idempotency-lab/lab/web/room"
+	"github.com/idempotency-lab/lab/web/classroom/room"
 )
 
 // TestServeRoomFlags: the limits of instructor mode's rooms are flags;

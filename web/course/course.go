@@ -1,10 +1,12 @@
+// Package course is the lessons' pages: the table of contents with its
+// search, and one lesson; the lessons package is the content and its
+// renderer.
 package course
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/idempotency-lab/lab/web/page"
 	"html"
 	"net/http"
 	"net/url"
@@ -17,6 +19,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/idempotency-lab/lab/lessons"
+	"github.com/idempotency-lab/lab/web/page"
 )
 
 // The lessons: the course's table of contents with a search over titles and

@@ -76,7 +76,13 @@ func shellCatalog() Catalog {
 // NewCatalog is the shell's words and every part's, in one table. A key a
 // part repeats replaces the earlier one: the parts are given in order.
 func NewCatalog(parts ...Catalog) Catalog {
-	c := shellCatalog()
+	return Merge(append([]Catalog{shellCatalog()}, parts...)...)
+}
+
+// Merge is the catalogues in one table; a key a later one repeats
+// replaces the earlier one.
+func Merge(parts ...Catalog) Catalog {
+	c := Catalog{}
 	for _, p := range parts {
 		for k, v := range p {
 			c[k] = v

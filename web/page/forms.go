@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/a-h/templ"
+
 	"github.com/idempotency-lab/lab/sim"
 )
 

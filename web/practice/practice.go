@@ -1,3 +1,7 @@
+// Package practice is the drill's pages at /practice: questions and
+// predictions graded on the spot, the three modes, and progress export and
+// import; the practice package of the module root (imported here as
+// drill) is the bank, the grading and the store.
 package practice
 
 import (
@@ -14,12 +18,11 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/idempotency-lab/lab/handlers"
-	"github.com/idempotency-lab/lab/web/page"
-
 	"github.com/go-chi/chi/v5"
 
+	"github.com/idempotency-lab/lab/handlers"
 	drill "github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/web/page"
 )
 
 // Practice is the drill's part of the lab: the question bank, the
@@ -527,7 +530,6 @@ func (s *Practice) grade(q drill.Question, v url.Values) (drill.Grade, url.Value
 	}
 	return drill.Grade{}, nil, errors.New("practice: question " + q.ID + " has unknown kind " + string(q.Kind))
 }
-
 
 func OptionIDs(q drill.Question) string {
 	ids := make([]string, len(q.Options))

@@ -1,7 +1,6 @@
 package practice
 
 import (
-	"github.com/idempotency-lab/lab/web/page"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
@@ -15,6 +14,7 @@ import (
 
 	drill "github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web/page"
 )
 
 // The practice pages' view models: plain data the templates print. Every
@@ -422,8 +422,8 @@ type answerView struct {
 	T       page.Text
 	Stage   string
 	Kind    string
-	Action  string  // where the answer is posted
-	Compare string  // an open question: where one's own answer goes first
+	Action  string       // where the answer is posted
+	Compare string       // an open question: where one's own answer goes first
 	Mode    []page.Field // the mode, as hidden fields
 	// Asking.
 	Multi    bool // more than one option is correct: checkboxes, not radios

@@ -1,0 +1,32 @@
+// Package classroom is instructor mode: the presenter view of a preset or
+// a permalink, and live rooms that students join and follow over
+// server-sent events and vote in (their state is web/classroom/room).
+package classroom
+
+import (
+	"time"
+
+	"github.com/idempotency-lab/lab/web/classroom/room"
+	"github.com/idempotency-lab/lab/web/labview"
+)
+
+// Classroom is instructor mode: the presenter view and live rooms.
+type Classroom struct {
+	*labview.Lab
+	Hub       *room.Hub
+	Heartbeat time.Duration   // between comments on a quiet event stream; <= 0: none
+	Stop      <-chan struct{} // closed at shutdown: event streams end
+	IDKey     []byte          // signs students' ids; random per process
+}
+
+// New builds instructor mode on the lab. A nil hub opens rooms in a hub
+// with the default limits; a zero heartbeat means the default.
+func New(lv *labview.Lab, hub *room.Hub, heartbeat time.Duration, stop <-chan struct{}) *Classroom {
+	if hub == nil {
+		hub = room.NewHub(room.Config{})
+	}
+	if heartbeat == 0 {
+		heartbeat = defaultHeartbeat
+	}
+	return &Classroom{Lab: lv, Hub: hub, Heartbeat: heartbeat, Stop: stop, IDKey: newIDKey()}
+}

@@ -1,0 +1,162 @@
+package lab
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+
+	"github.com/idempotency-lab/lab/web/labview"
+	"github.com/idempotency-lab/lab/web/page"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// Challenges lists the challenges, with the reader's solves.
+func (s *Lab) Challenges(w http.ResponseWriter, r *http.Request) error {
+	t := s.Text(r)
+	var solved map[string]practice.Solve
+	if p := page.ProfileOf(r); p != "" && s.Progress != nil {
+		var err error
+		if solved, err = s.Progress.Solved(r.Context(), p); err != nil {
+			return err
+		}
+	}
+	v := challengesView{T: t, Saved: s.Progress != nil}
+	just := r.URL.Query().Get("saved")
+	for i, c := range practice.Challenges() {
+		item := challengeItem{N: i + 1, ID: c.ID, Title: c.Title.In(t.Lang()), Goal: c.Goal.In(t.Lang()),
+			Handler: c.Handler, Max: c.MaxSteps, Start: labview.ChallengeStart(c.ID), LessonURL: "/lessons/" + c.Topic,
+			Lesson: s.lessonTitle(t, c.Topic)}
+		if sv, ok := solved[c.ID]; ok {
+			if c.ID == just {
+				v.JustSaved = item.Title
+			}
+			item.Solved, item.Steps = true, sv.Steps
+			item.Solution = item.Start + "&s=" + labview.EncodePermalink(sv.Script)
+			v.Done++
+		}
+		v.Items = append(v.Items, item)
+	}
+	w.Header().Set("Cache-Control", "private, no-cache")
+	w.Header().Add("Vary", "Cookie")
+	return s.Render(w, r, http.StatusOK, challengesPage(s.PageFor(t, r, t.S("ch.title")+" · "+t.S("app.name")), v))
+}
+
+type challengesView struct {
+	T         page.Text
+	Items     []challengeItem
+	Done      int
+	Saved     bool   // progress is kept (a store is open)
+	JustSaved string // the title of the challenge just saved (?saved=ID), for the notice
+}
+
+type challengeItem struct {
+	N                 int
+	ID, Title, Goal   string
+	Handler           string
+	Max, Steps        int
+	Solved            bool
+	Start, Solution   string
+	LessonURL, Lesson string
+}
+
+// ChallengeGo is the short address of a challenge: /challenges/ID.
+func (s *Lab) ChallengeGo(w http.ResponseWriter, r *http.Request) error {
+	id := chi.URLParam(r, "id")
+	if _, err := practice.FindChallenge(id); err != nil {
+		return &page.Error{Status: http.StatusNotFound, Key: "err.challenge", Args: []any{page.InputExcerpt(id), challengeList()}}
+	}
+	http.Redirect(w, r, labview.ChallengeStart(id), http.StatusSeeOther)
+	return nil
+}
+
+func challengeList() string {
+	out := ""
+	for i, id := range labview.ChallengeIDs() {
+		if i > 0 {
+			out += ", "
+		}
+		out += id
+	}
+	return out
+}
+
+// SolveChallenge saves a solution the reader brings (s=PERMALINK, the
+// script up to the step that solved it) after the engine agrees, then
+// redirects to the list.
+func (s *Lab) SolveChallenge(w http.ResponseWriter, r *http.Request) error {
+	id := chi.URLParam(r, "id")
+	c, err := practice.FindChallenge(id)
+	if err != nil {
+		return &page.Error{Status: http.StatusNotFound, Key: "err.challenge", Args: []any{page.InputExcerpt(id), challengeList()}}
+	}
+	if s.Progress == nil {
+		return &page.Error{Status: http.StatusServiceUnavailable, Key: "pr.err.unavailable"}
+	}
+	f, err := page.ReadForm(w, r)
+	if err != nil {
+		return err
+	}
+	text, derr := labview.DecodePermalink(f.Get("s"))
+	var pe *labview.PermalinkError
+	if errors.As(derr, &pe) {
+		return page.BadRequest(pe.Key, pe.Args...)
+	}
+	sc, err := labview.ParseScript(text, "err.script")
+	if err != nil {
+		return err
+	}
+	back := labview.ChallengeStart(c.ID) + "&s=" + labview.EncodePermalink(sc.String())
+	if err := s.saveSolve(w, r, c, sc); err != nil {
+		var he *page.Error
+		if errors.As(err, &he) {
+			he.Back = back
+		}
+		return err
+	}
+	http.Redirect(w, r, "/challenges?saved="+url.QueryEscape(c.ID)+"#ch-"+c.ID, http.StatusSeeOther)
+	return nil
+}
+
+// saveSolve stores sc as the reader's solution of c, minting a profile on
+// the first save. A script that does not solve c is a 422 that says so.
+func (s *Lab) saveSolve(w http.ResponseWriter, r *http.Request, c practice.Challenge, sc *sim.Script) error {
+	v := practice.Solve{Challenge: c.ID, Steps: len(sc.Steps), Script: sc.String(), At: s.Now()}
+	if err := practice.VerifySolve(r.Context(), v); err != nil {
+		if errors.Is(err, practice.ErrBadSolve) {
+			return &page.Error{Status: http.StatusUnprocessableEntity, Key: "ch.err.notsolved", Args: []any{c.ID, c.MaxSteps}}
+		}
+		return err
+	}
+	_, err := s.Progress.SaveSolve(r.Context(), page.EnsureProfile(w, r), v)
+	if errors.Is(err, practice.ErrNotSaved) {
+		return s.NotSaved(r, err)
+	}
+	return err
+}
+
+// autoSolve saves a challenge's solution reached with the lab's controls:
+// st is the state the POST leads to, at its last step. Nothing happens
+// unless the script solves the challenge; a failure to save is logged
+// and the lab goes on (the banner still offers to save).
+func (s *Lab) autoSolve(w http.ResponseWriter, r *http.Request, st labview.State) {
+	if st.Challenge == nil || s.Progress == nil || st.Total() > st.Challenge.MaxSteps {
+		return
+	}
+	try, err := st.Challenge.Check(r.Context(), st.Script, 0, s.Budget)
+	if err != nil || !try.Solved() {
+		return
+	}
+	if err := s.saveSolve(w, r, *st.Challenge, st.Script); err != nil {
+		s.Log.Warn("challenge solve not saved", "challenge", st.Challenge.ID, "err", err)
+	}
+}
+
+// lessonTitle is the title of the lesson with a slug, or the slug when
+// the course does not load.
+func (s *Lab) lessonTitle(t page.Text, slug string) string {
+	return s.LessonTitle(t.Lang(), slug)
+}

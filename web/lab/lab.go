@@ -1,0 +1,170 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web/labview"
+	"github.com/idempotency-lab/lab/web/page"
+)
+
+// Show renders the Show page, or only its region for htmx. The page is a
+// pure function of the address, the language and the htmx flavour, so it
+// is served from the replay cache when someone asked for it before.
+func (s *Lab) Show(w http.ResponseWriter, r *http.Request) error {
+	st, err := s.ReadState(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	return s.ServeCached(w, r, page.CacheKey(r, "lab"), func(w http.ResponseWriter, r *http.Request) error {
+		run, err := s.Replay(r.Context(), st)
+		if err != nil {
+			return err
+		}
+		t := s.Text(r)
+		v := s.NewView(t, r, st, run)
+		w.Header().Set("Vary", "HX-Request, HX-Request-Type, Accept-Language, Cookie")
+		w.Header().Set("Cache-Control", "no-cache")
+		if page.IsPartial(r) {
+			// Forms send their fields in any order; the address bar gets the
+			// canonical form of the same state.
+			w.Header().Set("HX-Push-Url", v.URL)
+			return s.Render(w, r, http.StatusOK, labview.Fragment(v))
+		}
+		return s.Render(w, r, http.StatusOK, labview.Page(s.PageFor(t, r, v.PageTitle), v))
+	})
+}
+
+// AddStep appends the step a control describes after the step being shown
+// (dropping any steps after it) and redirects to the new address.
+func (s *Lab) AddStep(w http.ResponseWriter, r *http.Request) error {
+	f, err := page.ReadForm(w, r)
+	if err != nil {
+		return err
+	}
+	st, err := s.ReadState(f)
+	if err != nil {
+		return err
+	}
+	line, err := labview.StepLine(f)
+	if err != nil {
+		return err
+	}
+	base := labview.WithSteps(st.Script, st.Step)
+	text := base.String() + line + "\n"
+	sc, err := sim.Parse(text)
+	if err == nil {
+		err = labview.CheckCanonical(sc)
+	}
+	if err != nil {
+		var he *page.Error
+		if errors.As(err, &he) {
+			he.Back = labview.URL(s.Query(st), st.Step, st.DefaultStep())
+			return he
+		}
+		// The base script parsed, so the error is in the new line: show
+		// the parser's words without a line number the reader never saw.
+		e := page.BadRequest("err.newstep", page.ParseMessage(err, false))
+		e.Back = labview.URL(s.Query(st), st.Step, st.DefaultStep())
+		return e
+	}
+	if err := s.checkPending(r.Context(), st, f.Get("verb")); err != nil {
+		return err
+	}
+	next := s.retarget(st, sc)
+	s.autoSolve(w, r, next)
+	return s.redirectTo(w, r, next, len(sc.Steps))
+}
+
+// checkPending refuses a deliver or drain step when no handler has a
+// message ready at the step shown, a redeliver when none has one in
+// flight, and a DLQ replay when every DLQ is empty: the step would change
+// nothing, and its narration would say otherwise.
+func (s *Lab) checkPending(ctx context.Context, st labview.State, verb string) error {
+	var key string
+	switch verb {
+	case sim.VerbDeliver, sim.VerbDeliverConcurrent, sim.VerbDrain:
+		key = "err.nothingready"
+	case sim.VerbRedeliver:
+		key = "err.nothinginflight"
+	case sim.VerbDLQReplay:
+		key = "err.emptydlq"
+	default:
+		return nil
+	}
+	run, err := s.Replay(ctx, st)
+	if err != nil {
+		return err
+	}
+	ready, inFlight := run.Pending()
+	switch {
+	case verb == sim.VerbRedeliver && inFlight, verb == sim.VerbDLQReplay && run.DeadLetters(),
+		verb != sim.VerbRedeliver && verb != sim.VerbDLQReplay && ready:
+		return nil
+	}
+	return &page.Error{Status: http.StatusBadRequest, Key: key, Args: []any{st.Step},
+		Back: labview.URL(s.Query(st), st.Step, st.DefaultStep())}
+}
+
+// Undo drops the script's last step. The view stays on the step it showed,
+// unless that step is the one removed.
+func (s *Lab) Undo(w http.ResponseWriter, r *http.Request) error {
+	f, err := page.ReadForm(w, r)
+	if err != nil {
+		return err
+	}
+	st, err := s.ReadState(f)
+	if err != nil {
+		return err
+	}
+	n := st.Total()
+	if n == 0 {
+		return s.redirectTo(w, r, st, 0)
+	}
+	sc := labview.WithSteps(st.Script, n-1)
+	return s.redirectTo(w, r, s.retarget(st, sc), min(st.Step, n-1))
+}
+
+// RunScript replaces the script with the text from the editor.
+func (s *Lab) RunScript(w http.ResponseWriter, r *http.Request) error {
+	f, err := page.ReadForm(w, r)
+	if err != nil {
+		return err
+	}
+	text := f.Get("script")
+	// The state fields say where the reader came from; the script field
+	// is the new script, so it is read on its own.
+	f.Del("script")
+	st, err := s.ReadState(f)
+	if err != nil {
+		return err
+	}
+	sc, err := labview.ParseScript(text, "err.script")
+	if err != nil {
+		var he *page.Error
+		if errors.As(err, &he) {
+			he.Back = labview.URL(s.Query(st), st.Step, st.DefaultStep())
+		}
+		return err
+	}
+	next := s.retarget(st, sc)
+	s.autoSolve(w, r, next)
+	return s.redirectTo(w, r, next, len(sc.Steps))
+}
+
+// retarget is st with a new script, recognising a preset when the script
+// is one unchanged.
+func (s *Lab) retarget(st labview.State, sc *sim.Script) labview.State {
+	st.Script, st.Preset = sc, s.ByScript[sc.String()]
+	return st
+}
+
+// redirectTo answers a POST with 303 See Other to the lab at step. htmx
+// follows the redirect with fetch and pushes the final address, so the
+// same answer serves a page with or without JavaScript.
+func (s *Lab) redirectTo(w http.ResponseWriter, r *http.Request, st labview.State, step int) error {
+	http.Redirect(w, r, labview.URL(s.Query(st), step, st.DefaultStep()), http.StatusSeeOther)
+	return nil
+}

@@ -1,0 +1,88 @@
+package labview
+
+// Challenges (/challenges): goals to reach in the lab, judged by the
+// engine (practice.Challenge). A challenge is a lab state like any other:
+// ?challenge=ID travels in the address with the script, and the lab shows
+// the goal above the cards with how far the script has got. A script that
+// reaches the goal is saved in the reader's progress when it is built with
+// the lab's controls (addStep, runScript), or with the banner's button
+// when the reader came by a link.
+
+import (
+	"net/url"
+
+	"github.com/idempotency-lab/lab/web/page"
+
+	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// challengeView is the goal banner above the lab's cards.
+type challengeView struct {
+	ID, Title, Goal, Hint string
+	Handler               string
+	Number, Of            int
+	Steps, Max            int
+	// Status is open, solved, toolong or crashed (the goal reached, but
+	// against the rules).
+	Status     string
+	Message    string
+	LessonURL  string
+	NextURL    string // the next challenge, "" after the last
+	ListURL    string
+	SaveAction string       // the form that saves a solution to progress
+	SaveFields []page.Field // its fields: the script and the step
+}
+
+// ChallengeIDs are the valid values of challenge=, for error messages.
+func ChallengeIDs() []string {
+	cs := practice.Challenges()
+	ids := make([]string, len(cs))
+	for i, c := range cs {
+		ids[i] = c.ID
+	}
+	return ids
+}
+
+// ChallengeStart is the lab address that starts a challenge: its
+// handlers and an empty script.
+func ChallengeStart(id string) string { return "/lab?challenge=" + url.QueryEscape(id) }
+
+// challengeBanner judges the lab's run against the state's challenge.
+func challengeBanner(t page.Text, st State, run *sim.Run) *challengeView {
+	c := st.Challenge
+	if c == nil {
+		return nil
+	}
+	all := practice.Challenges()
+	v := &challengeView{ID: c.ID, Title: c.Title.In(t.Lang()), Goal: c.Goal.In(t.Lang()), Hint: c.Hint.In(t.Lang()),
+		Handler: c.Handler, Of: len(all), Steps: st.Step, Max: c.MaxSteps, Status: "open",
+		LessonURL: "/lessons/" + c.Topic, ListURL: "/challenges",
+		SaveAction: "/challenges/" + url.PathEscape(c.ID) + "/solve"}
+	for i, o := range all {
+		if o.ID == c.ID {
+			v.Number = i + 1
+			if i+1 < len(all) {
+				v.NextURL = ChallengeStart(all[i+1].ID)
+			}
+		}
+	}
+	for _, res := range run.Results {
+		if res.Handler != c.Handler {
+			continue
+		}
+		try := c.Judge(st.Script, st.Step, res)
+		switch {
+		case try.Solved():
+			v.Status, v.Message = "solved", t.F("ch.solved", st.Step, c.MaxSteps)
+			v.SaveFields = []page.Field{{Name: "s", Value: EncodePermalink(WithSteps(st.Script, st.Step).String())}}
+		case try.Reached && try.Crashed:
+			v.Status, v.Message = "crashed", t.S("ch.crashed")
+		case try.Reached:
+			v.Status, v.Message = "toolong", t.F("ch.toolong", st.Step, c.MaxSteps)
+		default:
+			v.Message = t.F("ch.open", st.Step, c.MaxSteps)
+		}
+	}
+	return v
+}

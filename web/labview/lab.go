@@ -1,0 +1,62 @@
+// Package labview is the lab as pages show it: a lab state read from the
+// URL (a preset, a permalink or a script, the handlers, the step), its
+// replay under the gate and the delivery budget, the view models made from
+// the run, and the components that draw them (the cards, the step
+// controls, the timeline in labview/timeline). The playground (web/lab)
+// and the classroom (web/classroom) both build on it: the projector shows
+// the lab's own cards, not a copy.
+package labview
+
+import (
+	"errors"
+	"time"
+
+	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web/page"
+)
+
+// Lab is the lab as pages show it: the presets and handlers, their
+// sources, and replays under the gate and the delivery budget.
+type Lab struct {
+	*page.Shell
+	Presets   []sim.Preset
+	ByScript  map[string]string // canonical script text -> preset name
+	Handlers  []handlers.Info
+	Sources   map[string]sourceView // handler name -> highlighted source
+	CoreNames []string
+	Budget    int         // handler deliveries per replay; 0: sim.DefaultBudget
+	Gate      *replayGate // replays running at once
+}
+
+// New reads the handlers' sources and indexes the presets.
+func New(shell *page.Shell, presets []sim.Preset, budget, maxReplays int, replayWait time.Duration) (*Lab, error) {
+	l := &Lab{
+		Shell:    shell,
+		Presets:  presets,
+		ByScript: map[string]string{},
+		Handlers: handlers.List(),
+		Sources:  map[string]sourceView{},
+		Budget:   budget,
+		Gate:     newReplayGate(maxReplays, replayWait),
+	}
+	for _, p := range presets {
+		if p.Script == nil {
+			return nil, errors.New("preset " + p.Name + " has no script")
+		}
+		l.ByScript[p.Script.String()] = p.Name
+	}
+	for _, h := range l.Handlers {
+		if h.Core {
+			l.CoreNames = append(l.CoreNames, h.Name)
+		}
+		src, err := handlers.Source(h.File)
+		if err != nil {
+			return nil, err
+		}
+		if l.Sources[h.Name], err = highlight(h.File, h.Func, src); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
+}

@@ -1,0 +1,103 @@
+package labview
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"runtime"
+	"time"
+
+	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web/page"
+)
+
+// busy says every replay slot stayed taken for as long as a request may
+// wait: the answer is 503 with Retry-After (never cached: it is no 4xx).
+func busy() error {
+	return &page.Error{Status: http.StatusServiceUnavailable, Key: "err.busy", RetryAfter: busyRetryAfter}
+}
+
+// busyRetryAfter is what a busy answer tells the reader to wait, in seconds.
+const busyRetryAfter = 2
+
+// replayGate bounds the replays running at once. A replay is pure CPU, so
+// more of them than the machine has cores only makes each one slower; a
+// request waits a little for a slot and then hears that the lab is busy.
+type replayGate struct {
+	slots chan struct{}
+	wait  time.Duration
+}
+
+func newReplayGate(n int, wait time.Duration) *replayGate {
+	if n <= 0 {
+		n = 2 * runtime.GOMAXPROCS(0)
+	}
+	if wait <= 0 {
+		// Short: a replay that has to wait longer would be answered later
+		// than a reader waits for a page.
+		wait = 500 * time.Millisecond
+	}
+	return &replayGate{slots: make(chan struct{}, n), wait: wait}
+}
+
+// Acquire takes a slot, waiting at most the gate's wait, and returns the
+// function that gives it back.
+func (g *replayGate) Acquire(ctx context.Context) (release func(), err error) {
+	release = func() { <-g.slots }
+	select {
+	case g.slots <- struct{}{}:
+		return release, nil
+	default:
+	}
+	t := time.NewTimer(g.wait)
+	defer t.Stop()
+	select {
+	case g.slots <- struct{}{}:
+		return release, nil
+	case <-t.C:
+		return nil, busy()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Replay runs the script up to the step being shown, within the lab's
+// bounds: a slot at the gate, the delivery budget, and the request's
+// context, so a reader who leaves stops the work. Options.Steps of 0
+// means "all" to the engine, so step 0 runs a script with no steps.
+func (s *Lab) Replay(ctx context.Context, st State) (*sim.Run, error) {
+	release, err := s.Gate.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	sc := st.Script
+	if st.Step < st.Total() {
+		sc = WithSteps(sc, st.Step)
+	}
+	run, err := sim.Execute(ctx, sc, sim.Options{Handlers: st.Handlers, Steps: st.Step,
+		Budget: s.Budget, StepEvents: maxStepEvents})
+	var be *sim.BudgetError
+	if errors.As(err, &be) {
+		e := &page.Error{Status: http.StatusUnprocessableEntity, Key: "err.budget",
+			Args: []any{page.Bilingual{EN: be.In("en"), RU: be.In("ru")}}}
+		e.Script = st.Script.String()
+		return nil, e
+	}
+	// Any other failure is the engine's (the script parsed and the
+	// handlers exist): a 500, logged by the error wrapper. A cancelled
+	// context is passed on as it is.
+	return run, err
+}
+
+// CheckCanonical refuses a script whose canonical form, the text that
+// permalinks, rooms and redirects carry, is over the script limit: a
+// script of 65,520 bytes can grow past 64 KiB when written canonically
+// (advance 86399s becomes advance 23h59m59s), and would then be accepted
+// here and refused by the very address it was sent to.
+func CheckCanonical(sc *sim.Script) error {
+	if n := len(sc.String()); n > sim.MaxScriptBytes {
+		return &page.Error{Status: http.StatusRequestEntityTooLarge, Key: "err.canonical", Args: []any{n, sim.MaxScriptBytes}}
+	}
+	return nil
+}

@@ -1,0 +1,362 @@
+package labview
+
+import (
+	"errors"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web/page"
+)
+
+// State is everything a lab page shows, and all of it travels in the
+// URL: the script, the handlers it runs on and the step being looked at.
+type State struct {
+	Script   *sim.Script
+	Preset   string   // the preset the script is, unchanged; "" when it is not one
+	Handlers []string // handler names, in the order the cards show them
+	Step     int      // show the world after this many steps (0 to len(script.Steps))
+	// Challenge is the goal the reader is working on (challenges.go),
+	// nil for none: it travels in the URL like everything else.
+	Challenge *practice.Challenge
+}
+
+func (st State) Total() int { return len(st.Script.Steps) }
+
+// ReadState reads a lab state from URL query values or a form: one of
+// preset=NAME, s=PERMALINK or script=TEXT (none: the empty script),
+// handlers=a,b (repeatable; default: the core handlers) and step=N
+// (default: the end). Every error is an *httpError with status 400.
+func (s *Lab) ReadState(v url.Values) (State, error) {
+	var st State
+	var err error
+	// An empty value counts as absent: the picker's "empty scenario"
+	// option sends preset= with nothing after it.
+	has := func(k string) bool { return v.Get(k) != "" }
+	given := 0
+	for _, k := range []string{"preset", "s", "script"} {
+		if has(k) {
+			given++
+		}
+	}
+	if given > 1 {
+		return st, page.BadRequest("err.sources")
+	}
+	switch {
+	case has("preset"):
+		name := v.Get("preset")
+		p, ferr := sim.FindPreset(s.Presets, name)
+		if ferr != nil {
+			return st, page.BadRequest("err.preset", name, strings.Join(s.PresetNames(), ", "))
+		}
+		st.Script, st.Preset = p.Script, p.Name
+	case has("s"):
+		text, derr := DecodePermalink(v.Get("s"))
+		var pe *PermalinkError
+		if errors.As(derr, &pe) {
+			return st, page.BadRequest(pe.Key, pe.Args...)
+		}
+		if st.Script, err = ParseScript(text, "err.script"); err != nil {
+			return st, err
+		}
+	case has("script"):
+		if st.Script, err = ParseScript(v.Get("script"), "err.script"); err != nil {
+			return st, err
+		}
+	default:
+		// The empty script, with the engine's defaults in its header.
+		if st.Script, err = sim.Parse(""); err != nil {
+			return st, err
+		}
+	}
+	if st.Preset == "" {
+		st.Preset = s.ByScript[st.Script.String()]
+	}
+	if has("challenge") {
+		c, cerr := practice.FindChallenge(v.Get("challenge"))
+		if cerr != nil {
+			return st, page.BadRequest("err.challenge", v.Get("challenge"), strings.Join(ChallengeIDs(), ", "))
+		}
+		st.Challenge = &c
+	}
+	if st.Handlers, err = s.ReadHandlers(v["handlers"]); err != nil {
+		return st, err
+	}
+	if len(v["handlers"]) == 0 {
+		st.Handlers = s.defaultHandlersOf(st)
+	}
+	if c := st.Challenge; c != nil && !slices.Contains(st.Handlers, c.Handler) {
+		// The goal is judged on its handler's card: it is always shown.
+		st.Handlers = append([]string{c.Handler}, st.Handlers...)
+	}
+	st.Step = st.DefaultStep()
+	if v.Has("step") {
+		raw := v.Get("step")
+		n, err := strconv.Atoi(strings.TrimSpace(raw))
+		if err != nil || n < 0 || n > st.Total() {
+			return st, page.BadRequest("err.step", raw, st.Total())
+		}
+		st.Step = n
+	}
+	return st, nil
+}
+
+// ParseScript parses script text; a syntax error becomes a 400 whose
+// message is the parser's own (it names the line and the valid choices).
+func ParseScript(text, key string) (*sim.Script, error) {
+	sc, err := sim.Parse(text)
+	if err != nil {
+		e := page.BadRequest(key, page.ParseMessage(err, true))
+		e.Script = text
+		return nil, e
+	}
+	if err := CheckCanonical(sc); err != nil {
+		err.(*page.Error).Script = text
+		return nil, err
+	}
+	return sc, nil
+}
+
+// ReadHandlers accepts repeated values and comma-separated lists, and the
+// words core and all. No value means the core handlers.
+func (s *Lab) ReadHandlers(values []string) ([]string, error) {
+	var names []string
+	for _, v := range values {
+		for _, n := range strings.Split(v, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				names = append(names, n)
+			}
+		}
+	}
+	if len(names) == 0 {
+		if len(values) > 0 {
+			return nil, page.BadRequest("err.nohandlers")
+		}
+		return s.CoreNames, nil
+	}
+	var out []string
+	for _, n := range names {
+		switch n {
+		case "core":
+			out = append(out, s.CoreNames...)
+			continue
+		case "all":
+			for _, h := range s.Handlers {
+				out = append(out, h.Name)
+			}
+			continue
+		}
+		if !slices.ContainsFunc(s.Handlers, func(h handlers.Info) bool { return h.Name == n }) {
+			return nil, page.BadRequest("err.handler", n, strings.Join(s.handlerNames(), ", "))
+		}
+		out = append(out, n)
+	}
+	return dedupe(out), nil
+}
+
+// defaultHandlers are the handlers a script runs on when the address names
+// none: the core handlers and those its handlers: header declares, in the
+// order of the handler list.
+func (s *Lab) defaultHandlers(sc *sim.Script) []string {
+	if len(sc.Handlers) == 0 {
+		return s.CoreNames
+	}
+	var out []string
+	for _, h := range s.Handlers {
+		if slices.Contains(s.CoreNames, h.Name) || slices.Contains(sc.Handlers, h.Name) {
+			out = append(out, h.Name)
+		}
+	}
+	return out
+}
+
+// defaultHandlersOf is defaultHandlers for a state: a challenge shows its
+// own handlers, and those the script's header adds.
+func (s *Lab) defaultHandlersOf(st State) []string {
+	if st.Challenge == nil {
+		return s.defaultHandlers(st.Script)
+	}
+	out := slices.Clone(st.Challenge.Handlers)
+	for _, h := range s.Handlers {
+		if slices.Contains(st.Script.Handlers, h.Name) && !slices.Contains(out, h.Name) {
+			out = append(out, h.Name)
+		}
+	}
+	return out
+}
+
+// DefaultStep is the step an address without step= shows: a preset opens
+// at its first step, so its story unfolds step by step (as in the
+// presenter); any other script at its end.
+func (st State) DefaultStep() int {
+	if st.Preset != "" {
+		return 0
+	}
+	return st.Total()
+}
+
+func dedupe(names []string) []string {
+	seen := map[string]bool{}
+	out := names[:0:0]
+	for _, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func (s *Lab) PresetNames() []string {
+	names := make([]string, len(s.Presets))
+	for i, p := range s.Presets {
+		names[i] = p.Name
+	}
+	return names
+}
+
+func (s *Lab) handlerNames() []string {
+	names := make([]string, len(s.Handlers))
+	for i, h := range s.Handlers {
+		names[i] = h.Name
+	}
+	return names
+}
+
+// Query is the state's canonical Query string without the step: preset=
+// for an unchanged preset, s= for any other script, handlers= when they
+// are not the script's default set (defaultHandlers). Commas stay unescaped, for a readable address.
+func (s *Lab) Query(st State) string {
+	var parts []string
+	switch text := st.Script.String(); {
+	case st.Preset != "":
+		parts = append(parts, "preset="+url.QueryEscape(st.Preset))
+	case text != "":
+		parts = append(parts, "s="+EncodePermalink(text))
+	}
+	if st.Challenge != nil {
+		parts = append(parts, "challenge="+url.QueryEscape(st.Challenge.ID))
+	}
+	if !slices.Equal(st.Handlers, s.defaultHandlersOf(st)) {
+		hs := make([]string, len(st.Handlers))
+		for i, h := range st.Handlers {
+			hs[i] = url.QueryEscape(h)
+		}
+		parts = append(parts, "handlers="+strings.Join(hs, ","))
+	}
+	return strings.Join(parts, "&")
+}
+
+// URL is the canonical address of the lab at a step; the state's
+// default step (labState.defaultStep) needs no step=.
+func URL(query string, step, def int) string {
+	if step != def {
+		if query != "" {
+			query += "&"
+		}
+		query += "step=" + strconv.Itoa(step)
+	}
+	if query == "" {
+		return "/lab"
+	}
+	return "/lab?" + query
+}
+
+// WithSteps returns a copy of the script with only its first n steps.
+func WithSteps(sc *sim.Script, n int) *sim.Script {
+	c := *sc
+	c.Steps = c.Steps[:n:n]
+	return &c
+}
+
+// StepLine builds one script line from a step form. It only assembles
+// words; the parser then judges the line in the context of the script, so
+// the web and the script language accept exactly the same steps.
+func StepLine(f url.Values) (string, error) {
+	verb := strings.TrimSpace(f.Get("verb"))
+	if !slices.Contains(sim.Verbs(), verb) {
+		return "", page.BadRequest("err.verb", verb, strings.Join(sim.Verbs(), ", "))
+	}
+	words := []string{verb}
+	// opt adds name=value when the field is filled in.
+	opt := func(name, field string) error {
+		v := strings.TrimSpace(f.Get(field))
+		if v == "" {
+			return nil
+		}
+		if strings.ContainsFunc(v, isSpace) {
+			return page.BadRequest("err.field", field)
+		}
+		words = append(words, name+"="+v)
+		return nil
+	}
+	// target adds the operation a retry, change or ship is about: the
+	// form's "target" is "TENANT OP" (ids never hold spaces).
+	target := func() error {
+		tenant, op, ok := strings.Cut(strings.TrimSpace(f.Get("target")), " ")
+		if !ok || tenant == "" || op == "" || strings.ContainsFunc(op, isSpace) {
+			return page.BadRequest("err.target", verb)
+		}
+		words = append(words, op)
+		if tenant != sim.DefaultTenant {
+			words = append(words, "tenant="+tenant)
+		}
+		return nil
+	}
+	var err error
+	switch verb {
+	case sim.VerbPublish:
+		op := strings.TrimSpace(f.Get("op"))
+		if strings.ContainsFunc(op, isSpace) {
+			return "", page.BadRequest("err.field", "op")
+		}
+		if op != "" {
+			words = append(words, op)
+		}
+		err = errors.Join(opt("amount", "amount"), opt("tenant", "tenant"), opt("key", "key"))
+	case sim.VerbRetry, sim.VerbShip:
+		err = target()
+	case sim.VerbChangePayload:
+		err = errors.Join(target(), opt("amount", "amount"))
+	case sim.VerbDeliver:
+		err = opt("crash", "crash")
+	case sim.VerbAdvance:
+		d := strings.TrimSpace(f.Get("duration"))
+		if strings.ContainsFunc(d, isSpace) {
+			return "", page.BadRequest("err.field", "duration")
+		}
+		words = append(words, d)
+	case sim.VerbGateway:
+		// The buttons send one of the settings that need no number; the
+		// parser judges anything else ("dedup on" is two words).
+		st := strings.TrimSpace(f.Get("state"))
+		switch st {
+		case sim.GatewayDedupOn, sim.GatewayDedupOff:
+		default:
+			if strings.ContainsFunc(st, isSpace) {
+				return "", page.BadRequest("err.field", "state")
+			}
+		}
+		words = append(words, st)
+	case sim.VerbDeliverConcurrent:
+		if f.Get("same") != "" {
+			words = append(words, "same")
+		}
+	}
+	if err != nil {
+		var he *page.Error
+		if errors.As(err, &he) {
+			return "", he
+		}
+		return "", err
+	}
+	return strings.Join(words, " "), nil
+}
+
+func isSpace(r rune) bool {
+	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f' || r == 0x85 || r == 0xa0
+}
