@@ -37,6 +37,10 @@ Usage:
   lab run PRESET|FILE|- [--handlers a,b|core|all] [--json] [--steps N]
             [--budget 20000]
                           run a scenario on each handler and print the outcome
+  lab check HANDLER[,HANDLER...]|core|all [--depth 4] [--runs 2000]
+            [--len 8] [--seed 1] [--budget DUR] [--header "..."] [--json]
+                          search every schedule up to a depth, then random
+                          ones, for the shortest failure of each handler
   lab scenarios           list the preset scenarios
   lab handlers            list the handlers
   lab help                show this help
@@ -54,6 +58,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdServe(ctx, args[1:], stdout, stderr)
 	case "run":
 		return cmdRun(ctx, args[1:], stdin, stdout, stderr)
+	case "check":
+		return cmdCheck(ctx, args[1:], stdout, stderr)
 	case "scenarios":
 		return cmdScenarios(args[1:], stdout, stderr)
 	case "handlers":
@@ -62,7 +68,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "lab: unknown command %q; valid commands: serve, run, scenarios, handlers, help\n\n%s", args[0], usage)
+	fmt.Fprintf(stderr, "lab: unknown command %q; valid commands: serve, run, check, scenarios, handlers, help\n\n%s", args[0], usage)
 	return exitUsage
 }
 

@@ -1,0 +1,282 @@
+// Package check searches schedules for the shortest failure of a handler,
+// as TLC searches states for the shortest counterexample: every script up
+// to a depth, built from the script language's own steps, then seeded
+// random scripts up to a longer length. Each script runs on a fresh world
+// and is settled and judged by the engine's oracle (sim.Verdict); the
+// first script of each failing verdict is shrunk to a 1-minimal one:
+// removing any of its steps, or simplifying any, makes that verdict go.
+//
+// The search is deterministic for a seed: the same options give the same
+// report, byte for byte, unless a time budget cuts it short (Report.Partial).
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// Defaults of Options.
+const (
+	DefaultDepth = 4
+	DefaultRuns  = 2000
+	DefaultLen   = 8
+	DefaultSeed  = 1
+)
+
+// Options choose how far a search goes.
+type Options struct {
+	Depth  int           // every script up to this many steps; 0: DefaultDepth
+	Runs   int           // random scripts after the exhaustive part; 0: DefaultRuns, negative: none
+	Len    int           // the longest random script; 0: DefaultLen
+	Seed   uint64        // the random scripts' seed; 0: DefaultSeed
+	Budget time.Duration // stop after this long (the report says Partial); 0: no limit
+	// Header is script header lines every script starts with, such as
+	// "inbox-retention: 1h"; the TTLs in it are what advance steps cross.
+	Header string
+	// now reads the clock for Budget; tests replace it.
+	now func() time.Time
+}
+
+func (o Options) withDefaults() Options {
+	if o.Depth == 0 {
+		o.Depth = DefaultDepth
+	}
+	if o.Runs == 0 {
+		o.Runs = DefaultRuns
+	}
+	if o.Len == 0 {
+		o.Len = DefaultLen
+	}
+	if o.Seed == 0 {
+		o.Seed = DefaultSeed
+	}
+	if o.now == nil {
+		o.now = time.Now
+	}
+	return o
+}
+
+// Failure is a minimal script that makes a handler fail one way.
+type Failure struct {
+	Verdict  sim.Verdict `json:"verdict"`
+	Script   string      `json:"script"` // canonical script text, header included
+	Steps    int         `json:"steps"`
+	Settled  int64       `json:"settled"`
+	Expected int64       `json:"expected"`
+	Reason   string      `json:"reason"`
+}
+
+// Report is what a search found for one handler.
+type Report struct {
+	Handler string `json:"handler"`
+	// Failures holds the shortest story found for each verdict, the
+	// shortest first (ties: duplicate, lost, poison, silent-conflict).
+	Failures []Failure `json:"failures"`
+	Explored int       `json:"explored"` // scripts run, shrinking included
+	Depth    int       `json:"depth"`
+	Runs     int       `json:"runs"`
+	Len      int       `json:"len"`
+	Seed     uint64    `json:"seed"`
+	Partial  bool      `json:"partial,omitempty"` // the time budget ended the search early
+}
+
+// Failed reports whether any failure was found.
+func (r Report) Failed() bool { return len(r.Failures) > 0 }
+
+// errBudget ends a search when its time is up.
+var errBudget = errors.New("time budget spent")
+
+// searcher holds one search's state.
+type searcher struct {
+	ctx      context.Context
+	handler  string
+	opt      Options
+	header   *sim.Script
+	gateway  bool // the handler calls the payment gateway
+	deadline time.Time
+	explored int
+	found    map[sim.Verdict]Failure
+}
+
+// Check searches one handler. It fails only on a bad handler name or
+// header, or when ctx ends.
+func Check(ctx context.Context, handler string, opt Options) (Report, error) {
+	opt = opt.withDefaults()
+	infos, err := sim.Handlers([]string{handler})
+	if err != nil {
+		return Report{}, err
+	}
+	if len(infos) != 1 || handler == "core" || handler == "all" {
+		return Report{}, fmt.Errorf("check one handler at a time, got %q", handler)
+	}
+	header, err := sim.Parse(opt.Header)
+	if err != nil {
+		return Report{}, fmt.Errorf("header: %w", err)
+	}
+	if len(header.Steps) > 0 {
+		return Report{}, errors.New("header: only header lines, no steps")
+	}
+	s := &searcher{ctx: ctx, handler: handler, opt: opt, header: header,
+		gateway: usesGateway(infos[0]), found: map[sim.Verdict]Failure{}}
+	if opt.Budget > 0 {
+		s.deadline = opt.now().Add(opt.Budget)
+	}
+	rep := Report{Handler: handler, Depth: opt.Depth, Runs: max(opt.Runs, 0), Len: opt.Len, Seed: opt.Seed}
+	err = s.exhaustive()
+	if err == nil && opt.Runs > 0 {
+		err = s.random()
+	}
+	switch {
+	case errors.Is(err, errBudget):
+		rep.Partial = true
+	case err != nil:
+		return Report{}, err
+	}
+	for _, f := range s.found {
+		rep.Failures = append(rep.Failures, f)
+	}
+	slices.SortFunc(rep.Failures, func(a, b Failure) int {
+		if a.Steps != b.Steps {
+			return a.Steps - b.Steps
+		}
+		return verdictRank(a.Verdict) - verdictRank(b.Verdict)
+	})
+	rep.Explored = s.explored
+	return rep, nil
+}
+
+func verdictRank(v sim.Verdict) int { return slices.Index(sim.Verdicts(), v) }
+
+// usesGateway says whether a handler charges through the payment gateway:
+// the gateway steps matter to it only then. The Redis handlers do.
+func usesGateway(h handlers.Info) bool { return h.Redis }
+
+// run executes a script on the handler and returns its settled result.
+func (s *searcher) run(steps []string) (sim.Result, *sim.Script, error) {
+	if err := s.ctx.Err(); err != nil {
+		return sim.Result{}, nil, err
+	}
+	if !s.deadline.IsZero() && s.opt.now().After(s.deadline) {
+		return sim.Result{}, nil, errBudget
+	}
+	sc, err := sim.Parse(s.text(steps))
+	if err != nil {
+		return sim.Result{}, nil, nil // not a valid script: skipped, not run
+	}
+	s.explored++
+	run, err := sim.Execute(s.ctx, sc, sim.Options{Handlers: []string{s.handler}, StepEvents: 1})
+	if err != nil {
+		var be *sim.BudgetError
+		if errors.As(err, &be) {
+			return sim.Result{}, nil, nil // past the delivery budget: not a story worth telling
+		}
+		return sim.Result{}, nil, err
+	}
+	return run.Results[0], sc, nil
+}
+
+func (s *searcher) text(steps []string) string {
+	return s.header.String() + strings.Join(steps, "\n") + "\n"
+}
+
+// judge records a failing run, shrunk, unless a story as short is known
+// for its verdict.
+func (s *searcher) judge(steps []string, res sim.Result) error {
+	if res.Verdict == sim.OK {
+		return nil
+	}
+	if f, ok := s.found[res.Verdict]; ok && f.Steps <= len(steps) {
+		return nil
+	}
+	min, res, err := s.shrink(steps, res.Verdict, res)
+	if err != nil {
+		return err
+	}
+	if f, ok := s.found[res.Verdict]; ok && f.Steps <= len(min) {
+		return nil
+	}
+	sc, err := sim.Parse(s.text(min))
+	if err != nil {
+		return err
+	}
+	s.found[res.Verdict] = Failure{Verdict: res.Verdict, Script: sc.String(), Steps: len(min),
+		Settled: res.Settled, Expected: res.Expected, Reason: res.Reason}
+	return nil
+}
+
+// exhaustive runs every script up to the depth, breadth first, so the
+// first failure of a verdict is one of the shortest. A step that changed
+// nothing (an idle one) ends its branch: anything after it is found
+// without it.
+func (s *searcher) exhaustive() error {
+	level := [][]string{nil}
+	for depth := 1; depth <= s.opt.Depth; depth++ {
+		var next [][]string
+		for _, prefix := range level {
+			for _, step := range s.alphabet(prefix) {
+				steps := append(slices.Clip(prefix), step)
+				res, sc, err := s.run(steps)
+				if err != nil {
+					return err
+				}
+				if sc == nil || idle(res, len(steps)) {
+					continue
+				}
+				if err := s.judge(steps, res); err != nil {
+					return err
+				}
+				next = append(next, steps)
+			}
+		}
+		level = next
+	}
+	return nil
+}
+
+// random runs Runs scripts of 1 to Len steps, each step drawn from the
+// alphabet of the script so far.
+func (s *searcher) random() error {
+	rng := rand.New(rand.NewPCG(s.opt.Seed, 0x1de3))
+	for range s.opt.Runs {
+		n := 1 + rng.IntN(s.opt.Len)
+		var steps []string
+		for range n {
+			alpha := s.alphabet(steps)
+			steps = append(steps, alpha[rng.IntN(len(alpha))])
+		}
+		res, sc, err := s.run(steps)
+		if err != nil {
+			return err
+		}
+		if sc == nil {
+			continue
+		}
+		if err := s.judge(steps, res); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// idle reports whether the script's last step changed nothing: its
+// events are only the broker's notes (a deliver with nothing ready). The
+// run keeps one event per step (Options.StepEvents) and counts the rest.
+func idle(res sim.Result, step int) bool {
+	if step > len(res.Trace) || res.Trace[step-1].Omitted > 0 {
+		return false
+	}
+	for _, e := range res.Trace[step-1].Events {
+		if e.Kind != sim.KindNote || e.Actor != "broker" {
+			return false
+		}
+	}
+	return true
+}

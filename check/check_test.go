@@ -1,0 +1,169 @@
+package check
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// quick is a search small enough for every test run: every script up to
+// three steps, then a few random ones.
+var quick = Options{Depth: 3, Runs: 200, Len: 6}
+
+func mustCheck(t *testing.T, handler string, opt Options) Report {
+	t.Helper()
+	rep, err := Check(context.Background(), handler, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func failure(rep Report, v sim.Verdict) (Failure, bool) {
+	for _, f := range rep.Failures {
+		if f.Verdict == v {
+			return f, true
+		}
+	}
+	return Failure{}, false
+}
+
+// TestNaiveFailsInTwoSteps: the lectures' first story, found first: a
+// crash after the credit, before the ack, and the redelivery credits again.
+func TestNaiveFailsInTwoSteps(t *testing.T) {
+	rep := mustCheck(t, "naive", quick)
+	if !rep.Failed() {
+		t.Fatal("naive passed")
+	}
+	top := rep.Failures[0]
+	if top.Verdict != sim.Duplicate || top.Steps != 2 ||
+		top.Script != "publish a amount=10000\ndeliver crash=before-ack\n" {
+		t.Errorf("shortest failure %s in %d steps:\n%s", top.Verdict, top.Steps, top.Script)
+	}
+}
+
+// TestAntiPatternsShowTheirFailure: each anti-pattern fails the way its
+// lesson says, among whatever else the search finds.
+func TestAntiPatternsShowTheirFailure(t *testing.T) {
+	for _, tc := range []struct {
+		handler string
+		verdict sim.Verdict
+		why     string
+	}{
+		{"check-then-insert", sim.Duplicate, "a race: two workers pass the SELECT before either INSERTs"},
+		{"unique-error", sim.Poison, "a repeat hits UNIQUE, is reported as a failure and loops to the DLQ"},
+		{"marker-first", sim.Lost, "the marker commits, the worker dies before the credit"},
+		{"effect-first", sim.Duplicate, "the credit commits, the worker dies before the marker"},
+		{"broker-key", sim.Duplicate, "a producer retry has a new transport id"},
+		{"setnx-no-release", sim.Lost, "a dead worker's claim blocks every copy"},
+		{"inbox-no-hash", sim.SilentConflict, "a changed payload is acked as a repeat"},
+	} {
+		t.Run(tc.handler, func(t *testing.T) {
+			rep := mustCheck(t, tc.handler, quick)
+			if _, ok := failure(rep, tc.verdict); !ok {
+				t.Errorf("%s: no %s found (%s); found %+v", tc.handler, tc.verdict, tc.why, rep.Failures)
+			}
+		})
+	}
+}
+
+// TestFailuresReplayAndAreMinimal: every reported script, run from scratch
+// on a fresh world, gives the reported verdict and balances; and removing
+// any one of its steps makes that verdict go (1-minimal).
+func TestFailuresReplayAndAreMinimal(t *testing.T) {
+	for _, h := range []string{"naive", "unique", "setnx", "check-then-insert", "unique-error"} {
+		rep := mustCheck(t, h, quick)
+		for _, f := range rep.Failures {
+			res := replay(t, f.Script, h)
+			if res.Verdict != f.Verdict || res.Settled != f.Settled || res.Expected != f.Expected {
+				t.Errorf("%s: replaying %q gives %s %d/%d, the report says %s %d/%d", h, f.Script,
+					res.Verdict, res.Settled, res.Expected, f.Verdict, f.Settled, f.Expected)
+			}
+			lines := strings.Split(strings.TrimSpace(f.Script), "\n")
+			for i := range lines {
+				shorter := strings.Join(append(append([]string(nil), lines[:i]...), lines[i+1:]...), "\n") + "\n"
+				sc, err := sim.Parse(shorter)
+				if err != nil || len(sc.Steps) == 0 {
+					continue // not a script without this line: it cannot go
+				}
+				if r := replay(t, shorter, h); r.Verdict == f.Verdict {
+					t.Errorf("%s: %s is not minimal: without line %d it is still %s:\n%s", h, f.Verdict, i+1, r.Verdict, shorter)
+				}
+			}
+		}
+	}
+}
+
+func replay(t *testing.T, script, handler string) sim.Result {
+	t.Helper()
+	sc, err := sim.Parse(script)
+	if err != nil {
+		t.Fatalf("%q: %v", script, err)
+	}
+	run, err := sim.Execute(context.Background(), sc, sim.Options{Handlers: []string{handler}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run.Results[0]
+}
+
+// TestDeterministic: the same options give the same report, random part
+// included; another seed may explore differently.
+func TestDeterministic(t *testing.T) {
+	a := mustCheck(t, "setnx", quick)
+	b := mustCheck(t, "setnx", quick)
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("two searches differ:\n%+v\n%+v", a, b)
+	}
+}
+
+// TestBudgetStopsTheSearch: past its time budget the search stops and says
+// so. The clock is the test's: it moves a second on every reading.
+func TestBudgetStopsTheSearch(t *testing.T) {
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	opt := quick
+	opt.Budget = 10 * time.Second
+	opt.now = func() time.Time { clock = clock.Add(time.Second); return clock }
+	rep := mustCheck(t, "inbox", opt)
+	if !rep.Partial || rep.Explored > 10 {
+		t.Errorf("partial %v after %d scripts; want a stop within about 10", rep.Partial, rep.Explored)
+	}
+}
+
+// TestHeaderTTLsAreCrossed: the alphabet advances past each TTL of the
+// header, so a short inbox retention is found out (the late duplicate).
+func TestHeaderTTLsAreCrossed(t *testing.T) {
+	opt := quick
+	opt.Header = "inbox-retention: 1h\n"
+	rep := mustCheck(t, "inbox", opt)
+	f, ok := failure(rep, sim.Duplicate)
+	if !ok || !strings.Contains(f.Script, "advance 1h1m") || !strings.Contains(f.Script, "inbox-retention: 1h") {
+		t.Errorf("no late duplicate past a 1h retention: %+v", rep.Failures)
+	}
+}
+
+func TestCheckRefuses(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		handler, header, want string
+	}{
+		{"nope", "", "unknown handler"},
+		{"core", "", "one handler at a time"},
+		{"naive", "publish a amount=1\n", "only header lines"},
+		{"naive", "max-deliveries: many\n", "header"},
+	} {
+		_, err := Check(ctx, tc.handler, Options{Header: tc.header})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Check(%q, header %q) = %v, want an error mentioning %q", tc.handler, tc.header, err, tc.want)
+		}
+	}
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := Check(cancelled, "naive", quick); err == nil {
+		t.Error("a cancelled search reported no error")
+	}
+}

@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/idempotency-lab/lab/check"
+	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web/labview"
+)
+
+// checkReport is one handler's result as `lab check --json` prints it: the
+// shortest failure at the top level, every verdict's in failures.
+type checkReport struct {
+	Handler   string         `json:"handler"`
+	Failed    bool           `json:"failed"`
+	Verdict   sim.Verdict    `json:"verdict,omitempty"`
+	Script    string         `json:"script,omitempty"`
+	Steps     int            `json:"steps,omitempty"`
+	Permalink string         `json:"permalink,omitempty"`
+	Failures  []checkFailure `json:"failures"`
+	Explored  int            `json:"explored"`
+	Depth     int            `json:"depth"`
+	Runs      int            `json:"runs"`
+	Seed      uint64         `json:"seed"`
+	Partial   bool           `json:"partial,omitempty"`
+	// PerSecond is how many scripts a second the search ran.
+	PerSecond int `json:"schedules_per_second"`
+}
+
+type checkFailure struct {
+	Verdict   sim.Verdict `json:"verdict"`
+	Script    string      `json:"script"`
+	Steps     int         `json:"steps"`
+	Permalink string      `json:"permalink"`
+	Settled   int64       `json:"settled"`
+	Expected  int64       `json:"expected"`
+}
+
+// permalink is the lab address that replays a script on one handler.
+func permalink(script, handler string) string {
+	return "/lab?s=" + labview.EncodePermalink(script) + "&handlers=" + url.QueryEscape(handler)
+}
+
+// cmdCheck searches schedules for the shortest failure of each handler.
+// Exit status: 0 when every handler passed, 1 when any failed (or the lab
+// broke), 2 on bad input.
+func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("lab check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	depth := fs.Int("depth", check.DefaultDepth, "run every script up to this many steps")
+	runs := fs.Int("runs", check.DefaultRuns, "then this many random scripts (0: none)")
+	length := fs.Int("len", check.DefaultLen, "the longest random script")
+	seed := fs.Uint64("seed", check.DefaultSeed, "the random scripts' seed (the same seed, the same report)")
+	budget := fs.Duration("budget", 0, "stop each handler's search after this long (0: no limit; the report then says partial)")
+	header := fs.String("header", "", `header lines every script starts with, such as "inbox-retention: 1h" (separate lines with ;)`)
+	asJSON := fs.Bool("json", false, "print the reports as JSON")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(pos) != 1 {
+		fmt.Fprintf(stderr, "lab check: want the handlers to check (a name, a comma-separated list, core or all), got %d arguments\n", len(pos))
+		return exitUsage
+	}
+	switch {
+	case *depth < 1 || *depth > 6:
+		fmt.Fprintf(stderr, "lab check: --depth %d: must be from 1 to 6 (each step multiplies the scripts by about 15)\n", *depth)
+		return exitUsage
+	case *runs < 0:
+		fmt.Fprintf(stderr, "lab check: --runs %d: must be 0 (none) or more\n", *runs)
+		return exitUsage
+	case *length < 1 || *length > 50:
+		fmt.Fprintf(stderr, "lab check: --len %d: must be from 1 to 50\n", *length)
+		return exitUsage
+	case *budget < 0:
+		fmt.Fprintf(stderr, "lab check: --budget %v: must be 0 (no limit) or more\n", *budget)
+		return exitUsage
+	}
+	infos, err := sim.Handlers(strings.Split(pos[0], ","))
+	if err != nil {
+		fmt.Fprintf(stderr, "lab check: %v\n", err)
+		return exitUsage
+	}
+	opt := check.Options{Depth: *depth, Runs: *runs, Len: *length, Seed: *seed, Budget: *budget,
+		Header: strings.ReplaceAll(*header, ";", "\n")}
+	if opt.Runs == 0 {
+		opt.Runs = -1 // the flag's 0 means none; the package's 0 means its default
+	}
+	var reports []checkReport
+	failed := false
+	for _, h := range infos {
+		start := time.Now()
+		rep, err := check.Check(ctx, h.Name, opt)
+		if err != nil {
+			fmt.Fprintf(stderr, "lab check: %s: %v\n", h.Name, err)
+			if errors.Is(err, context.Canceled) || strings.HasPrefix(err.Error(), "header") {
+				return exitUsage
+			}
+			return exitError
+		}
+		elapsed := time.Since(start)
+		cr := checkReport{Handler: h.Name, Failed: rep.Failed(), Explored: rep.Explored, Depth: rep.Depth,
+			Runs: rep.Runs, Seed: rep.Seed, Partial: rep.Partial, Failures: []checkFailure{}}
+		if elapsed > 0 {
+			cr.PerSecond = int(float64(rep.Explored) / elapsed.Seconds())
+		}
+		for _, f := range rep.Failures {
+			cr.Failures = append(cr.Failures, checkFailure{Verdict: f.Verdict, Script: f.Script, Steps: f.Steps,
+				Permalink: permalink(f.Script, h.Name), Settled: f.Settled, Expected: f.Expected})
+		}
+		if rep.Failed() {
+			failed = true
+			top := cr.Failures[0]
+			cr.Verdict, cr.Script, cr.Steps, cr.Permalink = top.Verdict, top.Script, top.Steps, top.Permalink
+		}
+		reports = append(reports, cr)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(reports); err != nil {
+			fmt.Fprintf(stderr, "lab check: %v\n", err)
+			return exitError
+		}
+	} else {
+		printCheck(stdout, reports)
+	}
+	if failed {
+		return exitError
+	}
+	return exitOK
+}
+
+// printCheck writes a table of handlers and their shortest failures, then
+// each minimal script with the address that replays it.
+func printCheck(w io.Writer, reports []checkReport) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "handler\tshortest failure\tsteps\tother failures\tscripts run")
+	for _, r := range reports {
+		if !r.Failed {
+			note := fmt.Sprintf("none up to depth %d and %d random scripts", r.Depth, r.Runs)
+			if r.Partial {
+				note += " (stopped by --budget)"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t\t\t%d\n", r.Handler, note, r.Explored)
+			continue
+		}
+		var others []string
+		for _, f := range r.Failures[1:] {
+			others = append(others, fmt.Sprintf("%s (%d)", f.Verdict, f.Steps))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\n", r.Handler, r.Verdict, r.Steps, strings.Join(others, ", "), r.Explored)
+	}
+	tw.Flush()
+	for _, r := range reports {
+		for _, f := range r.Failures {
+			fmt.Fprintf(w, "\n%s: %s in %d steps (settled %s, expected %s)\n", r.Handler, f.Verdict, f.Steps,
+				money(f.Settled), money(f.Expected))
+			for _, line := range strings.Split(strings.TrimRight(f.Script, "\n"), "\n") {
+				fmt.Fprintf(w, "    %s\n", line)
+			}
+			fmt.Fprintf(w, "  replay: %s\n", f.Permalink)
+		}
+	}
+}
+
+func money(minor int64) string { return fmt.Sprintf("%d.%02d", minor/100, minor%100) }
