@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -55,5 +56,40 @@ func TestOracleEdges(t *testing.T) {
 				t.Errorf("%s: verdict %s (%s), want %s with %q", tc.handler, r.Verdict, r.Reason, tc.verdict, tc.reason)
 			}
 		})
+	}
+}
+
+// TestOracleTwoPayloads: a key that carries two payloads is judged by what
+// a consumer can know. The crashed first payload goes back behind the
+// changed one, so settlement delivers the changed one first: applying it
+// and quarantining the other is right, though the other was published
+// first; acking the other without a trace is a silent conflict, not the
+// duplicate the totals would suggest.
+func TestOracleTwoPayloads(t *testing.T) {
+	script := "publish a amount=5000\nchange-payload a amount=7000\ndeliver crash=before-effect\n"
+	s, err := sim.Parse(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := sim.Execute(context.Background(), s, sim.Options{Handlers: []string{"all"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]sim.Verdict{
+		"inbox":        sim.OK,             // applies 70, quarantines 50: exactly as designed
+		"unique":       sim.SilentConflict, // applies 70, acks 50 as a harmless repeat
+		"statemachine": sim.SilentConflict, // the same: it compares states, not payloads
+		"naive":        sim.Duplicate,      // applies both
+		"broker-key":   sim.Duplicate,      // two transport ids: applies both
+		"setnx":        sim.Lost,           // the crashed claim stays "processing": neither is charged
+		"unique-error": sim.Poison,         // 50 hits UNIQUE after 70 was applied, and loops to the DLQ
+	}
+	for _, r := range run.Results {
+		if v, ok := want[r.Handler]; ok && r.Verdict != v {
+			t.Errorf("%s: %s (%s), want %s", r.Handler, r.Verdict, r.Reason, v)
+		}
+		if fmt.Sprint(r.ExpectedOneOf) != "[5000 7000]" {
+			t.Errorf("%s: expected one of %v, want [5000 7000]", r.Handler, r.ExpectedOneOf)
+		}
 	}
 }

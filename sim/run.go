@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -20,7 +22,7 @@ const (
 	Duplicate      Verdict = "duplicate"       // credited more than the intents asked for
 	Lost           Verdict = "lost"            // credited less
 	Poison         Verdict = "poison"          // an applied message kept failing until the DLQ
-	SilentConflict Verdict = "silent-conflict" // a changed payload was acked as success, not quarantined
+	SilentConflict Verdict = "silent-conflict" // another payload of a key was acked as a success, neither applied nor quarantined
 	OK             Verdict = "ok"
 )
 
@@ -54,16 +56,19 @@ type Run struct {
 
 // Result is one handler's run.
 type Result struct {
-	Handler      string  `json:"handler"`
-	Balance      int64   `json:"balance"`  // credited by the end of the script
-	Settled      int64   `json:"settled"`  // credited after settlement
-	Expected     int64   `json:"expected"` // what the intents asked for
-	Verdict      Verdict `json:"verdict"`
-	Reason       string  `json:"reason"`
-	Deliveries   int     `json:"deliveries"`
-	DeadLettered int     `json:"dead_lettered"`
-	Quarantined  int     `json:"quarantined"`
-	GatewayCalls int     `json:"gateway_calls"`
+	Handler  string `json:"handler"`
+	Balance  int64  `json:"balance"`  // credited by the end of the script
+	Settled  int64  `json:"settled"`  // credited after settlement
+	Expected int64  `json:"expected"` // what the intents asked for
+	// ExpectedOneOf lists the totals that are right when a key carries
+	// two payloads (either one, applied once, is right); empty otherwise.
+	ExpectedOneOf []int64 `json:"expected_one_of,omitempty"`
+	Verdict       Verdict `json:"verdict"`
+	Reason        string  `json:"reason"`
+	Deliveries    int     `json:"deliveries"`
+	DeadLettered  int     `json:"dead_lettered"`
+	Quarantined   int     `json:"quarantined"`
+	GatewayCalls  int     `json:"gateway_calls"`
 	// Conflicts counts the changed payloads acked as a success without
 	// quarantine, settlement included: the KindConflict events.
 	Conflicts  int     `json:"-"`
@@ -287,6 +292,7 @@ func runHandler(ctx context.Context, s *Script, h handlers.Info, steps int, lim 
 	}
 	res.Settlement.Balance, res.Settlement.Expected = res.Settled, w.expected()
 	res.Expected = w.expected()
+	res.ExpectedOneOf = w.expectedOneOf()
 	if res.Quarantined, err = w.quarantined(); err != nil {
 		return res, err
 	}
@@ -299,8 +305,22 @@ func runHandler(ctx context.Context, s *Script, h handlers.Info, steps int, lim 
 // verdict is the oracle. Totals first; then each operation on its own, so
 // that one operation credited twice and another never cannot cancel out
 // into a balance that looks right.
+//
+// A key that carries two payloads (a changed payload reused it) is judged
+// by what a consumer can know: the broker may deliver the payloads in
+// either order, so which one was published first is not. Such a key is
+// right when exactly one of its payloads was applied, once; applied more
+// than once (one payload twice, or both) is a duplicate, never applied is
+// lost, and another payload acked without applying or quarantining it is a
+// silent conflict (checkQuarantined). The totals cannot judge such a run:
+// the expected total is one of several.
 func (w *world) verdict(settled, expected int64) (Verdict, string) {
+	twoPayloads := false
+	for _, in := range w.intents {
+		twoPayloads = twoPayloads || len(in.variants) > 1
+	}
 	switch {
+	case twoPayloads:
 	case settled > expected:
 		return Duplicate, fmt.Sprintf("credited %d, expected %d: %d too much", settled, expected, settled-expected)
 	case settled < expected:
@@ -308,7 +328,17 @@ func (w *world) verdict(settled, expected int64) (Verdict, string) {
 	}
 	var over, under []string
 	for _, in := range w.intentList() {
-		got := w.applied[intentKey{in.tenant, in.op}]
+		ik := intentKey{in.tenant, in.op}
+		got := w.applied[ik]
+		if len(in.variants) > 1 {
+			switch n := w.applicationCount(ik); {
+			case n > 1:
+				over = append(over, fmt.Sprintf("%s/%s applied %d times (payloads %s), want one of them once", in.tenant, in.op, n, amounts(in.variants)))
+			case n == 0:
+				under = append(under, fmt.Sprintf("%s/%s never applied (payloads %s)", in.tenant, in.op, amounts(in.variants)))
+			}
+			continue
+		}
 		switch {
 		case got > in.amount:
 			over = append(over, fmt.Sprintf("%s/%s credited %d of %d", in.tenant, in.op, got, in.amount))
@@ -316,11 +346,15 @@ func (w *world) verdict(settled, expected int64) (Verdict, string) {
 			under = append(under, fmt.Sprintf("%s/%s credited %d of %d", in.tenant, in.op, got, in.amount))
 		}
 	}
+	prefix := "the total looks right, but errors cancel out: "
+	if twoPayloads {
+		prefix = ""
+	}
 	if len(over) > 0 {
-		return Duplicate, "the total looks right, but errors cancel out: " + strings.Join(append(over, under...), "; ")
+		return Duplicate, prefix + strings.Join(append(over, under...), "; ")
 	}
 	if len(under) > 0 {
-		return Lost, "the total looks right, but errors cancel out: " + strings.Join(under, "; ")
+		return Lost, prefix + strings.Join(under, "; ")
 	}
 	for _, m := range w.broker.DLQ {
 		if w.failedAfterApplied[m] {
@@ -331,6 +365,15 @@ func (w *world) verdict(settled, expected int64) (Verdict, string) {
 		return SilentConflict, fmt.Sprintf("%s acked as a success though the amount changed", plural(w.conflicts, "changed payload"))
 	}
 	return OK, fmt.Sprintf("credited %d, as expected", settled)
+}
+
+// amounts writes payload amounts as "5000 / 7000".
+func amounts(as []int64) string {
+	s := make([]string, len(as))
+	for i, a := range as {
+		s[i] = strconv.FormatInt(a, 10)
+	}
+	return strings.Join(s, " / ")
 }
 
 // settle finishes what the script left open: the gateway comes back (its
@@ -510,7 +553,8 @@ func (w *world) publish(st Step) error {
 		if st.Verb != VerbPublish {
 			return fmt.Errorf("%s %s: operation not published", st.Verb, st.Op)
 		}
-		in = &intent{tenant: st.Tenant, op: st.Op, account: st.Account, amount: st.Amount, keyMode: st.KeyMode, key: st.Op}
+		in = &intent{tenant: st.Tenant, op: st.Op, account: st.Account, amount: st.Amount, keyMode: st.KeyMode, key: st.Op,
+			variants: []int64{st.Amount}}
 		if st.KeyMode == KeyV7 {
 			in.key = w.newKey(true)
 		}
@@ -529,6 +573,9 @@ func (w *world) publish(st Step) error {
 	if st.Verb == VerbChangePayload {
 		m.Amount = st.Amount
 		m.Changed = st.Amount != in.amount
+		if !slices.Contains(in.variants, st.Amount) {
+			in.variants = append(in.variants, st.Amount)
+		}
 	}
 	w.broker.Publish(m)
 	what, whatRU := "publish", "публикация"
@@ -771,10 +818,13 @@ func (w *world) work(wk *worker, yielded chan bool) {
 	w.t.add(Event{Actor: "broker", Kind: KindDeliver, Msg: m.TransportID, To: wk.name,
 		Text:   fmt.Sprintf("%s to %s: key %s, %s +%d (delivery %d%s)", m.TransportID, wk.name, m.Key, m.Account, m.Amount, wk.delivery, redelivered),
 		TextRU: fmt.Sprintf("%s для %s: ключ %s, %s +%d (доставка %d%s)", m.TransportID, wk.name, m.Key, m.Account, m.Amount, wk.delivery, redeliveredRU)})
-	// Only a changed payload asks whether the handler quarantined it.
-	quarantinedBefore := 0
-	if m.Changed {
-		quarantinedBefore = w.quietQuarantined()
+	// Only a key with two payloads asks whether the handler quarantined
+	// a message, and whether this delivery applied it.
+	ik := intentKey{m.Tenant, m.Op}
+	twoPayloads := w.intents[ik] != nil && len(w.intents[ik].variants) > 1
+	quarantinedBefore, appliedBefore := 0, 0
+	if twoPayloads {
+		quarantinedBefore, appliedBefore = w.quietQuarantined(), w.applications[ik][m.Amount]
 	}
 
 	point := func(name string) {
@@ -787,7 +837,7 @@ func (w *world) work(wk *worker, yielded chan bool) {
 		// A handler whose effect is a charge was counted by the gateway,
 		// which knows whether money moved; the others' effect is durable here.
 		if name == handlers.AfterEffect && wk.charges == 0 {
-			w.applied[intentKey{m.Tenant, m.Op}] += m.Amount
+			w.apply(m, m.Amount)
 		}
 		if name == wk.crash {
 			w.t.say(KindCrash, "worker dies at "+name, "воркер падает в точке "+name)
@@ -839,15 +889,28 @@ func (w *world) work(wk *worker, yielded chan bool) {
 	}
 	w.t.say(KindAck, "ack "+m.TransportID, "ack "+m.TransportID)
 	w.broker.Ack(m)
-	if m.Changed {
-		w.checkQuarantined(m, quarantinedBefore)
+	if twoPayloads {
+		w.checkQuarantined(m, quarantinedBefore, appliedBefore)
 	}
 }
 
-// checkQuarantined is the oracle looking at a changed payload the handler
-// acked: unless the quarantine recorded it, it is a silent conflict.
-func (w *world) checkQuarantined(m *Message, quarantinedBefore int) {
-	if w.quietQuarantined() == quarantinedBefore {
+// checkQuarantined is the oracle looking at a message the handler acked
+// under a key that carries two payloads. The broker may deliver them in
+// either order, so no consumer can know which was published first: a
+// message counts as a silent conflict when the handler acked it without
+// applying it and without quarantining it, while another payload of the
+// key was applied. (Applied is judged by verdict; quarantined is what the
+// lab wants.)
+func (w *world) checkQuarantined(m *Message, quarantinedBefore, appliedBefore int) {
+	ik := intentKey{m.Tenant, m.Op}
+	if w.applications[ik][m.Amount] > appliedBefore || w.quietQuarantined() > quarantinedBefore {
+		return
+	}
+	other := false
+	for amount, n := range w.applications[ik] {
+		other = other || (amount != m.Amount && n > 0)
+	}
+	if other {
 		w.conflicts++
 		w.t.add(Event{Actor: "oracle", Kind: KindConflict, Msg: m.TransportID,
 			Text:   fmt.Sprintf("amount changed to %d under key %s, yet acked as a success and not quarantined", m.Amount, m.Key),

@@ -16,7 +16,7 @@ var verdictText = map[Verdict]verdictWords{
 	Duplicate:      {[2]string{"duplicate", "дубль"}, [2]string{"credited too much", "зачислено больше, чем нужно"}},
 	Lost:           {[2]string{"lost", "потеря"}, [2]string{"credited too little", "зачислено меньше, чем нужно"}},
 	Poison:         {[2]string{"poison", "зацикливание"}, [2]string{"a handled message looped into the DLQ", "уже обработанное сообщение ходит по кругу, пока не попадёт в DLQ"}},
-	SilentConflict: {[2]string{"silent conflict", "тихий конфликт"}, [2]string{"a changed payload was acked as a repeat", "изменённое содержимое подтверждено как повтор"}},
+	SilentConflict: {[2]string{"silent conflict", "тихий конфликт"}, [2]string{"another payload under the same key was acked as a repeat, neither applied nor quarantined", "другое содержимое под тем же ключом подтверждено как повтор: не применено и не отправлено в карантин"}},
 }
 
 func langIndex(lang string) int {

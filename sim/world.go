@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -58,6 +59,10 @@ type world struct {
 
 	intents map[intentKey]*intent
 	applied map[intentKey]int64 // per intent, the amounts whose effect a worker made durable
+	// applications counts, per intent and payload variant (amount), the
+	// effects made durable: what the oracle judges a key with two
+	// payloads by (see verdict).
+	applications map[intentKey]map[int64]int
 	// failedAfterApplied marks messages a handler failed (nack) while
 	// their operation was already applied: the makings of a poison message.
 	failedAfterApplied map[*Message]bool
@@ -75,6 +80,29 @@ type intent struct {
 	tenant, op, account string
 	amount              int64 // of the first publish: what the oracle expects
 	keyMode, key        string
+	// variants are the amounts published under the key, the first one
+	// first: more than one when a changed payload reused it.
+	variants []int64
+}
+
+// apply records an effect made durable for the message's operation.
+func (w *world) apply(m *Message, amount int64) {
+	ik := intentKey{m.Tenant, m.Op}
+	w.applied[ik] += amount
+	if w.applications[ik] == nil {
+		w.applications[ik] = map[int64]int{}
+	}
+	w.applications[ik][m.Amount]++
+}
+
+// applicationCount is how many effects of the operation were made durable,
+// over all its payload variants.
+func (w *world) applicationCount(ik intentKey) int {
+	n := 0
+	for _, c := range w.applications[ik] {
+		n += c
+	}
+	return n
 }
 
 func newWorld(s *Script, h handlers.Info) (w *world, err error) {
@@ -87,6 +115,7 @@ func newWorld(s *Script, h handlers.Info) (w *world, err error) {
 		rng:                rand.New(rand.NewPCG(seed, seed)),
 		intents:            map[intentKey]*intent{},
 		applied:            map[intentKey]int64{},
+		applications:       map[intentKey]map[int64]int{},
 		failedAfterApplied: map[*Message]bool{},
 		ctx:                context.Background(),
 		share:              -1,
@@ -322,6 +351,30 @@ func (w *world) intentList() []*intent {
 	return out
 }
 
+// expectedOneOf is every total that is right when some key carries two
+// payloads (any one of a key's payloads, once), in increasing order; nil
+// when every key has one.
+func (w *world) expectedOneOf() []int64 {
+	totals, two := []int64{0}, false
+	for _, in := range w.intentList() {
+		two = two || len(in.variants) > 1
+		var next []int64
+		for _, t := range totals {
+			for _, v := range in.variants {
+				if !slices.Contains(next, t+v) {
+					next = append(next, t+v)
+				}
+			}
+		}
+		totals = next
+	}
+	if !two {
+		return nil
+	}
+	slices.Sort(totals)
+	return totals
+}
+
 func (w *world) expected() int64 {
 	var sum int64
 	for _, in := range w.intents {
@@ -410,7 +463,7 @@ func (c callerGateway) Charge(ctx context.Context, account string, amount int64,
 	default:
 		call.OK, call.Outcome = true, OutcomeCharged
 		g.charged += amount
-		w.applied[intentKey{wk.msg.Tenant, wk.msg.Op}] += amount
+		w.apply(wk.msg, amount)
 		if reference != "" {
 			g.refs[reference] = true
 		}

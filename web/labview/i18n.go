@@ -142,6 +142,7 @@ func playgroundCatalog() page.Catalog {
 		"card.balance":      {"Balance", "Баланс"},
 		"card.charged":      {"Charged via the gateway", "Списано через шлюз"},
 		"card.expected":     {"expected %s", "ожидается %s"},
+		"card.oneOf":        {"one of %s", "одно из %s"},
 		"card.over":         {"%s too much", "лишние %s"},
 		"card.short":        {"%s not credited yet", "%s ещё не зачислено"},
 		"card.even":         {"as expected", "как ожидалось"},
