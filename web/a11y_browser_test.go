@@ -118,6 +118,8 @@ func TestBrowserA11yEveryPage(t *testing.T) {
 			open: `document.querySelectorAll("article.card details").forEach(d => d.open = true)`},
 		{name: "lab-script", path: "/lab?script=" + url.QueryEscape("publish pay-1 amount=10000\ndeliver crash=before-ack\nredeliver\ndeliver"), ready: "article.card"},
 		{name: "matrix", path: "/matrix", ready: "#matrix"},
+		{name: "check", path: "/check", ready: "#check"},
+		{name: "check-naive", path: "/check/naive", ready: "#story-1"},
 		{name: "lessons", path: "/lessons", ready: "#lesson-list"},
 		{name: "lessons-search", path: "/lessons?q=inbox", ready: "#hit-list"},
 	}

@@ -35,6 +35,11 @@ func (s *server) routes() http.Handler {
 	// once by the engine and kept, each cell a link to that run in the lab.
 	r.Get("/matrix", s.Handle(s.lab.Matrix()))
 
+	// The checker (web/check): every handler's shortest failure, found by
+	// searching schedules, each story a link to the lab.
+	r.Get("/check", s.Handle(s.check.Index))
+	r.Get("/check/{handler}", s.Handle(s.check.Handler))
+
 	// The course: the table of contents (?q= searches titles and
 	// headings), one lesson, and the stylesheet for its code.
 	r.Get("/lessons", s.Handle(s.course.Index))

@@ -18,6 +18,7 @@ import (
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/static"
+	checkpart "github.com/idempotency-lab/lab/web/check"
 	"github.com/idempotency-lab/lab/web/classroom"
 	"github.com/idempotency-lab/lab/web/classroom/room"
 	"github.com/idempotency-lab/lab/web/course"
@@ -77,6 +78,9 @@ type Config struct {
 	// CacheBytes bounds the cache of rendered, compressed pages; 0 means
 	// 64 MiB, a negative value turns the cache off.
 	CacheBytes int64
+	// CheckBudget bounds how long the checker (/check) searches one
+	// handler's schedules; 0 means 2 s.
+	CheckBudget time.Duration
 }
 
 // server holds what every request reads and nothing it writes: all of it is
@@ -89,6 +93,7 @@ type server struct {
 	classroom   *classroom.Classroom   // the presenter view and live rooms
 	course      *course.Course         // the lessons (web/course)
 	practice    *practicepart.Practice // the drill (web/practice)
+	check       *checkpart.Check       // the checker (web/check)
 }
 
 // NewServer builds the lab's HTTP handler. It fails only when what it was
@@ -152,6 +157,7 @@ func newServer(cfg Config) (*server, error) {
 	}
 	s.lab = &lab.Lab{Lab: lv, Progress: store, Now: now, LessonTitle: s.course.LessonTitle}
 	s.classroom = classroom.New(lv, cfg.Rooms, cfg.Heartbeat, cfg.Stop)
+	s.check = checkpart.New(lv, cfg.CheckBudget)
 	return s, nil
 }
 
@@ -159,5 +165,5 @@ func newServer(cfg Config) (*server, error) {
 // part's. It is built once, when the server starts, and only read
 // afterwards.
 func newCatalog() page.Catalog {
-	return page.NewCatalog(labview.Catalog(), practicepart.Catalog(), course.Catalog(), classroom.Catalog())
+	return page.NewCatalog(labview.Catalog(), practicepart.Catalog(), course.Catalog(), classroom.Catalog(), checkpart.Catalog())
 }

@@ -39,6 +39,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	maxReplays := fs.Int("max-replays", 2*runtime.GOMAXPROCS(0), "how many replays may run at once")
 	replayWait := fs.Duration("replay-wait", 500*time.Millisecond, "how long a request waits for a replay slot before a 503")
 	cacheMB := fs.Int64("cache-size", 64, "MiB of rendered pages to keep in memory (0 turns the cache off)")
+	checkBudget := fs.Duration("check-budget", 2*time.Second, "how long the checker (/check) may search one handler's schedules")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -59,6 +60,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		{*budget < 1, "--budget", strconv.Itoa(*budget), "at least 1"},
 		{*maxReplays < 1, "--max-replays", strconv.Itoa(*maxReplays), "at least 1"},
 		{*replayWait <= 0, "--replay-wait", replayWait.String(), "longer than 0 (for example 500ms)"},
+		{*checkBudget <= 0, "--check-budget", checkBudget.String(), "longer than 0 (for example 2s)"},
 		{*cacheMB < 0 || *cacheMB > maxCacheMB, "--cache-size", strconv.FormatInt(*cacheMB, 10),
 			fmt.Sprintf("from 0 (no cache) to %d (MiB)", maxCacheMB)},
 	} {
@@ -102,7 +104,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	streamsEnd := make(chan struct{}) // closed by Shutdown: room event streams end
 	h, err := web.NewServer(web.Config{Dev: *dev, Logger: logger, Practice: store, Bank: bank, Now: time.Now,
 		Rooms: rooms, Stop: streamsEnd,
-		Budget: *budget, MaxReplays: *maxReplays, ReplayWait: *replayWait, CacheBytes: cacheBytes})
+		Budget: *budget, MaxReplays: *maxReplays, ReplayWait: *replayWait, CacheBytes: cacheBytes, CheckBudget: *checkBudget})
 	if err != nil {
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)
 		return exitError

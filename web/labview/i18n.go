@@ -257,6 +257,8 @@ func playgroundCatalog() page.Catalog {
 
 		// The verdict grid (/matrix) and the site navigation's link to it.
 		"mx.title":    {"Every scenario on every handler", "Каждый сценарий на каждом обработчике"},
+		"card.find":   {"Find a failure", "Найти сбой"},
+		"mx.check":    {"The checker: each handler's shortest failure, found by searching schedules", "Проверка: самый короткий сбой каждого обработчика, найденный перебором расписаний"},
 		"mx.hint":     {"What the engine settles each scenario to on each handler: the verdict, then the balance credited after settlement / the balance expected. A cell opens that run in the lab, at its last step.", "Чем движок заканчивает каждый сценарий на каждом обработчике: вердикт, затем баланс после завершения / ожидаемый баланс. Ячейка открывает этот прогон в лаборатории на последнем шаге."},
 		"mx.caption":  {"Verdicts by scenario and handler", "Вердикты по сценариям и обработчикам"},
 		"mx.scenario": {"Scenario", "Сценарий"},

@@ -1,0 +1,187 @@
+// Package check is the checker's pages: /check lists every handler with
+// the shortest failure the schedule search finds for it, and
+// /check/{handler} shows each minimal story with a button that opens it in
+// the lab. The search (the check package of the module root, imported here
+// as explore) is deterministic, so each handler's result is computed once
+// and kept; it runs under the lab's replay gate and a time budget.
+package check
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	explore "github.com/idempotency-lab/lab/check"
+	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/web/labview"
+	"github.com/idempotency-lab/lab/web/page"
+)
+
+// DefaultBudget is how long one handler's search may run when the server
+// is given none.
+const DefaultBudget = 2 * time.Second
+
+// The web's search: every script of up to three steps, then a few hundred
+// random ones, which finds every built-in handler's shortest failure
+// within the budget on two cores. `lab check` goes deeper.
+var webOptions = explore.Options{Depth: 3, Runs: 300, Len: 6}
+
+// Check is the checker's part of the lab.
+type Check struct {
+	*page.Shell
+	lab    *labview.Lab
+	budget time.Duration
+
+	mu      sync.Mutex
+	reports map[string]explore.Report // by handler, once computed
+}
+
+// New builds the checker's pages on the lab; budget bounds each handler's
+// search (0: DefaultBudget).
+func New(lv *labview.Lab, budget time.Duration) *Check {
+	if budget <= 0 {
+		budget = DefaultBudget
+	}
+	return &Check{Shell: lv.Shell, lab: lv, budget: budget, reports: map[string]explore.Report{}}
+}
+
+// report is a handler's search, run the first time it is asked for (one
+// at a time, in a replay slot) and kept.
+func (c *Check) report(ctx context.Context, handler string) (explore.Report, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if r, ok := c.reports[handler]; ok {
+		return r, nil
+	}
+	release, err := c.lab.Gate.Acquire(ctx)
+	if err != nil {
+		return explore.Report{}, err
+	}
+	defer release()
+	opt := webOptions
+	opt.Budget = c.budget
+	r, err := explore.Check(ctx, handler, opt)
+	if err != nil {
+		return explore.Report{}, err
+	}
+	c.reports[handler] = r
+	return r, nil
+}
+
+// view models
+
+type indexView struct {
+	T     page.Text
+	Depth int
+	Rows  []rowView
+}
+
+type rowView struct {
+	Handler, Summary string
+	URL              string // the handler's page
+	Failed           bool
+	Verdict          string // the shortest failure's, for styling
+	Label            string // its badge
+	Symbol           string
+	Steps            int
+	Others           string // the other verdicts found, with their steps
+	Note             string // for a handler that passed: how far the search looked
+}
+
+type handlerView struct {
+	T        page.Text
+	Handler  string
+	Summary  string
+	Failures []failureView
+	Note     string
+	Explored int
+}
+
+type failureView struct {
+	Verdict, Label, Symbol string
+	Steps                  int
+	Lines                  []string
+	LabURL                 string
+	Settled, Expected      string
+}
+
+func (c *Check) row(t page.Text, h handlers.Info, r explore.Report) rowView {
+	row := rowView{Handler: h.Name, Summary: page.HandlerSummary(t, h), URL: "/check/" + url.PathEscape(h.Name)}
+	if !r.Failed() {
+		row.Note = passNote(t, r)
+		return row
+	}
+	top := r.Failures[0]
+	row.Failed, row.Verdict, row.Steps = true, string(top.Verdict), top.Steps
+	row.Label, row.Symbol = t.S("v."+string(top.Verdict)), page.VerdictSymbol(top.Verdict)
+	var others []string
+	for _, f := range r.Failures[1:] {
+		others = append(others, t.F("chk.other", t.S("v."+string(f.Verdict)), f.Steps))
+	}
+	row.Others = strings.Join(others, ", ")
+	return row
+}
+
+func passNote(t page.Text, r explore.Report) string {
+	note := t.F("chk.none", r.Depth, r.Runs, r.Explored)
+	if r.Partial {
+		note += " " + t.S("chk.partial")
+	}
+	return note
+}
+
+// LabURL is the lab address that replays a script on one handler.
+func LabURL(script, handler string) string {
+	return "/lab?s=" + labview.EncodePermalink(script) + "&handlers=" + url.QueryEscape(handler)
+}
+
+// Index is GET /check: every handler and its shortest failure.
+func (c *Check) Index(w http.ResponseWriter, r *http.Request) error {
+	t := c.Text(r)
+	v := indexView{T: t, Depth: webOptions.Depth}
+	for _, h := range c.lab.Handlers {
+		rep, err := c.report(r.Context(), h.Name)
+		if err != nil {
+			return err
+		}
+		v.Rows = append(v.Rows, c.row(t, h, rep))
+	}
+	w.Header().Set("Cache-Control", "no-cache")
+	return c.Render(w, r, http.StatusOK, indexPage(c.PageFor(t, r, t.S("chk.title")+" · "+t.S("app.name")), v))
+}
+
+// Handler is GET /check/{handler}: each minimal story of one handler.
+func (c *Check) Handler(w http.ResponseWriter, r *http.Request) error {
+	name := chi.URLParam(r, "handler")
+	i := slices.IndexFunc(c.lab.Handlers, func(h handlers.Info) bool { return h.Name == name })
+	if i < 0 {
+		names := make([]string, len(c.lab.Handlers))
+		for j, h := range c.lab.Handlers {
+			names[j] = h.Name
+		}
+		return &page.Error{Status: http.StatusNotFound, Key: "chk.err.handler", Args: []any{page.InputExcerpt(name), strings.Join(names, ", ")}}
+	}
+	h := c.lab.Handlers[i]
+	rep, err := c.report(r.Context(), h.Name)
+	if err != nil {
+		return err
+	}
+	t := c.Text(r)
+	v := handlerView{T: t, Handler: h.Name, Summary: page.HandlerSummary(t, h), Explored: rep.Explored}
+	if !rep.Failed() {
+		v.Note = passNote(t, rep)
+	}
+	for _, f := range rep.Failures {
+		v.Failures = append(v.Failures, failureView{Verdict: string(f.Verdict), Label: t.S("v." + string(f.Verdict)),
+			Symbol: page.VerdictSymbol(f.Verdict), Steps: f.Steps, Lines: strings.Split(strings.TrimRight(f.Script, "\n"), "\n"),
+			LabURL: LabURL(f.Script, h.Name), Settled: page.Money(f.Settled), Expected: page.Money(f.Expected)})
+	}
+	w.Header().Set("Cache-Control", "no-cache")
+	return c.Render(w, r, http.StatusOK, handlerPage(c.PageFor(t, r, h.Name+" · "+t.S("chk.title")+" · "+t.S("app.name")), v))
+}

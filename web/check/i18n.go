@@ -1,0 +1,25 @@
+package check
+
+import "github.com/idempotency-lab/lab/web/page"
+
+// Catalog is the checker's words.
+func Catalog() page.Catalog {
+	return page.Catalog{
+		"chk.title":       {"Checker", "Проверка"},
+		"chk.lead":        {"For every handler, the engine runs every script of up to %d steps built from the script language (publishes, repeats, changed payloads, a second tenant, every delivery with every crash point, redeliveries, two workers, DLQ replays, the gateway's modes), then random ones, and shrinks the first failure of each kind until no step can go. The shortest story comes first.", "Для каждого обработчика движок прогоняет все сценарии длиной до %d шагов из языка сценариев (публикации, повторы, изменённое содержимое, второй тенант, каждая доставка с каждой точкой падения, повторные доставки, два воркера, переотправка из DLQ, режимы шлюза), затем случайные, и сокращает первый сбой каждого вида, пока ни один шаг нельзя убрать. Самая короткая история — первой."},
+		"chk.handler":     {"Handler", "Обработчик"},
+		"chk.shortest":    {"Shortest failure", "Самый короткий сбой"},
+		"chk.steps":       {"Steps", "Шагов"},
+		"chk.others":      {"Other failures", "Другие сбои"},
+		"chk.other":       {"%s in %d", "%s за %d"},
+		"chk.none":        {"none found up to depth %d and %d random scripts (%d scripts run)", "не найдено до глубины %d и за %d случайных сценариев (прогнано %d)"},
+		"chk.partial":     {"The time budget ran out before the search finished.", "Время на поиск кончилось раньше, чем он завершился."},
+		"chk.stories":     {"Minimal stories", "Минимальные истории"},
+		"chk.story":       {"%s in %d steps: settled %s, expected %s", "%s за %d шагов: итог %s, ожидалось %s"},
+		"chk.open":        {"Open in the lab", "Открыть в лаборатории"},
+		"chk.back":        {"All handlers", "Все обработчики"},
+		"chk.minimal":     {"Removing any step, or making any simpler, makes this failure go away.", "Если убрать любой шаг или упростить его, этот сбой исчезает."},
+		"chk.err.handler": {"There is no handler %q. Valid handlers: %s.", "Обработчика %q нет. Есть такие: %s."},
+		"desc/check":      {"Checker: the shortest failure of every handler, found by running every schedule up to a depth.", "Проверка: самый короткий сбой каждого обработчика, найденный перебором всех расписаний до заданной глубины."},
+	}
+}

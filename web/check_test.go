@@ -1,0 +1,57 @@
+package web
+
+import (
+	"html"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestCheckPages: /check lists every handler with its shortest failure,
+// /check/NAME shows each minimal story, and a story's button replays it in
+// the lab with the same verdict.
+func TestCheckPages(t *testing.T) {
+	h := newTestServer(t)
+	r := get(t, h, "/check")
+	if r.status != 200 {
+		t.Fatalf("status %d\n%s", r.status, excerpt(r.body))
+	}
+	noMissingKeys(t, "/check", r.body)
+	// naive fails in two steps, the lectures' first story.
+	if !strings.Contains(r.body, `data-handler="naive" data-verdict="duplicate" data-steps="2"`) {
+		t.Errorf("naive's row:\n%s", excerpt(r.body))
+	}
+	// inbox survives every story the web's search tells (depth 3).
+	if !regexp.MustCompile(`data-handler="inbox" data-verdict="" data-steps="0">.*none found up to depth 3`).MatchString(r.body) {
+		t.Errorf("inbox's row does not say it passed:\n%s", excerpt(r.body))
+	}
+	if n := strings.Count(r.body, `<tr data-handler=`); n != 13 {
+		t.Errorf("%d handler rows, want 13", n)
+	}
+
+	one := get(t, h, "/check/naive")
+	if one.status != 200 || !strings.Contains(one.body, "deliver crash=before-ack") {
+		t.Fatalf("naive's page: %d\n%s", one.status, excerpt(one.body))
+	}
+	link := regexp.MustCompile(`href="(/lab\?s=[^"]+)" id="open-1"`).FindStringSubmatch(one.body)
+	if link == nil {
+		t.Fatalf("no lab link on naive's story:\n%s", excerpt(one.body))
+	}
+	lab := get(t, h, html.UnescapeString(link[1]))
+	if lab.status != 200 || !strings.Contains(lab.body, `id="card-naive" data-handler="naive" data-verdict="duplicate"`) {
+		t.Errorf("the story replayed in the lab: %d\n%s", lab.status, excerpt(lab.body))
+	}
+	if ru := get(t, h, "/check/naive?lang=ru"); !strings.Contains(ru.body, "Открыть в лаборатории") {
+		t.Errorf("the Russian page:\n%s", excerpt(ru.body))
+	}
+	if bad := get(t, h, "/check/nope"); bad.status != http.StatusNotFound ||
+		!strings.Contains(html.UnescapeString(bad.body), `There is no handler "nope". Valid handlers: naive, unique,`) {
+		t.Errorf("an unknown handler: %d\n%s", bad.status, excerpt(bad.body))
+	}
+	// Every card of the lab offers the search for its handler.
+	card := get(t, h, "/lab?preset=crash-before-ack&step=2")
+	if !strings.Contains(card.body, `href="/check/naive" class="find-failure" id="find-naive"`) {
+		t.Errorf("the naive card has no Find a failure link")
+	}
+}
