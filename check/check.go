@@ -97,7 +97,7 @@ var errBudget = errors.New("time budget spent")
 // searcher holds one search's state.
 type searcher struct {
 	ctx      context.Context
-	handler  string
+	info     handlers.Info
 	opt      Options
 	header   *sim.Script
 	gateway  bool // the handler calls the payment gateway
@@ -106,16 +106,24 @@ type searcher struct {
 	found    map[sim.Verdict]Failure
 }
 
-// Check searches one handler. It fails only on a bad handler name or
-// header, or when ctx ends.
+// Check searches one of the lab's handlers. It fails only on a bad
+// handler name or header, or when ctx ends.
 func Check(ctx context.Context, handler string, opt Options) (Report, error) {
-	opt = opt.withDefaults()
 	infos, err := sim.Handlers([]string{handler})
 	if err != nil {
 		return Report{}, err
 	}
 	if len(infos) != 1 || handler == "core" || handler == "all" {
 		return Report{}, fmt.Errorf("check one handler at a time, got %q", handler)
+	}
+	return CheckHandler(ctx, infos[0], opt)
+}
+
+// CheckHandler searches any handler, the lab's or a person's (labtest).
+func CheckHandler(ctx context.Context, h handlers.Info, opt Options) (Report, error) {
+	opt = opt.withDefaults()
+	if h.Handle == nil || h.Name == "" {
+		return Report{}, errors.New("a handler needs a name and a Handle function")
 	}
 	header, err := sim.Parse(opt.Header)
 	if err != nil {
@@ -124,12 +132,12 @@ func Check(ctx context.Context, handler string, opt Options) (Report, error) {
 	if len(header.Steps) > 0 {
 		return Report{}, errors.New("header: only header lines, no steps")
 	}
-	s := &searcher{ctx: ctx, handler: handler, opt: opt, header: header,
-		gateway: usesGateway(infos[0]), found: map[sim.Verdict]Failure{}}
+	s := &searcher{ctx: ctx, info: h, opt: opt, header: header,
+		gateway: usesGateway(h), found: map[sim.Verdict]Failure{}}
 	if opt.Budget > 0 {
 		s.deadline = opt.now().Add(opt.Budget)
 	}
-	rep := Report{Handler: handler, Depth: opt.Depth, Runs: max(opt.Runs, 0), Len: opt.Len, Seed: opt.Seed}
+	rep := Report{Handler: h.Name, Depth: opt.Depth, Runs: max(opt.Runs, 0), Len: opt.Len, Seed: opt.Seed}
 	err = s.exhaustive()
 	if err == nil && opt.Runs > 0 {
 		err = s.random()
@@ -172,7 +180,7 @@ func (s *searcher) run(steps []string) (sim.Result, *sim.Script, error) {
 		return sim.Result{}, nil, nil // not a valid script: skipped, not run
 	}
 	s.explored++
-	run, err := sim.Execute(s.ctx, sc, sim.Options{Handlers: []string{s.handler}, StepEvents: 1})
+	run, err := sim.Execute(s.ctx, sc, sim.Options{Custom: []handlers.Info{s.info}, StepEvents: 1})
 	if err != nil {
 		var be *sim.BudgetError
 		if errors.As(err, &be) {

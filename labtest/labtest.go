@@ -1,0 +1,119 @@
+// Package labtest checks a message handler of your own against the lab's
+// at-least-once broker, in a plain `go test`, with no server:
+//
+//	func TestChargeHandler(t *testing.T) {
+//		labtest.Check(t, labtest.Handler{
+//			Name:   "charge",
+//			Schema: `CREATE TABLE processed (key TEXT PRIMARY KEY);`,
+//			Handle: Charge, // func(ctx, handlers.Deps, handlers.Message) error
+//		})
+//	}
+//
+// Check runs every script of up to Depth steps that the lab's script
+// language can write, then Runs random ones, on a fresh world each time
+// (an in-memory SQLite database with the accounts and orders tables plus
+// Schema, and a miniredis when Redis is set), settles each run and judges
+// it with the lab's oracle. For each way the handler fails (a duplicate
+// credit, a lost one, a poison message, a changed payload acked without a
+// trace) it reports the shortest script it found, shrunk until removing
+// any step makes the failure go, with the verdict and the balances.
+//
+// The oracle counts an effect where the handler says it is durable: call
+// d.Point(handlers.AfterEffect) right after the commit (or the call) that
+// makes it so, and d.Point(handlers.BeforeEffect) just before it; a
+// handler that charges through d.Gateway is counted by the gateway itself.
+// A handler that marks no effect is judged to have credited nothing.
+//
+// What the model covers: one consumer group on one queue with the lab's
+// broker semantics (at-least-once delivery, redelivery of unacked
+// messages after a visibility timeout, max-deliveries then a dead-letter
+// queue, DLQ replay with new transport ids); producer retries (same key,
+// new transport id) and changed payloads under a reused key; two tenants
+// with the same operation id; a worker that dies before the effect, after
+// it, or before the ack (at the points the handler marks with
+// d.Point(handlers.BeforeEffect) and d.Point(handlers.AfterEffect)); two
+// workers racing at d.Point(handlers.Yield); time moving past the Redis
+// TTLs and the inbox retention; a payment gateway that is down, times out
+// after charging, or stalls. What it does not cover: crashes at points the
+// handler does not mark (every I/O boundary is the checker's next step),
+// more than two workers, other isolation levels than SQLite's
+// serializable transactions, real network partitions, several consumer
+// groups or partitions, and message ordering beyond the broker's FIFO with
+// redelivery at the back.
+package labtest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/idempotency-lab/lab/check"
+	"github.com/idempotency-lab/lab/handlers"
+)
+
+// Handler is the handler to check.
+type Handler struct {
+	Name   string
+	Schema string        // CREATE TABLE statements it needs besides accounts and orders
+	Redis  bool          // it needs Redis (d.Redis)
+	Handle handlers.Func // func(ctx, handlers.Deps, handlers.Message) error
+}
+
+// Option tunes a search.
+type Option func(*check.Options)
+
+// Depth runs every script of up to n steps (default 4).
+func Depth(n int) Option { return func(o *check.Options) { o.Depth = n } }
+
+// Runs runs n random scripts after the exhaustive part (default 2000;
+// a negative n: none).
+func Runs(n int) Option { return func(o *check.Options) { o.Runs = n } }
+
+// Seed chooses the random scripts (default 1): the same seed, the same
+// search.
+func Seed(s int64) Option { return func(o *check.Options) { o.Seed = uint64(s) } }
+
+// Budget stops the search after d; the report then says it is partial.
+func Budget(d time.Duration) Option { return func(o *check.Options) { o.Budget = d } }
+
+// Header starts every script with header lines, such as
+// "inbox-retention: 1h" or "processing-ttl: 30s".
+func Header(lines string) Option { return func(o *check.Options) { o.Header = lines } }
+
+// Run searches h and returns the report, for callers that want it whole.
+func Run(ctx context.Context, h Handler, opts ...Option) (check.Report, error) {
+	var o check.Options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return check.CheckHandler(ctx, handlers.Info{Name: h.Name, Schema: h.Schema, Redis: h.Redis, Handle: h.Handle}, o)
+}
+
+// Check searches h and reports each failure found with t.Errorf: its
+// verdict, the settled and expected balances, why, and the minimal script,
+// which `lab run FILE --handlers NAME` replays for the lab's own handlers.
+// A search that could not run is t.Fatalf.
+func Check(t testing.TB, h Handler, opts ...Option) {
+	t.Helper()
+	rep, err := Run(context.Background(), h, opts...)
+	if err != nil {
+		t.Fatalf("labtest: %s: %v", h.Name, err)
+		return
+	}
+	for _, f := range rep.Failures {
+		t.Errorf("labtest: %s: %s in %d steps (settled %s, expected %s): %s\n%s", h.Name, f.Verdict, f.Steps,
+			money(f.Settled), money(f.Expected), f.Reason, indent(f.Script))
+	}
+	if rep.Partial {
+		t.Logf("labtest: %s: the time budget ended the search after %d scripts", h.Name, rep.Explored)
+	}
+}
+
+func money(minor int64) string { return fmt.Sprintf("%d.%02d", minor/100, minor%100) }
+
+func indent(script string) string {
+	lines := strings.Split(strings.TrimRight(script, "\n"), "\n")
+	return "    " + strings.Join(lines, "\n    ")
+}

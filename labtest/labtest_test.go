@@ -1,0 +1,137 @@
+package labtest_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/labtest"
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// chargeTwice is the bug every lesson starts with: it credits whatever it
+// is given, so a redelivered message credits again.
+func chargeTwice(ctx context.Context, d handlers.Deps, m handlers.Message) error {
+	d.Point(handlers.BeforeEffect)
+	if _, err := d.DB.ExecContext(ctx, `UPDATE accounts SET balance = balance + ? WHERE id = ?`, m.Amount, m.Account); err != nil {
+		return err
+	}
+	d.Point(handlers.AfterEffect)
+	return nil
+}
+
+// recorder is a testing.TB that keeps what Check reports instead of
+// failing the test that runs it.
+type recorder struct {
+	testing.TB
+	mu     sync.Mutex
+	errors []string
+	fatal  string
+}
+
+func (r *recorder) Helper() {}
+func (r *recorder) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+func (r *recorder) Fatalf(format string, args ...any) { r.fatal = fmt.Sprintf(format, args...) }
+func (r *recorder) Logf(string, ...any)               {}
+
+// TestBuggyHandlerFails: the kit finds the two-step duplicate, prints the
+// script, and the script replays to the same verdict in the engine.
+func TestBuggyHandlerFails(t *testing.T) {
+	rec := &recorder{TB: t}
+	labtest.Check(rec, labtest.Handler{Name: "charge-twice", Handle: chargeTwice}, labtest.Depth(2), labtest.Runs(-1))
+	if len(rec.errors) == 0 || !strings.Contains(rec.errors[0], "charge-twice: duplicate in 2 steps") ||
+		!strings.Contains(rec.errors[0], "deliver crash=before-ack") {
+		t.Fatalf("reports: %q", rec.errors)
+	}
+	rep, err := labtest.Run(context.Background(), labtest.Handler{Name: "charge-twice", Handle: chargeTwice}, labtest.Depth(2), labtest.Runs(-1))
+	if err != nil || !rep.Failed() {
+		t.Fatalf("Run: %+v, %v", rep, err)
+	}
+	sc, err := sim.Parse(rep.Failures[0].Script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same script on the lab's naive handler, which is the same code:
+	// the same verdict, replayed from scratch.
+	run, err := sim.Execute(context.Background(), sc, sim.Options{Handlers: []string{"naive"}})
+	if err != nil || run.Results[0].Verdict != rep.Failures[0].Verdict {
+		t.Errorf("replay on naive: %v, %v; want %s", run.Results[0].Verdict, err, rep.Failures[0].Verdict)
+	}
+}
+
+// TestCorrectHandlerPasses: the lab's inbox (key by tenant, payload hash,
+// quarantine, one transaction) passes the whole default-depth search of
+// three steps and some random scripts.
+func TestCorrectHandlerPasses(t *testing.T) {
+	var inbox handlers.Info
+	for _, h := range handlers.List() {
+		if h.Name == "inbox" {
+			inbox = h
+		}
+	}
+	rec := &recorder{TB: t}
+	labtest.Check(rec, labtest.Handler{Name: "my-inbox", Schema: inbox.Schema, Handle: inbox.Handle},
+		labtest.Depth(3), labtest.Runs(200), labtest.Seed(7))
+	if len(rec.errors) > 0 || rec.fatal != "" {
+		t.Errorf("a correct handler failed: %q %q", rec.errors, rec.fatal)
+	}
+}
+
+// TestRowsAffectedWithoutHashIsFoundOut: a handler that inserts with ON
+// CONFLICT DO NOTHING and credits only when a row went in is safe against
+// repeats, but without a payload hash it acks a changed payload as a
+// repeat: a silent conflict.
+func TestRowsAffectedWithoutHashIsFoundOut(t *testing.T) {
+	handle := func(ctx context.Context, d handlers.Deps, m handlers.Message) error {
+		tx, err := d.DB.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		res, err := tx.ExecContext(ctx, `INSERT INTO processed (tenant, key) VALUES (?, ?) ON CONFLICT DO NOTHING`, m.Tenant, m.Key)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return nil // seen before: ack
+		}
+		if err := credit(ctx, tx, m.Account, m.Amount); err != nil {
+			return err
+		}
+		if err := tx.Commit(); err != nil {
+			return err
+		}
+		d.Point(handlers.AfterEffect) // the credit is durable: the oracle counts it here
+		return nil
+	}
+	rep, err := labtest.Run(context.Background(), labtest.Handler{Name: "rows-affected",
+		Schema: `CREATE TABLE processed (tenant TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (tenant, key));`, Handle: handle},
+		labtest.Depth(2), labtest.Runs(-1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Failures) != 1 || rep.Failures[0].Verdict != sim.SilentConflict {
+		t.Errorf("failures %+v; want a silent conflict alone", rep.Failures)
+	}
+}
+
+func credit(ctx context.Context, tx *sql.Tx, account string, amount int64) error {
+	_, err := tx.ExecContext(ctx, `UPDATE accounts SET balance = balance + ? WHERE id = ?`, amount, account)
+	return err
+}
+
+func TestBadHandler(t *testing.T) {
+	rec := &recorder{TB: t}
+	labtest.Check(rec, labtest.Handler{Name: "nothing"})
+	if !strings.Contains(rec.fatal, "needs a name and a Handle function") {
+		t.Errorf("fatal %q", rec.fatal)
+	}
+}
