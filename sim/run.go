@@ -28,12 +28,12 @@ const (
 
 // Options choose what a run does.
 type Options struct {
-	Handlers  []string // handler names; empty means the core handlers
+	Handlers []string // handler names; empty means the core handlers
 	// Custom, when set, are the handlers to run instead of Handlers: ones
 	// that are not among the lab's own (labtest checks a person's).
-	Custom []handlers.Info
-	Steps     int      // run only the first Steps steps; 0 means all
-	Snapshots bool     // copy every world's state after every step
+	Custom    []handlers.Info
+	Steps     int  // run only the first Steps steps; 0 means all
+	Snapshots bool // copy every world's state after every step
 	// Budget bounds the handler deliveries of the whole run, over all its
 	// handlers, settlement included: 0 means DefaultBudget, a negative
 	// value means no limit. Each handler's world gets an equal share and
