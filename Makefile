@@ -8,9 +8,10 @@ run:
 	@echo "building the lab (the first build compiles SQLite: several minutes on 2 cores)…"
 	go run ./cmd/lab serve --addr $(ADDR) $(ARGS)
 
-## test: everything CI runs: generated code current, vet, staticcheck, all tests (browser tests included)
+## test: everything CI runs: generated code current, vet, staticcheck, all tests (browser tests included), the labtest example
 test: check-generated vet staticcheck
 	go test -count=1 ./...
+	cd examples && go test -count=1 ./...
 
 ## build: a single binary, ./bin/lab
 build:

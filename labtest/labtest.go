@@ -22,7 +22,11 @@
 // d.Point(handlers.AfterEffect) right after the commit (or the call) that
 // makes it so, and d.Point(handlers.BeforeEffect) just before it; a
 // handler that charges through d.Gateway is counted by the gateway itself.
-// A handler that marks no effect is judged to have credited nothing.
+// A handler that marks no effect is judged to have credited nothing. A
+// message the handler sets aside for a person (the same key with another
+// payload) counts as quarantined when the handler adds to a table named
+// quarantine with a count column, as the lab's inbox does; the example
+// module under examples/ has a handler that does.
 //
 // What the model covers: one consumer group on one queue with the lab's
 // broker semantics (at-least-once delivery, redelivery of unacked
