@@ -167,3 +167,32 @@ func TestCheckRefuses(t *testing.T) {
 		t.Error("a cancelled search reported no error")
 	}
 }
+
+// TestCorePatternsFailOnlyOnTheirWeaknesses: unique, statemachine and
+// setnx fail, but only on what their lessons document: a second tenant
+// with the same operation id (the key is not scoped by tenant), a changed
+// payload under a reused key (no payload hash), and for setnx a claim that
+// outlives a dead worker or expires (TTLs) and the gateway's ambiguous
+// answers. Every failure's script shows its cause.
+func TestCorePatternsFailOnlyOnTheirWeaknesses(t *testing.T) {
+	causes := map[string][]string{
+		"unique":       {"tenant=globex", "change-payload"},
+		"statemachine": {"tenant=globex", "change-payload"},
+		"setnx":        {"tenant=globex", "change-payload", "advance", "gateway", "crash=before-effect"},
+	}
+	for h, want := range causes {
+		rep := mustCheck(t, h, quick)
+		if !rep.Failed() {
+			t.Errorf("%s passed; its lessons say it fails", h)
+		}
+		for _, f := range rep.Failures {
+			ok := false
+			for _, c := range want {
+				ok = ok || strings.Contains(f.Script, c)
+			}
+			if !ok {
+				t.Errorf("%s: %s for a reason its lessons do not name:\n%s", h, f.Verdict, f.Script)
+			}
+		}
+	}
+}
