@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -58,20 +59,11 @@ func (s *searcher) alphabet(prefix []string) []string {
 func (s *searcher) ttls() []time.Duration {
 	var out []time.Duration
 	for _, d := range []time.Duration{s.header.ProcessingTTL, s.header.DoneTTL, s.header.InboxRetention} {
-		if d > 0 && !contains(out, d) {
+		if d > 0 && !slices.Contains(out, d) {
 			out = append(out, d)
 		}
 	}
 	return out
-}
-
-func contains(ds []time.Duration, d time.Duration) bool {
-	for _, x := range ds {
-		if x == d {
-			return true
-		}
-	}
-	return false
 }
 
 func minutes(d time.Duration) string { return fmt.Sprintf("%dm", int64(d/time.Minute)) }

@@ -48,13 +48,13 @@ package labtest
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/idempotency-lab/lab/check"
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/practice"
 )
 
 // Handler is the handler to check.
@@ -108,14 +108,12 @@ func Check(t testing.TB, h Handler, opts ...Option) {
 	}
 	for _, f := range rep.Failures {
 		t.Errorf("labtest: %s: %s in %d steps (settled %s, expected %s): %s\n%s", h.Name, f.Verdict, f.Steps,
-			money(f.Settled), money(f.Expected), f.Reason, indent(f.Script))
+			practice.FormatMoney(f.Settled), practice.FormatMoney(f.Expected), f.Reason, indent(f.Script))
 	}
 	if rep.Partial {
 		t.Logf("labtest: %s: the time budget ended the search after %d scripts", h.Name, rep.Explored)
 	}
 }
-
-func money(minor int64) string { return fmt.Sprintf("%d.%02d", minor/100, minor%100) }
 
 func indent(script string) string {
 	lines := strings.Split(strings.TrimRight(script, "\n"), "\n")

@@ -7,14 +7,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/idempotency-lab/lab/check"
+	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sim"
-	"github.com/idempotency-lab/lab/web/labview"
+	checkpage "github.com/idempotency-lab/lab/web/check"
 )
 
 // checkReport is one handler's result as `lab check --json` prints it: the
@@ -43,11 +43,6 @@ type checkFailure struct {
 	Permalink string      `json:"permalink"`
 	Settled   int64       `json:"settled"`
 	Expected  int64       `json:"expected"`
-}
-
-// permalink is the lab address that replays a script on one handler.
-func permalink(script, handler string) string {
-	return "/lab?s=" + labview.EncodePermalink(script) + "&handlers=" + url.QueryEscape(handler)
 }
 
 // cmdCheck searches schedules for the shortest failure of each handler.
@@ -115,7 +110,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		for _, f := range rep.Failures {
 			cr.Failures = append(cr.Failures, checkFailure{Verdict: f.Verdict, Script: f.Script, Steps: f.Steps,
-				Permalink: permalink(f.Script, h.Name), Settled: f.Settled, Expected: f.Expected})
+				Permalink: checkpage.LabURL(f.Script, h.Name), Settled: f.Settled, Expected: f.Expected})
 		}
 		if rep.Failed() {
 			failed = true
@@ -164,7 +159,7 @@ func printCheck(w io.Writer, reports []checkReport) {
 	for _, r := range reports {
 		for _, f := range r.Failures {
 			fmt.Fprintf(w, "\n%s: %s in %d steps (settled %s, expected %s)\n", r.Handler, f.Verdict, f.Steps,
-				money(f.Settled), money(f.Expected))
+				practice.FormatMoney(f.Settled), practice.FormatMoney(f.Expected))
 			for _, line := range strings.Split(strings.TrimRight(f.Script, "\n"), "\n") {
 				fmt.Fprintf(w, "    %s\n", line)
 			}
@@ -172,5 +167,3 @@ func printCheck(w io.Writer, reports []checkReport) {
 		}
 	}
 }
-
-func money(minor int64) string { return fmt.Sprintf("%d.%02d", minor/100, minor%100) }

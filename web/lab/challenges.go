@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strings"
 
 	"github.com/idempotency-lab/lab/web/labview"
 	"github.com/idempotency-lab/lab/web/page"
@@ -73,16 +74,7 @@ func (s *Lab) ChallengeGo(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func challengeList() string {
-	out := ""
-	for i, id := range labview.ChallengeIDs() {
-		if i > 0 {
-			out += ", "
-		}
-		out += id
-	}
-	return out
-}
+func challengeList() string { return strings.Join(labview.ChallengeIDs(), ", ") }
 
 // SolveChallenge saves a solution the reader brings (s=PERMALINK, the
 // script up to the step that solved it) after the engine agrees, then
