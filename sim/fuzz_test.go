@@ -38,6 +38,11 @@ var fuzzSeeds = []string{
 	"publish pay-1 amount=100\ngateway stall 2h\ndeliver-concurrent same\nretry pay-1\ndeliver\n",
 	"max-deliveries: 1\npublish pay-1 amount=100\ndeliver-concurrent same\n",
 	"publish pay-1 amount=100\ndeliver\nchange-payload pay-1 amount=7\ndeliver-concurrent same\nadvance 99999999h\n",
+	// Crash anywhere and switch points: every call boundary of every handler.
+	"publish a amount=100\ndeliver crash=call:1\ndeliver crash=after-call:2\nredeliver\ndeliver crash=call:100\n",
+	"publish a amount=100\nretry a\ndeliver-concurrent switch=2,1\n",
+	"publish a amount=100\nretry a\ndeliver-concurrent same switch=3\ndeliver-concurrent switch=1,1\n",
+	"publish a amount=100\ndeliver-concurrent switch=0,2,3\ndeliver crash=call:07\n",
 }
 
 // FuzzParse checks that Parse never panics, that every error is a

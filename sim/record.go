@@ -19,8 +19,26 @@ import (
 // BEGIN, COMMIT and ROLLBACK they run lands in the trace.
 
 type recConnector struct {
-	inner driver.Connector
-	t     *tracer
+	inner  driver.Connector
+	t      *tracer
+	shared *sharedConn // made on the first Connect
+}
+
+// sharedConn is the world's one SQLite connection (an in-memory database
+// lives and dies with its connection). database/sql may hold several
+// recConns at once: a worker paused just before a call holds one while
+// the other worker runs on another. Each wraps this same connection, which
+// is safe because only one worker runs at a time and none is paused
+// inside a transaction.
+type sharedConn struct {
+	inner driver.Conn
+	// stmts caches prepared statements by their text. A handler runs the
+	// same few statements on every delivery, and SQLite parsing them again
+	// each time was a third of a run's CPU. A statement prepared once and
+	// reset after each use gives the same results: SQLite itself prepares
+	// it again should the schema change.
+	stmts map[string]*cachedStmt
+	tx    *recTx // the open transaction, if any
 }
 
 func newRecConnector(dsn string, t *tracer) (*recConnector, error) {
@@ -32,24 +50,61 @@ func newRecConnector(dsn string, t *tracer) (*recConnector, error) {
 }
 
 func (c *recConnector) Connect(ctx context.Context) (driver.Conn, error) {
-	conn, err := c.inner.Connect(ctx)
-	if err != nil {
-		return nil, err
+	if c.shared == nil {
+		conn, err := c.inner.Connect(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c.shared = &sharedConn{inner: conn, stmts: map[string]*cachedStmt{}}
 	}
-	return &recConn{inner: conn, t: c.t, stmts: map[string]*cachedStmt{}}, nil
+	return &recConn{sharedConn: c.shared, t: c.t}, nil
 }
 
 func (c *recConnector) Driver() driver.Driver { return c.inner.Driver() }
 
+// close finalizes the cached statements and closes the connection, once
+// database/sql has let go of it (recConn.Close leaves it open). SQLite
+// keeps a connection with live statements open as a zombie.
+func (c *recConnector) close() error {
+	if c.shared == nil {
+		return nil
+	}
+	for _, cs := range c.shared.stmts {
+		cs.s.Close()
+	}
+	err := c.shared.inner.Close()
+	c.shared = nil
+	return err
+}
+
+// inTx reports whether a transaction is open on the connection.
+func (c *recConnector) inTx() bool { return c.shared != nil && c.shared.tx != nil }
+
+// abandon rolls back the open transaction, if any, as the database does
+// when the connection of a worker that died drops; the trace shows it as
+// SQLite's. The handler's own Rollback, should it still run, finds the
+// transaction done.
+func (c *recConnector) abandon(why string) {
+	if !c.inTx() {
+		return
+	}
+	tx := c.shared.tx
+	c.shared.tx, tx.done = nil, true
+	actor := c.t.actor
+	c.t.actor = "sqlite"
+	i := c.t.emit(KindSQL, "ROLLBACK", "")
+	err := tx.inner.Rollback()
+	res := sqlResult(nil, err)
+	if err == nil {
+		res = why
+	}
+	c.t.result(i, res)
+	c.t.actor = actor
+}
+
 type recConn struct {
-	inner driver.Conn
-	t     *tracer
-	// stmts caches prepared statements by their text. A handler runs the
-	// same few statements on every delivery, and SQLite parsing them again
-	// each time was a third of a run's CPU. A statement prepared once and
-	// reset after each use gives the same results: SQLite itself prepares
-	// it again should the schema change.
-	stmts map[string]*cachedStmt
+	*sharedConn
+	t *tracer
 }
 
 // cachedStmt is a prepared statement kept for the connection's lifetime.
@@ -98,15 +153,9 @@ func (c *recConn) PrepareContext(ctx context.Context, query string) (driver.Stmt
 	return &recStmt{inner: s, query: query, t: c.t}, nil
 }
 
-// Close finalizes the cached statements first: SQLite keeps a connection
-// with live statements open as a zombie.
-func (c *recConn) Close() error {
-	for _, cs := range c.stmts {
-		cs.s.Close()
-	}
-	c.stmts = nil
-	return c.inner.Close()
-}
+// Close leaves the shared connection open: the other recConns use it, and
+// the world closes it last (recConnector.close).
+func (c *recConn) Close() error { return nil }
 
 // cached returns the connection's prepared statement for query, preparing
 // it on first use, or nil when query is not cacheable or the statement is
@@ -163,13 +212,19 @@ func (c *recConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx
 	if err != nil {
 		return nil, err
 	}
-	i := c.t.emit(KindSQL, "BEGIN", "")
-	tx, err := ic.BeginTx(ctx, opts)
-	c.t.result(i, sqlResult(nil, err))
+	i, err := c.t.startCall(KindSQL, "BEGIN", "")
 	if err != nil {
 		return nil, err
 	}
-	return &recTx{inner: tx, t: c.t}, nil
+	tx, err := ic.BeginTx(ctx, opts)
+	if err != nil {
+		c.t.endCall(i, sqlResult(nil, err))
+		return nil, err
+	}
+	rtx := &recTx{inner: tx, t: c.t, conn: c.sharedConn}
+	c.tx = rtx
+	c.t.endCall(i, "ok")
+	return rtx, nil
 }
 
 func (c *recConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
@@ -177,7 +232,10 @@ func (c *recConn) ExecContext(ctx context.Context, query string, args []driver.N
 	if err != nil {
 		return nil, err
 	}
-	i := c.t.emit(KindSQL, squash(query), formatArgs(args))
+	i, err := c.t.startCall(KindSQL, squash(query), formatArgs(args))
+	if err != nil {
+		return nil, err
+	}
 	c.t.writes++ // an Exec may change rows, whatever it says
 	var res driver.Result
 	if cs := c.cached(ctx, ic, query); cs != nil {
@@ -185,7 +243,7 @@ func (c *recConn) ExecContext(ctx context.Context, query string, args []driver.N
 	} else {
 		res, err = ic.ExecContext(ctx, query, args)
 	}
-	c.t.result(i, sqlResult(res, err))
+	c.t.endCall(i, sqlResult(res, err))
 	return res, err
 }
 
@@ -194,7 +252,10 @@ func (c *recConn) QueryContext(ctx context.Context, query string, args []driver.
 	if err != nil {
 		return nil, err
 	}
-	i := c.t.emit(KindSQL, squash(query), formatArgs(args))
+	i, err := c.t.startCall(KindSQL, squash(query), formatArgs(args))
+	if err != nil {
+		return nil, err
+	}
 	if !isSelect(query) {
 		c.t.writes++ // INSERT ... RETURNING, or a WITH that ends in an UPDATE
 	}
@@ -206,12 +267,13 @@ func (c *recConn) QueryContext(ctx context.Context, query string, args []driver.
 		rows, err = ic.QueryContext(ctx, query, args)
 	}
 	if err != nil {
-		c.t.result(i, sqlResult(nil, err))
+		c.t.endCall(i, sqlResult(nil, err))
 		return nil, err
 	}
 	if cs != nil {
 		cs.busy = true // until the rows are closed
 	}
+	c.t.endCall(i, "") // the rows write the result when closed
 	return &recRows{inner: rows, t: c.t, i: i, stmt: cs}, nil
 }
 
@@ -238,19 +300,35 @@ func (c *recConn) IsValid() bool {
 type recTx struct {
 	inner driver.Tx
 	t     *tracer
+	conn  *sharedConn
+	done  bool // rolled back for a worker that died (recConnector.abandon)
 }
 
 func (tx *recTx) Commit() error {
-	i := tx.t.emit(KindSQL, "COMMIT", "")
-	err := tx.inner.Commit()
-	tx.t.result(i, sqlResult(nil, err))
+	if tx.done {
+		return errCrashed
+	}
+	i, err := tx.t.startCall(KindSQL, "COMMIT", "")
+	if err != nil {
+		return err // the worker died just before: abandon rolled it back
+	}
+	tx.conn.tx = nil
+	err = tx.inner.Commit()
+	tx.t.endCall(i, sqlResult(nil, err))
 	return err
 }
 
 func (tx *recTx) Rollback() error {
-	i := tx.t.emit(KindSQL, "ROLLBACK", "")
-	err := tx.inner.Rollback()
-	tx.t.result(i, sqlResult(nil, err))
+	if tx.done {
+		return nil // the database rolled it back when the worker died
+	}
+	i, err := tx.t.startCall(KindSQL, "ROLLBACK", "")
+	if err != nil {
+		return nil // the worker died just before: abandon rolled it back
+	}
+	tx.conn.tx = nil
+	err = tx.inner.Rollback()
+	tx.t.endCall(i, sqlResult(nil, err))
 	return err
 }
 
@@ -276,10 +354,13 @@ func (s *recStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (dr
 	if !ok {
 		return nil, errors.New("sqlite statement lacks ExecContext")
 	}
-	i := s.t.emit(KindSQL, squash(s.query), formatArgs(args))
+	i, err := s.t.startCall(KindSQL, squash(s.query), formatArgs(args))
+	if err != nil {
+		return nil, err
+	}
 	s.t.writes++
 	res, err := sc.ExecContext(ctx, args)
-	s.t.result(i, sqlResult(res, err))
+	s.t.endCall(i, sqlResult(res, err))
 	return res, err
 }
 
@@ -288,15 +369,19 @@ func (s *recStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (d
 	if !ok {
 		return nil, errors.New("sqlite statement lacks QueryContext")
 	}
-	i := s.t.emit(KindSQL, squash(s.query), formatArgs(args))
+	i, err := s.t.startCall(KindSQL, squash(s.query), formatArgs(args))
+	if err != nil {
+		return nil, err
+	}
 	if !isSelect(s.query) {
 		s.t.writes++
 	}
 	rows, err := sc.QueryContext(ctx, args)
 	if err != nil {
-		s.t.result(i, sqlResult(nil, err))
+		s.t.endCall(i, sqlResult(nil, err))
 		return nil, err
 	}
+	s.t.endCall(i, "")
 	return &recRows{inner: rows, t: s.t, i: i}, nil
 }
 
@@ -412,25 +497,52 @@ func (h redisRecorder) DialHook(next redis.DialHook) redis.DialHook {
 
 func (h redisRecorder) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
+		i, err := h.t.startCall(KindRedis, redisCommand(cmd), "")
+		if err != nil {
+			cmd.SetErr(err)
+			return err
+		}
 		h.countScript(cmd)
-		i := h.t.emit(KindRedis, redisCommand(cmd), "")
-		err := next(ctx, cmd)
-		h.t.result(i, redisReply(cmd, err))
+		err = next(ctx, cmd)
+		h.t.endCall(i, redisReply(cmd, err))
 		return err
 	}
 }
 
 func (h redisRecorder) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
+		if len(cmds) == 0 {
+			return next(ctx, cmds)
+		}
+		// A pipeline is one round trip: one call, whose commands the
+		// trace lists one by one.
+		names := make([]string, len(cmds))
+		for k, cmd := range cmds {
+			names[k] = redisCommand(cmd)
+		}
+		first, err := h.t.startCall(KindRedis, strings.Join(names, "; "), "")
+		if err != nil {
+			for _, cmd := range cmds {
+				cmd.SetErr(err)
+			}
+			return err
+		}
 		idx := make([]int, len(cmds))
+		if first >= 0 {
+			h.t.events[first].Text = names[0]
+		}
+		idx[0] = first
 		for k, cmd := range cmds {
 			h.countScript(cmd)
-			idx[k] = h.t.emit(KindRedis, redisCommand(cmd), "")
+			if k > 0 {
+				idx[k] = h.t.emit(KindRedis, names[k], "")
+			}
 		}
-		err := next(ctx, cmds)
+		err = next(ctx, cmds)
 		for k, cmd := range cmds {
 			h.t.result(idx[k], redisReply(cmd, cmd.Err()))
 		}
+		h.t.endCall(-1, "")
 		return err
 	}
 }

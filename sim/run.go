@@ -121,6 +121,9 @@ type Trace struct {
 	Balance  int64   `json:"balance"`
 	Expected int64   `json:"expected"`
 	State    *State  `json:"-"` // only with Options.Snapshots
+	// Crashed says whether a worker died in the step: a crash point the
+	// handler never reached leaves it false.
+	Crashed bool `json:"-"`
 }
 
 // Handlers resolves handler names: a list, "core" or "all".
@@ -262,6 +265,7 @@ func runHandler(ctx context.Context, s *Script, h handlers.Info, steps int, lim 
 			return res, err
 		}
 		tr := Trace{Step: i + 1, Line: st.Line, Text: st.String()}
+		crashes := w.crashes
 		if err := w.step(st); err != nil {
 			return res, stopped(st.Line, fmt.Sprintf("line %d", st.Line), err)
 		}
@@ -269,6 +273,7 @@ func runHandler(ctx context.Context, s *Script, h handlers.Info, steps int, lim 
 			return res, err
 		}
 		tr.Expected = w.expected()
+		tr.Crashed = w.crashes > crashes
 		tr.Events, tr.Omitted = w.t.take()
 		if lim.snapshots {
 			if tr.State, err = w.state(); err != nil {
@@ -424,7 +429,7 @@ func (w *world) do(st Step) error {
 		w.deliver([]*worker{newWorker(1, m, st.Crash)})
 	case VerbDeliverConcurrent:
 		if st.Same {
-			return w.deliverSame()
+			return w.deliverSame(st.Switch)
 		}
 		n := min(2, len(w.broker.Ready))
 		if n > 0 {
@@ -436,6 +441,9 @@ func (w *world) do(st Step) error {
 		for i := range n {
 			m := w.broker.Take()
 			ws = append(ws, newWorker(i+1, m, ""))
+		}
+		if len(ws) == 2 {
+			switchAt(ws, st.Switch)
 		}
 		switch len(ws) {
 		case 0:
@@ -686,7 +694,13 @@ type worker struct {
 	resume   chan struct{}
 	started  bool
 	done     bool
-	charges  int // gateway calls made in this delivery
+	calls    int // I/O calls made in this delivery (see calls.go)
+	dead     bool
+	// switchAt, for deliver-concurrent switch=, is the call just before
+	// which it hands over to the other worker; 0: none (any more). held:
+	// the call fell inside a transaction, so it waits for the end.
+	switchAt int
+	held     bool
 	// yield hands over to the other racing worker and returns when it is
 	// this one's turn again; alone, a worker has nobody to yield to.
 	yield func(en, ru string)
@@ -716,7 +730,18 @@ func newWorker(i int, m *Message, crash string) *worker {
 // there is no second delivery); otherwise in its race window, both
 // interleaving as deliver-concurrent does, or, for a handler without one,
 // just before its ack.
-func (w *world) deliverSame() error {
+// switchAt sets where two racing workers hand over, for switch=A[,B]:
+// there, and not at the handler's Yield points.
+func switchAt(ws []*worker, at []int) {
+	for i, c := range at {
+		ws[i].switchAt, ws[i].window = c, false
+	}
+	if at != nil {
+		ws[1].window = false
+	}
+}
+
+func (w *world) deliverSame(at []int) error {
 	if len(w.broker.Ready) == 0 {
 		w.note("broker", "nothing is ready to deliver", "доставлять нечего: очередь пуста")
 		return nil
@@ -740,9 +765,12 @@ func (w *world) deliverSame() error {
 	}
 	second := newWorker(2, m, "")
 	second.again = true
-	if w.gateway.stall > 0 {
+	switch {
+	case at != nil:
+		switchAt([]*worker{first, second}, at)
+	case w.gateway.stall > 0:
 		first.window, second.window = false, false
-	} else {
+	default:
 		first.slowAck = true
 	}
 	w.deliver([]*worker{first, second})
@@ -769,7 +797,12 @@ func (w *world) deliver(ws []*worker) {
 		var next []*worker
 		for _, wk := range active {
 			if !wk.started && wk.again {
-				if ws[0].done {
+				switch {
+				case ws[0].done && ws[0].switchAt > 0:
+					w.note("broker", fmt.Sprintf("%s finished before its call %d: its visibility timeout never ran out, so there is no second delivery", ws[0].name, ws[0].switchAt),
+						fmt.Sprintf("%s закончил раньше обращения %d: его visibility timeout не истёк, и второй доставки нет", ws[0].name, ws[0].switchAt))
+					continue
+				case ws[0].done:
 					w.note("broker", fmt.Sprintf("%s finished without waiting on the gateway: its visibility timeout never ran out, so there is no second delivery", ws[0].name),
 						fmt.Sprintf("%s закончил, не дожидаясь шлюза: его visibility timeout не истёк, и второй доставки нет", ws[0].name))
 					continue
@@ -799,13 +832,23 @@ func (w *world) deliver(ws []*worker) {
 // nil) runs in its own goroutine and reports on yielded when it pauses at
 // a Yield point (false); its goroutine reports the end (true).
 func (w *world) work(wk *worker, yielded chan bool) {
+	defer func() { w.active = nil }()
 	m := wk.msg
 	if yielded != nil {
 		wk.yield = func(en, ru string) {
+			if w.conn.inTx() {
+				// SQLite's write lock is this worker's until its
+				// transaction ends: the other one would only wait.
+				w.t.say(KindNote, fmt.Sprintf("%s is inside a transaction: the other worker would wait for its lock, so %s runs on", wk.name, wk.name),
+					fmt.Sprintf("%s внутри транзакции: другой воркер ждал бы её блокировку, поэтому %s продолжает", wk.name, wk.name))
+				return
+			}
 			wk.yielded = true
 			w.t.say(KindYield, en, ru)
+			w.turnEnd(wk)
 			yielded <- false
 			<-wk.resume
+			w.turnBegin(wk)
 		}
 	}
 	if w.onDeliver != nil {
@@ -834,40 +877,44 @@ func (w *world) work(wk *worker, yielded chan bool) {
 	}
 
 	point := func(name string) {
+		if wk.dead {
+			return // a dead worker's handler marks nothing
+		}
 		if name == handlers.Yield {
 			if wk.window {
 				wk.yield("race window: the other worker runs now", "окно гонки: сейчас работает другой воркер")
 			}
 			return
 		}
-		// A handler whose effect is a charge was counted by the gateway,
-		// which knows whether money moved; the others' effect is durable here.
-		if name == handlers.AfterEffect && wk.charges == 0 {
-			w.apply(m, m.Amount)
-		}
 		if name == wk.crash {
-			w.t.say(KindCrash, "worker dies at "+name, "воркер падает в точке "+name)
-			// What runs from here on is the database cleaning up after the
-			// lost connection, not the worker.
-			w.t.actor = "sqlite"
+			w.crashNow(wk, "worker dies at "+name, "воркер падает в точке "+name)
 			panic(crashSignal{name})
 		}
 	}
-	crashedAt, err := w.call(wk, point)
+	w.turnBegin(wk)
+	err := w.call(wk, point)
+	w.turnEnd(wk)
 	w.t.actor = wk.name
-	if wk.slowAck && !wk.yielded && crashedAt == "" {
+	if wk.slowAck && !wk.yielded && !wk.dead {
 		wk.yield(fmt.Sprintf("%s is slow to ack: the other worker runs now", wk.name),
 			fmt.Sprintf("%s медлит с ack: сейчас работает другой воркер", wk.name))
+		w.t.actor = wk.name
 	}
+	_, _, callCrash := CallCrash(wk.crash)
 	switch {
-	case crashedAt != "":
+	case wk.dead:
 		return // the message stays in flight until it times out
 	case wk.crash == CrashBeforeAck && err != nil:
+		w.crashes++
 		w.t.say(KindCrash, "worker dies before it can nack", "воркер падает, не успев отправить nack")
 		return
 	case wk.crash == CrashBeforeAck:
+		w.crashes++
 		w.t.say(KindCrash, "worker dies before it can ack", "воркер падает, не успев отправить ack")
 		return
+	case callCrash:
+		w.t.say(KindNote, fmt.Sprintf("the handler made %s, never reaching %s: the worker did not crash", plural(wk.calls, "call"), wk.crash),
+			fmt.Sprintf("обработчик сделал обращений: %d и не дошёл до %s: воркер не упал", wk.calls, wk.crash))
 	case wk.crash != "":
 		w.t.say(KindNote, "the handler never reached "+wk.crash+": the worker did not crash",
 			"обработчик не дошёл до "+wk.crash+": воркер не упал")
@@ -939,13 +986,12 @@ func (w *world) quietQuarantined() int {
 // not inside one, so no handler is cut off at a point the script did not
 // name. (A context that can end would also cost the SQLite driver a
 // goroutine per statement, to watch it.)
-func (w *world) call(wk *worker, point func(string)) (crashedAt string, err error) {
+func (w *world) call(wk *worker, point func(string)) (err error) {
 	ctx := context.Background()
 	defer func() {
 		if r := recover(); r != nil {
-			if c, ok := r.(crashSignal); ok {
-				crashedAt = c.point
-				return
+			if _, ok := r.(crashSignal); ok {
+				return // wk.dead says so
 			}
 			err = fmt.Errorf("handler panicked: %v", r)
 		}
@@ -956,5 +1002,5 @@ func (w *world) call(wk *worker, point func(string)) (crashedAt string, err erro
 		Headers:     map[string]string{"idempotency-key": m.Key, "tenant": m.Tenant},
 		TransportID: m.TransportID, Delivery: wk.delivery,
 	}
-	return "", w.handler.Handle(ctx, w.deps(wk, point), msg)
+	return w.handler.Handle(ctx, w.deps(wk, point), msg)
 }

@@ -72,6 +72,28 @@ const (
 	CrashBeforeAck    = "before-ack"
 )
 
+// MaxCall is the highest I/O call a crash or a switch point may name: no
+// handler of the lab makes more than a dozen calls in a delivery.
+const MaxCall = 100
+
+// CallCrash reads a crash point at an I/O boundary: "call:N" dies just
+// before the delivery's N-th call to SQLite, Redis or the gateway,
+// "after-call:N" right after it. ok is false for a named point (or none).
+func CallCrash(crash string) (n int, after, ok bool) {
+	v, found := strings.CutPrefix(crash, "call:")
+	if !found {
+		if v, found = strings.CutPrefix(crash, "after-call:"); !found {
+			return 0, false, false
+		}
+		after = true
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > MaxCall || strconv.Itoa(n) != v {
+		return 0, false, false
+	}
+	return n, after, true
+}
+
 // Defaults for the script's header lines and publish options.
 const (
 	DefaultMaxDeliveries = 5
@@ -107,8 +129,14 @@ type Step struct {
 	Account string
 	Amount  int64
 	KeyMode string
-	Crash   string        // deliver: crash point, "" for none
-	Same    bool          // deliver-concurrent same: both workers get the oldest message
+	Crash   string // deliver: crash point, "" for none
+	Same    bool   // deliver-concurrent same: both workers get the oldest message
+	// Switch, for deliver-concurrent, names where the workers hand over:
+	// worker A runs up to (just before) its Switch[0]-th I/O call, then B
+	// up to its Switch[1]-th (or to its end when there is no second
+	// number), then A to its end, then B. nil: they hand over at the
+	// handler's Yield points.
+	Switch  []int
 	Advance time.Duration // advance
 	Gateway string        // gateway: one of the Gateway constants
 	Up      bool          // gateway up: Gateway is GatewayUp
@@ -383,17 +411,26 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 			return st, err
 		}
 		if c, ok := opts["crash"]; ok {
-			if c != CrashBeforeEffect && c != CrashAfterEffect && c != CrashBeforeAck {
-				return st, errf(n, "crash=%s: unknown crash point; valid points: before-effect, after-effect, before-ack", "crash=%s: неизвестная точка падения; допустимые: before-effect, after-effect, before-ack", c)
+			if _, _, call := CallCrash(c); !call && c != CrashBeforeEffect && c != CrashAfterEffect && c != CrashBeforeAck {
+				return st, errf(n, "crash=%s: unknown crash point; valid points: before-effect, after-effect, before-ack, call:N (just before the delivery's N-th call to SQLite, Redis or the gateway), after-call:N (right after it), N from 1 to %d",
+					"crash=%s: неизвестная точка падения; допустимые: before-effect, after-effect, before-ack, call:N (перед N-м обращением доставки к SQLite, Redis или шлюзу), after-call:N (сразу после него), N от 1 до %d", c, MaxCall)
 			}
 			st.Crash = c
 		}
 	case VerbDeliverConcurrent:
-		switch {
-		case len(args) == 1 && args[0] == "same":
-			st.Same = true
-		case len(args) > 0:
-			return st, errf(n, "deliver-concurrent takes nothing or same, found %q, as in: %s", "deliver-concurrent: допустимо только same или ничего, а найдено %q, например: %s", strings.Join(args, " "), usage(verb))
+		all := strings.Join(args, " ")
+		if len(args) > 0 && args[0] == "same" {
+			st.Same, args = true, args[1:]
+		}
+		for _, a := range args {
+			v, ok := strings.CutPrefix(a, "switch=")
+			if !ok || st.Switch != nil {
+				return st, errf(n, "deliver-concurrent takes same and switch=A[,B], found %q, as in: %s", "deliver-concurrent: допустимы same и switch=A[,B], а найдено %q, например: %s", all, usage(verb))
+			}
+			var serr *Error
+			if st.Switch, serr = parseSwitch(n, v); serr != nil {
+				return st, serr
+			}
 		}
 	case VerbRedeliver, VerbDLQReplay, VerbDrain:
 		if len(args) > 0 {
@@ -443,7 +480,7 @@ func usage(verb string) string {
 	case VerbGateway:
 		return "gateway down, gateway timeout, gateway dedup on, gateway stall 90m"
 	case VerbDeliverConcurrent:
-		return "deliver-concurrent [same]"
+		return "deliver-concurrent [same] [switch=2,5]"
 	}
 	return verb
 }
@@ -498,6 +535,24 @@ func checkID(n int, what, v string) error {
 		return errf(n, "%s %q has characters that are not printable", "%s %q содержит непечатаемые символы", what, v)
 	}
 	return nil
+}
+
+// parseSwitch reads the calls of switch=A[,B]: one or two numbers from 1
+// to MaxCall.
+func parseSwitch(n int, v string) ([]int, *Error) {
+	parts := strings.Split(v, ",")
+	if len(parts) > 2 {
+		return nil, errf(n, "switch=%s: at most two calls (A for worker A, B for worker B), as in: switch=2,5", "switch=%s: не больше двух обращений (A для воркера A, B для воркера B), например: switch=2,5", v)
+	}
+	out := make([]int, len(parts))
+	for i, p := range parts {
+		c, err := strconv.Atoi(p)
+		if err != nil || c < 1 || c > MaxCall || strconv.Itoa(c) != p {
+			return nil, errf(n, "switch=%s: %q is not a call number; each is a whole number from 1 to %d, as in: switch=2,5", "switch=%s: %q — не номер обращения; нужно целое число от 1 до %d, например: switch=2,5", v, p, MaxCall)
+		}
+		out[i] = c
+	}
+	return out, nil
 }
 
 func parseAmount(v string) (int64, *Error) {
@@ -577,6 +632,13 @@ func (st Step) String() string {
 	case VerbDeliverConcurrent:
 		if st.Same {
 			b.WriteString(" same")
+		}
+		if st.Switch != nil {
+			parts := make([]string, len(st.Switch))
+			for i, c := range st.Switch {
+				parts[i] = strconv.Itoa(c)
+			}
+			b.WriteString(" switch=" + strings.Join(parts, ","))
 		}
 	case VerbGateway:
 		switch {

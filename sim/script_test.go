@@ -152,9 +152,21 @@ func TestParseSteps(t *testing.T) {
 			want: sim.Step{Verb: "deliver", Crash: sim.CrashAfterEffect}},
 		{name: "deliver crash=before-ack", line: "deliver crash=before-ack",
 			want: sim.Step{Verb: "deliver", Crash: sim.CrashBeforeAck}},
+		{name: "deliver crash=call:N", line: "deliver crash=call:3",
+			want: sim.Step{Verb: "deliver", Crash: "call:3"}},
+		{name: "deliver crash=after-call:N", line: "deliver crash=after-call:1",
+			want: sim.Step{Verb: "deliver", Crash: "after-call:1"}},
+		{name: "deliver crash at the highest call", line: "deliver crash=call:100",
+			want: sim.Step{Verb: "deliver", Crash: "call:100"}},
 		{name: "redeliver", line: "redeliver", want: sim.Step{Verb: "redeliver"}},
 		{name: "deliver-concurrent", line: "deliver-concurrent", want: sim.Step{Verb: "deliver-concurrent"}},
 		{name: "deliver-concurrent same", line: "deliver-concurrent same", want: sim.Step{Verb: "deliver-concurrent", Same: true}},
+		{name: "deliver-concurrent switch", line: "deliver-concurrent switch=2,5",
+			want: sim.Step{Verb: "deliver-concurrent", Switch: []int{2, 5}}},
+		{name: "deliver-concurrent switch for worker A only", line: "deliver-concurrent switch=1",
+			want: sim.Step{Verb: "deliver-concurrent", Switch: []int{1}}},
+		{name: "deliver-concurrent same switch", line: "deliver-concurrent same switch=3,1",
+			want: sim.Step{Verb: "deliver-concurrent", Same: true, Switch: []int{3, 1}}},
 		{name: "dlq-replay", line: "dlq-replay", want: sim.Step{Verb: "dlq-replay"}},
 		{name: "drain", line: "drain", want: sim.Step{Verb: "drain"}},
 
@@ -389,6 +401,19 @@ func TestParseErrors(t *testing.T) {
 		{"bad crash point lists the valid points", "deliver crash=during-effect", 1,
 			[]string{"crash=during-effect: unknown crash point", "valid points: before-effect, after-effect, before-ack"}},
 		{"empty crash point", "deliver crash=", 1, []string{"unknown crash point", "before-effect, after-effect, before-ack"}},
+		// Calls are numbered from 1 and written in one way only, so that
+		// a script has one canonical form.
+		{"crash before call 0", "deliver crash=call:0", 1, []string{"crash=call:0: unknown crash point", "call:N", "after-call:N", "N from 1 to 100"}},
+		{"crash past the highest call", "deliver crash=after-call:101", 1, []string{"crash=after-call:101: unknown crash point"}},
+		{"crash call with a leading zero", "deliver crash=call:03", 1, []string{"crash=call:03: unknown crash point"}},
+		{"crash call without a number", "deliver crash=call:", 1, []string{"crash=call:: unknown crash point"}},
+		{"crash call with a sign", "deliver crash=call:+2", 1, []string{"unknown crash point"}},
+		{"switch with three calls", "deliver-concurrent switch=1,2,3", 1, []string{"switch=1,2,3: at most two calls", "switch=2,5"}},
+		{"switch at call 0", "deliver-concurrent switch=0", 1, []string{`switch=0: "0" is not a call number`, "from 1 to 100"}},
+		{"switch with a word", "deliver-concurrent switch=a,2", 1, []string{`switch=a,2: "a" is not a call number`}},
+		{"switch with an empty call", "deliver-concurrent switch=2,", 1, []string{`switch=2,: "" is not a call number`}},
+		{"switch given twice", "deliver-concurrent switch=1 switch=2", 1, []string{`deliver-concurrent takes same and switch=A[,B], found "switch=1 switch=2"`}},
+		{"same after switch", "deliver-concurrent switch=1 same", 1, []string{`found "switch=1 same"`}},
 
 		// Operation ids and other ids.
 		{"publish without operation id", "publish", 1,
@@ -468,8 +493,8 @@ func TestParseErrors(t *testing.T) {
 		// Verbs without arguments.
 		{"redeliver with arguments", "redeliver now", 1, []string{`redeliver takes no arguments, found "now"`}},
 		{"redeliver with an option", "redeliver crash=before-ack", 1, []string{`redeliver takes no arguments, found "crash=before-ack"`}},
-		{"deliver-concurrent with arguments", "deliver-concurrent 3", 1, []string{`deliver-concurrent takes nothing or same, found "3"`, "deliver-concurrent [same]"}},
-		{"deliver-concurrent same twice", "deliver-concurrent same same", 1, []string{`deliver-concurrent takes nothing or same, found "same same"`}},
+		{"deliver-concurrent with arguments", "deliver-concurrent 3", 1, []string{`deliver-concurrent takes same and switch=A[,B], found "3"`, "deliver-concurrent [same] [switch=2,5]"}},
+		{"deliver-concurrent same twice", "deliver-concurrent same same", 1, []string{`deliver-concurrent takes same and switch=A[,B], found "same same"`}},
 		{"deliver-concurrent SAME in capitals", "deliver-concurrent SAME", 1, []string{`found "SAME"`}},
 		{"dlq-replay with arguments", "dlq-replay all now", 1, []string{`dlq-replay takes no arguments, found "all now"`}},
 		{"drain with arguments", "drain x", 1, []string{`drain takes no arguments, found "x"`}},
@@ -703,9 +728,13 @@ deliver
 deliver crash=before-effect
 deliver crash=after-effect
 deliver crash=before-ack
+deliver crash=call:2
+deliver crash=after-call:3
 redeliver
 deliver-concurrent
 deliver-concurrent same
+deliver-concurrent switch=2,5
+deliver-concurrent same switch=1
 gateway down
 deliver
 gateway timeout
@@ -752,8 +781,8 @@ func checkRoundTrip(t *testing.T, s *sim.Script) {
 func TestScriptStringRoundTrip(t *testing.T) {
 	t.Run("hand-written script with every verb", func(t *testing.T) {
 		s := parseOK(t, allVerbsScript)
-		if len(s.Steps) != 32 {
-			t.Fatalf("got %d steps, want 32", len(s.Steps))
+		if len(s.Steps) != 36 {
+			t.Fatalf("got %d steps, want 36", len(s.Steps))
 		}
 		seen := map[string]bool{}
 		for _, st := range s.Steps {

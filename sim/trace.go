@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -16,6 +17,9 @@ type Event struct {
 	Result string `json:"result,omitempty"`  // what came back
 	Msg    string `json:"msg,omitempty"`     // transport id of the message concerned
 	To     string `json:"to,omitempty"`      // deliver: the worker that takes the message
+	// Call numbers a worker's I/O calls (to SQLite, Redis, the gateway)
+	// within its delivery, from 1: what crash=call:N and switch= name.
+	Call int `json:"call,omitempty"`
 }
 
 // Event kinds.
@@ -52,6 +56,52 @@ type tracer struct {
 	// writes counts the SQL statements run, by anyone, that may have
 	// changed a row: the engine reads the balance again only after one.
 	writes int
+	// io, when set, is told of every I/O call (world.beforeCall).
+	io ioHook
+}
+
+// ioHook is told of each call to SQLite, Redis or the gateway: the world
+// numbers a worker's calls, and crashes or pauses it at one.
+type ioHook interface {
+	// beforeCall is a call about to run, named by what: it returns the
+	// call's number in its worker's delivery (0 for a call that is not
+	// a worker's), or errCrashed when the worker is dead and the call
+	// must not run.
+	beforeCall(what string) (int, error)
+	// afterCall is the call done.
+	afterCall()
+}
+
+// errCrashed is what a dead worker's calls return: its connections are gone.
+var errCrashed = errors.New("the worker crashed: its connection is gone")
+
+// startCall records an I/O call about to run, numbered; an error means
+// the worker is dead and the call must not run. It returns the event's
+// index, as emit does.
+func (t *tracer) startCall(kind, text, args string) (int, error) {
+	n := 0
+	if t.io != nil {
+		var err error
+		if n, err = t.io.beforeCall(text); err != nil {
+			return -1, err
+		}
+	}
+	i := t.emit(kind, text, args)
+	if i >= 0 {
+		t.events[i].Call = n
+	}
+	return i, nil
+}
+
+// endCall records the call's result ("" leaves it for later) and tells
+// the world the call is done.
+func (t *tracer) endCall(i int, res string) {
+	if res != "" {
+		t.result(i, res)
+	}
+	if t.io != nil {
+		t.io.afterCall()
+	}
 }
 
 // add records an event and returns its index, or -1 when the step already

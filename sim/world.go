@@ -34,6 +34,7 @@ type world struct {
 	handler handlers.Info
 	t       *tracer
 	db      *sql.DB
+	conn    *recConnector // db's one SQLite connection
 	mr      *miniredis.Miniredis
 	rdb     *redis.Client
 	gateway *gateway
@@ -57,6 +58,11 @@ type world struct {
 	sumWrites int
 	sumRead   bool
 
+	// active is the worker running now, nil between deliveries; turnStart
+	// is the durable balance when its turn began (see turnEnd).
+	active    *worker
+	turnStart int64
+
 	intents map[intentKey]*intent
 	applied map[intentKey]int64 // per intent, the amounts whose effect a worker made durable
 	// applications counts, per intent and payload variant (amount), the
@@ -67,6 +73,7 @@ type world struct {
 	// their operation was already applied: the makings of a poison message.
 	failedAfterApplied map[*Message]bool
 	conflicts          int // changed payloads acked without quarantine
+	crashes            int // workers that died
 	deliveries         int
 	scripts            int // Lua scripts the handler ran in Redis: each costs luaCost of the budget
 	// engineErr is an error of the engine's own (the reaper, run when a
@@ -89,6 +96,9 @@ type intent struct {
 func (w *world) apply(m *Message, amount int64) {
 	ik := intentKey{m.Tenant, m.Op}
 	w.applied[ik] += amount
+	if amount < 0 {
+		return // taken back, not applied
+	}
 	if w.applications[ik] == nil {
 		w.applications[ik] = map[int64]int{}
 	}
@@ -136,9 +146,12 @@ func newWorld(s *Script, h handlers.Info) (w *world, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
 	}
+	w.conn, t.io = conn, w
 	w.db = sql.OpenDB(conn)
-	w.db.SetMaxOpenConns(1)
-	w.db.SetMaxIdleConns(1)
+	// Every connection database/sql opens wraps the one SQLite connection
+	// (sharedConn): a second one is needed only while a worker is paused
+	// inside a call, a third for the lab's reads meanwhile.
+	w.db.SetMaxIdleConns(4)
 	w.db.SetConnMaxLifetime(0)
 	w.db.SetConnMaxIdleTime(0)
 	// The database starts as a copy of the schema's template, which is
@@ -186,6 +199,9 @@ func (w *world) close() {
 	}
 	if w.db != nil {
 		w.db.Close()
+	}
+	if w.conn != nil {
+		w.conn.close()
 	}
 }
 
@@ -436,8 +452,10 @@ type callerGateway struct {
 
 func (c callerGateway) Charge(ctx context.Context, account string, amount int64, reference string) error {
 	g, w, wk := c.w.gateway, c.w, c.wk
-	wk.charges++
-	i := g.t.emit(KindGateway, fmt.Sprintf("charge %d to %s, reference %s", amount, account, reference), "")
+	i, err := g.t.startCall(KindGateway, fmt.Sprintf("charge %d to %s, reference %s", amount, account, reference), "")
+	if err != nil {
+		return err // a dead worker's request never leaves
+	}
 	if i >= 0 {
 		g.t.events[i].TextRU = fmt.Sprintf("списать %d со счёта %s, референс %s", amount, account, reference)
 	}
@@ -462,8 +480,7 @@ func (c callerGateway) Charge(ctx context.Context, account string, amount int64,
 		res = "reference " + reference + " already charged: nothing charged again"
 	default:
 		call.OK, call.Outcome = true, OutcomeCharged
-		g.charged += amount
-		w.apply(wk.msg, amount)
+		g.charged += amount // counted to the worker when its turn ends (world.turnEnd)
 		if reference != "" {
 			g.refs[reference] = true
 		}
@@ -473,7 +490,6 @@ func (c callerGateway) Charge(ctx context.Context, account string, amount int64,
 		call.Answer = AnswerTimeout
 		res += ", but the answer is lost"
 	}
-	var err error
 	switch call.Answer {
 	case AnswerOK:
 		if call.Outcome == OutcomeDeduplicated {
@@ -485,8 +501,8 @@ func (c callerGateway) Charge(ctx context.Context, account string, amount int64,
 		err = errGatewayTimeout
 		res += "; the caller sees a timeout"
 	}
-	g.t.result(i, res)
 	g.calls = append(g.calls, call)
+	g.t.endCall(i, res)
 	return err
 }
 
