@@ -5,13 +5,17 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/sim"
 )
 
 // The alphabet: the steps a script may take next, drawn from the script
 // language. It is small on purpose, so that every script up to depth 4
 // can run: one or two operations (a second one under a second tenant
 // with the same id, the tenant collision), a repeat of each and a changed
-// payload, every delivery with every crash point, the broker's moves,
+// payload, every delivery with every crash point and I/O boundary, two
+// workers switching at each boundary, the broker's moves,
 // time across each TTL of the header, and the gateway's modes for the
 // handlers that call it.
 func (s *searcher) alphabet(prefix []string) []string {
@@ -32,6 +36,17 @@ func (s *searcher) alphabet(prefix []string) []string {
 	// (a crash, a redelivery) is found first.
 	out := []string{"deliver", "deliver crash=before-ack", "deliver crash=before-effect", "deliver crash=after-effect",
 		"redeliver", "deliver-concurrent", "deliver-concurrent same", "dlq-replay", "drain"}
+	// Every I/O boundary of a delivery: dying on receipt, and right
+	// after each call the handler makes (just before call N+1 is the
+	// same to everyone but the dead worker). Then two workers handing
+	// over just before each call of the first.
+	out = append(out, "deliver crash=call:1")
+	for n := 1; n <= s.calls; n++ {
+		out = append(out, fmt.Sprintf("deliver crash=after-call:%d", n))
+	}
+	for n := 2; n <= s.calls; n++ {
+		out = append(out, fmt.Sprintf("deliver-concurrent switch=%d", n))
+	}
 	for _, o := range ops {
 		t := ""
 		if o.tenant != "" {
@@ -67,3 +82,38 @@ func (s *searcher) ttls() []time.Duration {
 }
 
 func minutes(d time.Duration) string { return fmt.Sprintf("%dm", int64(d/time.Minute)) }
+
+// switches are the random search's extra steps: both workers' switch
+// points, and the same message switched.
+func (s *searcher) switches() []string {
+	var out []string
+	for a := 1; a <= s.calls; a++ {
+		out = append(out, fmt.Sprintf("deliver-concurrent same switch=%d", a))
+		for b := 1; b <= s.calls; b++ {
+			out = append(out, fmt.Sprintf("deliver-concurrent switch=%d,%d", a, b))
+		}
+	}
+	return out
+}
+
+// maxCalls bounds the boundaries a search tries in a delivery.
+const maxCalls = 8
+
+// probe runs one delivery of a fresh message and returns how many I/O
+// calls the handler made (at most maxCalls) and whether one was to the
+// payment gateway.
+func (s *searcher) probe() (calls int, gateway bool, err error) {
+	sc, err := sim.Parse(s.text([]string{"publish a amount=10000", "deliver"}))
+	if err != nil {
+		return 0, false, err
+	}
+	run, err := sim.Execute(s.ctx, sc, sim.Options{Custom: []handlers.Info{s.info}})
+	if err != nil {
+		return 0, false, err
+	}
+	for _, e := range run.Results[0].Trace[1].Events {
+		calls = max(calls, e.Call)
+		gateway = gateway || e.Kind == sim.KindGateway
+	}
+	return min(calls, maxCalls), gateway, nil
+}

@@ -12,6 +12,7 @@ package check
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -100,7 +101,8 @@ type searcher struct {
 	info     handlers.Info
 	opt      Options
 	header   *sim.Script
-	gateway  bool // the handler calls the payment gateway
+	gateway  bool // the handler calls the payment gateway: the gateway steps matter
+	calls    int  // the I/O calls of one delivery: the boundaries to crash or switch at
 	deadline time.Time
 	explored int
 	found    map[sim.Verdict]Failure
@@ -132,8 +134,10 @@ func CheckHandler(ctx context.Context, h handlers.Info, opt Options) (Report, er
 	if len(header.Steps) > 0 {
 		return Report{}, errors.New("header: only header lines, no steps")
 	}
-	s := &searcher{ctx: ctx, info: h, opt: opt, header: header,
-		gateway: usesGateway(h), found: map[sim.Verdict]Failure{}}
+	s := &searcher{ctx: ctx, info: h, opt: opt, header: header, found: map[sim.Verdict]Failure{}}
+	if s.calls, s.gateway, err = s.probe(); err != nil {
+		return Report{}, err
+	}
 	if opt.Budget > 0 {
 		s.deadline = opt.now().Add(opt.Budget)
 	}
@@ -162,10 +166,6 @@ func CheckHandler(ctx context.Context, h handlers.Info, opt Options) (Report, er
 }
 
 func verdictRank(v sim.Verdict) int { return slices.Index(sim.Verdicts(), v) }
-
-// usesGateway says whether a handler charges through the payment gateway:
-// the gateway steps matter to it only then. The Redis handlers do.
-func usesGateway(h handlers.Info) bool { return h.Redis }
 
 // run executes a script on the handler and returns its settled result.
 func (s *searcher) run(steps []string) (sim.Result, *sim.Script, error) {
@@ -229,14 +229,26 @@ func (s *searcher) exhaustive() error {
 	for depth := 1; depth <= s.opt.Depth; depth++ {
 		var next [][]string
 		for _, prefix := range level {
+			// One worker delivering the oldest message and dying at
+			// different calls often leaves the same world: a crash after
+			// a read, or inside a transaction the database rolls back, is
+			// the same as a crash before it. Such siblings are one branch.
+			same := map[string]bool{}
 			for _, step := range s.alphabet(prefix) {
 				steps := append(slices.Clip(prefix), step)
 				res, sc, err := s.run(steps)
 				if err != nil {
 					return err
 				}
-				if sc == nil || idle(res, len(steps)) {
+				if sc == nil || idle(res, len(steps)) || unreached(res, steps) {
 					continue
+				}
+				if strings.HasPrefix(step, "deliver crash=") {
+					w := world(res)
+					if same[w] {
+						continue
+					}
+					same[w] = true
 				}
 				if err := s.judge(steps, res); err != nil {
 					return err
@@ -256,8 +268,9 @@ func (s *searcher) random() error {
 	for range s.opt.Runs {
 		n := 1 + rng.IntN(s.opt.Len)
 		var steps []string
+		extra := s.switches()
 		for range n {
-			alpha := s.alphabet(steps)
+			alpha := append(s.alphabet(steps), extra...)
 			steps = append(steps, alpha[rng.IntN(len(alpha))])
 		}
 		res, sc, err := s.run(steps)
@@ -287,4 +300,26 @@ func idle(res sim.Result, step int) bool {
 		}
 	}
 	return true
+}
+
+// unreached reports whether the script's last step names a crash point
+// the handler never reached: it ran as a plain deliver, a sibling of the
+// same branch.
+func unreached(res sim.Result, steps []string) bool {
+	n := len(steps)
+	return strings.Contains(steps[n-1], "crash=") && n <= len(res.Trace) && !res.Trace[n-1].Crashed
+}
+
+// world writes what a run left before settlement: the database, Redis,
+// the gateway's calls and the broker's queues. Two siblings that leave the
+// same world settle alike and go on alike.
+func world(res sim.Result) string {
+	b, err := json.Marshal(struct {
+		Final  *sim.State
+		Broker sim.BrokerState
+	}{res.Final, res.Broker})
+	if err != nil {
+		return fmt.Sprint(res.Final, res.Broker) // never: both are plain data
+	}
+	return string(b)
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -193,6 +194,97 @@ func TestCorePatternsFailOnlyOnTheirWeaknesses(t *testing.T) {
 			if !ok {
 				t.Errorf("%s: %s for a reason its lessons do not name:\n%s", h, f.Verdict, f.Script)
 			}
+		}
+	}
+}
+
+// effectFirstUnmarked is effect-first with no marks at all: it credits,
+// then records the key, in two statements that each commit alone.
+func effectFirstUnmarked(ctx context.Context, d handlers.Deps, m handlers.Message) error {
+	var n int
+	if err := d.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM seen WHERE key = ?`, m.Key).Scan(&n); err != nil || n > 0 {
+		return err
+	}
+	if _, err := d.DB.ExecContext(ctx, `UPDATE accounts SET balance = balance + ? WHERE id = ?`, m.Amount, m.Account); err != nil {
+		return err
+	}
+	_, err := d.DB.ExecContext(ctx, `INSERT INTO seen (key) VALUES (?)`, m.Key)
+	return err
+}
+
+// checkThenInsertUnmarked is check-then-insert with no race window marked:
+// only a switch between the workers at an I/O call can find its race.
+func checkThenInsertUnmarked(ctx context.Context, d handlers.Deps, m handlers.Message) error {
+	var n int
+	if err := d.DB.QueryRowContext(ctx, `SELECT COUNT(*) FROM seen WHERE key = ?`, m.Key).Scan(&n); err != nil || n > 0 {
+		return err
+	}
+	tx, err := d.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO seen (key) VALUES (?)`, m.Key); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE accounts SET balance = balance + ? WHERE id = ?`, m.Amount, m.Account); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// TestUnmarkedHandlersAreCrashedEverywhere: a handler that marks no crash
+// point and no race window still fails where it should, at a numbered
+// call, and the story replays.
+func TestUnmarkedHandlersAreCrashedEverywhere(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		handle handlers.Func
+		want   string // the shortest duplicate
+	}{
+		// Dying right after the credit (call 2), before the key is
+		// recorded: the redelivery credits again.
+		{"effect-first", effectFirstUnmarked, "publish a amount=10000\ndeliver crash=after-call:2\n"},
+		// Worker A checks (call 1) and stops before BEGIN; B checks too,
+		// and both insert: seen has no UNIQUE constraint.
+		{"check-then-insert", checkThenInsertUnmarked, "publish a amount=10000\nretry a\ndeliver-concurrent switch=2\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := handlers.Info{Name: tc.name, Schema: `CREATE TABLE seen (key TEXT);`, Handle: tc.handle}
+			rep, err := CheckHandler(context.Background(), h, quick)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// (Keyed by the key alone, both also fail on a tenant
+			// collision and a changed payload: not the point here.)
+			if f, ok := failure(rep, sim.Duplicate); !ok || f.Script != tc.want {
+				t.Fatalf("failures %+v, want this duplicate:\n%s", rep.Failures, tc.want)
+			}
+			run, err := sim.Execute(context.Background(), sim.MustParse(tc.want), sim.Options{Custom: []handlers.Info{h}})
+			if err != nil || run.Results[0].Verdict != sim.Duplicate {
+				t.Errorf("replay: %v %v", run, err)
+			}
+		})
+	}
+}
+
+// TestSimplerCallBoundaries: a crash at a call shrinks toward no crash,
+// the named points, then lower calls; a switch toward one worker, the
+// Yield race, B run to its end, then lower calls. Each form is plainer,
+// so shrinking ends.
+func TestSimplerCallBoundaries(t *testing.T) {
+	for step, want := range map[string][]string{
+		"deliver crash=call:3": {"deliver", "deliver crash=before-effect", "deliver crash=after-effect", "deliver crash=before-ack",
+			"deliver crash=call:2", "deliver crash=call:1"},
+		"deliver crash=after-call:2": {"deliver", "deliver crash=before-effect", "deliver crash=after-effect", "deliver crash=before-ack",
+			"deliver crash=call:2", "deliver crash=after-call:1"},
+		"deliver-concurrent switch=2,3": {"deliver", "deliver-concurrent", "deliver-concurrent switch=2",
+			"deliver-concurrent switch=1,3", "deliver-concurrent switch=2,2", "deliver-concurrent switch=2,1"},
+		"deliver-concurrent same switch=2": {"deliver", "deliver-concurrent same", "deliver-concurrent switch=2",
+			"deliver-concurrent same switch=1"},
+	} {
+		if got := simpler(step); !reflect.DeepEqual(got, want) {
+			t.Errorf("simpler(%q) = %q, want %q", step, got, want)
 		}
 	}
 }

@@ -1,11 +1,38 @@
 package check
 
-import "github.com/idempotency-lab/lab/sim"
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/idempotency-lab/lab/sim"
+)
 
 // simpler lists the plainer forms of a step, plainest first: a delivery
 // without its crash, one worker instead of two, one delivery instead of a
 // drain.
 func simpler(step string) []string {
+	if c, ok := strings.CutPrefix(step, "deliver crash="); ok {
+		if n, after, ok := sim.CallCrash(c); ok {
+			// A named point reads better than a call number, and a lower
+			// call number is earlier in the handler.
+			out := []string{"deliver", "deliver crash=before-effect", "deliver crash=after-effect", "deliver crash=before-ack"}
+			if after {
+				out = append(out, "deliver crash=call:"+strconv.Itoa(n))
+			}
+			for m := n - 1; m >= 1; m-- {
+				if after {
+					out = append(out, "deliver crash=after-call:"+strconv.Itoa(m))
+				} else {
+					out = append(out, "deliver crash=call:"+strconv.Itoa(m))
+				}
+			}
+			return out
+		}
+	}
+	if rest, ok := strings.CutPrefix(step, "deliver-concurrent "); ok && strings.Contains(rest, "switch=") {
+		return simplerSwitch(rest)
+	}
 	switch step {
 	case "deliver crash=before-effect", "deliver crash=after-effect", "deliver crash=before-ack",
 		"deliver-concurrent", "drain":
@@ -55,4 +82,46 @@ func (s *searcher) shrink(steps []string, v sim.Verdict, res sim.Result) ([]stri
 		}
 	}
 	return steps, res, nil
+}
+
+// simplerSwitch lists the plainer forms of deliver-concurrent [same]
+// switch=A[,B]: one worker, the race at the Yield points, worker B run to
+// its end, lower call numbers.
+func simplerSwitch(rest string) []string {
+	same := strings.HasPrefix(rest, "same ")
+	_, v, _ := strings.Cut(rest, "switch=")
+	var at []int
+	for _, p := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(p)
+		if err != nil {
+			return nil
+		}
+		at = append(at, n)
+	}
+	prefix := "deliver-concurrent "
+	if same {
+		prefix += "same "
+	}
+	form := func(at []int) string {
+		parts := make([]string, len(at))
+		for i, n := range at {
+			parts[i] = strconv.Itoa(n)
+		}
+		return prefix + "switch=" + strings.Join(parts, ",")
+	}
+	out := []string{"deliver", strings.TrimSpace(prefix)}
+	if same {
+		out = append(out, "deliver-concurrent "+strings.TrimPrefix(form(at), prefix))
+	}
+	if len(at) == 2 {
+		out = append(out, form(at[:1]))
+	}
+	for i := range at {
+		for m := at[i] - 1; m >= 1; m-- {
+			lower := slices.Clone(at)
+			lower[i] = m
+			out = append(out, form(lower))
+		}
+	}
+	return out
 }

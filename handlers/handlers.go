@@ -8,9 +8,11 @@
 // a simulated clock. It returns nil to ack the message and an error to nack
 // it (the broker then redelivers it).
 //
-// The calls to Deps.Point mark where the lab may stop the worker:
-// BeforeEffect and AfterEffect are the crash points, Yield is where a second
-// worker may run in between when two deliveries race. Handlers defer nothing
+// The calls to Deps.Point name places in the story: BeforeEffect and
+// AfterEffect are crash points, Yield is where a second worker may run in
+// between when two deliveries race. Besides them the lab can stop a worker
+// at any of its I/O calls (a statement, a Redis command, a gateway call),
+// and it counts effects from the data, not from the marks. Handlers defer nothing
 // but tx.Rollback, which is what the database does anyway when a dead
 // worker's connection drops, so a crash runs no cleanup that a real one
 // would not.

@@ -18,11 +18,15 @@
 // trace) it reports the shortest script it found, shrunk until removing
 // any step makes the failure go, with the verdict and the balances.
 //
-// The oracle counts an effect where the handler says it is durable: call
-// d.Point(handlers.AfterEffect) right after the commit (or the call) that
-// makes it so, and d.Point(handlers.BeforeEffect) just before it; a
-// handler that charges through d.Gateway is counted by the gateway itself.
-// A handler that marks no effect is judged to have credited nothing. A
+// A handler needs no marks. The oracle counts what each delivery made
+// durable from the data (the accounts' balances and the gateway's
+// charges), and the search crashes a worker at every I/O call it makes
+// (every SQL statement, BEGIN, COMMIT and ROLLBACK included, every Redis
+// command or pipeline, every gateway call: deliver crash=after-call:2) and
+// switches two racing workers at any of them (deliver-concurrent
+// switch=2). Marks add named places that read better in a story:
+// d.Point(handlers.BeforeEffect) and d.Point(handlers.AfterEffect) are
+// crash points, d.Point(handlers.Yield) is a race window. A
 // message the handler sets aside for a person (the same key with another
 // payload) counts as quarantined when the handler adds to a table named
 // quarantine with a count column, as the lab's inbox does; the example
@@ -34,13 +38,14 @@
 // queue, DLQ replay with new transport ids); producer retries (same key,
 // new transport id) and changed payloads under a reused key; two tenants
 // with the same operation id; a worker that dies before the effect, after
-// it, or before the ack (at the points the handler marks with
-// d.Point(handlers.BeforeEffect) and d.Point(handlers.AfterEffect)); two
-// workers racing at d.Point(handlers.Yield); time moving past the Redis
-// TTLs and the inbox retention; a payment gateway that is down, times out
-// after charging, or stalls. What it does not cover: crashes at points the
-// handler does not mark (every I/O boundary is the checker's next step),
-// more than two workers, other isolation levels than SQLite's
+// it, or before the ack (at the points the handler marks), or at any of
+// its I/O calls; two workers racing at d.Point(handlers.Yield) or
+// switching at any pair of calls (a switch inside a transaction waits for
+// its end, as SQLite's lock makes the other worker wait); time moving past
+// the Redis TTLs and the inbox retention; a payment gateway that is down,
+// times out after charging, or stalls. What it does not cover: more than
+// two workers, crashes inside the database or Redis themselves (a call
+// either ran or did not), other isolation levels than SQLite's
 // serializable transactions, real network partitions, several consumer
 // groups or partitions, and message ordering beyond the broker's FIFO with
 // redelivery at the back.

@@ -109,7 +109,7 @@ func TestRowsAffectedWithoutHashIsFoundOut(t *testing.T) {
 		if err := tx.Commit(); err != nil {
 			return err
 		}
-		d.Point(handlers.AfterEffect) // the credit is durable: the oracle counts it here
+		d.Point(handlers.AfterEffect) // a named crash point: the credit is durable
 		return nil
 	}
 	rep, err := labtest.Run(context.Background(), labtest.Handler{Name: "rows-affected",

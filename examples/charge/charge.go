@@ -16,7 +16,7 @@ func Credit(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 	if _, err := d.DB.ExecContext(ctx, `UPDATE accounts SET balance = balance + ? WHERE id = ?`, m.Amount, m.Account); err != nil {
 		return err
 	}
-	d.Point(handlers.AfterEffect) // the credit is durable: the lab's oracle counts it here
+	d.Point(handlers.AfterEffect) // a named crash point: the credit is durable
 	return nil
 }
 
