@@ -323,7 +323,18 @@ func StepLine(f url.Values) (string, error) {
 	case sim.VerbChangePayload:
 		err = errors.Join(target(), opt("amount", "amount"))
 	case sim.VerbDeliver:
-		err = opt("crash", "crash")
+		// The call-crash buttons send crash=call or crash=after-call and
+		// the call's number apart: crash=call:N.
+		switch c := strings.TrimSpace(f.Get("crash")); c {
+		case "call", "after-call":
+			n := strings.TrimSpace(f.Get("call"))
+			if strings.ContainsFunc(n, isSpace) {
+				return "", page.BadRequest("err.field", "call")
+			}
+			words = append(words, "crash="+c+":"+n)
+		default:
+			err = opt("crash", "crash")
+		}
 	case sim.VerbAdvance:
 		d := strings.TrimSpace(f.Get("duration"))
 		if strings.ContainsFunc(d, isSpace) {
@@ -346,6 +357,7 @@ func StepLine(f url.Values) (string, error) {
 		if f.Get("same") != "" {
 			words = append(words, "same")
 		}
+		err = opt("switch", "switch")
 	}
 	if err != nil {
 		var he *page.Error

@@ -542,6 +542,7 @@ func stepTip(v View, id string, off templ.Attributes) templ.Attributes {
 var StepTipIDs = []string{
 	"do-publish", "do-retry", "do-ship", "do-change-payload",
 	"do-deliver", "do-crash-before-effect", "do-crash-after-effect", "do-crash-before-ack",
+	"do-crash-call", "do-crash-after-call",
 	"do-deliver-concurrent", "do-drain", "do-deliver-same",
 	"do-redeliver", "do-dlq-replay",
 	"do-advance", "do-gateway-down", "do-gateway-up", "do-gateway-timeout",

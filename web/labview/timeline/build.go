@@ -489,7 +489,7 @@ func (b *layout) item(tr sim.Trace, i int, e sim.Event) item {
 		result := e.Result
 		switch {
 		case isWorker(e.Actor) && to >= 0:
-			return item{shape: shArrow, from: b.workerCol(e.Actor), to: to, text: e.Text, result: &result}
+			return item{shape: shArrow, from: b.workerCol(e.Actor), to: to, text: numbered(e), result: &result}
 		case e.Kind == sim.KindSQL && (e.Actor == "reaper" || e.Actor == "warehouse"):
 			return item{shape: shSide, to: b.sqlite, text: e.Text, result: &result,
 				tag: b.sideLabel(e.Actor), class: " tl-k-side"}
@@ -775,9 +775,18 @@ func withResult(text, result string) string {
 	return text + " → " + result
 }
 
+// numbered is an I/O call's text after its number in the delivery, the
+// N of crash=call:N: "#2 BEGIN".
+func numbered(e sim.Event) string {
+	if e.Call == 0 {
+		return e.Text
+	}
+	return fmt.Sprintf("#%d %s", e.Call, e.Text)
+}
+
 // tip is an event's full text, with its arguments and result.
 func tip(e sim.Event) string {
-	s := e.Actor + ": " + e.Text
+	s := e.Actor + ": " + numbered(e)
 	if e.Args != "" {
 		s += "\nargs: " + e.Args
 	}
@@ -840,7 +849,7 @@ func desc(traces []sim.Trace, l Labels) string {
 			if kind == sim.KindCrash {
 				kind = strings.ToUpper(l.Crash)
 			}
-			fmt.Fprintf(&b, "  %s %s: %s", e.Actor, kind, e.Text)
+			fmt.Fprintf(&b, "  %s %s: %s", e.Actor, kind, numbered(e))
 			if e.Args != "" {
 				b.WriteString(" [" + e.Args + "]")
 			}

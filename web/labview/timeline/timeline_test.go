@@ -371,7 +371,7 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("%v (run go test -update to create it)", err)
 			}
 			if string(want) != svg+"\n" {
-				t.Errorf("%s differs from the rendered SVG; if the change is intended, run go test ./web/timeline -update", path)
+				t.Errorf("%s differs from the rendered SVG; if the change is intended, run go test ./web/labview/timeline -update", path)
 			}
 		})
 	}
