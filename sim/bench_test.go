@@ -2,6 +2,8 @@ package sim
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -44,6 +46,24 @@ func BenchmarkExecuteAllHandlers(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			for b.Loop() {
 				if _, err := Execute(context.Background(), s, Options{Handlers: []string{"all"}, Snapshots: snap}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkScriptLength runs a script of 1 to 4 steps on inbox as the
+// checker does (one handler, one event kept per step): what the steps of a
+// prefix add to a run's fixed cost (a fresh world, settlement, the final
+// state) is the most that sharing prefixes between scripts could save.
+func BenchmarkScriptLength(b *testing.B) {
+	steps := []string{"publish a amount=10000", "deliver crash=before-ack", "retry a", "redeliver"}
+	for n := 1; n <= len(steps); n++ {
+		s := MustParse(strings.Join(steps[:n], "\n"))
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Execute(context.Background(), s, Options{Handlers: []string{"inbox"}, StepEvents: 1}); err != nil {
 					b.Fatal(err)
 				}
 			}
