@@ -53,6 +53,7 @@ package labtest
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -60,6 +61,7 @@ import (
 	"github.com/idempotency-lab/lab/check"
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/sim"
 )
 
 // Handler is the handler to check.
@@ -97,27 +99,90 @@ func Run(ctx context.Context, h Handler, opts ...Option) (check.Report, error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	return check.CheckHandler(ctx, handlers.Info{Name: h.Name, Schema: h.Schema, Redis: h.Redis, Handle: h.Handle}, o)
+	return check.CheckHandler(ctx, info(h), o)
+}
+
+func info(h Handler) handlers.Info {
+	return handlers.Info{Name: h.Name, Schema: h.Schema, Redis: h.Redis, Handle: h.Handle}
 }
 
 // Check searches h and reports each failure found with t.Errorf: its
-// verdict, the settled and expected balances, why, and the minimal script,
-// which `lab run FILE --handlers NAME` replays for the lab's own handlers.
-// A search that could not run is t.Fatalf.
+// verdict, the settled and expected balances, why, the minimal script,
+// the lab's address that opens the story (Permalink) and the trace of the
+// handler's run of it, statement by statement. A search that could not
+// run is t.Fatalf.
 func Check(t testing.TB, h Handler, opts ...Option) {
 	t.Helper()
-	rep, err := Run(context.Background(), h, opts...)
+	ctx := context.Background()
+	rep, err := Run(ctx, h, opts...)
 	if err != nil {
 		t.Fatalf("labtest: %s: %v", h.Name, err)
 		return
 	}
 	for _, f := range rep.Failures {
-		t.Errorf("labtest: %s: %s in %d steps (settled %s, expected %s): %s\n%s", h.Name, f.Verdict, f.Steps,
-			practice.FormatMoney(f.Settled), practice.FormatMoney(f.Expected), f.Reason, indent(f.Script))
+		t.Errorf("labtest: %s: %s in %d steps (settled %s, expected %s): %s\n%s\n  open the story in the lab: %s\n  trace:\n%s",
+			h.Name, f.Verdict, f.Steps, practice.FormatMoney(f.Settled), practice.FormatMoney(f.Expected), f.Reason,
+			indent(f.Script), Permalink(f), trace(ctx, h, f.Script))
 	}
 	if rep.Partial {
 		t.Logf("labtest: %s: the time budget ended the search after %d scripts", h.Name, rep.Explored)
 	}
+}
+
+// Permalink is the lab's address that carries a failure's script. The
+// lab replays it on its own handlers; run it on yours with Replay.
+func Permalink(f check.Failure) string { return "/lab?s=" + sim.EncodePermalink(f.Script) }
+
+// Replay runs a script (a failure's, or one a permalink carries) on h,
+// settled and judged as the search does.
+func Replay(ctx context.Context, h Handler, script string) (sim.Result, error) {
+	sc, err := sim.Parse(script)
+	if err != nil {
+		return sim.Result{}, err
+	}
+	run, err := sim.Execute(ctx, sc, sim.Options{Custom: []handlers.Info{info(h)}})
+	if err != nil {
+		return sim.Result{}, err
+	}
+	return run.Results[0], nil
+}
+
+// maxTraceLines bounds the trace a failure prints.
+const maxTraceLines = 80
+
+// trace writes the handler's run of a script: each step and what happened
+// in it, the settlement last.
+func trace(ctx context.Context, h Handler, script string) string {
+	res, err := Replay(ctx, h, script)
+	if err != nil {
+		return "    (the replay failed: " + err.Error() + ")"
+	}
+	var lines []string
+	for _, tr := range append(res.Trace, res.Settlement) {
+		head := fmt.Sprintf("%d %s", tr.Step, tr.Text)
+		if tr.Step == 0 {
+			head = tr.Text
+		}
+		lines = append(lines, "    "+head)
+		for _, e := range tr.Events {
+			line := "        " + e.Actor + " " + e.Kind + ":"
+			if e.Call > 0 {
+				line += fmt.Sprintf(" #%d", e.Call)
+			}
+			line += " " + e.Text
+			if e.Args != "" {
+				line += " [" + e.Args + "]"
+			}
+			if e.Result != "" {
+				line += " → " + e.Result
+			}
+			lines = append(lines, line)
+		}
+	}
+	if len(lines) > maxTraceLines {
+		lines = append(lines[:maxTraceLines], fmt.Sprintf("    … %d more lines", len(lines)-maxTraceLines))
+	}
+	return strings.Join(lines, "\n")
 }
 
 func indent(script string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/labtest"
 	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web/labview"
 )
 
 // chargeTwice is the bug every lesson starts with: it credits whatever it
@@ -64,6 +66,44 @@ func TestBuggyHandlerFails(t *testing.T) {
 	run, err := sim.Execute(context.Background(), sc, sim.Options{Handlers: []string{"naive"}})
 	if err != nil || run.Results[0].Verdict != rep.Failures[0].Verdict {
 		t.Errorf("replay on naive: %v, %v; want %s", run.Results[0].Verdict, err, rep.Failures[0].Verdict)
+	}
+}
+
+// TestPermalinkReplaysTheVerdict: the address a failure prints carries
+// the script whole: decoded as the lab decodes it and replayed on the
+// handler, it gives the same verdict and balances. The report shows the
+// trace, with the crash where it fell.
+func TestPermalinkReplaysTheVerdict(t *testing.T) {
+	h := labtest.Handler{Name: "charge-twice", Handle: chargeTwice}
+	rep, err := labtest.Run(context.Background(), h, labtest.Depth(2), labtest.Runs(-1))
+	if err != nil || !rep.Failed() {
+		t.Fatalf("Run: %+v, %v", rep, err)
+	}
+	f := rep.Failures[0]
+	link, err := url.Parse(labtest.Permalink(f))
+	if err != nil || link.Path != "/lab" {
+		t.Fatalf("permalink %q: %v", labtest.Permalink(f), err)
+	}
+	script, err := labview.DecodePermalink(link.Query().Get("s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := labtest.Replay(context.Background(), h, script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != f.Verdict || res.Settled != f.Settled || res.Expected != f.Expected {
+		t.Errorf("the permalink replays to %s %d/%d, the report says %s %d/%d", res.Verdict, res.Settled, res.Expected, f.Verdict, f.Settled, f.Expected)
+	}
+
+	rec := &recorder{TB: t}
+	labtest.Check(rec, h, labtest.Depth(2), labtest.Runs(-1))
+	for _, want := range []string{"open the story in the lab: " + labtest.Permalink(f), "trace:",
+		"worker-1 sql: #1 UPDATE accounts SET balance = balance + ? WHERE id = ? [10000, 'alice'] → 1 row affected",
+		"worker-1 crash: worker dies before it can ack"} {
+		if len(rec.errors) == 0 || !strings.Contains(rec.errors[0], want) {
+			t.Errorf("the report lacks %q:\n%s", want, rec.errors)
+		}
 	}
 }
 

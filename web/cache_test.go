@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/idempotency-lab/lab/sim"
-	"github.com/idempotency-lab/lab/web/labview"
 )
 
 // newInternalServer is the real server, with its parts open to the test.
@@ -32,7 +31,7 @@ func newInternalServer(tb testing.TB, cfg Config) (*server, http.Handler) {
 func TestCachedPagesAreByteIdenticalToFreshOnes(t *testing.T) {
 	cached, ch := newInternalServer(t, Config{})
 	_, fresh := newInternalServer(t, Config{CacheBytes: -1})
-	pl := "/lab?s=" + labview.EncodePermalink("publish p amount=5\ndeliver crash=before-ack\nredeliver\ndeliver\n")
+	pl := "/lab?s=" + sim.EncodePermalink("publish p amount=5\ndeliver crash=before-ack\nredeliver\ndeliver\n")
 	cases := []struct {
 		target  string
 		headers []string
@@ -250,7 +249,7 @@ func TestOverBudgetScriptIs422NamingTheLine(t *testing.T) {
 	s, h := newInternalServer(t, Config{Budget: 12})
 	// Each message fails ten times while the gateway is down: 20 deliveries.
 	script := "max-deliveries: 10\npublish a amount=1\npublish b amount=2\ngateway down\ndrain\n"
-	target := "/lab?handlers=setnx&s=" + labview.EncodePermalink(script)
+	target := "/lab?handlers=setnx&s=" + sim.EncodePermalink(script)
 	for _, c := range []struct{ lang, want string }{
 		{"en", "line 5: the run needs more than 12 handler deliveries"},
 		{"ru", "строка 5"},

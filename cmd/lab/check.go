@@ -14,7 +14,6 @@ import (
 	"github.com/idempotency-lab/lab/check"
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sim"
-	checkpage "github.com/idempotency-lab/lab/web/check"
 )
 
 // checkReport is one handler's result as `lab check --json` prints it: the
@@ -110,7 +109,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		for _, f := range rep.Failures {
 			cr.Failures = append(cr.Failures, checkFailure{Verdict: f.Verdict, Script: f.Script, Steps: f.Steps,
-				Permalink: checkpage.LabURL(f.Script, h.Name), Settled: f.Settled, Expected: f.Expected})
+				Permalink: sim.LabURL(f.Script, h.Name), Settled: f.Settled, Expected: f.Expected})
 		}
 		if rep.Failed() {
 			failed = true

@@ -19,6 +19,7 @@ import (
 
 	explore "github.com/idempotency-lab/lab/check"
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/labview"
 	"github.com/idempotency-lab/lab/web/page"
 )
@@ -136,11 +137,6 @@ func passNote(t page.Text, r explore.Report) string {
 	return note
 }
 
-// LabURL is the lab address that replays a script on one handler.
-func LabURL(script, handler string) string {
-	return "/lab?s=" + labview.EncodePermalink(script) + "&handlers=" + url.QueryEscape(handler)
-}
-
 // Index is GET /check: every handler and its shortest failure.
 func (c *Check) Index(w http.ResponseWriter, r *http.Request) error {
 	t := c.Text(r)
@@ -180,7 +176,7 @@ func (c *Check) Handler(w http.ResponseWriter, r *http.Request) error {
 	for _, f := range rep.Failures {
 		v.Failures = append(v.Failures, failureView{Verdict: string(f.Verdict), Label: t.S("v." + string(f.Verdict)),
 			Symbol: page.VerdictSymbol(f.Verdict), Steps: f.Steps, Lines: strings.Split(strings.TrimRight(f.Script, "\n"), "\n"),
-			LabURL: LabURL(f.Script, h.Name), Settled: page.Money(f.Settled), Expected: page.Money(f.Expected)})
+			LabURL: sim.LabURL(f.Script, h.Name), Settled: page.Money(f.Settled), Expected: page.Money(f.Expected)})
 	}
 	w.Header().Set("Cache-Control", "no-cache")
 	return c.Render(w, r, http.StatusOK, handlerPage(c.PageFor(t, r, h.Name+" · "+t.S("chk.title")+" · "+t.S("app.name")), v))

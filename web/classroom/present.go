@@ -221,7 +221,7 @@ func presentURL(st labview.State, step int, handlers []string, show presentShow)
 	if st.Preset != "" {
 		base += "/" + url.PathEscape(st.Preset)
 	} else {
-		parts = append(parts, "s="+labview.EncodePermalink(st.Script.String()))
+		parts = append(parts, "s="+sim.EncodePermalink(st.Script.String()))
 	}
 	hs := make([]string, len(handlers))
 	for i, h := range handlers {

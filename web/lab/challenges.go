@@ -36,7 +36,7 @@ func (s *Lab) Challenges(w http.ResponseWriter, r *http.Request) error {
 				v.JustSaved = item.Title
 			}
 			item.Solved, item.Steps = true, sv.Steps
-			item.Solution = item.Start + "&s=" + labview.EncodePermalink(sv.Script)
+			item.Solution = item.Start + "&s=" + sim.EncodePermalink(sv.Script)
 			v.Done++
 		}
 		v.Items = append(v.Items, item)
@@ -101,7 +101,7 @@ func (s *Lab) SolveChallenge(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	back := labview.ChallengeStart(c.ID) + "&s=" + labview.EncodePermalink(sc.String())
+	back := labview.ChallengeStart(c.ID) + "&s=" + sim.EncodePermalink(sc.String())
 	if err := s.saveSolve(w, r, c, sc); err != nil {
 		var he *page.Error
 		if errors.As(err, &he) {

@@ -75,7 +75,7 @@ func challengeBanner(t page.Text, st State, run *sim.Run) *challengeView {
 		switch {
 		case try.Solved():
 			v.Status, v.Message = "solved", t.F("ch.solved", st.Step, c.MaxSteps)
-			v.SaveFields = []page.Field{{Name: "s", Value: EncodePermalink(WithSteps(st.Script, st.Step).String())}}
+			v.SaveFields = []page.Field{{Name: "s", Value: sim.EncodePermalink(WithSteps(st.Script, st.Step).String())}}
 		case try.Reached && try.Crashed:
 			v.Status, v.Message = "crashed", t.S("ch.crashed")
 		case try.Reached:

@@ -11,25 +11,9 @@ import (
 	"github.com/idempotency-lab/lab/sim"
 )
 
-// A permalink carries a whole script in a URL: a version letter, then the
-// canonical script text compressed with raw DEFLATE and written in
-// unpadded base64url, so it survives any URL, chat or e-mail unescaped.
-// The version letter lets a later format coexist with links already
-// shared.
-const permalinkV1 = "1"
-
 // MaxPermalinkChars bounds the encoded form before anything is decoded:
 // the largest script compresses to far less.
 const MaxPermalinkChars = 96 << 10
-
-// EncodePermalink packs a script's canonical text.
-func EncodePermalink(canonical string) string {
-	var buf bytes.Buffer
-	zw, _ := flate.NewWriter(&buf, flate.BestCompression) // the level is valid, so no error
-	zw.Write([]byte(canonical))
-	zw.Close()
-	return permalinkV1 + base64.RawURLEncoding.EncodeToString(buf.Bytes())
-}
 
 // PermalinkError says why a permalink could not be read, as a catalog
 // key and its arguments, so the page can say it in the reader's language.
@@ -47,9 +31,9 @@ func DecodePermalink(s string) (string, error) {
 	if len(s) > MaxPermalinkChars {
 		return "", &PermalinkError{"pl.long", []any{len(s), MaxPermalinkChars}}
 	}
-	body, ok := strings.CutPrefix(s, permalinkV1)
+	body, ok := strings.CutPrefix(s, sim.PermalinkVersion)
 	if !ok || body == "" {
-		return "", &PermalinkError{"pl.version", []any{permalinkV1}}
+		return "", &PermalinkError{"pl.version", []any{sim.PermalinkVersion}}
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(body)
 	if err != nil {

@@ -236,7 +236,7 @@ func (s *Lab) Query(st State) string {
 	case st.Preset != "":
 		parts = append(parts, "preset="+url.QueryEscape(st.Preset))
 	case text != "":
-		parts = append(parts, "s="+EncodePermalink(text))
+		parts = append(parts, "s="+sim.EncodePermalink(text))
 	}
 	if st.Challenge != nil {
 		parts = append(parts, "challenge="+url.QueryEscape(st.Challenge.ID))
