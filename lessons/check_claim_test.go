@@ -2,11 +2,13 @@ package lessons_test
 
 import (
 	"context"
+	"io/fs"
 	"strings"
 	"testing"
 
 	"github.com/idempotency-lab/lab/check"
 	"github.com/idempotency-lab/lab/lessons"
+	"github.com/idempotency-lab/lab/sim"
 )
 
 // TestFailuresLessonCheckClaim: the failures lesson shows the story the
@@ -44,6 +46,60 @@ func TestFailuresLessonCheckClaim(t *testing.T) {
 		block = strings.TrimSpace(block[:strings.Index(block, "```")])
 		if block != found {
 			t.Errorf("%s shows\n%s\nthe checker finds\n%s", name, block, found)
+		}
+	}
+}
+
+// TestFailuresLessonCallCrashClaim: the lesson's second story kills
+// effect-first right after its second call (the credit) and calls the
+// outcome a duplicate; the same crash right after unique's COMMIT (its
+// fourth call) is harmless. Both languages show the same script.
+func TestFailuresLessonCallCrashClaim(t *testing.T) {
+	const want = "publish a amount=10000\ndeliver crash=after-call:2"
+	for _, name := range []string{"content/07-failures.en.md", "content/07-failures.ru.md"} {
+		b, err := fs.ReadFile(lessons.Embedded(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks := strings.Split(string(b), "```text\n")
+		if len(blocks) < 3 {
+			t.Fatalf("%s: no second text block", name)
+		}
+		if got := strings.TrimSpace(blocks[2][:strings.Index(blocks[2], "```")]); got != want {
+			t.Errorf("%s shows\n%s\nwant\n%s", name, got, want)
+		}
+	}
+	for _, c := range []struct {
+		handler, script string
+		verdict         sim.Verdict
+	}{
+		{"effect-first", want, sim.Duplicate},
+		{"unique", "publish a amount=10000\ndeliver crash=after-call:4", sim.OK},
+	} {
+		run, err := sim.Execute(context.Background(), sim.MustParse(c.script), sim.Options{Handlers: []string{c.handler}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := run.Results[0].Verdict; got != c.verdict {
+			t.Errorf("%s on %s: %s, the lesson says %s", c.script, c.handler, got, c.verdict)
+		}
+	}
+	// The calls are the ones the lesson names: effect-first's second is
+	// the credit, unique's fourth its COMMIT.
+	for _, c := range []struct {
+		handler, text string
+		call          int
+	}{{"effect-first", "UPDATE accounts", 2}, {"unique", "COMMIT", 4}} {
+		run, err := sim.Execute(context.Background(), sim.MustParse("publish a amount=10000\ndeliver"), sim.Options{Handlers: []string{c.handler}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, e := range run.Results[0].Trace[1].Events {
+			found = found || (e.Call == c.call && strings.HasPrefix(e.Text, c.text))
+		}
+		if !found {
+			t.Errorf("%s's call %d is not %s", c.handler, c.call, c.text)
 		}
 	}
 }
