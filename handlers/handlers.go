@@ -151,7 +151,7 @@ CREATE TABLE orders (
 );
 `
 
-// isUniqueViolation reports whether err is SQLite's answer to a duplicate
+// IsUniqueViolation reports whether err is SQLite's answer to a duplicate
 // in the constraint the handler means, named by its columns as SQLite names
 // them ("transactions.idempotency_key", or "inbox.tenant, inbox.operation_id"
 // for a composite key). The code must be the extended 2067 (UNIQUE) or 1555
@@ -161,7 +161,7 @@ CREATE TABLE orders (
 // data, not a repeat of this message. PostgreSQL's equivalent is SQLSTATE
 // 23505 with the constraint's name in the error (pgconn.PgError's
 // ConstraintName).
-func isUniqueViolation(err error, columns string) bool {
+func IsUniqueViolation(err error, columns string) bool {
 	var e *sqlite.Error
 	if !errors.As(err, &e) || (e.Code() != 2067 && e.Code() != 1555) {
 		return false

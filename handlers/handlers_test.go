@@ -58,13 +58,13 @@ func TestIsUniqueViolation(t *testing.T) {
 			if err == nil {
 				t.Fatal("statement succeeded; the test needs it to fail")
 			}
-			if got := isUniqueViolation(err, tc.columns); got != tc.want {
-				t.Errorf("isUniqueViolation(%v, %q) = %v, want %v", err, tc.columns, got, tc.want)
+			if got := IsUniqueViolation(err, tc.columns); got != tc.want {
+				t.Errorf("IsUniqueViolation(%v, %q) = %v, want %v", err, tc.columns, got, tc.want)
 			}
 		})
 	}
-	if isUniqueViolation(nil, "u.k") {
-		t.Error("isUniqueViolation(nil) = true")
+	if IsUniqueViolation(nil, "u.k") {
+		t.Error("IsUniqueViolation(nil) = true")
 	}
 }
 

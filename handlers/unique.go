@@ -37,7 +37,7 @@ func Unique(ctx context.Context, d Deps, m Message) error {
 		m.Key, m.Account, m.Amount)
 	// The violation we expect is of the key's constraint, named by its
 	// columns; any other constraint failing is an error, not a repeat.
-	if isUniqueViolation(err, "transactions.idempotency_key") {
+	if IsUniqueViolation(err, "transactions.idempotency_key") {
 		// Not a failure: this key was processed before. Ack it, or the
 		// broker will redeliver it for ever.
 		d.Log("duplicate key %s: already processed, ack", m.Key)

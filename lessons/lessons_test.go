@@ -228,7 +228,7 @@ func TestSourceFence(t *testing.T) {
 		`<span class="c1">// Unique `,    // with its doc comment
 		`<span class="line hl">`,         // the crash points
 		`<span class="ln">26</span>`,     // numbered as in the file
-		`isUniqueViolation`,              // its body
+		`IsUniqueViolation`,              // its body
 		`</code></pre></figure>`,         // closed
 	} {
 		if !strings.Contains(html, w) {

@@ -1,0 +1,193 @@
+// Package sandbox runs a handler file a person wrote: a whole Go file in
+// package handler with a Handle function (and optionally a Schema), the
+// same shape in the browser, the CLI and labtest:
+//
+//	package handler
+//
+//	import (
+//		"context"
+//
+//		"github.com/idempotency-lab/lab/handlers"
+//	)
+//
+//	const Schema = `CREATE TABLE processed (key TEXT PRIMARY KEY);`
+//
+//	func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
+//		// ...
+//	}
+//
+// Parse checks the file without running it. The file is interpreted with
+// yaegi only in a child process of the lab's own binary (Runner starts it,
+// Child is its main), under limits on memory, CPU, wall-clock time and
+// output; the server never interprets a person's code itself.
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// MaxSourceBytes bounds a handler file: the lab's own handlers are under
+// 4 KB, and the file travels in a permalink.
+const MaxSourceBytes = 16 << 10
+
+// Allowed is every import a handler file may use.
+var Allowed = []string{
+	"context", "crypto/sha256", "database/sql", "encoding/hex", "encoding/json", "errors", "fmt",
+	"strconv", "strings", "time",
+	"github.com/idempotency-lab/lab/handlers", "github.com/redis/go-redis/v9",
+}
+
+// Error is what is wrong with a handler file, or what happened when it
+// ran: in English and in Russian, with the line when there is one.
+type Error struct {
+	Line  int    `json:"line,omitempty"`
+	Msg   string `json:"msg"`
+	MsgRU string `json:"msg_ru"`
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+	}
+	return e.Msg
+}
+
+// In returns the message in a language ("ru" or anything else for
+// English), with the line.
+func (e *Error) In(lang string) string {
+	msg := e.Msg
+	if lang == "ru" {
+		msg = e.MsgRU
+		if e.Line > 0 {
+			return fmt.Sprintf("строка %d: %s", e.Line, msg)
+		}
+		return msg
+	}
+	return e.Error()
+}
+
+func errf(line int, en, ru string, args ...any) *Error {
+	return &Error{Line: line, Msg: fmt.Sprintf(en, args...), MsgRU: fmt.Sprintf(ru, args...)}
+}
+
+// File is a handler file that passed Parse.
+type File struct {
+	Source string
+	Schema string // the Schema constant, "" when there is none
+	Redis  bool   // it uses d.Redis: its world gets a Redis
+}
+
+// Parse checks a handler file: its size, its syntax, package handler, the
+// imports, a Handle function of the right shape and, if present, a Schema
+// constant that is one string literal. It runs nothing.
+func Parse(src string) (*File, error) {
+	if len(src) > MaxSourceBytes {
+		return nil, errf(0, "the file has %d bytes (%d lines); a handler file may have at most %d bytes",
+			"в файле %d байт (строк: %d); файл обработчика может занимать не больше %d байт",
+			len(src), strings.Count(src, "\n")+1, MaxSourceBytes)
+	}
+	if strings.TrimSpace(src) == "" {
+		return nil, errf(0, "the file is empty: it needs package handler and a Handle function",
+			"файл пуст: нужны package handler и функция Handle")
+	}
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "handler.go", src, parser.SkipObjectResolution)
+	if err != nil {
+		line := 0
+		if pos := firstPos(err); pos.IsValid() {
+			line = pos.Line
+		}
+		msg := err.Error()
+		if _, after, ok := strings.Cut(msg, ": "); ok && line > 0 {
+			msg = after
+		}
+		return nil, errf(line, "syntax error: %s", "синтаксическая ошибка: %s", msg)
+	}
+	if f.Name.Name != "handler" {
+		return nil, errf(fset.Position(f.Name.Pos()).Line, "the file is package %s; it must be package handler",
+			"файл объявляет package %s, а нужен package handler", f.Name.Name)
+	}
+	for _, imp := range f.Imports {
+		path, _ := strconv.Unquote(imp.Path.Value)
+		if !slices.Contains(Allowed, path) {
+			return nil, errf(fset.Position(imp.Pos()).Line, "import %q is not allowed; a handler file may import: %s",
+				"импорт %q запрещён; файл обработчика может импортировать: %s", path, strings.Join(Allowed, ", "))
+		}
+		if imp.Name != nil && (imp.Name.Name == "." || imp.Name.Name == "_") {
+			return nil, errf(fset.Position(imp.Pos()).Line, "import %s %q: dot and blank imports are not allowed",
+				"импорт %s %q: импорт через точку или подчёркивание запрещён", imp.Name.Name, path)
+		}
+	}
+	file := &File{Source: src}
+	var handle *ast.FuncDecl
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil && d.Name.Name == "Handle" {
+				handle = d
+			}
+			if d.Recv == nil && d.Name.Name == "init" {
+				return nil, errf(fset.Position(d.Pos()).Line, "func init is not allowed: everything a handler does happens in Handle",
+					"func init запрещена: всё, что делает обработчик, происходит в Handle")
+			}
+		case *ast.GenDecl:
+			if d.Tok != token.CONST {
+				continue
+			}
+			for _, spec := range d.Specs {
+				vs := spec.(*ast.ValueSpec)
+				for i, name := range vs.Names {
+					if name.Name != "Schema" {
+						continue
+					}
+					lit, ok := valueAt(vs, i).(*ast.BasicLit)
+					if !ok || lit.Kind != token.STRING {
+						return nil, errf(fset.Position(name.Pos()).Line, "Schema must be one string literal, as in: const Schema = `CREATE TABLE ...`",
+							"Schema должна быть одной строковой константой, например: const Schema = `CREATE TABLE ...`")
+					}
+					file.Schema, _ = strconv.Unquote(lit.Value)
+				}
+			}
+		}
+	}
+	if handle == nil {
+		return nil, errf(0, "no Handle function; write func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error",
+			"нет функции Handle; напишите func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error")
+	}
+	if n := handle.Type.Params.NumFields(); n != 3 || handle.Type.Results.NumFields() != 1 {
+		return nil, errf(fset.Position(handle.Pos()).Line, "Handle must be func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error",
+			"Handle должна быть такой: func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error")
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "Redis" {
+			file.Redis = true
+		}
+		return !file.Redis
+	})
+	return file, nil
+}
+
+// valueAt is the i-th value of a const spec, nil when it has none.
+func valueAt(vs *ast.ValueSpec, i int) ast.Expr {
+	if i < len(vs.Values) {
+		return vs.Values[i]
+	}
+	return nil
+}
+
+// firstPos is the position of a parse error.
+func firstPos(err error) token.Position {
+	var list scanner.ErrorList
+	if errors.As(err, &list) && len(list) > 0 {
+		return list[0].Pos
+	}
+	return token.Position{}
+}
