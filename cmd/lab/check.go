@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/idempotency-lab/lab/check"
+	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -57,9 +59,13 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	budget := fs.Duration("budget", 0, "stop each handler's search after this long (0: no limit; the report then says partial)")
 	header := fs.String("header", "", `header lines every script starts with, such as "inbox-retention: 1h" (separate lines with ;)`)
 	asJSON := fs.Bool("json", false, "print the reports as JSON")
+	code := addCodeFlags(fs, 2*time.Minute)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage
+	}
+	if code.given() && len(pos) == 0 {
+		pos = []string{""} // yours alone
 	}
 	if len(pos) != 1 {
 		fmt.Fprintf(stderr, "lab check: want the handlers to check (a name, a comma-separated list, core or all), got %d arguments\n", len(pos))
@@ -79,10 +85,19 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "lab check: --budget %v: must be 0 (no limit) or more\n", *budget)
 		return exitUsage
 	}
-	infos, err := sim.Handlers(strings.Split(pos[0], ","))
-	if err != nil {
-		fmt.Fprintf(stderr, "lab check: %v\n", err)
-		return exitUsage
+	var infos []handlers.Info
+	if pos[0] != "" {
+		if infos, err = sim.Handlers(strings.Split(pos[0], ",")); err != nil {
+			fmt.Fprintf(stderr, "lab check: %v\n", err)
+			return exitUsage
+		}
+	}
+	var src string
+	if code.given() {
+		if src, err = code.load(); err != nil {
+			fmt.Fprintf(stderr, "lab check: %v\n", err)
+			return exitUsage
+		}
 	}
 	opt := check.Options{Depth: *depth, Runs: *runs, Len: *length, Seed: *seed, Budget: *budget,
 		Header: strings.ReplaceAll(*header, ";", "\n")}
@@ -91,10 +106,21 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	var reports []checkReport
 	failed := false
+	if code.given() {
+		infos = append(infos, handlers.Info{Name: *code.name}) // searched in the sandbox, below
+	}
 	for _, h := range infos {
 		start := time.Now()
-		rep, err := check.Check(ctx, h.Name, opt)
-		if err != nil {
+		var rep check.Report
+		if h.Handle == nil { // the --code handler
+			resp, status, err := code.do(ctx, sandbox.Request{Op: "check", Code: src, Check: sandbox.CheckOptions{
+				Depth: opt.Depth, Runs: opt.Runs, Len: opt.Len, Seed: opt.Seed, Budget: opt.Budget, Header: opt.Header}})
+			if err != nil {
+				fmt.Fprintf(stderr, "lab check: %v\n", err)
+				return status
+			}
+			rep = *resp.Report
+		} else if rep, err = check.Check(ctx, h.Name, opt); err != nil {
 			fmt.Fprintf(stderr, "lab check: %s: %v\n", h.Name, err)
 			if errors.Is(err, context.Canceled) || strings.HasPrefix(err.Error(), "header") {
 				return exitUsage
@@ -109,7 +135,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		for _, f := range rep.Failures {
 			cr.Failures = append(cr.Failures, checkFailure{Verdict: f.Verdict, Script: f.Script, Steps: f.Steps,
-				Permalink: sim.LabURL(f.Script, h.Name), Settled: f.Settled, Expected: f.Expected})
+				Permalink: permalink(f.Script, h, src), Settled: f.Settled, Expected: f.Expected})
 		}
 		if rep.Failed() {
 			failed = true
@@ -165,4 +191,13 @@ func printCheck(w io.Writer, reports []checkReport) {
 			fmt.Fprintf(w, "  replay: %s\n", f.Permalink)
 		}
 	}
+}
+
+// permalink is the lab's address that replays a failure: on the lab's
+// handler, or on the --code file, which travels in the address too.
+func permalink(script string, h handlers.Info, src string) string {
+	if h.Handle == nil {
+		return sandbox.LabURL(script, src, h.Name)
+	}
+	return sim.LabURL(script, h.Name)
 }

@@ -10,9 +10,14 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/idempotency-lab/lab/sandbox"
 )
 
 func main() {
+	if sandbox.IsChild() {
+		os.Exit(sandbox.Child())
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
@@ -35,10 +40,13 @@ Usage:
             [--cache-size 64] [--grace 10s]
                           start the web lab (the default command)
   lab run PRESET|FILE|- [--handlers a,b|core|all] [--json] [--steps N]
-            [--budget 20000]
-                          run a scenario on each handler and print the outcome
+            [--budget 20000] [--code my.go [--name yours] [--timeout 5s]
+            [--memory 512]]
+                          run a scenario on each handler and print the outcome;
+                          --code runs a handler file of your own, in a sandbox
   lab check HANDLER[,HANDLER...]|core|all [--depth 4] [--runs 2000]
             [--len 8] [--seed 1] [--budget DUR] [--header "..."] [--json]
+  lab check --code my.go [--name yours] [--timeout 2m] [--memory 512] [...]
                           search every schedule up to a depth, then random
                           ones, for the shortest failure of each handler
   lab scenarios           list the preset scenarios
@@ -64,6 +72,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdScenarios(args[1:], stdout, stderr)
 	case "handlers":
 		return cmdHandlers(args[1:], stdout, stderr)
+	case "sandbox-child": // hidden: a sandbox child, started by the lab itself
+		return sandbox.Child()
 	case "help", "-h", "-help", "--help": // keep in step with isHelp
 		fmt.Fprint(stdout, usage)
 		return exitOK

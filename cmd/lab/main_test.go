@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -527,4 +528,13 @@ func TestRunUsesTheScenarioHandlers(t *testing.T) {
 			t.Errorf("%v: output lacks %q or has %q:\n%s", tc.args, tc.want, tc.not, out.String())
 		}
 	}
+}
+
+// TestMain makes the test binary a sandbox child when the lab starts one
+// (lab run --code), as `lab sandbox-child` is.
+func TestMain(m *testing.M) {
+	if sandbox.IsChild() {
+		os.Exit(sandbox.Child())
+	}
+	os.Exit(m.Run())
 }

@@ -12,8 +12,10 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -43,6 +45,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	asJSON := fs.Bool("json", false, "print the full result, with traces, as JSON")
 	steps := fs.Int("steps", 0, "run only the first N steps (0: all)")
 	budget := fs.Int("budget", sim.DefaultBudget, "the most handler deliveries the run may make, over all handlers (negative: no limit)")
+	code := addCodeFlags(fs, 5*time.Second)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage
@@ -84,8 +87,36 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			}
 		}
 	}
-	res, err := sim.Execute(ctx, script, sim.Options{Handlers: names, Steps: *steps, Budget: *budget})
+	var src string
+	if code.given() {
+		if src, err = code.load(); err != nil {
+			fmt.Fprintf(stderr, "lab run: %v\n", err)
+			return exitUsage
+		}
+		if !flagGiven(fs, "handlers") {
+			names = nil // yours alone, unless --handlers asks for others beside it
+		}
+	}
+	res := &sim.Run{Script: script, Steps: len(script.Steps)}
+	if *steps > 0 {
+		res.Steps = *steps
+	}
+	if !code.given() || len(names) > 0 {
+		res, err = sim.Execute(ctx, script, sim.Options{Handlers: names, Steps: *steps, Budget: *budget})
+	}
 	var be *sim.BudgetError
+	if err == nil && code.given() {
+		resp, status, cerr := code.do(ctx, sandbox.Request{Op: "run", Code: src, Script: script.String(), Steps: *steps, Budget: *budget})
+		if cerr != nil {
+			fmt.Fprintf(stderr, "lab run: %v\n", cerr)
+			return status
+		}
+		if resp.Budget != nil {
+			err = resp.Budget
+		} else {
+			res.Results = append(res.Results, resp.Run.Restore())
+		}
+	}
 	if errors.As(err, &be) {
 		// The script asks for too much: bad input, like a script error.
 		fmt.Fprintf(stderr, "lab run: %s: %v\n", name, be)
