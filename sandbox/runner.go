@@ -89,6 +89,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, r.limits.Timeout)
 	defer cancel()
 	stdout := &capped{max: r.limits.MaxOutput}
@@ -97,7 +98,6 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Response, error) {
 	cmd.Env = []string{"LAB_SANDBOX_CHILD=1", "GOMAXPROCS=1", "GOTRACEBACK=single"}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(in), stdout, stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: r.noNetwork()}
-	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("sandbox: start: %w", err)
 	}
@@ -109,7 +109,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Response, error) {
 	case <-ctx.Done():
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-done
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) && time.Since(start) >= r.limits.Timeout {
+		if parent.Err() == nil { // the child's own time ran out
 			return nil, errf(0, "the handler ran for more than %s and was stopped: an endless loop, or waiting for something that never comes?",
 				"обработчик работал дольше %s и был остановлен: бесконечный цикл или ожидание того, что не наступит?", r.limits.Timeout)
 		}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fixed is naive made safe against redelivery: a key per tenant and
+// operation, inserted in the credit's transaction.
+const fixed = `package handler
+
+import (
+	"context"
+
+	"github.com/idempotency-lab/lab/handlers"
+)
+
+const Schema = ` + "`CREATE TABLE processed (tenant TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (tenant, key));`" + `
+
+func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
+	tx, err := d.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, "INSERT INTO processed (tenant, key) VALUES (?, ?) ON CONFLICT DO NOTHING", m.Tenant, m.Key)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE accounts SET balance = balance + ? WHERE id = ?", m.Amount, m.Account); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+`
+
+func writeCode(t *testing.T, src string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "mine.go")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestRunCode(t *testing.T) {
+	path := writeCode(t, fixed)
+	out := labOK(t, "", "run", "crash-before-ack", "--code", path, "--json")
+	if v := verdicts(decodeRun(t, out)); len(v) != 1 || v["yours"] != "ok" {
+		t.Errorf("verdicts %v, want yours alone, ok", v)
+	}
+	out = labOK(t, "", "run", "crash-before-ack", "--code", path, "--name", "mine", "--handlers", "naive")
+	rows := tableRows(out)
+	if rows["naive"][4] != "duplicate" || rows["mine"][4] != "ok" {
+		t.Errorf("table:\n%s", out)
+	}
+}
+
+func TestCheckCode(t *testing.T) {
+	code, out, _ := lab(t, "", "check", "--code", writeCode(t, fixed), "--depth", "2", "--runs", "0")
+	// Keyed by tenant and operation, with no payload hash: a changed
+	// payload is acked as a repeat.
+	if code != exitError || !strings.Contains(out, "yours    silent-conflict") || !strings.Contains(out, "&code=1") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}
+
+func TestBadCode(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+		src  string
+		want string
+	}{
+		{"a forbidden import", nil, strings.Replace(fixed, `"context"`, `"context"`+"\n\t\"os\"", 1), `line 5: import "os" is not allowed`},
+		{"an endless loop", []string{"--timeout", "1s"}, strings.Replace(fixed, "tx, err := d.DB.BeginTx(ctx, nil)", "for {\n\t}\n\ttx, err := d.DB.BeginTx(ctx, nil)", 1), "ran for more than 1s and was stopped"},
+		{"a bad memory flag", []string{"--memory", "1"}, fixed, "--memory 1: must be from 32 to 16384"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			args := append([]string{"run", "crash-before-ack", "--code", writeCode(t, c.src)}, c.args...)
+			code, _, stderr := lab(t, "", args...)
+			if code != exitUsage || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, stderr %q, want 2 and %q", code, stderr, c.want)
+			}
+		})
+	}
+	code, _, stderr := lab(t, "", "check", "--code", "/nonexistent/mine.go")
+	if code != exitUsage || !strings.Contains(stderr, "--code: open /nonexistent/mine.go") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
