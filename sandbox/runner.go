@@ -93,7 +93,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.limits.Timeout)
 	defer cancel()
 	stdout := &capped{max: r.limits.MaxOutput}
-	stderr := &capped{max: r.limits.MaxLog}
+	stderr := &tail{max: r.limits.MaxLog}
 	cmd := exec.Command(r.command[0], r.command[1:]...)
 	cmd.Env = []string{"LAB_SANDBOX_CHILD=1", "GOMAXPROCS=1", "GOTRACEBACK=single"}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(in), stdout, stderr
@@ -155,9 +155,11 @@ func (r *Runner) failure(err error, stderr string) *Error {
 	case strings.Contains(stderr, "panic:"):
 		// yaegi writes "10:14: panic: ..." at the panic's place, then Go
 		// writes "panic: VALUE [recovered, repanicked]".
+		// The engine's own crash points panic through the interpreter
+		// too, and yaegi reports each: the fatal one is the last.
 		line := 0
-		if m := panicAt.FindStringSubmatch(stderr); m != nil {
-			line, _ = strconv.Atoi(m[1])
+		if all := panicAt.FindAllStringSubmatch(stderr, -1); len(all) > 0 {
+			line, _ = strconv.Atoi(all[len(all)-1][1])
 		}
 		what := "panic"
 		if m := panicValue.FindStringSubmatch(stderr); m != nil {
@@ -213,3 +215,27 @@ func (c *capped) Write(p []byte) (int, error) {
 	}
 	return c.Buffer.Write(p)
 }
+
+// tail keeps the first and the last max/2 bytes written to it: how a
+// crash report starts says what happened (out of memory), how it ends
+// where (the fatal panic comes last).
+type tail struct {
+	head, buf []byte
+	max       int
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	n := len(p)
+	if room := t.max/2 - len(t.head); room > 0 {
+		k := min(room, len(p))
+		t.head = append(t.head, p[:k]...)
+		p = p[k:]
+	}
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - t.max/2; over > 0 {
+		t.buf = append(t.buf[:0], t.buf[over:]...)
+	}
+	return n, nil
+}
+
+func (t *tail) String() string { return string(t.head) + "\n" + string(t.buf) }

@@ -4,6 +4,13 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	checkpart "github.com/idempotency-lab/lab/web/check"
+	"github.com/idempotency-lab/lab/web/classroom"
+	"github.com/idempotency-lab/lab/web/course"
+	"github.com/idempotency-lab/lab/web/labview"
+	"github.com/idempotency-lab/lab/web/page"
+	practicepart "github.com/idempotency-lab/lab/web/practice"
 )
 
 // The parts of the lab: each a package (with its subpackages) that the
@@ -59,6 +66,22 @@ func TestShellImportsNoPart(t *testing.T) {
 					t.Errorf("web/%s imports %s", shared, dep)
 				}
 			}
+		}
+	}
+}
+
+// TestCatalogKeysAreUnique: no part's word replaces another's. A repeated
+// key would silently show one part's message on the other's page.
+func TestCatalogKeysAreUnique(t *testing.T) {
+	parts := map[string]page.Catalog{"lab": labview.Catalog(), "practice": practicepart.Catalog(),
+		"course": course.Catalog(), "classroom": classroom.Catalog(), "check": checkpart.Catalog()}
+	owner := map[string]string{}
+	for name, c := range parts {
+		for k := range c {
+			if other, ok := owner[k]; ok {
+				t.Errorf("key %q is in both %s and %s", k, other, name)
+			}
+			owner[k] = name
 		}
 	}
 }

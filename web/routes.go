@@ -28,6 +28,7 @@ func (s *server) routes() http.Handler {
 
 	r.Get("/lab", s.Handle(s.lab.Show))              // the lab: ?preset= | ?s= | ?script=, &handlers=, &step=
 	r.Post("/lab/step", s.Handle(s.lab.AddStep))     // append one step, then 303 to the new /lab address
+	r.Post("/lab/code", s.Handle(s.lab.Code))        // run or check a person's handler file, then 303
 	r.Post("/lab/undo", s.Handle(s.lab.Undo))        // drop the last step, then 303
 	r.Post("/lab/script", s.Handle(s.lab.RunScript)) // replace the script with edited text, then 303
 
@@ -38,6 +39,7 @@ func (s *server) routes() http.Handler {
 	// The checker (web/check): every handler's shortest failure, found by
 	// searching schedules, each story a link to the lab.
 	r.Get("/check", s.Handle(s.check.Index))
+	r.Get("/check/code", s.Handle(s.check.Code)) // a person's handler file, searched in the sandbox
 	r.Get("/check/{handler}", s.Handle(s.check.Handler))
 
 	// The course: the table of contents (?q= searches titles and

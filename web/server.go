@@ -16,6 +16,7 @@ import (
 
 	"github.com/idempotency-lab/lab/lessons"
 	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/static"
 	checkpart "github.com/idempotency-lab/lab/web/check"
@@ -81,6 +82,9 @@ type Config struct {
 	// CheckBudget bounds how long the checker (/check) searches one
 	// handler's schedules; 0 means 2 s.
 	CheckBudget time.Duration
+	// Sandbox runs the handler files people write in the lab's editor,
+	// each in a child process under its limits; nil hides the editor.
+	Sandbox *sandbox.Runner
 }
 
 // server holds what every request reads and nothing it writes: all of it is
@@ -150,6 +154,7 @@ func newServer(cfg Config) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
+	lv.Sandbox = cfg.Sandbox
 	s.practice = practicepart.New(s.Shell, bank, store, now)
 	// The lessons' bars come from practice.
 	if s.course, err = course.New(s.Shell, course.Config{Course: cfg.Course, Dev: cfg.Dev, Dir: cfg.LessonsDir, Progress: s.practice.TopicPercents}); err != nil {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web"
 	"github.com/idempotency-lab/lab/web/classroom/room"
@@ -40,6 +42,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	replayWait := fs.Duration("replay-wait", 500*time.Millisecond, "how long a request waits for a replay slot before a 503")
 	cacheMB := fs.Int64("cache-size", 64, "MiB of rendered pages to keep in memory (0 turns the cache off)")
 	checkBudget := fs.Duration("check-budget", 2*time.Second, "how long the checker (/check) may search one handler's schedules")
+	code := fs.Bool("code", true, "let people run handler files they write (in a sandboxed child process); false hides the editor")
+	codeMemory := fs.Int64("code-memory", 512, "megabytes a handler file's child process may allocate")
+	codeTimeout := fs.Duration("code-timeout", 5*time.Second, "a handler file's child process is killed after this long")
+	codeChildren := fs.Int("code-children", 4, "handler-file child processes at once (more: 503 with Retry-After)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -61,6 +67,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		{*maxReplays < 1, "--max-replays", strconv.Itoa(*maxReplays), "at least 1"},
 		{*replayWait <= 0, "--replay-wait", replayWait.String(), "longer than 0 (for example 500ms)"},
 		{*checkBudget <= 0, "--check-budget", checkBudget.String(), "longer than 0 (for example 2s)"},
+		{*codeMemory < 32 || *codeMemory > 16<<10, "--code-memory", strconv.FormatInt(*codeMemory, 10), "from 32 to 16384 (MB)"},
+		{*codeTimeout <= 0 || *codeTimeout > 5*time.Minute, "--code-timeout", codeTimeout.String(), "longer than 0 and at most 5m (for example 5s)"},
+		{*codeChildren < 1, "--code-children", strconv.Itoa(*codeChildren), "at least 1"},
 		{*cacheMB < 0 || *cacheMB > maxCacheMB, "--cache-size", strconv.FormatInt(*cacheMB, 10),
 			fmt.Sprintf("from 0 (no cache) to %d (MiB)", maxCacheMB)},
 	} {
@@ -102,8 +111,18 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	rooms := room.NewHub(room.Config{MaxRooms: *maxRooms, MaxStudents: *maxStudents, IdleTTL: *roomIdle})
 	defer sweepRooms(rooms, min(*roomIdle, time.Minute))()
 	streamsEnd := make(chan struct{}) // closed by Shutdown: room event streams end
+	var runner *sandbox.Runner
+	if *code {
+		exe, err := os.Executable()
+		if err != nil {
+			fmt.Fprintf(stderr, "lab serve: the sandbox needs this program's path: %v (or --code=false)\n", err)
+			return exitError
+		}
+		runner = sandbox.NewRunner([]string{exe, "sandbox-child"}, sandbox.Limits{Memory: *codeMemory << 20,
+			Timeout: *codeTimeout, MaxChildren: *codeChildren})
+	}
 	h, err := web.NewServer(web.Config{Dev: *dev, Logger: logger, Practice: store, Bank: bank, Now: time.Now,
-		Rooms: rooms, Stop: streamsEnd,
+		Rooms: rooms, Stop: streamsEnd, Sandbox: runner,
 		Budget: *budget, MaxReplays: *maxReplays, ReplayWait: *replayWait, CacheBytes: cacheBytes, CheckBudget: *checkBudget})
 	if err != nil {
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)

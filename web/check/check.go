@@ -8,6 +8,7 @@ package check
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"slices"
@@ -19,6 +20,7 @@ import (
 
 	explore "github.com/idempotency-lab/lab/check"
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/labview"
 	"github.com/idempotency-lab/lab/web/page"
@@ -180,4 +182,54 @@ func (c *Check) Handler(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set("Cache-Control", "no-cache")
 	return c.Render(w, r, http.StatusOK, handlerPage(c.PageFor(t, r, h.Name+" · "+t.S("chk.title")+" · "+t.S("app.name")), v))
+}
+
+// Code is GET /check/code?code=…[&name=…]: the search for a handler file a
+// person wrote, run in the sandbox (a child process under its limits, and
+// the same time budget as the lab's handlers). The page's cache keeps the
+// answer, since the search depends only on the address.
+func (c *Check) Code(w http.ResponseWriter, r *http.Request) error {
+	lv := c.lab
+	if lv.Sandbox == nil {
+		return &page.Error{Status: http.StatusNotFound, Key: "err.nocode"}
+	}
+	q := r.URL.Query()
+	st, err := lv.ReadState(url.Values{"code": {q.Get("code")}, "name": {q.Get("name")}})
+	if err != nil {
+		return err
+	}
+	if st.Code == "" {
+		return page.BadRequest("chk.err.nocode")
+	}
+	release, err := lv.Gate.Acquire(r.Context())
+	if err != nil {
+		return err
+	}
+	defer release()
+	opt := webOptions
+	resp, err := lv.Sandbox.Run(r.Context(), sandbox.Request{Op: "check", Name: st.CodeName, Code: st.Code,
+		Check: sandbox.CheckOptions{Depth: opt.Depth, Runs: opt.Runs, Len: opt.Len, Budget: c.budget}})
+	var se *sandbox.Error
+	switch {
+	case errors.Is(err, sandbox.ErrBusy):
+		return &page.Error{Status: http.StatusServiceUnavailable, Key: "err.busy", RetryAfter: 2}
+	case errors.As(err, &se):
+		return labview.CodeError(se, st.Code, st.CodeName, "")
+	case err != nil:
+		return err
+	case resp.Error != nil:
+		return labview.CodeError(resp.Error, st.Code, st.CodeName, "")
+	}
+	rep := *resp.Report
+	t := c.Text(r)
+	v := handlerView{T: t, Handler: st.CodeName, Summary: t.S("code.summary"), Explored: rep.Explored}
+	if !rep.Failed() {
+		v.Note = passNote(t, rep)
+	}
+	for _, f := range rep.Failures {
+		v.Failures = append(v.Failures, failureView{Verdict: string(f.Verdict), Label: t.S("v." + string(f.Verdict)),
+			Symbol: page.VerdictSymbol(f.Verdict), Steps: f.Steps, Lines: strings.Split(strings.TrimRight(f.Script, "\n"), "\n"),
+			LabURL: sandbox.LabURL(f.Script, st.Code, st.CodeName), Settled: page.Money(f.Settled), Expected: page.Money(f.Expected)})
+	}
+	return c.Render(w, r, http.StatusOK, handlerPage(c.PageFor(t, r, st.CodeName+" · "+t.S("chk.title")+" · "+t.S("app.name")), v))
 }

@@ -19,6 +19,7 @@ func Catalog() page.Catalog {
 		"chk.open":        {"Open in the lab", "Открыть в лаборатории"},
 		"chk.back":        {"All handlers", "Все обработчики"},
 		"chk.minimal":     {"Removing any step, or making any simpler, makes this failure go away.", "Если убрать любой шаг или упростить его, этот сбой исчезает."},
+		"chk.err.nocode":  {"This page checks a handler file: the address needs code=, as the editor's Find a failure makes it.", "Эта страница проверяет файл обработчика: в адресе нужен code=, как его делает кнопка «Найти сбой» в редакторе."},
 		"chk.err.handler": {"There is no handler %q. Valid handlers: %s.", "Обработчика %q нет. Есть такие: %s."},
 		"desc/check":      {"Checker: the shortest failure of every handler, found by running every schedule up to a depth.", "Проверка: самый короткий сбой каждого обработчика, найденный перебором всех расписаний до заданной глубины."},
 	}

@@ -259,13 +259,26 @@ func playgroundCatalog() page.Catalog {
 		"rm.stopped":              {"The lab has stopped, and this room with it: the page no longer follows the instructor. When the lab runs again, the instructor opens a new room.", "Лаборатория остановлена, а с ней и эта комната: страница больше не следует за преподавателем. Когда лаборатория снова заработает, преподаватель откроет новую комнату."},
 
 		// The verdict grid (/matrix) and the site navigation's link to it.
-		"mx.title":    {"Every scenario on every handler", "Каждый сценарий на каждом обработчике"},
-		"card.find":   {"Find a failure", "Найти сбой"},
-		"mx.check":    {"The checker: each handler's shortest failure, found by searching schedules", "Проверка: самый короткий сбой каждого обработчика, найденный перебором расписаний"},
-		"mx.hint":     {"What the engine settles each scenario to on each handler: the verdict, then the balance credited after settlement / the balance expected. A cell opens that run in the lab, at its last step.", "Чем движок заканчивает каждый сценарий на каждом обработчике: вердикт, затем баланс после завершения / ожидаемый баланс. Ячейка открывает этот прогон в лаборатории на последнем шаге."},
-		"mx.caption":  {"Verdicts by scenario and handler", "Вердикты по сценариям и обработчикам"},
-		"mx.scenario": {"Scenario", "Сценарий"},
-		"mx.cell":     {"%s on %s: %s, settled %s, expected %s. Open it in the lab", "%s на %s: %s, итог %s, ожидалось %s. Открыть в лаборатории"},
+		"mx.title":              {"Every scenario on every handler", "Каждый сценарий на каждом обработчике"},
+		"card.find":             {"Find a failure", "Найти сбой"},
+		"code.summary":          {"your handler file, run in a sandbox", "ваш файл обработчика, запущенный в песочнице"},
+		"ed.heading":            {"Write your own handler", "Напишите свой обработчик"},
+		"ed.open":               {"Open the editor: a whole Go file, run beside the lab's handlers on this script", "Открыть редактор: целый файл Go, который запускается рядом с обработчиками лаборатории на этом сценарии"},
+		"ed.label":              {"Your handler (package handler, func Handle)", "Ваш обработчик (package handler, func Handle)"},
+		"ed.rules":              {"It may import: %s. At most %d KB. It runs in a separate process with limits on time and memory; the lab can crash it at any SQL statement, Redis command or gateway call.", "Можно импортировать: %s. Не больше %d КБ. Он работает в отдельном процессе с ограничениями по времени и памяти; лаборатория может уронить его на любом SQL-запросе, команде Redis или вызове шлюза."},
+		"ed.name":               {"Name", "Имя"},
+		"ed.run":                {"Run it beside the others", "Запустить рядом с остальными"},
+		"ed.remove":             {"Remove it", "Убрать"},
+		"err.nocode":            {"This lab runs no handler files: it was started without a sandbox.", "Эта лаборатория не запускает файлы обработчиков: она запущена без песочницы."},
+		"err.codename":          {"%s is not a name for your handler: use up to 30 lower-case letters, digits and dashes, and no name a lab handler has.", "%s — неподходящее имя обработчика: нужно до 30 строчных латинских букв, цифр и дефисов, и не имя обработчика лаборатории."},
+		"err.handlerfile":       {"Your handler: %s", "Ваш обработчик: %s"},
+		"err.codeaction":        {"%s is not something the editor does: run, check or remove.", "%s — такого действия у редактора нет: run, check или remove."},
+		"err.handlerfile.title": {"Your handler did not run", "Ваш обработчик не запустился"},
+		"mx.check":              {"The checker: each handler's shortest failure, found by searching schedules", "Проверка: самый короткий сбой каждого обработчика, найденный перебором расписаний"},
+		"mx.hint":               {"What the engine settles each scenario to on each handler: the verdict, then the balance credited after settlement / the balance expected. A cell opens that run in the lab, at its last step.", "Чем движок заканчивает каждый сценарий на каждом обработчике: вердикт, затем баланс после завершения / ожидаемый баланс. Ячейка открывает этот прогон в лаборатории на последнем шаге."},
+		"mx.caption":            {"Verdicts by scenario and handler", "Вердикты по сценариям и обработчикам"},
+		"mx.scenario":           {"Scenario", "Сценарий"},
+		"mx.cell":               {"%s on %s: %s, settled %s, expected %s. Open it in the lab", "%s на %s: %s, итог %s, ожидалось %s. Открыть в лаборатории"},
 	}
 	return c
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/page"
 )
@@ -27,6 +28,8 @@ type Lab struct {
 	CoreNames []string
 	Budget    int         // handler deliveries per replay; 0: sim.DefaultBudget
 	Gate      *replayGate // replays running at once
+	// Sandbox runs handler files people write; nil turns the editor off.
+	Sandbox *sandbox.Runner
 }
 
 // New reads the handlers' sources and indexes the presets.

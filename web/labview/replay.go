@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/page"
 )
@@ -87,7 +88,39 @@ func (s *Lab) Replay(ctx context.Context, st State) (*sim.Run, error) {
 	// Any other failure is the engine's (the script parsed and the
 	// handlers exist): a 500, logged by the error wrapper. A cancelled
 	// context is passed on as it is.
-	return run, err
+	if err != nil || st.Code == "" {
+		return run, err
+	}
+	res, err := s.runCode(ctx, st, sc)
+	if err != nil {
+		return nil, err
+	}
+	run.Results = append(run.Results, res)
+	return run, nil
+}
+
+// runCode runs the state's handler file on the script in the sandbox: a
+// child process under the sandbox's limits, which ctx ending kills.
+func (s *Lab) runCode(ctx context.Context, st State, sc *sim.Script) (sim.Result, error) {
+	resp, err := s.Sandbox.Run(ctx, sandbox.Request{Op: "run", Name: st.CodeName, Code: st.Code,
+		Script: sc.String(), Steps: st.Step, Budget: s.Budget, StepEvents: maxStepEvents})
+	var se *sandbox.Error
+	switch {
+	case errors.Is(err, sandbox.ErrBusy):
+		return sim.Result{}, busy()
+	case errors.As(err, &se):
+		return sim.Result{}, CodeError(se, st.Code, st.CodeName, s.withoutCode(st))
+	case err != nil:
+		return sim.Result{}, err
+	case resp.Error != nil:
+		return sim.Result{}, CodeError(resp.Error, st.Code, st.CodeName, s.withoutCode(st))
+	case resp.Budget != nil:
+		e := &page.Error{Status: http.StatusUnprocessableEntity, Key: "err.budget",
+			Args: []any{page.Bilingual{EN: resp.Budget.In("en"), RU: resp.Budget.In("ru")}}}
+		e.Script = st.Script.String()
+		return sim.Result{}, e
+	}
+	return resp.Run.Restore(), nil
 }
 
 // CheckCanonical refuses a script whose canonical form, the text that

@@ -2,6 +2,7 @@ package labview
 
 import (
 	"errors"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/page"
 )
@@ -23,6 +25,11 @@ type State struct {
 	// Challenge is the goal the reader is working on (challenges.go),
 	// nil for none: it travels in the URL like everything else.
 	Challenge *practice.Challenge
+	// Code is a handler file a person wrote (code=, compressed like s=),
+	// run beside the lab's handlers in the sandbox under the name
+	// CodeName (name=, default "yours"); "" for none.
+	Code     string
+	CodeName string
 }
 
 func (st State) Total() int { return len(st.Script.Steps) }
@@ -82,6 +89,17 @@ func (s *Lab) ReadState(v url.Values) (State, error) {
 			return st, page.BadRequest("err.challenge", v.Get("challenge"), strings.Join(ChallengeIDs(), ", "))
 		}
 		st.Challenge = &c
+	}
+	if has("code") {
+		rest := url.Values{}
+		for k, vs := range v {
+			if k != "code" && k != "name" {
+				rest[k] = vs
+			}
+		}
+		if st.Code, st.CodeName, err = s.readCode(v.Get("code"), v.Get("name"), rest.Encode()); err != nil {
+			return st, err
+		}
 	}
 	if st.Handlers, err = s.ReadHandlers(v["handlers"]); err != nil {
 		return st, err
@@ -241,6 +259,12 @@ func (s *Lab) Query(st State) string {
 	if st.Challenge != nil {
 		parts = append(parts, "challenge="+url.QueryEscape(st.Challenge.ID))
 	}
+	if st.Code != "" {
+		parts = append(parts, "code="+sim.EncodePermalink(st.Code))
+		if st.CodeName != DefaultCodeName {
+			parts = append(parts, "name="+url.QueryEscape(st.CodeName))
+		}
+	}
 	if !slices.Equal(st.Handlers, s.defaultHandlersOf(st)) {
 		hs := make([]string, len(st.Handlers))
 		for i, h := range st.Handlers {
@@ -371,4 +395,72 @@ func StepLine(f url.Values) (string, error) {
 
 func isSpace(r rune) bool {
 	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f' || r == 0x85 || r == 0xa0
+}
+
+// DefaultCodeName is the name of a person's handler when they give none.
+const DefaultCodeName = "yours"
+
+// readCode reads code= (a handler file, packed like s=) and name=. The
+// file is only parsed here (sandbox.Parse: size, syntax, imports, Handle);
+// it runs in the sandbox when the state is replayed.
+func (s *Lab) readCode(packed, name, state string) (code, codeName string, err error) {
+	if s.Sandbox == nil {
+		return "", "", &page.Error{Status: http.StatusNotFound, Key: "err.nocode"}
+	}
+	text, derr := DecodePermalink(packed)
+	var pe *PermalinkError
+	if errors.As(derr, &pe) {
+		return "", "", page.BadRequest(pe.Key, pe.Args...)
+	}
+	if name, err = CodeNameOf(s, name); err != nil {
+		return "", "", err
+	}
+	if _, perr := sandbox.Parse(text); perr != nil {
+		return "", "", CodeError(perr, text, name, state)
+	}
+	return text, name, nil
+}
+
+// CodeNameOf checks the name a person gives their handler: a short word
+// of lower-case letters, digits and dashes that no handler of the lab has.
+func CodeNameOf(s *Lab, name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return DefaultCodeName, nil
+	}
+	valid := len(name) <= 30
+	for _, r := range name {
+		valid = valid && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
+	}
+	if !valid || slices.Contains(s.handlerNames(), name) || name == "core" || name == "all" {
+		return "", page.BadRequest("err.codename", name)
+	}
+	return name, nil
+}
+
+// CodeError is a 422 that shows what is wrong with a handler file (in the
+// reader's language, on its line) with the file kept for the editor, and
+// the lab state (a query) to run it in again.
+func CodeError(err error, code, name, state string) error {
+	var se *sandbox.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	return &page.Error{Status: http.StatusUnprocessableEntity, Key: "err.handlerfile",
+		Args: []any{page.Bilingual{EN: se.In("en"), RU: se.In("ru")}}, Code: code, CodeName: name, CodeLine: se.Line, CodeState: state}
+}
+
+// withoutCode is the state's query with its step, and without its code.
+func (s *Lab) withoutCode(st State) string {
+	st.Code = ""
+	return URL(s.Query(st), st.Step, -1)[len("/lab"):]
+}
+
+// CodeCheckURL is the checker's page for a handler file.
+func CodeCheckURL(code, name string) string {
+	u := "/check/code?code=" + sim.EncodePermalink(code)
+	if name != DefaultCodeName {
+		u += "&name=" + url.QueryEscape(name)
+	}
+	return u
 }

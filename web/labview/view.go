@@ -9,6 +9,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/page"
 )
@@ -34,6 +35,13 @@ type stepLink struct {
 
 // View is the whole lab at one step.
 type View struct {
+	// The editor of a person's handler file: on when the server has a
+	// sandbox; Code is the file the state runs ("" for none), CodeText
+	// what the editor shows (Code, or the starter), CodeState the state
+	// (a query, with its step) the editor's form runs it in.
+	CodeOn                              bool
+	Code, CodeText, CodeName, CodeState string
+
 	T         page.Text
 	PageTitle string
 	URL       string // canonical address of this view
@@ -81,7 +89,9 @@ type View struct {
 
 type Card struct {
 	Name, Summary    string
-	Core, Variant    bool // Variant: a corrected form of a core pattern
+	Core, Variant    bool   // Variant: a corrected form of a core pattern
+	Yours            bool   // a handler file a person wrote (State.Code)
+	FindURL          string // the checker's page of the handler
 	Balance          string
 	Expected         string
 	Delta            string
@@ -225,12 +235,19 @@ func (s *Lab) NewView(t page.Text, r *http.Request, st State, run *sim.Run) View
 
 	// The state every form posts back: the canonical query, as fields.
 	vals, _ := url.ParseQuery(q)
-	for _, k := range []string{"preset", "s", "challenge", "handlers"} {
+	for _, k := range []string{"preset", "s", "challenge", "handlers", "code", "name"} {
 		if vals.Has(k) {
 			v.ViewState = append(v.ViewState, page.Field{Name: k, Value: vals.Get(k)})
 		}
 	}
 	v.State = append(append([]page.Field(nil), v.ViewState...), page.Field{Name: "step", Value: strconv.Itoa(st.Step)})
+
+	v.CodeOn, v.Code, v.CodeName = s.Sandbox != nil, st.Code, st.CodeName
+	v.CodeText = st.Code
+	if v.CodeText == "" {
+		v.CodeText, v.CodeName = sandbox.Starter, DefaultCodeName
+	}
+	v.CodeState = s.withoutCode(st)
 
 	// What the producer controls offer.
 	used := map[string]bool{}
@@ -292,11 +309,22 @@ func (s *Lab) card(t page.Text, st State, res sim.Result, scale int64) Card {
 		VerdictSymbol: page.ResultSymbol(res),
 		Source:        s.Sources[res.Handler],
 		Crashes:       map[string][]int{},
+		FindURL:       "/check/" + res.Handler,
 		Redis:         false,
 	}
 	for _, h := range s.Handlers {
 		if h.Name == res.Handler {
 			c.Summary, c.Core, c.Variant, c.Redis = page.HandlerSummary(t, h), h.Core, h.Variant, h.Redis
+		}
+	}
+	if st.Code != "" && res.Handler == st.CodeName {
+		// A person's handler file: its source as they wrote it, marks
+		// and all (it passed sandbox.Parse when the state was read).
+		c.Summary, c.Yours = t.S("code.summary"), true
+		c.FindURL = CodeCheckURL(st.Code, st.CodeName)
+		c.Source, _ = highlight(st.CodeName+".go", "Handle", st.Code)
+		if f, err := sandbox.Parse(st.Code); err == nil {
+			c.Redis = f.Redis
 		}
 	}
 	want := res.Expected

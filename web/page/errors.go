@@ -21,6 +21,11 @@ type Error struct {
 	// Title is the catalog key of the page's heading, when the kind of
 	// error names itself; see titleKey for the defaults.
 	Title string
+	// Code is a handler file that did not compile or run, offered back
+	// for editing with its name, the line at fault and the lab state
+	// (a query) to run it in.
+	Code, CodeName, CodeState string
+	CodeLine                  int
 }
 
 // TitleKey is the catalog key of the error page's heading: what kind of
@@ -91,6 +96,7 @@ func (s *Shell) RenderError(w http.ResponseWriter, r *http.Request, err error) {
 		Status:  he.Status,
 		Title:   t.S(he.TitleKey(t)),
 		Script:  he.Script,
+		Code:    he.Code, CodeName: he.CodeName, CodeState: he.CodeState, CodeLine: he.CodeLine,
 		Back:    he.Back,
 		Message: t.F(he.Key, BoundArgs(he.Args)...), // the reader's input quoted as an excerpt, once
 	}

@@ -56,4 +56,7 @@ type ErrorView struct {
 	Message string
 	Script  string // a script that did not parse, offered back for editing
 	Back    string
+	// A handler file that failed, offered back for editing (Error.Code).
+	Code, CodeName, CodeState string
+	CodeLine                  int
 }

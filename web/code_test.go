@@ -1,0 +1,231 @@
+package web
+
+import (
+	"html"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/idempotency-lab/lab/sandbox"
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// TestMain makes the test binary a sandbox child when the server starts
+// one, as `lab sandbox-child` is the lab's.
+func TestMain(m *testing.M) {
+	if sandbox.IsChild() {
+		os.Exit(sandbox.Child())
+	}
+	os.Exit(m.Run())
+}
+
+// newCodeServer is a test server with a sandbox: its children are this
+// test binary.
+func newCodeServer(tb testing.TB, lim sandbox.Limits) http.Handler {
+	tb.Helper()
+	h, err := NewServer(Config{Sandbox: sandbox.NewRunner([]string{os.Args[0]}, lim)})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return h
+}
+
+// fixedNaive is the naive handler made safe: a key per tenant and
+// operation, inserted in the credit's transaction.
+const fixedNaive = `package handler
+
+import (
+	"context"
+
+	"github.com/idempotency-lab/lab/handlers"
+)
+
+const Schema = ` + "`CREATE TABLE processed (tenant TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (tenant, key));`" + `
+
+func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
+	tx, err := d.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, "INSERT INTO processed (tenant, key) VALUES (?, ?) ON CONFLICT DO NOTHING", m.Tenant, m.Key)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE accounts SET balance = balance + ? WHERE id = ?", m.Amount, m.Account); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+`
+
+func TestEditorShowsTheStarter(t *testing.T) {
+	r := get(t, newCodeServer(t, sandbox.Limits{}), "/lab?preset=crash-before-ack")
+	if r.status != 200 || !strings.Contains(r.body, `id="code"`) || !strings.Contains(r.body, html.EscapeString("func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error")) {
+		t.Fatalf("no editor with the starter\n%s", excerpt(r.body))
+	}
+	// Without a sandbox there is no editor, and code= is refused.
+	plain := newTestServer(t)
+	if r := get(t, plain, "/lab"); strings.Contains(r.body, `id="code"`) {
+		t.Error("an editor on a server without a sandbox")
+	}
+	if r := get(t, plain, "/lab?code="+sim.EncodePermalink(fixedNaive)); r.status != http.StatusNotFound {
+		t.Errorf("code= without a sandbox: %d", r.status)
+	}
+}
+
+// TestRunYourHandler: a fix of naive runs beside naive on the crash before
+// the ack, with every panel a built-in card has, and the address carries
+// it: opened again, the same page.
+func TestRunYourHandler(t *testing.T) {
+	h := newCodeServer(t, sandbox.Limits{})
+	state := "?preset=crash-before-ack&step=4"
+	loc, page := follow(t, h, "/lab/code", url.Values{"code": {fixedNaive}, "name": {""}, "state": {state}, "action": {"run"}})
+	if !strings.Contains(loc, "code=1") || !strings.Contains(loc, "preset=crash-before-ack") {
+		t.Fatalf("Location %q", loc)
+	}
+	for _, want := range []string{`id="card-yours"`, `id="card-naive"`, `id="timeline-yours"`, "your handler file, run in a sandbox",
+		`href="/check/code?code=1`} {
+		if !strings.Contains(page.body, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if v := cardVerdicts(page.body); v["yours"] != "ok" || v["naive"] != "duplicate" {
+		t.Errorf("verdicts %v", v)
+	}
+	again := get(t, h, loc)
+	if again.body != page.body {
+		t.Error("the same address gave another page")
+	}
+	// Remove takes it away, keeping the rest.
+	r := post(t, h, "/lab/code", url.Values{"state": {strings.TrimPrefix(loc, "/lab")}, "action": {"remove"}})
+	if got := r.header.Get("Location"); r.status != http.StatusSeeOther || strings.Contains(got, "code=") || !strings.Contains(got, "preset=crash-before-ack") {
+		t.Errorf("remove: %d %q", r.status, got)
+	}
+}
+
+// TestBadHandlerFiles: each mistake is a 422 that names the line and keeps
+// the file in an editor; a bad address is a 400.
+func TestBadHandlerFiles(t *testing.T) {
+	h := newCodeServer(t, sandbox.Limits{Timeout: time.Second})
+	forbidden := strings.Replace(fixedNaive, `"context"`, `"context"`+"\n\t\"os\"", 1)
+	loop := strings.Replace(fixedNaive, "tx, err := d.DB.BeginTx(ctx, nil)", "for {\n\t}\n\ttx, err := d.DB.BeginTx(ctx, nil)", 1)
+	for _, c := range []struct {
+		name, code, want string
+		status           int
+	}{
+		{"a forbidden import", forbidden, `import &#34;os&#34; is not allowed`, 422},
+		{"a file too long", strings.Repeat("// x\n", 5000), "a handler file may have at most 16384 bytes", 422},
+		{"an endless loop", loop, "ran for more than 1s and was stopped", 422},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := post(t, h, "/lab/code", url.Values{"code": {c.code}, "state": {"?preset=crash-before-ack&step=4"}, "action": {"run"}})
+			if r.status == http.StatusSeeOther { // the file passed the checks: the run shows what happened
+				r = get(t, h, r.header.Get("Location"))
+			}
+			if r.status != c.status || !strings.Contains(r.body, c.want) {
+				t.Fatalf("status %d, want %d and %q\n%s", r.status, c.status, c.want, excerpt(r.body))
+			}
+			if !strings.Contains(r.body, `<textarea id="code" name="code"`) || !strings.Contains(r.body, html.EscapeString(c.code[:40])) {
+				t.Error("the file is not offered back for editing")
+			}
+		})
+	}
+	for target, want := range map[string]string{
+		"/lab?code=garbage":                                        "The permalink could not be read",
+		"/lab?code=" + sim.EncodePermalink(fixedNaive) + "&name=naive": "is not a name for your handler",
+		"/check/code":                                              "the address needs code=",
+	} {
+		if r := get(t, h, target); r.status != 400 || !strings.Contains(r.body, want) {
+			t.Errorf("%s: %d\n%s", target, r.status, excerpt(r.body))
+		}
+	}
+	if r := post(t, h, "/lab/code", url.Values{"code": {fixedNaive}, "action": {"explode"}}); r.status != 400 {
+		t.Errorf("unknown action: %d", r.status)
+	}
+}
+
+// TestCheckYourHandler: Find a failure searches the file's schedules in
+// the sandbox and links each story to the lab, with the file.
+func TestCheckYourHandler(t *testing.T) {
+	h := newCodeServer(t, sandbox.Limits{})
+	r := post(t, h, "/lab/code", url.Values{"code": {fixedNaive}, "name": {"mine"}, "state": {""}, "action": {"check"}})
+	loc := r.header.Get("Location")
+	if r.status != http.StatusSeeOther || !strings.HasPrefix(loc, "/check/code?code=") || !strings.Contains(loc, "name=mine") {
+		t.Fatalf("%d %q", r.status, loc)
+	}
+	page := get(t, h, loc)
+	// Keyed by tenant and operation, with no payload hash: a changed
+	// payload is acked as a repeat.
+	if page.status != 200 || !strings.Contains(page.body, "silent-conflict") || !strings.Contains(page.body, "code=1") {
+		t.Fatalf("%d\n%s", page.status, excerpt(page.body))
+	}
+}
+
+// TestServerStaysResponsive: ten endless loops at once, and /healthz
+// still answers at once: the loops run in child processes, and past the
+// cap of children the lab says it is busy.
+func TestServerStaysResponsive(t *testing.T) {
+	h := newCodeServer(t, sandbox.Limits{Timeout: 3 * time.Second, MaxChildren: 4})
+	loop := strings.Replace(fixedNaive, "tx, err := d.DB.BeginTx(ctx, nil)", "for {\n\t}\n\ttx, err := d.DB.BeginTx(ctx, nil)", 1)
+	var wg sync.WaitGroup
+	statuses := make(chan int, 10)
+	for i := range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// Different scripts, so the page cache cannot merge them.
+			sc := "publish a amount=" + strconv.Itoa(100+i) + "\ndeliver\n"
+			statuses <- get(t, h, "/lab?s="+sim.EncodePermalink(sc)+"&code="+sim.EncodePermalink(loop)).status
+		}()
+	}
+	time.Sleep(300 * time.Millisecond) // let the children start
+	fastest := time.Hour
+	for range 3 {
+		start := time.Now()
+		if r := get(t, h, "/healthz"); r.status != 200 {
+			t.Fatalf("healthz %d", r.status)
+		}
+		fastest = min(fastest, time.Since(start))
+	}
+	if fastest > 100*time.Millisecond {
+		t.Errorf("/healthz took %v while the loops ran", fastest)
+	}
+	wg.Wait()
+	close(statuses)
+	counts := map[int]int{}
+	for s := range statuses {
+		counts[s]++
+	}
+	// Each loop is stopped (422) or turned away as busy (503).
+	if counts[422]+counts[503] != 10 || counts[503] == 0 {
+		t.Errorf("statuses %v", counts)
+	}
+}
+
+// cardVerdicts reads each card's handler and verdict from a lab page.
+func cardVerdicts(body string) map[string]string {
+	out := map[string]string{}
+	for _, part := range strings.Split(body, `<article class="card`)[1:] {
+		h := between(part, `data-handler="`, `"`)
+		out[h] = between(part, `data-verdict="`, `"`)
+	}
+	return out
+}
+
+func between(s, start, end string) string {
+	_, after, ok := strings.Cut(s, start)
+	if !ok {
+		return ""
+	}
+	v, _, _ := strings.Cut(after, end)
+	return v
+}
