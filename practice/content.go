@@ -13,7 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-//go:embed questions/*.yaml
+//go:embed questions/*.yaml exercises
 var content embed.FS
 
 // Text is a piece of content in both languages of the lab.
@@ -44,7 +44,33 @@ const (
 	// KindPredict is predict-the-outcome: the person names the settled balance
 	// and the verdict of one handler on a script, and the engine grades it.
 	KindPredict Kind = "predict"
+	// KindCode is a coding exercise: the person writes a handler file from
+	// a starter, and the engine grades it by running it (in the sandbox)
+	// on named presets and searching its schedules.
+	KindCode Kind = "code"
 )
+
+// Exercise is a coding exercise's hidden checks and files.
+type Exercise struct {
+	// Files names the folder exercises/FILES holding starter.go (what
+	// the editor opens with) and solution.go (the model solution).
+	Files string `yaml:"files"`
+	// Presets must each settle ok on the person's handler.
+	Presets []string `yaml:"presets"`
+	// Forbid are the verdicts the schedule search must not find (depth
+	// Depth, the fixed seed); empty: it must find none at all.
+	Forbid []sim.Verdict `yaml:"forbid"`
+	Depth  int           `yaml:"depth"`
+	Header string        `yaml:"header"` // header lines every searched script starts with
+
+	starter, solution string
+}
+
+// Starter is the file the exercise's editor opens with.
+func (e Exercise) Starter() string { return e.starter }
+
+// Solution is the model solution.
+func (e Exercise) Solution() string { return e.solution }
 
 // Topic is a lesson of the course; every question belongs to one.
 type Topic struct {
@@ -79,6 +105,8 @@ type Question struct {
 	Handler string `yaml:"handler"` // predict: the handler that runs
 	Preset  string `yaml:"preset"`  // predict: a preset name, or
 	Script  string `yaml:"script"`  // predict: an inline script
+
+	Code *Exercise `yaml:"code"` // code: the exercise's files and checks
 
 	source string      // predict: the script text that runs
 	script *sim.Script // predict: the parsed script
@@ -133,6 +161,7 @@ func (q Question) Correct() []string {
 // questions in file order within each topic. It is read-only after Load, so
 // any number of goroutines may share one.
 type Bank struct {
+	files     fs.FS // where exercises/ are read from
 	topics    []Topic
 	questions []Question
 	byID      map[string]int
@@ -150,7 +179,7 @@ func LoadFS(fsys fs.FS) (*Bank, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &Bank{byID: map[string]int{}}
+	b := &Bank{byID: map[string]int{}, files: fsys}
 	if err := decodeFile(fsys, "questions/topics.yaml", &b.topics); err != nil {
 		return nil, err
 	}
@@ -293,8 +322,10 @@ func (b *Bank) add(q Question, presets []sim.Preset) error {
 		err = checkOpen(q)
 	case KindPredict:
 		err = checkPredict(&q, presets)
+	case KindCode:
+		err = checkCode(q, presets, b.files)
 	default:
-		err = fmt.Errorf("unknown kind %q; valid kinds: choice, open, predict", q.Kind)
+		err = fmt.Errorf("unknown kind %q; valid kinds: choice, open, predict, code", q.Kind)
 	}
 	if err != nil {
 		return fmt.Errorf("question %s: %w", q.ID, err)
@@ -387,4 +418,45 @@ func validID(s string) bool {
 		}
 	}
 	return true
+}
+
+// checkCode validates a coding exercise and reads its files.
+func checkCode(q Question, presets []sim.Preset, fsys fs.FS) error {
+	e := q.Code
+	if e == nil || q.Options != nil || q.Answer != (Text{}) || q.Points != nil || q.Handler != "" || q.Preset != "" || q.Script != "" {
+		return fmt.Errorf("a code exercise has only text and code")
+	}
+	if !validID(e.Files) {
+		return fmt.Errorf("code.files %q: a folder name of lowercase letters, digits and dashes", e.Files)
+	}
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"starter.go", &e.starter}, {"solution.go", &e.solution}} {
+		b, err := fs.ReadFile(fsys, "exercises/"+e.Files+"/"+f.name)
+		if err != nil {
+			return fmt.Errorf("code: %w", err)
+		}
+		*f.dst = string(b)
+	}
+	if len(e.Presets) == 0 {
+		return fmt.Errorf("code.presets: name at least one preset the handler must settle ok")
+	}
+	for _, p := range e.Presets {
+		if _, err := sim.FindPreset(presets, p); err != nil {
+			return fmt.Errorf("code.presets: %w", err)
+		}
+	}
+	for _, v := range e.Forbid {
+		if !slices.Contains(sim.Verdicts(), v) || v == sim.OK {
+			return fmt.Errorf("code.forbid: %q is not a failing verdict", v)
+		}
+	}
+	if e.Depth < 1 || e.Depth > 4 {
+		return fmt.Errorf("code.depth %d: from 1 to 4", e.Depth)
+	}
+	if _, err := sim.Parse(e.Header); err != nil {
+		return fmt.Errorf("code.header: %w", err)
+	}
+	return nil
 }

@@ -24,7 +24,7 @@ import (
 // Request is what the server asks of a child: run a script on the file,
 // or search its schedules.
 type Request struct {
-	Op     string `json:"op"` // "run" or "check"
+	Op     string `json:"op"` // "run", "check" or "grade"
 	Name   string `json:"name"`
 	Code   string `json:"code"`
 	Memory int64  `json:"memory"` // bytes the child may allocate
@@ -39,6 +39,9 @@ type Request struct {
 
 	// check
 	Check CheckOptions `json:"check"`
+
+	// grade
+	Exercise Exercise `json:"exercise"`
 }
 
 // CheckOptions are check.Options as they travel.
@@ -55,6 +58,7 @@ type Response struct {
 	Budget *sim.BudgetError `json:"budget,omitempty"` // the run made more deliveries than its budget
 	Run    *RunResult       `json:"run,omitempty"`
 	Report *check.Report    `json:"report,omitempty"`
+	Grade  *Grade           `json:"grade,omitempty"`
 	Schema string           `json:"schema"`
 	Redis  bool             `json:"redis"`
 }
@@ -172,6 +176,13 @@ func serve(req Request) *Response {
 			return resp
 		}
 		resp.Report = &rep
+	case "grade":
+		g, err := GradeHandler(ctx, info, req.Exercise)
+		if err != nil {
+			resp.Error = errf(0, "the grading failed: %v", "проверка не удалась: %v", err)
+			return resp
+		}
+		resp.Grade = &g
 	default:
 		resp.Error = errf(0, "unknown operation %q", "неизвестная операция %q", req.Op)
 	}
