@@ -295,4 +295,35 @@
     }
     focusedId = "";
   });
+
+  // The handler editor: CodeMirror, loaded the first time an editor is
+  // open (it is folded until then), over the textarea, which stays the
+  // form's field. Its address comes from the textarea (data-editor-src).
+  function withEditor(src, then) {
+    if (window.LabEditor) { then(); return; }
+    var s = document.querySelector("script[data-lab-editor]");
+    if (!s) {
+      s = document.createElement("script");
+      s.src = src;
+      s.setAttribute("data-lab-editor", "");
+      document.head.appendChild(s);
+    }
+    s.addEventListener("load", then);
+  }
+  function wireEditors() {
+    document.querySelectorAll("textarea.code-input[data-editor-src]").forEach(function (ta) {
+      if (ta.getAttribute("data-wired")) return;
+      ta.setAttribute("data-wired", "1");
+      var box = ta.closest("details");
+      var go = function () { withEditor(ta.getAttribute("data-editor-src"), function () { window.LabEditor.attach(ta); }); };
+      if (!box || box.open) { go(); return; }
+      box.addEventListener("toggle", function once() {
+        if (!box.open) return;
+        box.removeEventListener("toggle", once);
+        go();
+      });
+    });
+  }
+  document.addEventListener("DOMContentLoaded", wireEditors);
+  document.addEventListener("htmx:after:settle", wireEditors);
 })();

@@ -41,6 +41,7 @@ type View struct {
 	// (a query, with its step) the editor's form runs it in.
 	CodeOn                              bool
 	Code, CodeText, CodeName, CodeState string
+	EditorSrc                           string // page.EditorScript's address
 
 	T         page.Text
 	PageTitle string
@@ -248,6 +249,7 @@ func (s *Lab) NewView(t page.Text, r *http.Request, st State, run *sim.Run) View
 		v.CodeText, v.CodeName = sandbox.Starter, DefaultCodeName
 	}
 	v.CodeState = s.withoutCode(st)
+	v.EditorSrc = s.Assets.URL(page.EditorScript)
 
 	// What the producer controls offer.
 	used := map[string]bool{}

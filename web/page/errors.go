@@ -93,12 +93,13 @@ func (s *Shell) RenderError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	t := s.Text(r)
 	v := ErrorView{
-		Status:  he.Status,
-		Title:   t.S(he.TitleKey(t)),
-		Script:  he.Script,
-		Code:    he.Code, CodeName: he.CodeName, CodeState: he.CodeState, CodeLine: he.CodeLine,
-		Back:    he.Back,
-		Message: t.F(he.Key, BoundArgs(he.Args)...), // the reader's input quoted as an excerpt, once
+		Status: he.Status,
+		Title:  t.S(he.TitleKey(t)),
+		Script: he.Script,
+		Code:   he.Code, CodeName: he.CodeName, CodeState: he.CodeState, CodeLine: he.CodeLine,
+		EditorSrc: s.Assets.URL(EditorScript),
+		Back:      he.Back,
+		Message:   t.F(he.Key, BoundArgs(he.Args)...), // the reader's input quoted as an excerpt, once
 	}
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")

@@ -59,4 +59,9 @@ type ErrorView struct {
 	// A handler file that failed, offered back for editing (Error.Code).
 	Code, CodeName, CodeState string
 	CodeLine                  int
+	EditorSrc                 string // the code editor's script (EditorScript), with its hash
 }
+
+// EditorScript is the vendored code editor (CodeMirror 6 with Go, bundled
+// by scripts/vendor.sh); lab.js loads it when an editor opens.
+const EditorScript = "vendor/codemirror-6.0.2.min.js"
