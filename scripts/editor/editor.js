@@ -34,6 +34,7 @@ function attach(textarea) {
     ],
   });
   textarea.hidden = true;
+  textarea.labEditor = view; // for the browser tests: a paste is view.dispatch
   textarea.parentNode.insertBefore(view.dom, textarea);
   if (line > 0 && line <= view.state.doc.lines) {
     view.dispatch({ selection: { anchor: view.state.doc.line(line).from }, scrollIntoView: true });

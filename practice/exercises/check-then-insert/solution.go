@@ -1,0 +1,76 @@
+// A solution: no lookup at all. The insert is the check, and the UNIQUE
+// constraint lets exactly one of two racing workers through: the other's
+// insert fails (or waits for the first to commit, and then fails).
+package handler
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/idempotency-lab/lab/handlers"
+)
+
+// The plain index became a UNIQUE constraint.
+const Schema = `
+CREATE TABLE transactions (
+    id              INTEGER PRIMARY KEY,
+    idempotency_key TEXT    NOT NULL,
+    account         TEXT    NOT NULL,
+    amount          INTEGER NOT NULL,
+    CONSTRAINT uq_transactions_idempotency_key UNIQUE (idempotency_key)
+);
+`
+
+func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
+	d.Point(handlers.Yield)
+	tx, err := d.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+
+	d.Point(handlers.BeforeEffect)
+	_, err = tx.ExecContext(ctx,
+		`INSERT INTO transactions (idempotency_key, account, amount) VALUES (?, ?, ?)`,
+		m.Key, m.Account, m.Amount)
+	if handlers.IsUniqueViolation(err, "transactions.idempotency_key") {
+		// Another delivery of this key got there first: ack, credit nothing.
+		d.Log("duplicate key %s: already processed, ack", m.Key)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("insert transaction: %w", err)
+	}
+	if err := credit(ctx, tx, m.Account, m.Amount); err != nil {
+		return fmt.Errorf("credit %s: %w", m.Account, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	d.Point(handlers.AfterEffect)
+	return nil
+}
+
+// execer is what *sql.DB and *sql.Tx have in common.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// credit adds amount to the account. An UPDATE that matches no row is no
+// error to SQL, so the row count is checked: nothing credited is a failure.
+func credit(ctx context.Context, db execer, account string, amount int64) error {
+	res, err := db.ExecContext(ctx,
+		`UPDATE accounts SET balance = balance + ? WHERE id = ?`, amount, account)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n != 1 {
+		return fmt.Errorf("account %s: %d rows updated, want 1: nothing credited", account, n)
+	}
+	return nil
+}
