@@ -1,7 +1,7 @@
 # The idempotency lab. `make run` starts it, `make test` runs every test.
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: run test build generate diagrams check-generated vet staticcheck bench check-bench bench-compare fuzz vendor browser-deps load
+.PHONY: sandbox-bench run test build generate diagrams check-generated vet staticcheck bench check-bench bench-compare fuzz vendor browser-deps load
 
 ## run: start the lab at http://$(ADDR) (ARGS=--dev to read files from disk)
 run:
@@ -42,6 +42,10 @@ bench:
 ## check-bench: the checker's speed (see README, "Measured")
 check-bench:
 	go test ./check -run '^$$' -bench . -benchtime 3x
+
+## sandbox-bench: a handler file submitted and run on a preset, checked to depth 4, and the interpreter's cost against the same handler compiled in
+sandbox-bench:
+	go test ./sandbox -run '^$$' -bench . -benchtime 3x
 
 ## bench-compare: the engine benchmark of BASE (a commit) and of the working tree, run alternately, compared by benchstat
 BASE ?= 5c03a31
