@@ -78,7 +78,7 @@ func TestContent(t *testing.T) {
 	ids := map[string]bool{}
 	for _, q := range qs {
 		kinds[q.Kind]++
-		if q.Kind != KindPredict {
+		if q.Kind != KindPredict && q.Kind != KindCode {
 			perTopic[q.Topic]++
 		}
 		if ids[q.ID] {
@@ -97,6 +97,12 @@ func TestContent(t *testing.T) {
 				checkOpenContent(t, q)
 			case KindPredict:
 				checkPredictContent(t, b, q)
+			case KindCode:
+				// The files are whole handler files: the exercises' own test
+				// (code_exercises_test.go) runs the starter and the solution.
+				if q.Code.Starter() == "" || q.Code.Solution() == "" || q.Code.Starter() == q.Code.Solution() {
+					t.Error("a code exercise needs a starter and a different solution")
+				}
 			default:
 				t.Errorf("kind %q", q.Kind)
 			}
@@ -116,7 +122,7 @@ func TestContent(t *testing.T) {
 			t.Errorf("topic %s has %d questions, want at least 4", slug, perTopic[slug])
 		}
 	}
-	t.Logf("%d choice, %d open, %d predict", kinds[KindChoice], kinds[KindOpen], kinds[KindPredict])
+	t.Logf("%d choice, %d open, %d predict, %d code", kinds[KindChoice], kinds[KindOpen], kinds[KindPredict], kinds[KindCode])
 }
 
 func checkText(t *testing.T, what string, x Text) {

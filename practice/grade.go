@@ -34,6 +34,53 @@ type Grade struct {
 	Points  []PointResult  // open: every key point in order
 	Answer  Text           // open: the model answer
 	Outcome *Outcome       // predict: what the engine did
+	Code    *CodeOutcome   // code: what the checks found
+}
+
+// CodeOutcome is a coding exercise's checks on a person's handler file:
+// each preset's verdict, the shortest forbidden failure the schedule
+// search found, or the error that stopped the file (it did not compile,
+// ran too long, used too much memory).
+type CodeOutcome struct {
+	Pass      bool
+	Presets   []PresetResult
+	Failure   *CodeFailure
+	Explored  int  // scripts the search ran
+	Error     Text // the file did not run: why, in both languages
+	ErrorLine int
+}
+
+// PresetResult is the person's handler on one of the exercise's presets.
+type PresetResult struct {
+	Preset            string
+	Verdict           sim.Verdict
+	Settled, Expected int64
+	Reason            string
+}
+
+// CodeFailure is the shortest failure the search found, with the lab's
+// address that replays it on the person's file.
+type CodeFailure struct {
+	Verdict           sim.Verdict
+	Script            string
+	Steps             int
+	Settled, Expected int64
+	LabURL            string
+}
+
+// GradeCode grades a coding exercise from what its checks found (the
+// sandbox runs the person's file; the web hands its findings here): 1 for
+// a pass, 0 otherwise.
+func (b *Bank) GradeCode(id string, o CodeOutcome) (Grade, error) {
+	q, err := b.questionOf(id, KindCode)
+	if err != nil {
+		return Grade{}, err
+	}
+	g := Grade{Question: q.ID, Kind: KindCode, Code: &o}
+	if o.Pass && o.Error == (Text{}) {
+		g.Score = 1
+	}
+	return g, nil
 }
 
 // Correct reports a full score.

@@ -21,16 +21,33 @@ const InterviewSize = 10
 // picks, and each visit takes the topic's best-ranked unused item of the
 // kind the plan asks for next (choice, open, choice, predict, open, and
 // again), or of any kind if the topic has none of that kind left. With 10
-// items and 8 topics every topic appears.
+// items and 8 topics every topic appears. A bank with coding exercises
+// gives one of them (the seed's) in place of the last item.
 func (b *Bank) Interview(seed uint64, n int) []Question {
 	if n <= 0 {
 		n = InterviewSize
 	}
-	n = min(n, len(b.questions))
+	// At most one coding exercise, the seed's pick, in place of the last
+	// item: writing a handler takes longer than answering a question.
+	var code *Question
+	others := 0
+	for _, q := range b.questions {
+		switch {
+		case q.Kind != KindCode:
+			others++
+		case code == nil || rank(seed, q.ID) < rank(seed, code.ID):
+			code = &q
+		}
+	}
+	withCode := code != nil && n > 1
+	if withCode {
+		n--
+	}
+	n = min(n, others)
 	byTopic := make([][]Question, len(b.topics))
 	for i, t := range b.topics {
 		for _, q := range b.questions {
-			if q.Topic == t.Slug {
+			if q.Topic == t.Slug && q.Kind != KindCode {
 				byTopic[i] = append(byTopic[i], q)
 			}
 		}
@@ -53,6 +70,9 @@ func (b *Bank) Interview(seed uint64, n int) []Question {
 		}
 		picked = append(picked, items[j])
 		byTopic[t] = slices.Delete(items, j, j+1)
+	}
+	if withCode {
+		picked = append(picked, *code)
 	}
 	// The bank is in course order, so its index orders the interview.
 	slices.SortFunc(picked, func(x, y Question) int { return b.byID[x.ID] - b.byID[y.ID] })

@@ -58,11 +58,39 @@ func TestInterviewSizes(t *testing.T) {
 	if got := len(b.Interview(7, 3)); got != 3 {
 		t.Errorf("n=3: %d items", got)
 	}
+	// Beyond the bank: every question, and one coding exercise (an
+	// interview has at most one), in course order.
 	all := b.Interview(7, 10000)
-	if len(all) != len(b.Questions()) {
-		t.Errorf("n beyond the bank: %d items, want all %d", len(all), len(b.Questions()))
+	var want []Question
+	code := 0
+	for _, q := range b.Questions() {
+		if q.Kind == KindCode {
+			code++
+			if !slices.ContainsFunc(all, func(p Question) bool { return p.ID == q.ID }) {
+				continue
+			}
+		}
+		want = append(want, q)
 	}
-	if !slices.Equal(ids(all), ids(b.Questions())) {
+	if code == 0 {
+		t.Fatal("the bank has no coding exercise")
+	}
+	if len(all) != len(want) || len(want) != len(b.Questions())-code+1 {
+		t.Errorf("n beyond the bank: %d items, want the %d questions and one coding exercise", len(all), len(b.Questions())-code)
+	}
+	if !slices.Equal(ids(all), ids(want)) {
 		t.Error("the whole bank as an interview should come back in course order")
+	}
+	// Every 10-item interview has exactly one coding exercise.
+	for seed := range uint64(30) {
+		n := 0
+		for _, q := range b.Interview(seed, 0) {
+			if q.Kind == KindCode {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("seed %d: %d coding exercises", seed, n)
+		}
 	}
 }

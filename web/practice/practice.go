@@ -5,6 +5,7 @@
 package practice
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -22,6 +23,8 @@ import (
 
 	"github.com/idempotency-lab/lab/handlers"
 	drill "github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/sandbox"
+	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/page"
 )
 
@@ -33,6 +36,9 @@ type Practice struct {
 	progress *drill.Store     // nil: the practice pages answer 503
 	now      func() time.Time // dates practice answers
 	handlers []handlers.Info  // for the predict exercises' handler summaries
+	// Sandbox runs the handler files of coding exercises; nil: they
+	// answer 503.
+	Sandbox *sandbox.Runner
 }
 
 // New builds the practice part on the shell.
@@ -401,7 +407,7 @@ func (s *Practice) Answer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	g, answer, err := s.grade(q, f)
+	g, answer, err := s.grade(r.Context(), q, f)
 	if err != nil {
 		return err
 	}
@@ -424,7 +430,7 @@ func (s *Practice) Result(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	g, _, err := s.grade(q, query)
+	g, _, err := s.grade(r.Context(), q, query)
 	if err != nil {
 		return err
 	}
@@ -462,7 +468,7 @@ func (s *Practice) renderItem(w http.ResponseWriter, r *http.Request, v question
 // grade grades the answer in v for q and returns it as the canonical
 // parameters of the result's address. Bad answers are 400s that say what
 // to give instead.
-func (s *Practice) grade(q drill.Question, v url.Values) (drill.Grade, url.Values, error) {
+func (s *Practice) grade(ctx context.Context, q drill.Question, v url.Values) (drill.Grade, url.Values, error) {
 	answer := url.Values{}
 	switch q.Kind {
 	case drill.KindChoice:
@@ -526,6 +532,17 @@ func (s *Practice) grade(q drill.Question, v url.Values) (drill.Grade, url.Value
 		// in major units, so it grades the same when opened again.
 		answer.Set("balance", drill.FormatMoney(g.Outcome.PredictedBalance))
 		answer.Set("verdict", string(g.Outcome.PredictedVerdict))
+		return g, answer, nil
+	case drill.KindCode:
+		code, err := codeOf(v)
+		if err != nil {
+			return drill.Grade{}, nil, err
+		}
+		g, err := s.gradeCode(ctx, q, code)
+		if err != nil {
+			return g, nil, err
+		}
+		answer.Set("c", sim.EncodePermalink(code))
 		return g, answer, nil
 	}
 	return drill.Grade{}, nil, errors.New("practice: question " + q.ID + " has unknown kind " + string(q.Kind))

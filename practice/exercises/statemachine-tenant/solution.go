@@ -46,11 +46,13 @@ func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 	return nil
 }
 
-// credit adds amount to the account, and fails when no row was updated.
+// execer is what *sql.DB and *sql.Tx have in common.
 type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
+// credit adds amount to the account. An UPDATE that matches no row is no
+// error to SQL, so the row count is checked: nothing credited is a failure.
 func credit(ctx context.Context, db execer, account string, amount int64) error {
 	res, err := db.ExecContext(ctx,
 		`UPDATE accounts SET balance = balance + ? WHERE id = ?`, amount, account)
