@@ -13,7 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-//go:embed questions/*.yaml exercises
+//go:embed questions/*.yaml _exercises
 var content embed.FS
 
 // Text is a piece of content in both languages of the lab.
@@ -52,8 +52,10 @@ const (
 
 // Exercise is a coding exercise's hidden checks and files.
 type Exercise struct {
-	// Files names the folder exercises/FILES holding starter.go (what
-	// the editor opens with) and solution.go (the model solution).
+	// Files names the folder _exercises/FILES holding starter.go (what
+	// the editor opens with) and solution.go (the model solution). The
+	// underscore makes the go tool skip them: they are handler files,
+	// each a package handler of its own, not this package's code.
 	Files string `yaml:"files"`
 	// Presets must each settle ok on the person's handler.
 	Presets []string `yaml:"presets"`
@@ -161,7 +163,7 @@ func (q Question) Correct() []string {
 // questions in file order within each topic. It is read-only after Load, so
 // any number of goroutines may share one.
 type Bank struct {
-	files     fs.FS // where exercises/ are read from
+	files     fs.FS // where _exercises/ is read from
 	topics    []Topic
 	questions []Question
 	byID      map[string]int
@@ -433,7 +435,7 @@ func checkCode(q Question, presets []sim.Preset, fsys fs.FS) error {
 		name string
 		dst  *string
 	}{{"starter.go", &e.starter}, {"solution.go", &e.solution}} {
-		b, err := fs.ReadFile(fsys, "exercises/"+e.Files+"/"+f.name)
+		b, err := fs.ReadFile(fsys, "_exercises/"+e.Files+"/"+f.name)
 		if err != nil {
 			return fmt.Errorf("code: %w", err)
 		}

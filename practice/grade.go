@@ -42,6 +42,7 @@ type Grade struct {
 // search found, or the error that stopped the file (it did not compile,
 // ran too long, used too much memory).
 type CodeOutcome struct {
+	Code      string // the file graded
 	Pass      bool
 	Presets   []PresetResult
 	Failure   *CodeFailure

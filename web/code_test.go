@@ -141,9 +141,9 @@ func TestBadHandlerFiles(t *testing.T) {
 		})
 	}
 	for target, want := range map[string]string{
-		"/lab?code=garbage":                                        "The permalink could not be read",
+		"/lab?code=garbage": "The permalink could not be read",
 		"/lab?code=" + sim.EncodePermalink(fixedNaive) + "&name=naive": "is not a name for your handler",
-		"/check/code":                                              "the address needs code=",
+		"/check/code": "the address needs code=",
 	} {
 		if r := get(t, h, target); r.status != 400 || !strings.Contains(r.body, want) {
 			t.Errorf("%s: %d\n%s", target, r.status, excerpt(r.body))

@@ -156,6 +156,7 @@ func newServer(cfg Config) (*server, error) {
 	}
 	lv.Sandbox = cfg.Sandbox
 	s.practice = practicepart.New(s.Shell, bank, store, now)
+	s.practice.Sandbox = cfg.Sandbox
 	// The lessons' bars come from practice.
 	if s.course, err = course.New(s.Shell, course.Config{Course: cfg.Course, Dev: cfg.Dev, Dir: cfg.LessonsDir, Progress: s.practice.TopicPercents}); err != nil {
 		return nil, err

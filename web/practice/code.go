@@ -50,7 +50,7 @@ func (s *Practice) gradeCode(ctx context.Context, q drill.Question, code string)
 		return drill.Grade{}, &page.Error{Status: http.StatusServiceUnavailable, Key: "pr.err.nosandbox"}
 	}
 	e := q.Code
-	var o drill.CodeOutcome
+	o := drill.CodeOutcome{Code: code}
 	resp, err := s.Sandbox.Run(ctx, sandbox.Request{Op: "grade", Name: "yours", Code: code,
 		Exercise: sandbox.Exercise{Presets: e.Presets, Forbid: e.Forbid, Depth: e.Depth, Header: e.Header}})
 	var se *sandbox.Error
@@ -91,7 +91,7 @@ type codeResult struct {
 
 type presetRow struct {
 	Preset, Verdict, Label, Symbol, Settled, Expected, Reason string
-	OK                                                         bool
+	OK                                                        bool
 }
 
 type failureRow struct {

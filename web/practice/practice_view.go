@@ -435,6 +435,11 @@ type answerView struct {
 	Own    string
 	Model  string
 	Points []pointView
+	// A coding exercise: the file in the form (the starter, or the
+	// person's own to try again), the editor's script, and the result.
+	Code       string
+	EditorSrc  string
+	CodeResult *codeResult
 	// The result.
 	Result    string // right, partial or wrong
 	Headline  string
@@ -502,6 +507,8 @@ func (s *Practice) askView(t page.Text, q drill.Question, m practiceMode) answer
 		a.MaxOwn = MaxOwnAnswer
 	case drill.KindPredict:
 		a.Verdicts = verdictOptions(t, "")
+	case drill.KindCode:
+		a.Code, a.EditorSrc = q.Code.Starter(), s.Assets.URL(page.EditorScript)
 	}
 	return a
 }
@@ -587,6 +594,14 @@ func (s *Practice) resultView(t page.Text, q drill.Question, m practiceMode, p d
 			retry := s.answerBase(t, q, m, "ask")
 			retry.Balance = strconv.FormatInt(o.PredictedBalance, 10)
 			retry.Verdicts = verdictOptions(t, o.PredictedVerdict)
+			a.Retry = &retry
+		}
+	}
+	if g.Kind == drill.KindCode {
+		a.CodeResult = s.codeResultView(t, q, g, p.Items[q.ID].Attempts)
+		if !g.Correct() {
+			retry := s.answerBase(t, q, m, "ask")
+			retry.Code, retry.EditorSrc = g.Code.Code, s.Assets.URL(page.EditorScript)
 			a.Retry = &retry
 		}
 	}
