@@ -80,7 +80,16 @@ func TestCodeExercise(t *testing.T) {
 
 // Without a sandbox a coding exercise says it cannot be graded here.
 func TestCodeExerciseWithoutSandbox(t *testing.T) {
-	h, _ := practiceServer(t)
+	bank := mustBank(t)
+	store, err := practice.Open(filepath.Join(t.TempDir(), "progress.db"), bank)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	h, err := NewServer(Config{Practice: store, Bank: bank, Now: newTestClock().Now})
+	if err != nil {
+		t.Fatal(err)
+	}
 	r := newVisitor(t, h).post("/practice/q/code-crash-before-ack", url.Values{"code": {"package handler"}})
 	if r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, "--code=false") {
 		t.Errorf("%d\n%s", r.status, excerpt(r.body))

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/page"
 	practicepart "github.com/idempotency-lab/lab/web/practice"
@@ -76,7 +78,10 @@ func newPracticeServer(tb testing.TB, path string, clock *testClock) (http.Handl
 		})
 	}
 	tb.Cleanup(closeStore)
-	h, err := NewServer(Config{Practice: store, Bank: bank, Now: clock.Now})
+	// A sandbox whose children are this test binary grades the coding
+	// exercises.
+	h, err := NewServer(Config{Practice: store, Bank: bank, Now: clock.Now,
+		Sandbox: sandbox.NewRunner([]string{os.Args[0]}, sandbox.Limits{})})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -920,6 +925,13 @@ func answerFor(tb testing.TB, q practice.Question, right bool) form {
 			f["balance"] = []string{practice.FormatMoney(res.Settled + 1)}
 			f["verdict"] = []string{string(otherVerdict(res.Verdict))}
 		}
+	case practice.KindCode:
+		// The model solution is right (the sandbox grades it); a file
+		// that does not parse is wrong at once, with no child started.
+		f["code"] = []string{q.Code.Solution()}
+		if !right {
+			f["code"] = []string{"package handler\n\nfunc Handle(\n"}
+		}
 	}
 	return f
 }
@@ -1092,6 +1104,8 @@ func TestPracticeConcurrentProfiles(t *testing.T) {
 				case practice.KindPredict:
 					form.Set("balance", "0")
 					form.Set("verdict", "ok")
+				case practice.KindCode:
+					form.Set("code", "package handler\n") // wrong at once: no Handle
 				}
 				if r := v.post("/practice/q/"+q.ID, form); r.status != http.StatusSeeOther {
 					errs <- fmt.Sprintf("browser %d, %s: status %d", i, q.ID, r.status)

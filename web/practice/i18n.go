@@ -8,7 +8,7 @@ func Catalog() page.Catalog {
 	return page.Catalog{
 		// The overview.
 		"pr.title":               {"Practice", "Практика"},
-		"pr.intro":               {"%d interview questions and %d predict-the-outcome exercises across the %d lessons. Multiple choice is graded at once, an open answer you compare with a model answer yourself, and a prediction is graded by running the engine.", "Вопросы с собеседований (%d) и упражнения «предскажите исход» (%d) по всем урокам курса (%d). Выбор ответа проверяется сразу, открытый ответ вы сравниваете с образцом сами, а прогноз проверяет движок, запуская сценарий."},
+		"pr.intro":               {"%d interview questions, %d predict-the-outcome exercises and %d coding exercises across the %d lessons. Multiple choice is graded at once, an open answer you compare with a model answer yourself, a prediction is graded by running the engine, and a handler you write runs in a sandbox on the exercise's scenarios while the engine searches its schedules.", "Вопросы с собеседований (%d), упражнения «предскажите исход» (%d) и задания на код (%d) по всем урокам курса (%d). Выбор ответа проверяется сразу, открытый ответ вы сравниваете с образцом сами, прогноз проверяет движок, запуская сценарий, а написанный вами обработчик запускается в песочнице на сценариях задания, пока движок перебирает его расписания."},
 		"pr.modes":               {"Three ways to practise", "Три способа тренироваться"},
 		"pr.mode.topic":          {"By topic", "По темам"},
 		"pr.mode.topic.text":     {"One lesson's questions and exercises in order: right after reading it, or to go deeper.", "Вопросы и упражнения одного урока по порядку: сразу после чтения или чтобы разобраться глубже."},

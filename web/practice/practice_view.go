@@ -70,7 +70,7 @@ func (s *Practice) homeView(t page.Text, p drill.Progress, q url.Values) homeVie
 	for _, q := range s.bank.Questions() {
 		kinds[q.Kind]++
 	}
-	v.Intro = t.F("pr.intro", kinds[drill.KindChoice]+kinds[drill.KindOpen], kinds[drill.KindPredict], len(s.bank.Topics()))
+	v.Intro = t.F("pr.intro", kinds[drill.KindChoice]+kinds[drill.KindOpen], kinds[drill.KindPredict], kinds[drill.KindCode], len(s.bank.Topics()))
 	v.Overall = newBar(t, p.Overall)
 	v.Overall.Title = t.S("pr.overall")
 	for _, tp := range p.Topics {
