@@ -54,6 +54,8 @@ package labtest
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -61,6 +63,7 @@ import (
 	"github.com/idempotency-lab/lab/check"
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -70,6 +73,61 @@ type Handler struct {
 	Schema string        // CREATE TABLE statements it needs besides accounts and orders
 	Redis  bool          // it needs Redis (d.Redis)
 	Handle handlers.Func // func(ctx, handlers.Deps, handlers.Message) error
+
+	// Source is the handler file it was loaded from (File), "" for a
+	// compiled one: a failure's permalink then carries the file, and the
+	// lab replays the story on it.
+	Source string
+}
+
+// File loads a handler file, the shape the lab's editor and `lab run
+// --code` take (package handler, func Handle, an optional Schema): it is
+// checked (the allowed imports, the size) and interpreted with yaegi in
+// this process, the test's own. The handler is named after the file.
+func File(path string) (Handler, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return Handler{}, err
+	}
+	f, err := sandbox.Parse(string(src))
+	if err != nil {
+		return Handler{}, fmt.Errorf("%s: %w", path, err)
+	}
+	fn, err := sandbox.Load(f)
+	if err != nil {
+		return Handler{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return Handler{Name: fileName(path), Schema: f.Schema, Redis: f.Redis, Handle: fn, Source: f.Source}, nil
+}
+
+// fileName is the handler's name for a file: its base name when the lab
+// would take it as a name (lower-case letters, digits and dashes, no
+// name of the lab's own handlers), else "yours".
+func fileName(path string) string {
+	name := strings.TrimSuffix(filepath.Base(path), ".go")
+	ok := name != "" && len(name) <= 30
+	for _, r := range name {
+		ok = ok && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
+	}
+	for _, h := range handlers.List() {
+		ok = ok && h.Name != name
+	}
+	if !ok {
+		return "yours"
+	}
+	return name
+}
+
+
+// CheckFile is Check on a handler file (File).
+func CheckFile(t testing.TB, path string, opts ...Option) {
+	t.Helper()
+	h, err := File(path)
+	if err != nil {
+		t.Fatalf("labtest: %v", err)
+		return
+	}
+	Check(t, h, opts...)
 }
 
 // Option tunes a search.
@@ -122,7 +180,7 @@ func Check(t testing.TB, h Handler, opts ...Option) {
 	for _, f := range rep.Failures {
 		t.Errorf("labtest: %s: %s in %d steps (settled %s, expected %s): %s\n%s\n  open the story in the lab: %s\n  trace:\n%s",
 			h.Name, f.Verdict, f.Steps, practice.FormatMoney(f.Settled), practice.FormatMoney(f.Expected), f.Reason,
-			indent(f.Script), Permalink(f), trace(ctx, h, f.Script))
+			indent(f.Script), h.permalink(f), trace(ctx, h, f.Script))
 	}
 	if rep.Partial {
 		t.Logf("labtest: %s: the time budget ended the search after %d scripts", h.Name, rep.Explored)
@@ -132,6 +190,15 @@ func Check(t testing.TB, h Handler, opts ...Option) {
 // Permalink is the lab's address that carries a failure's script. The
 // lab replays it on its own handlers; run it on yours with Replay.
 func Permalink(f check.Failure) string { return "/lab?s=" + sim.EncodePermalink(f.Script) }
+
+// permalink is the failure's address: with the handler's file when it
+// came from one, so the lab replays the story on it.
+func (h Handler) permalink(f check.Failure) string {
+	if h.Source != "" {
+		return sandbox.LabURL(f.Script, h.Source, h.Name)
+	}
+	return Permalink(f)
+}
 
 // Replay runs a script (a failure's, or one a permalink carries) on h,
 // settled and judged as the search does.

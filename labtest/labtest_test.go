@@ -175,3 +175,42 @@ func TestBadHandler(t *testing.T) {
 		t.Errorf("fatal %q", rec.fatal)
 	}
 }
+
+// TestCheckFile: a handler file, the shape the lab's editor takes, checked
+// in the test's own process; the failure's address carries the file, and
+// decoded as the lab decodes it, it replays the same verdict.
+func TestCheckFile(t *testing.T) {
+	rec := &recorder{TB: t}
+	labtest.CheckFile(rec, "testdata/charge-twice.go", labtest.Depth(2), labtest.Runs(-1))
+	if len(rec.errors) == 0 || !strings.Contains(rec.errors[0], "charge-twice: duplicate in 2 steps") || !strings.Contains(rec.errors[0], "&code=1") {
+		t.Fatalf("reports: %q", rec.errors)
+	}
+	h, err := labtest.File("testdata/charge-twice.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := labtest.Run(context.Background(), h, labtest.Depth(2), labtest.Runs(-1))
+	if err != nil || !rep.Failed() {
+		t.Fatal(rep, err)
+	}
+	line := rec.errors[0][strings.Index(rec.errors[0], "/lab?"):]
+	link, err := url.Parse(strings.Fields(line)[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, err := labview.DecodePermalink(link.Query().Get("s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := labview.DecodePermalink(link.Query().Get("code"))
+	if err != nil || code != h.Source || link.Query().Get("name") != "charge-twice" {
+		t.Fatalf("the address carries %q as %q (%v)", code, link.Query().Get("name"), err)
+	}
+	res, err := labtest.Replay(context.Background(), h, script)
+	if err != nil || res.Verdict != rep.Failures[0].Verdict {
+		t.Errorf("replay: %v %v", res.Verdict, err)
+	}
+	if _, err := labtest.File("testdata/nothing.go"); err == nil {
+		t.Error("a missing file loaded")
+	}
+}
