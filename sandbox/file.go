@@ -66,15 +66,13 @@ func (e *Error) Error() string {
 // In returns the message in a language ("ru" or anything else for
 // English), with the line.
 func (e *Error) In(lang string) string {
-	msg := e.Msg
-	if lang == "ru" {
-		msg = e.MsgRU
-		if e.Line > 0 {
-			return fmt.Sprintf("строка %d: %s", e.Line, msg)
-		}
-		return msg
+	if lang != "ru" {
+		return e.Error()
 	}
-	return e.Error()
+	if e.Line > 0 {
+		return fmt.Sprintf("строка %d: %s", e.Line, e.MsgRU)
+	}
+	return e.MsgRU
 }
 
 func errf(line int, en, ru string, args ...any) *Error {
