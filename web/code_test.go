@@ -116,16 +116,21 @@ func TestRunYourHandler(t *testing.T) {
 // TestBadHandlerFiles: each mistake is a 422 that names the line and keeps
 // the file in an editor; a bad address is a 400.
 func TestBadHandlerFiles(t *testing.T) {
-	h := newCodeServer(t, sandbox.Limits{Timeout: time.Second})
+	h := newCodeServer(t, sandbox.Limits{Timeout: time.Second, Memory: 64 << 20})
 	forbidden := strings.Replace(fixedNaive, `"context"`, `"context"`+"\n\t\"os\"", 1)
-	loop := strings.Replace(fixedNaive, "tx, err := d.DB.BeginTx(ctx, nil)", "for {\n\t}\n\ttx, err := d.DB.BeginTx(ctx, nil)", 1)
+	first := "tx, err := d.DB.BeginTx(ctx, nil)"
+	before := func(code string) string { return strings.Replace(fixedNaive, first, code+"\n\t"+first, 1) }
 	for _, c := range []struct {
 		name, code, want string
 		status           int
 	}{
 		{"a forbidden import", forbidden, `import &#34;os&#34; is not allowed`, 422},
 		{"a file too long", strings.Repeat("// x\n", 5000), "a handler file may have at most 16384 bytes", 422},
-		{"an endless loop", loop, "ran for more than 1s and was stopped", 422},
+		{"a syntax error", before("return nil nil"), "syntax error", 422},
+		{"an endless loop", before("for {\n\t}"), "ran for more than 1s and was stopped", 422},
+		{"an allocation bomb", before("var keep [][]byte\n\tfor {\n\t\tkeep = append(keep, make([]byte, 1<<20))\n\t}"), "more than 64 MB of memory", 422},
+		{"a goroutine bomb", before("for {\n\t\tgo func() { select {} }()\n\t}"), "more than 64 MB of memory", 422},
+		{"a panic in a goroutine", before("go func() { panic(\"boom\") }()\n\tselect {}"), "crashed its process: panic: boom", 422},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := post(t, h, "/lab/code", url.Values{"code": {c.code}, "state": {"?preset=crash-before-ack&step=4"}, "action": {"run"}})

@@ -70,6 +70,12 @@ func TestCheckCode(t *testing.T) {
 	}
 }
 
+// before puts code at the start of fixed's Handle.
+func before(code string) string {
+	first := "tx, err := d.DB.BeginTx(ctx, nil)"
+	return strings.Replace(fixed, first, code+"\n\t"+first, 1)
+}
+
 func TestBadCode(t *testing.T) {
 	for _, c := range []struct {
 		name string
@@ -78,7 +84,13 @@ func TestBadCode(t *testing.T) {
 		want string
 	}{
 		{"a forbidden import", nil, strings.Replace(fixed, `"context"`, `"context"`+"\n\t\"os\"", 1), `line 5: import "os" is not allowed`},
-		{"an endless loop", []string{"--timeout", "1s"}, strings.Replace(fixed, "tx, err := d.DB.BeginTx(ctx, nil)", "for {\n\t}\n\ttx, err := d.DB.BeginTx(ctx, nil)", 1), "ran for more than 1s and was stopped"},
+		{"an endless loop", []string{"--timeout", "1s"}, before("for {\n\t}"), "ran for more than 1s and was stopped"},
+		{"a syntax error", nil, before("return nil nil"), "syntax error"},
+		{"an undefined name", nil, before("return nothing"), "does not compile: undefined: nothing"},
+		{"an allocation bomb", []string{"--memory", "64"}, before("var keep [][]byte\n\tfor {\n\t\tkeep = append(keep, make([]byte, 1<<20))\n\t}"), "more than 64 MB of memory"},
+		{"a goroutine bomb", []string{"--memory", "64"}, before("for {\n\t\tgo func() { select {} }()\n\t}"), "more than 64 MB of memory"},
+		{"a panic in a goroutine", nil, before("go func() { panic(\"boom\") }()\n\tselect {}"), "crashed its process: panic: boom"},
+		{"a 10,000-line file", nil, strings.Repeat("// a line\n", 10000), "a handler file may have at most 16384 bytes"},
 		{"a bad memory flag", []string{"--memory", "1"}, fixed, "--memory 1: must be from 32 to 16384"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -1,0 +1,199 @@
+// Package servers starts throwaway PostgreSQL and Redis servers for tests:
+// each in a temporary folder, on a free port, stopped when the test binary
+// is done. The binaries come from Debian's postgresql and redis-server
+// packages (.ci/run installs them). Without them a test skips with a
+// message naming the package, except in CI (CI set), where it fails: there
+// the real-engine tests must run.
+package servers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Server is a running throwaway server.
+type Server struct {
+	URL  string // postgres://… or redis://…
+	dir  string
+	stop func()
+}
+
+var (
+	pgOnce, redisOnce sync.Once
+	pg, rd            *Server
+	pgErr, rdErr      error
+	mu                sync.Mutex
+	started           []*Server
+)
+
+// Stop stops every server started; call it from TestMain after m.Run.
+func Stop() {
+	mu.Lock()
+	defer mu.Unlock()
+	for _, s := range started {
+		s.stop()
+		os.RemoveAll(s.dir)
+	}
+	started = nil
+}
+
+// unavailable skips the test, or fails it in CI.
+func unavailable(tb testing.TB, pkg string, err error) {
+	tb.Helper()
+	if os.Getenv("CI") != "" {
+		tb.Fatalf("%v: in CI the real-engine tests must run (apt-get install -y %s)", err, pkg)
+	}
+	tb.Skipf("%v: install Debian's %s to run this test", err, pkg)
+}
+
+// Postgres returns the URL of a throwaway PostgreSQL, started on first use.
+func Postgres(tb testing.TB) string {
+	tb.Helper()
+	pgOnce.Do(func() { pg, pgErr = startPostgres() })
+	if pgErr != nil {
+		unavailable(tb, "postgresql", pgErr)
+	}
+	return pg.URL
+}
+
+// Redis returns the URL of a throwaway Redis server, started on first use.
+func Redis(tb testing.TB) string {
+	tb.Helper()
+	redisOnce.Do(func() { rd, rdErr = startRedis() })
+	if rdErr != nil {
+		unavailable(tb, "redis-server", rdErr)
+	}
+	return rd.URL
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// waitPort waits until something listens on the port.
+func waitPort(port int, d time.Duration) error {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), 200*time.Millisecond)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("nothing listens on port %d after %v", port, d)
+}
+
+// pgBin finds PostgreSQL's programs: pg_config --bindir (Debian keeps them
+// under /usr/lib/postgresql/N/bin), else the newest such folder.
+func pgBin() (string, error) {
+	if out, err := exec.Command("pg_config", "--bindir").Output(); err == nil {
+		dir := strings.TrimSpace(string(out))
+		if _, err := os.Stat(filepath.Join(dir, "initdb")); err == nil {
+			return dir, nil
+		}
+	}
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if _, err := os.Stat(filepath.Join(dirs[i], "initdb")); err == nil {
+			return dirs[i], nil
+		}
+	}
+	return "", errors.New("no PostgreSQL found (initdb)")
+}
+
+// asUser runs a PostgreSQL program; as root it runs as the postgres user,
+// since PostgreSQL refuses to run as root.
+func asUser(name string, args ...string) *exec.Cmd {
+	if os.Geteuid() == 0 {
+		return exec.Command("runuser", append([]string{"-u", "postgres", "--", name}, args...)...)
+	}
+	return exec.Command(name, args...)
+}
+
+func startPostgres() (*Server, error) {
+	bin, err := pgBin()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "lab-pg-")
+	if err != nil {
+		return nil, err
+	}
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			return nil, fmt.Errorf("running as root needs the postgres user: %w", err)
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		if err := os.Chown(dir, uid, gid); err != nil {
+			return nil, err
+		}
+	}
+	data := filepath.Join(dir, "data")
+	if out, err := asUser(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("initdb: %v: %s", err, out)
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200", port, dir)
+	if out, err := asUser(filepath.Join(bin, "pg_ctl"), "-D", data, "-o", opts, "-l", filepath.Join(dir, "log"), "-w", "-t", "60", "start").CombinedOutput(); err != nil {
+		log, _ := os.ReadFile(filepath.Join(dir, "log"))
+		return nil, fmt.Errorf("pg_ctl start: %v: %s %s", err, out, log)
+	}
+	s := &Server{URL: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port), dir: dir,
+		stop: func() { asUser(filepath.Join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop").Run() }}
+	mu.Lock()
+	started = append(started, s)
+	mu.Unlock()
+	return s, nil
+}
+
+func startRedis() (*Server, error) {
+	exe, err := exec.LookPath("redis-server")
+	if err != nil {
+		return nil, errors.New("no redis-server found")
+	}
+	dir, err := os.MkdirTemp("", "lab-redis-")
+	if err != nil {
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, exe, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir)
+	if err := cmd.Start(); err != nil {
+		cancel()
+		return nil, err
+	}
+	if err := waitPort(port, 20*time.Second); err != nil {
+		cancel()
+		return nil, err
+	}
+	s := &Server{URL: fmt.Sprintf("redis://127.0.0.1:%d/0", port), dir: dir, stop: func() { cancel(); cmd.Wait() }}
+	mu.Lock()
+	started = append(started, s)
+	mu.Unlock()
+	return s, nil
+}
