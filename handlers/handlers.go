@@ -26,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/redis/go-redis/v9"
 	"modernc.org/sqlite"
 )
@@ -151,17 +152,21 @@ CREATE TABLE orders (
 );
 `
 
-// IsUniqueViolation reports whether err is SQLite's answer to a duplicate
-// in the constraint the handler means, named by its columns as SQLite names
-// them ("transactions.idempotency_key", or "inbox.tenant, inbox.operation_id"
-// for a composite key). The code must be the extended 2067 (UNIQUE) or 1555
-// (PRIMARY KEY): the plain code 19 (any constraint) would also match NOT
-// NULL and CHECK failures. The columns matter too: a table may have more
-// than one unique index, and a violation of another one is a bug in the
-// data, not a repeat of this message. PostgreSQL's equivalent is SQLSTATE
-// 23505 with the constraint's name in the error (pgconn.PgError's
-// ConstraintName).
+// IsUniqueViolation reports whether err is the database's answer to a
+// duplicate in the constraint the handler means, named by its columns as
+// SQLite names them ("transactions.idempotency_key", or "inbox.tenant,
+// inbox.operation_id" for a composite key). The columns matter: a table may
+// have more than one unique index, and a violation of another one is a bug
+// in the data, not a repeat of this message. One small function per engine:
+// SQLite's and PostgreSQL's.
 func IsUniqueViolation(err error, columns string) bool {
+	return sqliteUnique(err, columns) || postgresUnique(err, columns)
+}
+
+// sqliteUnique: the code must be the extended 2067 (UNIQUE) or 1555
+// (PRIMARY KEY); the plain code 19 (any constraint) would also match NOT
+// NULL and CHECK failures.
+func sqliteUnique(err error, columns string) bool {
 	var e *sqlite.Error
 	if !errors.As(err, &e) || (e.Code() != 2067 && e.Code() != 1555) {
 		return false
@@ -170,6 +175,25 @@ func IsUniqueViolation(err error, columns string) bool {
 	_, failed, _ := strings.Cut(e.Error(), "UNIQUE constraint failed: ")
 	named, _, _ := strings.Cut(failed, " (")
 	return named == columns
+}
+
+// postgresUnique: SQLSTATE 23505 (unique_violation), on the table and
+// columns meant. PostgreSQL names the columns in the detail: "Key (tenant,
+// operation_id)=(acme, pay-1) already exists."
+func postgresUnique(err error, columns string) bool {
+	var e *pgconn.PgError
+	if !errors.As(err, &e) || e.Code != "23505" {
+		return false
+	}
+	cols, _, ok := strings.Cut(strings.TrimPrefix(e.Detail, "Key ("), ")=(")
+	if !ok {
+		return false
+	}
+	var named []string
+	for _, c := range strings.Split(cols, ", ") {
+		named = append(named, e.TableName+"."+c)
+	}
+	return strings.Join(named, ", ") == columns
 }
 
 // execer is what *sql.DB and *sql.Tx have in common.

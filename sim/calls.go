@@ -74,7 +74,7 @@ func (w *world) crashNow(wk *worker, en, ru string) {
 	wk.dead = true
 	// What runs from here on is the database cleaning up after the lost
 	// connection, not the worker.
-	w.t.actor = "sqlite"
+	w.t.actor = w.conn.actor()
 	w.conn.abandon("the worker's connection dropped: rolled back")
 }
 
@@ -93,7 +93,7 @@ func (w *world) turnBegin(wk *worker) {
 	w.turnStart = w.durable()
 	w.t.actor = wk.name
 	if wk.dead {
-		w.t.actor = "sqlite"
+		w.t.actor = w.conn.actor()
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/redis/go-redis/v9"
 	"modernc.org/sqlite"
 )
@@ -22,6 +23,18 @@ type recConnector struct {
 	inner  driver.Connector
 	t      *tracer
 	shared *sharedConn // made on the first Connect
+	// postgres: the connector is pgx's, to a real PostgreSQL: ?
+	// placeholders are rebound to $1…, and a crash closes the
+	// connection (PostgreSQL then rolls back) instead of rolling back.
+	postgres bool
+}
+
+// actor is who the trace says cleans up after a dead worker.
+func (c *recConnector) actor() string {
+	if c.postgres {
+		return "postgres"
+	}
+	return "sqlite"
 }
 
 // sharedConn is the world's one SQLite connection (an in-memory database
@@ -57,7 +70,7 @@ func (c *recConnector) Connect(ctx context.Context) (driver.Conn, error) {
 		}
 		c.shared = &sharedConn{inner: conn, stmts: map[string]*cachedStmt{}}
 	}
-	return &recConn{sharedConn: c.shared, t: c.t}, nil
+	return &recConn{sharedConn: c.shared, t: c.t, postgres: c.postgres}, nil
 }
 
 func (c *recConnector) Driver() driver.Driver { return c.inner.Driver() }
@@ -91,9 +104,16 @@ func (c *recConnector) abandon(why string) {
 	tx := c.shared.tx
 	c.shared.tx, tx.done = nil, true
 	actor := c.t.actor
-	c.t.actor = "sqlite"
+	c.t.actor = c.actor()
 	i := c.t.emit(KindSQL, "ROLLBACK", "")
-	err := tx.inner.Rollback()
+	var err error
+	if c.postgres {
+		// A dead process's connection closes, and the server rolls its
+		// transaction back: the lab does just that.
+		err, why = c.reconnect(), "the connection closed: PostgreSQL rolled the transaction back"
+	} else {
+		err = tx.inner.Rollback()
+	}
 	res := sqlResult(nil, err)
 	if err == nil {
 		res = why
@@ -104,7 +124,16 @@ func (c *recConnector) abandon(why string) {
 
 type recConn struct {
 	*sharedConn
-	t *tracer
+	t        *tracer
+	postgres bool // rebind ? placeholders (recConnector.postgres)
+}
+
+// bind writes a query for the connection's engine.
+func (c *recConn) bind(query string) string {
+	if c.postgres {
+		return rebind(query)
+	}
+	return query
 }
 
 // cachedStmt is a prepared statement kept for the connection's lifetime.
@@ -146,7 +175,7 @@ func (c *recConn) PrepareContext(ctx context.Context, query string) (driver.Stmt
 	if err != nil {
 		return nil, err
 	}
-	s, err := ic.PrepareContext(ctx, query)
+	s, err := ic.PrepareContext(ctx, c.bind(query))
 	if err != nil {
 		return nil, err
 	}
@@ -168,7 +197,7 @@ func (c *recConn) cached(ctx context.Context, ic innerConn, query string) *cache
 	}
 	cs := c.stmts[query]
 	if cs == nil {
-		s, err := ic.PrepareContext(ctx, query)
+		s, err := ic.PrepareContext(ctx, c.bind(query))
 		if err != nil {
 			return nil // the ordinary way reports the same error
 		}
@@ -241,7 +270,7 @@ func (c *recConn) ExecContext(ctx context.Context, query string, args []driver.N
 	if cs := c.cached(ctx, ic, query); cs != nil {
 		res, err = cs.s.ExecContext(ctx, args)
 	} else {
-		res, err = ic.ExecContext(ctx, query, args)
+		res, err = ic.ExecContext(ctx, c.bind(query), args)
 	}
 	c.t.endCall(i, sqlResult(res, err))
 	return res, err
@@ -264,7 +293,7 @@ func (c *recConn) QueryContext(ctx context.Context, query string, args []driver.
 	if cs != nil {
 		rows, err = cs.s.QueryContext(ctx, args)
 	} else {
-		rows, err = ic.QueryContext(ctx, query, args)
+		rows, err = ic.QueryContext(ctx, c.bind(query), args)
 	}
 	if err != nil {
 		c.t.endCall(i, sqlResult(nil, err))
@@ -450,6 +479,10 @@ func sqlResult(res driver.Result, err error) string {
 		var se *sqlite.Error
 		if errors.As(err, &se) {
 			return fmt.Sprintf("error %d: %s", se.Code(), se.Error())
+		}
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) {
+			return fmt.Sprintf("error %s: %s", pe.Code, pe.Message)
 		}
 		return "error: " + err.Error()
 	}

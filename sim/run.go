@@ -45,6 +45,10 @@ type Options struct {
 	// 0 keeps every event.
 	StepEvents int
 
+	// Engine is where the worlds keep their data: nil for the embedded
+	// SQLite and miniredis, or real PostgreSQL and Redis servers.
+	Engine *Engine
+
 	// onDeliver, when set, is called at the start of every delivery, from
 	// the worlds' goroutines: tests count deliveries with it (export_test.go).
 	onDeliver func()
@@ -191,7 +195,7 @@ func Execute(ctx context.Context, s *Script, opt Options) (*Run, error) {
 		budget = DefaultBudget
 	}
 	lim := limits{budget: budget, share: share(budget, len(hs)), stepEvents: opt.StepEvents,
-		snapshots: opt.Snapshots, onDeliver: opt.onDeliver}
+		snapshots: opt.Snapshots, onDeliver: opt.onDeliver, engine: opt.Engine}
 	run := &Run{Script: s, Steps: steps, Results: make([]Result, len(hs))}
 	errs := make([]error, len(hs))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -240,11 +244,12 @@ type limits struct {
 	stepEvents int
 	snapshots  bool
 	onDeliver  func()
+	engine     *Engine
 }
 
 func runHandler(ctx context.Context, s *Script, h handlers.Info, steps int, lim limits) (Result, error) {
 	res := Result{Handler: h.Name}
-	w, err := newWorld(s, h)
+	w, err := newWorld(s, h, lim.engine)
 	if err != nil {
 		return res, err
 	}
@@ -573,7 +578,7 @@ func (w *world) publish(st Step) error {
 			in.key = w.newKey(true)
 		}
 		w.intents[ik] = in
-		if _, err := w.db.Exec(`INSERT OR IGNORE INTO accounts (id) VALUES (?)`, in.account); err != nil {
+		if _, err := w.db.Exec(`INSERT INTO accounts (id) VALUES (?) ON CONFLICT DO NOTHING`, in.account); err != nil {
 			return err
 		}
 		if _, err := w.db.Exec(`INSERT INTO orders (tenant, id, status) VALUES (?, ?, 'CREATED')`, in.tenant, in.op); err != nil {
@@ -642,8 +647,11 @@ func (w *world) wait(wk *worker, d time.Duration) {
 func (w *world) passTime(d time.Duration, en, ru string) error {
 	before := w.redisKeys()
 	w.now = w.now.Add(d)
-	if w.mr != nil {
+	switch {
+	case w.mr != nil:
 		w.mr.FastForward(d)
+	case w.real:
+		w.advanceRealRedis(d)
 	}
 	w.t.add(Event{Actor: "clock", Kind: KindClock, Text: en, TextRU: ru})
 	for _, k := range missing(before, w.redisKeys()) {

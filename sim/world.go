@@ -34,14 +34,20 @@ type world struct {
 	handler handlers.Info
 	t       *tracer
 	db      *sql.DB
-	conn    *recConnector // db's one SQLite connection
-	mr      *miniredis.Miniredis
-	rdb     *redis.Client
-	gateway *gateway
-	broker  *Broker
-	now     time.Time
-	rng     *rand.Rand
-	tables  map[string]bool // shared with the schema's template: read only
+	conn    *recConnector // db's one connection
+	// A world on a real Engine: its schema, dropped on close; its Redis
+	// database (slot), given back on close; real: Redis is a server.
+	dropSchema func()
+	release    func()
+	slot       int
+	real       bool
+	mr         *miniredis.Miniredis
+	rdb        *redis.Client
+	gateway    *gateway
+	broker     *Broker
+	now        time.Time
+	rng        *rand.Rand
+	tables     map[string]bool // shared with the schema's template: read only
 
 	// ctx is the run's context: a world checks it before every delivery.
 	ctx context.Context
@@ -115,7 +121,7 @@ func (w *world) applicationCount(ik intentKey) int {
 	return n
 }
 
-func newWorld(s *Script, h handlers.Info) (w *world, err error) {
+func newWorld(s *Script, h handlers.Info, eng *Engine) (w *world, err error) {
 	t := &tracer{}
 	w = &world{
 		script: s, handler: h, t: t,
@@ -135,6 +141,12 @@ func newWorld(s *Script, h handlers.Info) (w *world, err error) {
 			w.close()
 		}
 	}()
+	if eng != nil {
+		if err := w.openReal(eng, handlers.BaseSchema+h.Schema); err != nil {
+			return nil, err
+		}
+		return w, nil
+	}
 	tmpl, err := templateFor(handlers.BaseSchema + h.Schema)
 	if err != nil {
 		return nil, fmt.Errorf("schema for %s: %w", h.Name, err)
@@ -203,6 +215,7 @@ func (w *world) close() {
 	if w.conn != nil {
 		w.conn.close()
 	}
+	w.closeReal()
 }
 
 // template is a handler's database as its schema leaves it, serialized
@@ -550,12 +563,23 @@ func (w *world) state() (*State, error) {
 		}
 		st.Tables = append(st.Tables, tb)
 	}
-	if w.mr != nil {
+	switch {
+	case w.mr != nil:
 		for _, k := range w.mr.Keys() {
 			v, _ := w.mr.Get(k)
 			rk := RedisKey{Key: k, Value: v}
 			if ttl := w.mr.TTL(k); ttl > 0 {
 				rk.TTL = formatDuration(ttl)
+			}
+			st.Redis = append(st.Redis, rk)
+		}
+	case w.real:
+		ctx := context.Background()
+		for _, k := range w.realRedisKeys() {
+			v, _ := w.rdb.Get(ctx, k).Result()
+			rk := RedisKey{Key: k, Value: v}
+			if ttl, err := w.rdb.PTTL(ctx, k).Result(); err == nil && ttl > 0 {
+				rk.TTL = formatDuration(ttl.Round(time.Second))
 			}
 			st.Redis = append(st.Redis, rk)
 		}
@@ -565,7 +589,11 @@ func (w *world) state() (*State, error) {
 
 func (w *world) table(name string) (Table, error) {
 	tb := Table{Name: name}
-	rows, err := w.db.Query(`SELECT * FROM "` + name + `" ORDER BY rowid`)
+	order := ` ORDER BY rowid` // in the order rows were written
+	if w.conn.postgres {
+		order = "" // no rowid: sorted below
+	}
+	rows, err := w.db.Query(`SELECT * FROM "` + name + `"` + order)
 	if err != nil {
 		return tb, err
 	}
@@ -595,11 +623,17 @@ func (w *world) table(name string) (Table, error) {
 		}
 		tb.Rows = append(tb.Rows, row)
 	}
+	if w.conn.postgres {
+		slices.SortFunc(tb.Rows, func(a, b []string) int { return slices.Compare(a, b) })
+	}
 	return tb, rows.Err()
 }
 
 // expiredKeys lists the Redis keys that exist in before but not now.
 func (w *world) redisKeys() []string {
+	if w.real {
+		return w.realRedisKeys()
+	}
 	if w.mr == nil {
 		return nil
 	}

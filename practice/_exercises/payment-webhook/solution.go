@@ -96,7 +96,7 @@ func seenBefore(ctx context.Context, d handlers.Deps, m handlers.Message, hash, 
 	_, err = d.DB.ExecContext(ctx,
 		`INSERT INTO quarantine (tenant, event_id, payload_hash, saved_hash, amount, transport_id, received_at)
 		 VALUES (?, ?, ?, ?, ?, ?, ?)
-		 ON CONFLICT (tenant, event_id, payload_hash) DO UPDATE SET count = count + 1`,
+		 ON CONFLICT (tenant, event_id, payload_hash) DO UPDATE SET count = quarantine.count + 1`,
 		m.Tenant, m.Key, hash, saved, m.Amount, m.TransportID, now)
 	if err != nil {
 		return fmt.Errorf("quarantine: %w", err)

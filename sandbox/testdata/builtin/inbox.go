@@ -65,7 +65,7 @@ func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 		_, err = d.DB.ExecContext(ctx,
 			`INSERT INTO quarantine (tenant, operation_id, payload_hash, saved_hash, amount, transport_id, received_at)
 			 VALUES (?, ?, ?, ?, ?, ?, ?)
-			 ON CONFLICT (tenant, operation_id, payload_hash) DO UPDATE SET count = count + 1`,
+			 ON CONFLICT (tenant, operation_id, payload_hash) DO UPDATE SET count = quarantine.count + 1`,
 			m.Tenant, m.Key, hash, savedHash, m.Amount, m.TransportID, d.Now().Format(time.RFC3339))
 		if err != nil {
 			return fmt.Errorf("quarantine: %w", err)

@@ -1,0 +1,262 @@
+package sim
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/redis/go-redis/v9"
+)
+
+// Engine is where the worlds of a run keep their data. nil (the default)
+// is the embedded engine: an in-memory SQLite database and a miniredis per
+// world. A real Engine runs the same handlers, the same SQL text, against
+// a PostgreSQL server (through pgx's database/sql driver) and a Redis
+// server: each world in a schema of its own, created for it and dropped
+// after, and a Redis database of its own, emptied before and after. The
+// simulated broker, clock and gateway stay as they are.
+type Engine struct {
+	pgURL, redisURL string
+	admin           *sql.DB // creates and drops the worlds' schemas
+	pgConfig        *pgx.ConnConfig
+	redisOpt        *redis.Options
+
+	// slots are Redis's numbered databases the worlds take turns with:
+	// one world, one database, so each sees only its own keys.
+	slots chan int
+	seq   uint64
+	mu    sync.Mutex
+}
+
+// connectTimeout bounds every connection to a real server: a wrong
+// address says so in seconds instead of hanging.
+const connectTimeout = 5 * time.Second
+
+// NewEngine connects to a PostgreSQL and a Redis server and checks that
+// both answer. ctx bounds the checks.
+func NewEngine(ctx context.Context, postgresURL, redisURL string) (*Engine, error) {
+	cfg, err := pgx.ParseConfig(postgresURL)
+	if err != nil {
+		return nil, fmt.Errorf("--postgres: %w", err)
+	}
+	cfg.ConnectTimeout = connectTimeout
+	ropt, err := redis.ParseURL(redisURL)
+	if err != nil {
+		return nil, fmt.Errorf("--redis: %w", err)
+	}
+	ropt.DialTimeout = connectTimeout
+	e := &Engine{pgURL: postgresURL, redisURL: redisURL, pgConfig: cfg, redisOpt: ropt, slots: make(chan int, 15)}
+	e.admin = sql.OpenDB(stdlib.GetConnector(*cfg))
+	ctx, cancel := context.WithTimeout(ctx, 2*connectTimeout)
+	defer cancel()
+	if err := e.admin.PingContext(ctx); err != nil {
+		e.admin.Close()
+		return nil, fmt.Errorf("--postgres %s: %w", redact(postgresURL), err)
+	}
+	probe := redis.NewClient(ropt)
+	defer probe.Close()
+	if err := probe.Ping(ctx).Err(); err != nil {
+		e.admin.Close()
+		return nil, fmt.Errorf("--redis %s: %w", redact(redisURL), err)
+	}
+	for i := 1; i <= 15; i++ {
+		e.slots <- i
+	}
+	return e, nil
+}
+
+// Close closes the engine's own connection.
+func (e *Engine) Close() error { return e.admin.Close() }
+
+// String names the engine for people.
+func (e *Engine) String() string {
+	if e == nil {
+		return "embedded (SQLite + miniredis)"
+	}
+	return "real (PostgreSQL + Redis)"
+}
+
+// redact hides a URL's password.
+func redact(u string) string {
+	return regexp.MustCompile(`://([^:/@]*):[^@]*@`).ReplaceAllString(u, "://$1:***@")
+}
+
+// schemaName is a fresh schema for one world.
+func (e *Engine) schemaName() string {
+	e.mu.Lock()
+	e.seq++
+	n := e.seq
+	e.mu.Unlock()
+	return fmt.Sprintf("lab_%d_%d", n, rand.Uint32()) // the name only, never the data: runs stay deterministic
+}
+
+// realWorld gives a world its PostgreSQL schema and Redis database.
+func (w *world) openReal(e *Engine, schema string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*connectTimeout)
+	defer cancel()
+	name := e.schemaName()
+	if _, err := e.admin.ExecContext(ctx, `CREATE SCHEMA `+name); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	w.dropSchema = func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*connectTimeout)
+		defer cancel()
+		e.admin.ExecContext(ctx, `DROP SCHEMA `+name+` CASCADE`)
+	}
+	cfg := e.pgConfig.Copy()
+	cfg.RuntimeParams["search_path"] = name
+	w.conn = &recConnector{inner: stdlib.GetConnector(*cfg), t: w.t, postgres: true}
+	w.db = sql.OpenDB(w.conn)
+	w.db.SetMaxIdleConns(4)
+	w.t.io = w
+	if _, err := w.db.ExecContext(ctx, pgSchema(schema)); err != nil {
+		return fmt.Errorf("schema for %s on postgres: %w", w.handler.Name, err)
+	}
+	rows, err := w.db.QueryContext(ctx, `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`)
+	if err != nil {
+		return err
+	}
+	w.tables = map[string]bool{}
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			rows.Close()
+			return err
+		}
+		w.tables[t] = true
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	if !w.handler.Redis {
+		return nil
+	}
+	select {
+	case w.slot = <-e.slots:
+	case <-ctx.Done():
+		return errors.New("redis: every database is in use")
+	}
+	w.release = func() { e.slots <- w.slot }
+	opt := *e.redisOpt
+	opt.DB, opt.PoolSize, opt.Protocol, opt.DisableIdentity = w.slot, 1, 2, true
+	w.rdb = redis.NewClient(&opt)
+	if err := w.rdb.FlushDB(ctx).Err(); err != nil {
+		return fmt.Errorf("redis: %w", err)
+	}
+	w.rdb.AddHook(redisRecorder{t: w.t, scripts: &w.scripts})
+	w.real = true
+	return nil
+}
+
+// closeReal drops the world's schema and empties its Redis database.
+func (w *world) closeReal() {
+	if w.rdb != nil && w.real {
+		ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
+		w.rdb.FlushDB(ctx)
+		cancel()
+	}
+	if w.release != nil {
+		w.release()
+	}
+	if w.dropSchema != nil {
+		w.dropSchema()
+	}
+}
+
+// rebind writes ? placeholders as PostgreSQL's $1, $2…, outside quotes:
+// one SQL text per handler serves both engines.
+func rebind(query string) string {
+	if !strings.Contains(query, "?") {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	var quote rune
+	for _, r := range query {
+		switch {
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '\'' || r == '"':
+			quote = r
+		case r == '?':
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// realRedisKeys lists a real Redis database's keys, sorted.
+func (w *world) realRedisKeys() []string {
+	actor := w.t.actor
+	w.t.actor = ""
+	defer func() { w.t.actor = actor }()
+	keys, _ := w.rdb.Keys(context.Background(), "*").Result()
+	slices.Sort(keys)
+	return keys
+}
+
+// advanceRealRedis is the clock moving on a real Redis, whose own clock
+// does not move with the lab's: every key's remaining lifetime shortens by
+// d, and a key whose lifetime runs out is deleted, as it would expire.
+func (w *world) advanceRealRedis(d time.Duration) {
+	actor := w.t.actor
+	w.t.actor = ""
+	defer func() { w.t.actor = actor }()
+	ctx := context.Background()
+	for _, k := range w.realRedisKeys() {
+		ttl, err := w.rdb.PTTL(ctx, k).Result()
+		if err != nil || ttl <= 0 {
+			continue // no lifetime: it never expires
+		}
+		if left := ttl - d; left > 0 {
+			w.rdb.PExpire(ctx, k, left)
+		} else {
+			w.rdb.Del(ctx, k)
+		}
+	}
+}
+
+// reconnect replaces the connection after a worker's crash: closing it is
+// what makes PostgreSQL roll back the dead worker's transaction.
+func (c *recConnector) reconnect() error {
+	if c.shared == nil {
+		return nil
+	}
+	for _, cs := range c.shared.stmts {
+		cs.s.Close()
+	}
+	c.shared.inner.Close()
+	conn, err := c.inner.Connect(context.Background())
+	if err != nil {
+		return err
+	}
+	c.shared.inner, c.shared.stmts = conn, map[string]*cachedStmt{}
+	return nil
+}
+
+var _ driver.Connector = (*recConnector)(nil)
+
+// rowidKey is SQLite's idiom for a key the database numbers itself.
+var rowidKey = regexp.MustCompile(`(?i)\bINTEGER PRIMARY KEY\b`)
+
+// pgSchema writes a handler's schema for PostgreSQL. The one idiom of the
+// lab's schemas that differs: SQLite numbers an INTEGER PRIMARY KEY
+// itself, PostgreSQL needs an identity column for that.
+func pgSchema(schema string) string {
+	return rowidKey.ReplaceAllString(schema, "BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY")
+}
