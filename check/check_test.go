@@ -62,6 +62,9 @@ func TestAntiPatternsShowTheirFailure(t *testing.T) {
 		{"broker-key", sim.Duplicate, "a producer retry has a new transport id"},
 		{"setnx-no-release", sim.Lost, "a dead worker's claim blocks every copy"},
 		{"inbox-no-hash", sim.SilentConflict, "a changed payload is acked as a repeat"},
+		// unique-same-tx is not here: its poison message needs PostgreSQL,
+		// and the search runs on the embedded engine (SQLite), where it fails
+		// only as unique does (TestUniqueSameTxIsUniqueOnSQLite).
 	} {
 		t.Run(tc.handler, func(t *testing.T) {
 			rep := mustCheck(t, tc.handler, quick)
@@ -69,6 +72,28 @@ func TestAntiPatternsShowTheirFailure(t *testing.T) {
 				t.Errorf("%s: no %s found (%s); found %+v", tc.handler, tc.verdict, tc.why, rep.Failures)
 			}
 		})
+	}
+}
+
+// TestUniqueSameTxIsUniqueOnSQLite: after the duplicate-key error SQLite
+// lets unique-same-tx go on in its transaction, so on the embedded engine
+// the search finds exactly unique's failures and no poison. Its own bug
+// (25P02 after the error, then the DLQ) shows only on PostgreSQL. The
+// corrected unique-on-conflict fails as unique does too: the tenant-free
+// key and the unchecked payload are unique's own weaknesses.
+func TestUniqueSameTxIsUniqueOnSQLite(t *testing.T) {
+	want := mustCheck(t, "unique", quick).Failures
+	for _, h := range []string{"unique-same-tx", "unique-on-conflict"} {
+		got := mustCheck(t, h, quick).Failures
+		if len(got) != len(want) {
+			t.Errorf("%s: %d failures %+v, unique's %d %+v", h, len(got), got, len(want), want)
+			continue
+		}
+		for i := range got {
+			if got[i].Verdict != want[i].Verdict || got[i].Script != want[i].Script {
+				t.Errorf("%s: failure %d is %s %q, unique's %s %q", h, i, got[i].Verdict, got[i].Script, want[i].Verdict, want[i].Script)
+			}
+		}
 	}
 }
 

@@ -100,9 +100,9 @@ type Info struct {
 	Handle  Func
 }
 
-// List returns every handler: the five core patterns first, then
-// setnx-token (setnx corrected, not one of the lectures' five), then the
-// anti-patterns.
+// List returns every handler: the five core patterns first, then the
+// variants (setnx-token and unique-on-conflict: corrected forms, not among
+// the lectures' five), then the anti-patterns.
 func List() []Info {
 	return []Info{
 		{Name: "naive", Summary: "credits every delivery: no protection at all", Core: true,
@@ -118,11 +118,15 @@ func List() []Info {
 
 		{Name: "setnx-token", Summary: "setnx corrected (not an anti-pattern): a token per attempt, compare-and-delete in Lua, the key as the gateway's reference", Variant: true, Redis: true,
 			File: "setnx_token.go", Func: "SetNXToken", Handle: SetNXToken},
+		{Name: "unique-on-conflict", Summary: "unique-same-tx corrected (not an anti-pattern): INSERT ... ON CONFLICT DO NOTHING, and RowsAffected tells a repeat",
+			Variant: true, Schema: uniqueSchema, File: "unique_on_conflict.go", Func: "UniqueOnConflict", Handle: UniqueOnConflict},
 
 		{Name: "check-then-insert", Summary: "SELECT the key, then INSERT: two racing workers both pass",
 			Schema: checkThenInsertSchema, File: "check_then_insert.go", Func: "CheckThenInsert", Handle: CheckThenInsert},
 		{Name: "unique-error", Summary: "UNIQUE, but a duplicate is returned as an error: a redelivery loop",
 			Schema: uniqueSchema, File: "unique_error.go", Func: "UniqueError", Handle: UniqueError},
+		{Name: "unique-same-tx", Summary: "UNIQUE, but the repeat is counted in the failed transaction: fine on SQLite, a redelivery loop on PostgreSQL",
+			Schema: uniqueSameTxSchema, File: "unique_same_tx.go", Func: "UniqueSameTx", Handle: UniqueSameTx},
 		{Name: "marker-first", Summary: "commits the marker, then the credit: a crash in between loses it",
 			Schema: markerSchema, File: "marker_first.go", Func: "MarkerFirst", Handle: MarkerFirst},
 		{Name: "effect-first", Summary: "commits the credit, then the marker: a crash in between doubles it",

@@ -118,7 +118,6 @@ func fileName(path string) string {
 	return name
 }
 
-
 // CheckFile is Check on a handler file (File).
 func CheckFile(t testing.TB, path string, opts ...Option) {
 	t.Helper()

@@ -8,7 +8,9 @@ package sim_test
 // is the balance after settlement (gateway up, in-flight messages
 // redelivered, queue drained; the clock does NOT advance and the DLQ is not
 // replayed). For the setnx handlers the balance is what the payment gateway
-// charged; for all others it is the accounts table.
+// charged; for all others it is the accounts table. The engine is the
+// embedded one (SQLite): unique-same-tx's cells would differ on PostgreSQL,
+// where a statement error aborts the transaction, and their comments say how.
 //
 // Every cell that is not the obvious outcome carries a comment saying why.
 // A cell whose expectation differs from what the engine does because the
@@ -63,8 +65,10 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 15000},
 			{handler: "inbox", verdict: ok, settled: 15000},
 			{handler: "setnx-token", verdict: ok, settled: 15000},
+			{handler: "unique-on-conflict", verdict: ok, settled: 15000},
 			{handler: "check-then-insert", verdict: ok, settled: 15000},
 			{handler: "unique-error", verdict: ok, settled: 15000},
+			{handler: "unique-same-tx", verdict: ok, settled: 15000},
 			{handler: "marker-first", verdict: ok, settled: 15000},
 			{handler: "effect-first", verdict: ok, settled: 15000},
 			{handler: "broker-key", verdict: ok, settled: 15000},
@@ -81,12 +85,20 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			// The redelivery's INSERT ... ON CONFLICT DO NOTHING inserts no row:
+			// RowsAffected is 0, nothing else is written, ack. The same on PostgreSQL.
+			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			// A sequential repeat: the row committed with the credit, the SELECT finds it.
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			// The redelivery hits UNIQUE and is nacked; settlement's drain runs it
 			// up to max-deliveries (5) into the DLQ. The credit was applied once,
 			// so the balance is right, but an applied message sits in the DLQ.
 			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			// ok, as unique, on the embedded engine (SQLite): the redelivery hits UNIQUE,
+			// SQLite fails only that statement, so the UPDATE counts the repeat, the
+			// commit succeeds and it is acked. On PostgreSQL the UPDATE fails with 25P02
+			// (transaction aborted) and the repeat loops into the DLQ: poison, as unique-error.
+			{handler: "unique-same-tx", verdict: ok, settled: 10000},
 			{handler: "marker-first", verdict: ok, settled: 10000},
 			// The crash comes after both of its commits.
 			{handler: "effect-first", verdict: ok, settled: 10000},
@@ -107,10 +119,13 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "inbox", verdict: ok, settled: 10000},
 			// Like setnx: its token still holds the key and blocks the redelivery of a completed charge.
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			// The transaction row committed together with the credit.
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			// The redelivery fails on UNIQUE until the DLQ; the credit was applied once.
 			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			// SQLite counts the repeat and acks (PostgreSQL: poison, as unique-error).
+			{handler: "unique-same-tx", verdict: ok, settled: 10000},
 			// Both its commits (marker, then credit) are done by after-effect.
 			{handler: "marker-first", verdict: ok, settled: 10000},
 			// The credit committed, the marker was never written: the redelivery
@@ -137,11 +152,13 @@ func conformanceMatrix() []conformanceRow {
 			// Lost like setnx: a token names the claim's owner, but a dead owner's claim still
 			// blocks every copy until ProcessingTTL. The grey zone is not what the token fixes.
 			{handler: "setnx-token", verdict: lost, settled: 0},
+			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			// unique-error is ok, not poison: its first transaction rolled back,
 			// so only the redelivery reaches the INSERT and nothing repeats it
 			// afterwards. Its bug needs a duplicate of an applied message.
 			{handler: "unique-error", verdict: ok, settled: 10000},
+			{handler: "unique-same-tx", verdict: ok, settled: 10000},
 			// The marker committed in its own statement before the crash: every
 			// redelivery is acked as a duplicate and the credit never happens.
 			{handler: "marker-first", verdict: lost, settled: 0},
@@ -164,9 +181,12 @@ func conformanceMatrix() []conformanceRow {
 			// Same (tenant, key), same payload hash: the saved response is replayed.
 			{handler: "inbox", verdict: ok, settled: 10000},
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			// The retry fails on UNIQUE until the DLQ; the first copy was applied.
 			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			// The retry hits UNIQUE; SQLite counts it and acks (PostgreSQL: poison).
+			{handler: "unique-same-tx", verdict: ok, settled: 10000},
 			{handler: "marker-first", verdict: ok, settled: 10000},
 			{handler: "effect-first", verdict: ok, settled: 10000},
 			// The retry is a new broker message with a new transport id (topups/0/2).
@@ -190,10 +210,14 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "inbox", verdict: dup, settled: 20000},
 			// A new key is a new claim: no token can tell.
 			{handler: "setnx-token", verdict: dup, settled: 20000},
+			// A new key: the INSERT affects 1 row and the retry credits again.
+			{handler: "unique-on-conflict", verdict: dup, settled: 20000},
 			{handler: "check-then-insert", verdict: dup, settled: 20000},
 			// duplicate, not poison: the new key inserts cleanly, so there is no
 			// UNIQUE error to loop on; it simply credits twice.
 			{handler: "unique-error", verdict: dup, settled: 20000},
+			// A new key inserts cleanly: no error, no repeat, a second credit.
+			{handler: "unique-same-tx", verdict: dup, settled: 20000},
 			{handler: "marker-first", verdict: dup, settled: 20000},
 			{handler: "effect-first", verdict: dup, settled: 20000},
 			{handler: "broker-key", verdict: dup, settled: 20000},
@@ -210,8 +234,11 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			// The retry is counted as a repeat and acked (PostgreSQL: poison).
+			{handler: "unique-same-tx", verdict: ok, settled: 10000},
 			{handler: "marker-first", verdict: ok, settled: 10000},
 			{handler: "effect-first", verdict: ok, settled: 10000},
 			// The transport id names the delivery, not the key: the retry is new to it.
@@ -236,11 +263,16 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "inbox", verdict: ok, settled: 10000, quar: 1},
 			// "done" says seen, as for setnx: the amount is never compared.
 			{handler: "setnx-token", verdict: conflict, settled: 10000},
+			// 0 rows inserted reads as a repeat; the amount is never compared, as in unique.
+			{handler: "unique-on-conflict", verdict: conflict, settled: 10000},
 			{handler: "check-then-insert", verdict: conflict, settled: 10000},
 			// unique-error is poison, not silent-conflict: the changed message is
 			// nacked on UNIQUE until the DLQ, so it is never acked (a conflict is
 			// only counted on ack), and the oracle checks poison first anyway.
 			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			// The changed copy hits UNIQUE, is counted as a repeat and acked, the amount
+			// never compared: silent-conflict, as unique (PostgreSQL: poison, as unique-error).
+			{handler: "unique-same-tx", verdict: conflict, settled: 10000},
 			// The marker exists: acked as a duplicate.
 			{handler: "marker-first", verdict: conflict, settled: 10000},
 			// The marker exists: acked as a duplicate.
@@ -273,12 +305,18 @@ func conformanceMatrix() []conformanceRow {
 			// key and nacks, too late to matter: the first ack settled the message.
 			{handler: "inbox", verdict: ok, settled: 10000},
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			// The transactions run one after the other: the loser's INSERT finds the
+			// winner's row and inserts nothing, 0 rows affected, ack.
+			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			// Both SELECTs run before the Yield, both see nothing, both insert and credit.
 			{handler: "check-then-insert", verdict: dup, settled: 20000},
 			// ok, not poison: the loser's UNIQUE error is nacked after the
 			// winner's ack settled the message, so there is nothing to redeliver
 			// and no loop. Its bug needs a duplicate that arrives afterwards.
 			{handler: "unique-error", verdict: ok, settled: 10000},
+			// The loser's INSERT hits UNIQUE; it counts the repeat and acks, after the
+			// winner's ack settled the message. (On PostgreSQL its nack comes too late to matter: ok too.)
+			{handler: "unique-same-tx", verdict: ok, settled: 10000},
 			// The marker INSERT comes after the Yield and its primary key is atomic.
 			{handler: "marker-first", verdict: ok, settled: 10000},
 			// Both pass the marker check before the Yield and both credit; the
@@ -300,9 +338,12 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			// Deliveries 2 and 3 fail on UNIQUE; the third dead-letters it.
 			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			// The redelivery is counted and acked at once: no loop on SQLite (PostgreSQL: poison).
+			{handler: "unique-same-tx", verdict: ok, settled: 10000},
 			{handler: "marker-first", verdict: ok, settled: 10000},
 			{handler: "effect-first", verdict: ok, settled: 10000},
 			// A redelivery keeps its transport id.
@@ -323,8 +364,10 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "inbox", verdict: ok, settled: 10000},
 			// Its compare-and-delete releases its own claim, as setnx's DEL does.
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			{handler: "unique-error", verdict: ok, settled: 10000},
+			{handler: "unique-same-tx", verdict: ok, settled: 10000},
 			{handler: "marker-first", verdict: ok, settled: 10000},
 			{handler: "effect-first", verdict: ok, settled: 10000},
 			{handler: "broker-key", verdict: ok, settled: 10000},
@@ -347,10 +390,13 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "inbox", verdict: ok, settled: 10000},
 			// The same grey zone as setnx: the dead worker's token blocks for the 1h TTL.
 			{handler: "setnx-token", verdict: lost, settled: 0},
+			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			// The redelivery applies it (the first transaction rolled back); the
 			// retry fails on UNIQUE and is drained into the DLQ.
 			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			// The retry is counted as a repeat and acked (PostgreSQL: poison).
+			{handler: "unique-same-tx", verdict: ok, settled: 10000},
 			// The marker committed before the crash; redelivery and retry are both acked unpaid.
 			{handler: "marker-first", verdict: lost, settled: 0},
 			// It died before both the credit and the marker: the redelivery
@@ -373,9 +419,11 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			// Only one INSERT ever commits and nothing repeats it: no UNIQUE error.
 			{handler: "unique-error", verdict: ok, settled: 10000},
+			{handler: "unique-same-tx", verdict: ok, settled: 10000},
 			// Its marker is a database row with no TTL: still lost after 15m.
 			{handler: "marker-first", verdict: lost, settled: 0},
 			{handler: "effect-first", verdict: ok, settled: 10000},
@@ -399,8 +447,11 @@ func conformanceMatrix() []conformanceRow {
 			// The token does not close the grey zone: the claim expired, the late
 			// redelivery claims anew and charges again (this gateway does not deduplicate).
 			{handler: "setnx-token", verdict: dup, settled: 20000},
+			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			// The late redelivery is counted and acked (PostgreSQL: poison).
+			{handler: "unique-same-tx", verdict: ok, settled: 10000},
 			// Its marker commits before the credit, so the crash after the
 			// credit leaves both in place: the redelivery is acked.
 			{handler: "marker-first", verdict: ok, settled: 10000},
@@ -426,8 +477,10 @@ func conformanceMatrix() []conformanceRow {
 			// The token does not help: the claim it releases is its own, and the
 			// provider does not deduplicate on the reference here.
 			{handler: "setnx-token", verdict: dup, settled: 20000},
+			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			{handler: "unique-error", verdict: ok, settled: 10000},
+			{handler: "unique-same-tx", verdict: ok, settled: 10000},
 			{handler: "marker-first", verdict: ok, settled: 10000},
 			{handler: "effect-first", verdict: ok, settled: 10000},
 			{handler: "broker-key", verdict: ok, settled: 10000},
@@ -451,8 +504,10 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "inbox", verdict: ok, settled: 10000},
 			// The redelivery charges with reference pay-1: success, nothing charged.
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			{handler: "unique-error", verdict: ok, settled: 10000},
+			{handler: "unique-same-tx", verdict: ok, settled: 10000},
 			{handler: "marker-first", verdict: ok, settled: 10000},
 			{handler: "effect-first", verdict: ok, settled: 10000},
 			{handler: "broker-key", verdict: ok, settled: 10000},
@@ -480,9 +535,12 @@ func conformanceMatrix() []conformanceRow {
 			// Its compare-and-delete finds worker 2's "done", not its token, and
 			// leaves it: the retry is acked without charging.
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			// The retry fails on UNIQUE until the DLQ.
 			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			// The retry is counted and acked (PostgreSQL: poison).
+			{handler: "unique-same-tx", verdict: ok, settled: 10000},
 			{handler: "marker-first", verdict: ok, settled: 10000},
 			{handler: "effect-first", verdict: ok, settled: 10000},
 			// The retry has a new transport id.
@@ -504,8 +562,11 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "inbox", verdict: ok, settled: 10000},
 			// The "done" key expired, as for setnx.
 			{handler: "setnx-token", verdict: dup, settled: 20000},
+			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			// Its rows never expire: the late retry is counted and acked (PostgreSQL: poison).
+			{handler: "unique-same-tx", verdict: ok, settled: 10000},
 			{handler: "marker-first", verdict: ok, settled: 10000},
 			{handler: "effect-first", verdict: ok, settled: 10000},
 			{handler: "broker-key", verdict: dup, settled: 20000},
@@ -524,11 +585,15 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			// The second delivery fails on UNIQUE but the worker dies before the
 			// nack; the replay fails on UNIQUE, is nacked, and settlement's drain
 			// uses its second delivery and dead-letters it again.
 			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			// The second delivery counts the repeat and dies before its ack; the replay
+			// counts it again and is acked, so nothing is left in the DLQ (PostgreSQL: poison).
+			{handler: "unique-same-tx", verdict: ok, settled: 10000},
 			{handler: "marker-first", verdict: ok, settled: 10000},
 			{handler: "effect-first", verdict: ok, settled: 10000},
 			// 20000, not 30000: the second delivery kept topups/0/1 and was
@@ -552,9 +617,12 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "inbox", verdict: dup, settled: 20000},
 			// The "done" key (24h TTL) expired during the 3 days, as for setnx.
 			{handler: "setnx-token", verdict: dup, settled: 20000},
+			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			// Its transactions rows are never reaped (the reaper only touches "inbox").
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			// Its rows are never reaped: the replay is counted and acked (PostgreSQL: poison).
+			{handler: "unique-same-tx", verdict: ok, settled: 10000},
 			{handler: "marker-first", verdict: ok, settled: 10000},
 			{handler: "effect-first", verdict: ok, settled: 10000},
 			{handler: "broker-key", verdict: dup, settled: 20000},
@@ -580,11 +648,16 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "inbox", verdict: ok, settled: 15000},
 			// The Redis key idem:pay-1 has no tenant in it, as for setnx.
 			{handler: "setnx-token", verdict: lost, settled: 10000},
+			// The key alone is unique, as in unique: globex's pay-1 inserts 0 rows and is acked.
+			{handler: "unique-on-conflict", verdict: lost, settled: 10000},
 			{handler: "check-then-insert", verdict: lost, settled: 10000},
 			// Lost, not poison: globex's message fails on UNIQUE until the DLQ,
 			// but the oracle checks the balance first (and that dead letter was
 			// never applied, so it would not be poison either).
 			{handler: "unique-error", verdict: lost, settled: 10000, dl: 1},
+			// globex's pay-1 is counted as a repeat of acme's and acked: lost, as unique,
+			// with no dead letter on SQLite.
+			{handler: "unique-same-tx", verdict: lost, settled: 10000},
 			{handler: "marker-first", verdict: lost, settled: 10000},
 			{handler: "effect-first", verdict: lost, settled: 10000},
 			// ok by accident: two publishes are two transport ids, so keying on
@@ -604,8 +677,11 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
 			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			// The late copy is counted and acked (PostgreSQL: poison).
+			{handler: "unique-same-tx", verdict: ok, settled: 10000},
 			{handler: "marker-first", verdict: ok, settled: 10000},
 			{handler: "effect-first", verdict: ok, settled: 10000},
 			// A plain redelivery: same transport id.
@@ -623,10 +699,14 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 5000},
 			{handler: "inbox", verdict: ok, settled: 5000},
 			{handler: "setnx-token", verdict: ok, settled: 5000},
+			{handler: "unique-on-conflict", verdict: ok, settled: 5000},
 			{handler: "check-then-insert", verdict: ok, settled: 5000},
 			// Two dead letters: each resent webhook fails on UNIQUE through its
 			// three deliveries (the rest in settlement's drain).
 			{handler: "unique-error", verdict: poison, settled: 5000, dl: 2},
+			// Both resends are counted as repeats and acked: no dead letter on SQLite
+			// (on PostgreSQL two, as unique-error).
+			{handler: "unique-same-tx", verdict: ok, settled: 5000},
 			{handler: "marker-first", verdict: ok, settled: 5000},
 			{handler: "effect-first", verdict: ok, settled: 5000},
 			// Each resend is a new broker message with a new transport id.
@@ -646,9 +726,12 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 7500},
 			{handler: "inbox", verdict: ok, settled: 7500},
 			{handler: "setnx-token", verdict: ok, settled: 7500},
+			{handler: "unique-on-conflict", verdict: ok, settled: 7500},
 			{handler: "check-then-insert", verdict: ok, settled: 7500},
 			// Only the revision's redelivery fails on UNIQUE, so one dead letter.
 			{handler: "unique-error", verdict: poison, settled: 7500, dl: 1},
+			// The revision's redelivery is counted and acked (PostgreSQL: poison).
+			{handler: "unique-same-tx", verdict: ok, settled: 7500},
 			{handler: "marker-first", verdict: ok, settled: 7500},
 			{handler: "effect-first", verdict: ok, settled: 7500},
 			// The only repeat is a plain redelivery: same transport id.

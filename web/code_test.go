@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idempotency-lab/lab/internal/servers"
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 )
@@ -21,7 +22,9 @@ func TestMain(m *testing.M) {
 	if sandbox.IsChild() {
 		os.Exit(sandbox.Child())
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	servers.Stop() // the throwaway PostgreSQL and Redis, if a test started them
+	os.Exit(code)
 }
 
 // newCodeServer is a test server with a sandbox: its children are this

@@ -85,6 +85,9 @@ type Config struct {
 	// Sandbox runs the handler files people write in the lab's editor,
 	// each in a child process under its limits; nil hides the editor.
 	Sandbox *sandbox.Runner
+	// Engine is a real PostgreSQL and Redis the lab may run its handlers
+	// on (engine=real); nil: the embedded engine only.
+	Engine *sim.Engine
 }
 
 // server holds what every request reads and nothing it writes: all of it is
@@ -154,7 +157,7 @@ func newServer(cfg Config) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	lv.Sandbox = cfg.Sandbox
+	lv.Sandbox, lv.Engine = cfg.Sandbox, cfg.Engine
 	s.practice = practicepart.New(s.Shell, bank, store, now)
 	s.practice.Sandbox = cfg.Sandbox
 	// The lessons' bars come from practice.

@@ -41,7 +41,7 @@ Usage:
                           start the web lab (the default command)
   lab run PRESET|FILE|- [--handlers a,b|core|all] [--json] [--steps N]
             [--budget 20000] [--code my.go [--name yours] [--timeout 5s]
-            [--memory 512]]
+            [--memory 512]] [--engine embedded|real --postgres URL --redis URL]
                           run a scenario on each handler and print the outcome;
                           --code runs a handler file of your own, in a sandbox
   lab check HANDLER[,HANDLER...]|core|all [--depth 4] [--runs 2000]
@@ -49,6 +49,9 @@ Usage:
   lab check --code my.go [--name yours] [--timeout 2m] [--memory 512] [...]
                           search every schedule up to a depth, then random
                           ones, for the shortest failure of each handler
+  lab conform --engine real --postgres URL --redis URL [--json]
+                          run every preset on every handler on SQLite and on
+                          PostgreSQL + Redis, and print where they differ
   lab scenarios           list the preset scenarios
   lab handlers            list the handlers
   lab help                show this help
@@ -68,6 +71,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdRun(ctx, args[1:], stdin, stdout, stderr)
 	case "check":
 		return cmdCheck(ctx, args[1:], stdout, stderr)
+	case "conform":
+		return cmdConform(ctx, args[1:], stdout, stderr)
 	case "scenarios":
 		return cmdScenarios(args[1:], stdout, stderr)
 	case "handlers":
@@ -78,7 +83,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "lab: unknown command %q; valid commands: serve, run, check, scenarios, handlers, help\n\n%s", args[0], usage)
+	fmt.Fprintf(stderr, "lab: unknown command %q; valid commands: serve, run, check, conform, scenarios, handlers, help\n\n%s", args[0], usage)
 	return exitUsage
 }
 

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/internal/servers"
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 )
@@ -429,7 +430,7 @@ func TestUsageErrors(t *testing.T) {
 		want  []string // substrings of stderr
 	}{
 		{"unknown command lists the valid commands", "", []string{"frobnicate"},
-			[]string{`lab: unknown command "frobnicate"; valid commands: `, "run, check, scenarios, handlers, help", "Usage:"}},
+			[]string{`lab: unknown command "frobnicate"; valid commands: `, "run, check, conform, scenarios, handlers, help", "Usage:"}},
 		{"run without a scenario", "", []string{"run"}, []string{"lab run: want one scenario (a preset name, a script file or -), got 0"}},
 		{"run with two scenarios", "", []string{"run", "happy-path", "crash-before-ack"}, []string{"want one scenario", "got 2"}},
 		{"run with two scenarios around a flag", "", []string{"run", "happy-path", "--json", "crash-before-ack"}, []string{"got 2"}},
@@ -536,5 +537,7 @@ func TestMain(m *testing.M) {
 	if sandbox.IsChild() {
 		os.Exit(sandbox.Child())
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	servers.Stop() // the throwaway PostgreSQL and Redis, if a test started them
+	os.Exit(code)
 }

@@ -46,6 +46,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	steps := fs.Int("steps", 0, "run only the first N steps (0: all)")
 	budget := fs.Int("budget", sim.DefaultBudget, "the most handler deliveries the run may make, over all handlers (negative: no limit)")
 	code := addCodeFlags(fs, 5*time.Second)
+	eng := addEngineFlags(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage
@@ -97,12 +98,24 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			names = nil // yours alone, unless --handlers asks for others beside it
 		}
 	}
+	engine, err := eng.open(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "lab run: %v\n", err)
+		return exitUsage
+	}
+	if engine != nil {
+		defer engine.Close()
+		if code.given() {
+			fmt.Fprintln(stderr, "lab run: --code runs on the embedded engine only, for now")
+			return exitUsage
+		}
+	}
 	res := &sim.Run{Script: script, Steps: len(script.Steps)}
 	if *steps > 0 {
 		res.Steps = *steps
 	}
 	if !code.given() || len(names) > 0 {
-		res, err = sim.Execute(ctx, script, sim.Options{Handlers: names, Steps: *steps, Budget: *budget})
+		res, err = sim.Execute(ctx, script, sim.Options{Handlers: names, Steps: *steps, Budget: *budget, Engine: engine})
 	}
 	var be *sim.BudgetError
 	if err == nil && code.given() {

@@ -46,6 +46,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	codeMemory := fs.Int64("code-memory", 512, "megabytes a handler file's child process may allocate")
 	codeTimeout := fs.Duration("code-timeout", 5*time.Second, "a handler file's child process is killed after this long")
 	codeChildren := fs.Int("code-children", 4, "handler-file child processes at once (more: 503 with Retry-After)")
+	pgURL := fs.String("postgres", os.Getenv("LAB_POSTGRES_URL"), "a PostgreSQL URL: the lab offers to run its handlers on it, with --redis (default $LAB_POSTGRES_URL)")
+	redisURL := fs.String("redis", os.Getenv("LAB_REDIS_URL"), "a Redis URL: the lab offers to run its handlers on it, with --postgres (default $LAB_REDIS_URL)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -111,6 +113,18 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	rooms := room.NewHub(room.Config{MaxRooms: *maxRooms, MaxStudents: *maxStudents, IdleTTL: *roomIdle})
 	defer sweepRooms(rooms, min(*roomIdle, time.Minute))()
 	streamsEnd := make(chan struct{}) // closed by Shutdown: room event streams end
+	var engine *sim.Engine
+	switch {
+	case *pgURL != "" && *redisURL != "":
+		if engine, err = sim.NewEngine(ctx, *pgURL, *redisURL); err != nil {
+			fmt.Fprintf(stderr, "lab serve: %v\n", err)
+			return exitUsage
+		}
+		defer engine.Close()
+	case *pgURL != "" || *redisURL != "":
+		fmt.Fprintln(stderr, "lab serve: a real engine needs both --postgres URL and --redis URL")
+		return exitUsage
+	}
 	var runner *sandbox.Runner
 	if *code {
 		exe, err := os.Executable()
@@ -122,7 +136,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			Timeout: *codeTimeout, MaxChildren: *codeChildren})
 	}
 	h, err := web.NewServer(web.Config{Dev: *dev, Logger: logger, Practice: store, Bank: bank, Now: time.Now,
-		Rooms: rooms, Stop: streamsEnd, Sandbox: runner,
+		Rooms: rooms, Stop: streamsEnd, Sandbox: runner, Engine: engine,
 		Budget: *budget, MaxReplays: *maxReplays, ReplayWait: *replayWait, CacheBytes: cacheBytes, CheckBudget: *checkBudget})
 	if err != nil {
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)

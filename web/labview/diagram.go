@@ -11,7 +11,7 @@ import (
 // timelineFor draws one handler's run up to the step shown as a sequence
 // diagram, the step shown highlighted, followed by what settling would do
 // (the events behind the verdict).
-func timelineFor(t page.Text, res sim.Result, step int) templ.Component {
+func timelineFor(t page.Text, res sim.Result, step int, real bool) templ.Component {
 	traces := res.Trace
 	if n := len(traces); n > maxTimelineSteps {
 		traces = traces[n-maxTimelineSteps:]
@@ -28,6 +28,9 @@ func timelineFor(t page.Text, res sim.Result, step int) templ.Component {
 	labels := timeline.EnglishLabels()
 	if t.Is(page.RU) {
 		labels = timeline.RussianLabels()
+	}
+	if real {
+		labels.SQLite = "PostgreSQL"
 	}
 	d := timeline.Build(traces, step, labels)
 	d.IDPrefix = "tl-" + res.Handler + "-"

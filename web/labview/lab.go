@@ -30,6 +30,9 @@ type Lab struct {
 	Gate      *replayGate // replays running at once
 	// Sandbox runs handler files people write; nil turns the editor off.
 	Sandbox *sandbox.Runner
+	// Engine is the server's real PostgreSQL and Redis, which a page may
+	// run on (engine=real); nil: the embedded engine only.
+	Engine *sim.Engine
 }
 
 // New reads the handlers' sources and indexes the presets.

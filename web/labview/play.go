@@ -164,10 +164,13 @@ func (l laneView) DataPath() string { return strings.Join(l.Path.Hops, ",") }
 // lane lays out a card's lane: the producer, broker, worker and database
 // always, Redis and the gateway for a handler that uses them (the Redis
 // handlers guard a gateway charge) or when the path goes there.
-func lane(t page.Text, p msgPath, redis bool) laneView {
+func lane(t page.Text, p msgPath, redis, real bool) laneView {
 	l := timeline.EnglishLabels()
 	if t.Is(page.RU) {
 		l = timeline.RussianLabels()
+	}
+	if real {
+		l.SQLite = "PostgreSQL"
 	}
 	names := map[string]string{partProducer: l.Producer, partBroker: l.Broker, partWorker: l.Worker,
 		partDB: l.SQLite, partRedis: l.Redis, partGateway: l.Gateway}

@@ -76,8 +76,11 @@ func (s *Lab) Replay(ctx context.Context, st State) (*sim.Run, error) {
 	if st.Step < st.Total() {
 		sc = WithSteps(sc, st.Step)
 	}
-	run, err := sim.Execute(ctx, sc, sim.Options{Handlers: st.Handlers, Steps: st.Step,
-		Budget: s.Budget, StepEvents: maxStepEvents})
+	opt := sim.Options{Handlers: st.Handlers, Steps: st.Step, Budget: s.Budget, StepEvents: maxStepEvents}
+	if st.Real {
+		opt.Engine = s.Engine
+	}
+	run, err := sim.Execute(ctx, sc, opt)
 	var be *sim.BudgetError
 	if errors.As(err, &be) {
 		e := &page.Error{Status: http.StatusUnprocessableEntity, Key: "err.budget",

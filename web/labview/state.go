@@ -30,6 +30,9 @@ type State struct {
 	// CodeName (name=, default "yours"); "" for none.
 	Code     string
 	CodeName string
+	// Real runs the lab's handlers on the server's real PostgreSQL and
+	// Redis (engine=real) instead of the embedded SQLite and miniredis.
+	Real bool
 }
 
 func (st State) Total() int { return len(st.Script.Steps) }
@@ -100,6 +103,16 @@ func (s *Lab) ReadState(v url.Values) (State, error) {
 		if st.Code, st.CodeName, err = s.readCode(v.Get("code"), v.Get("name"), rest.Encode()); err != nil {
 			return st, err
 		}
+	}
+	switch e := v.Get("engine"); e {
+	case "", "embedded":
+	case "real":
+		if s.Engine == nil {
+			return st, &page.Error{Status: http.StatusNotFound, Key: "err.noengine"}
+		}
+		st.Real = true
+	default:
+		return st, page.BadRequest("err.engine", e)
 	}
 	if st.Handlers, err = s.ReadHandlers(v["handlers"]); err != nil {
 		return st, err
@@ -258,6 +271,9 @@ func (s *Lab) Query(st State) string {
 	}
 	if st.Challenge != nil {
 		parts = append(parts, "challenge="+url.QueryEscape(st.Challenge.ID))
+	}
+	if st.Real {
+		parts = append(parts, "engine=real")
 	}
 	if st.Code != "" {
 		parts = append(parts, "code="+sim.EncodePermalink(st.Code))

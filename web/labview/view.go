@@ -42,6 +42,9 @@ type View struct {
 	CodeOn                              bool
 	Code, CodeText, CodeName, CodeState string
 	EditorSrc                           string // page.EditorScript's address
+	// Engines, when the server has real ones, links the same state on
+	// each engine; nil otherwise.
+	Engines []engineLink
 
 	T         page.Text
 	PageTitle string
@@ -236,13 +239,23 @@ func (s *Lab) NewView(t page.Text, r *http.Request, st State, run *sim.Run) View
 
 	// The state every form posts back: the canonical query, as fields.
 	vals, _ := url.ParseQuery(q)
-	for _, k := range []string{"preset", "s", "challenge", "handlers", "code", "name"} {
+	for _, k := range []string{"preset", "s", "challenge", "handlers", "code", "name", "engine"} {
 		if vals.Has(k) {
 			v.ViewState = append(v.ViewState, page.Field{Name: k, Value: vals.Get(k)})
 		}
 	}
 	v.State = append(append([]page.Field(nil), v.ViewState...), page.Field{Name: "step", Value: strconv.Itoa(st.Step)})
 
+	if s.Engine != nil {
+		// The engines the page can run on: links to the same state.
+		v.Engines = []engineLink{{Label: t.S("eng.embedded"), Current: !st.Real}, {Label: t.S("eng.real"), Current: st.Real}}
+		real := st
+		real.Real = true
+		emb := st
+		emb.Real = false
+		v.Engines[0].URL = URL(s.Query(emb), st.Step, st.DefaultStep())
+		v.Engines[1].URL = URL(s.Query(real), st.Step, st.DefaultStep())
+	}
 	v.CodeOn, v.Code, v.CodeName = s.Sandbox != nil, st.Code, st.CodeName
 	v.CodeText = st.Code
 	if v.CodeText == "" {
@@ -407,8 +420,8 @@ func (s *Lab) card(t page.Text, st State, res sim.Result, scale int64) Card {
 	if st.Step > 0 && st.Step <= len(res.Trace) {
 		path = stepPath(res.Trace[st.Step-1].Events, messageLabels(res.Broker))
 	}
-	c.Lane = lane(t, path, c.Redis)
-	c.Timeline = timelineFor(t, res, st.Step)
+	c.Lane = lane(t, path, c.Redis, st.Real)
+	c.Timeline = timelineFor(t, res, st.Step, st.Real && !c.Yours)
 	if n := len(res.Trace); n > maxTimelineSteps {
 		c.TimelineFrom = n - maxTimelineSteps + 1
 	}
@@ -647,4 +660,9 @@ func scriptInLang(text string, russian bool) string {
 		}
 	}
 	return b.String()
+}
+
+type engineLink struct {
+	Label, URL string
+	Current    bool
 }

@@ -493,7 +493,7 @@ func (b *layout) item(tr sim.Trace, i int, e sim.Event) item {
 		case e.Kind == sim.KindSQL && (e.Actor == "reaper" || e.Actor == "warehouse"):
 			return item{shape: shSide, to: b.sqlite, text: e.Text, result: &result,
 				tag: b.sideLabel(e.Actor), class: " tl-k-side"}
-		case e.Kind == sim.KindSQL && e.Actor == "sqlite":
+		case e.Kind == sim.KindSQL && (e.Actor == "sqlite" || e.Actor == "postgres"):
 			it := note(b.sqlite, withResult(e.Text, e.Result))
 			it.class = " tl-db"
 			return it

@@ -1,0 +1,25 @@
+package sim
+
+// EngineDifferences are the handlers whose outcome may differ between the
+// embedded engine (SQLite) and a real one (PostgreSQL), and why: `lab
+// conform` accepts a difference only on these. Every other handler must
+// reach the same verdict and balance on both engines, on every preset.
+var EngineDifferences = map[string]string{
+	"unique-same-tx": "after an error inside a transaction, PostgreSQL fails every later statement with 25P02 " +
+		"(\"current transaction is aborted\") until ROLLBACK, and SQLite carries on: the repeat SQLite records " +
+		"and acks is nacked on PostgreSQL until the dead-letter queue",
+}
+
+// Difference is one preset and handler whose runs differ between engines.
+type Difference struct {
+	Preset, Handler string
+	Embedded, Real  Result
+	Documented      bool
+	Why             string // the documented reason, if any
+}
+
+// Differ reports whether two runs of a handler disagree on what the oracle
+// judges: the verdict or a balance.
+func Differ(a, b Result) bool {
+	return a.Verdict != b.Verdict || a.Settled != b.Settled || a.Balance != b.Balance || a.Expected != b.Expected
+}

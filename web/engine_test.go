@@ -1,0 +1,60 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/idempotency-lab/lab/internal/servers"
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// TestLabOnRealEngines: a lab started with a real PostgreSQL and Redis
+// offers them beside the embedded engine, and the timeline shows the real
+// server's answers: 23505, then 25P02 for the handler that goes on in an
+// aborted transaction.
+func TestLabOnRealEngines(t *testing.T) {
+	e, err := sim.NewEngine(context.Background(), servers.Postgres(t), servers.Redis(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	h, err := NewServer(Config{Engine: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := "/lab?preset=crash-before-ack&handlers=unique,unique-same-tx&step=4"
+	emb := get(t, h, target)
+	if !strings.Contains(emb.body, `id="engines"`) || !strings.Contains(emb.body, `engine=real`) {
+		t.Fatalf("no engine choice\n%s", excerpt(emb.body))
+	}
+	real := get(t, h, target+"&engine=real")
+	if real.status != 200 {
+		t.Fatalf("%d\n%s", real.status, excerpt(real.body))
+	}
+	for _, want := range []string{"PostgreSQL", "error 23505", "error 25P02"} {
+		if !strings.Contains(real.body, want) {
+			t.Errorf("the real engine's page lacks %q", want)
+		}
+	}
+	if v := cardVerdicts(real.body); v["unique"] != "ok" || v["unique-same-tx"] != "poison" {
+		t.Errorf("verdicts on the real engine: %v", v)
+	}
+	if v := cardVerdicts(emb.body); v["unique-same-tx"] != "ok" {
+		t.Errorf("verdicts on the embedded engine: %v", v)
+	}
+}
+
+func TestEngineParameter(t *testing.T) {
+	h := newTestServer(t)
+	if r := get(t, h, "/lab?engine=real"); r.status != http.StatusNotFound || !strings.Contains(r.body, "--postgres URL and --redis URL") {
+		t.Errorf("engine=real without one: %d\n%s", r.status, excerpt(r.body))
+	}
+	if r := get(t, h, "/lab?engine=mars"); r.status != http.StatusBadRequest || !strings.Contains(r.body, "use embedded or real") {
+		t.Errorf("engine=mars: %d", r.status)
+	}
+	if r := get(t, h, "/lab"); strings.Contains(r.body, `id="engines"`) {
+		t.Error("an engine choice without a real engine")
+	}
+}
