@@ -71,8 +71,9 @@ func (e *DamagedError) Unwrap() error { return ErrDamaged }
 // so the fsync costs nothing noticeable, and it makes a saved answer
 // survive a power cut too, not only a dead process.
 type Store struct {
-	db   *sql.DB
-	bank *Bank
+	db       *sql.DB
+	bank     *Bank
+	postgres bool // the store is in PostgreSQL (OpenPostgres), not a SQLite file
 }
 
 // DefaultPath is where progress lives unless the CLI's --data says
@@ -259,6 +260,9 @@ func (s *Store) migrate(ctx context.Context) error {
 		return err
 	}
 	ms := migrations()
+	if s.postgres {
+		ms = pgMigrations()
+	}
 	if v > len(ms) {
 		return fmt.Errorf("schema version %d is newer than this lab knows (%d): use a newer lab", v, len(ms))
 	}

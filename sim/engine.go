@@ -173,9 +173,10 @@ func (w *world) closeReal() {
 	}
 }
 
-// rebind writes ? placeholders as PostgreSQL's $1, $2…, outside quotes:
-// one SQL text per handler serves both engines.
-func rebind(query string) string {
+// Rebind writes ? placeholders as PostgreSQL's $1, $2…, outside quotes:
+// one SQL text serves both engines (the handlers', and the progress
+// store's).
+func Rebind(query string) string {
 	if !strings.Contains(query, "?") {
 		return query
 	}

@@ -131,7 +131,7 @@ type recConn struct {
 // bind writes a query for the connection's engine.
 func (c *recConn) bind(query string) string {
 	if c.postgres {
-		return rebind(query)
+		return Rebind(query)
 	}
 	return query
 }

@@ -3,10 +3,12 @@ package web
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/idempotency-lab/lab/internal/servers"
+	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -56,5 +58,33 @@ func TestEngineParameter(t *testing.T) {
 	}
 	if r := get(t, h, "/lab"); strings.Contains(r.body, `id="engines"`) {
 		t.Error("an engine choice without a real engine")
+	}
+}
+
+// TestProgressOnPostgresSurvivesARestart: two lab servers one after the
+// other (or side by side) on one PostgreSQL progress store: an answer
+// given on the first shows on the second.
+func TestProgressOnPostgresSurvivesARestart(t *testing.T) {
+	pg := servers.Postgres(t)
+	bank := mustBank(t)
+	open := func() http.Handler {
+		store, err := practice.OpenPostgres(context.Background(), pg, "restart_test", bank)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { store.Close() })
+		h, err := NewServer(Config{Practice: store, Bank: bank, Now: newTestClock().Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	first := newVisitor(t, open())
+	q := findQuestion(t, practice.KindChoice, nil)
+	first.answer(q.ID, url.Values(answerFor(t, q, true)))
+	second := newVisitor(t, open())
+	second.cookies = first.cookies
+	if r := second.get("/practice"); !strings.Contains(r.body, `id="overall" data-answered="`) || strings.Contains(r.body, `id="overall" data-answered="0"`) {
+		t.Errorf("the second server does not show the answer\n%s", excerpt(r.body))
 	}
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -74,5 +76,23 @@ func TestBadEngineFlags(t *testing.T) {
 	}
 	if code, _, stderr := lab(t, "", "conform"); code != exitUsage || !strings.Contains(stderr, "--engine real") {
 		t.Errorf("conform without an engine: %d %q", code, stderr)
+	}
+}
+
+// TestServeOnPostgres: lab serve keeps progress in PostgreSQL with
+// --postgres, and offers the real engine with --redis too; --redis alone
+// is refused.
+func TestServeOnPostgres(t *testing.T) {
+	pg, rd := servers.Postgres(t), servers.Redis(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // serve starts, then shuts down at once
+	var out, errOut bytes.Buffer
+	code := run(ctx, []string{"serve", "--addr", "127.0.0.1:0", "--quiet", "--postgres", pg, "--redis", rd}, strings.NewReader(""), &out, &errOut)
+	if code != exitOK || !strings.Contains(out.String(), "Practice progress is kept in PostgreSQL") ||
+		!strings.Contains(out.String(), "the real engine") {
+		t.Errorf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	if code, _, stderr := lab(t, "", "serve", "--addr", "127.0.0.1:0", "--redis", rd, "--data", t.TempDir()+"/p.db"); code != exitUsage || !strings.Contains(stderr, "--redis is used with --postgres") {
+		t.Errorf("--redis alone: %d %q", code, stderr)
 	}
 }

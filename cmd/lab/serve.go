@@ -46,7 +46,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	codeMemory := fs.Int64("code-memory", 512, "megabytes a handler file's child process may allocate")
 	codeTimeout := fs.Duration("code-timeout", 5*time.Second, "a handler file's child process is killed after this long")
 	codeChildren := fs.Int("code-children", 4, "handler-file child processes at once (more: 503 with Retry-After)")
-	pgURL := fs.String("postgres", os.Getenv("LAB_POSTGRES_URL"), "a PostgreSQL URL: the lab offers to run its handlers on it, with --redis (default $LAB_POSTGRES_URL)")
+	pgURL := fs.String("postgres", os.Getenv("LAB_POSTGRES_URL"), "a PostgreSQL URL: practice progress is kept there (schema lab_progress) instead of --data, and with --redis the lab offers to run its handlers on both (default $LAB_POSTGRES_URL)")
 	redisURL := fs.String("redis", os.Getenv("LAB_REDIS_URL"), "a Redis URL: the lab offers to run its handlers on it, with --postgres (default $LAB_REDIS_URL)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -98,7 +98,17 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)
 		return exitError
 	}
-	store, err := practice.Open(*data, bank)
+	var store *practice.Store
+	if *pgURL != "" {
+		// Several lab servers can share one progress store there.
+		store, err = practice.OpenPostgres(context.WithoutCancel(ctx), *pgURL, "lab_progress", bank)
+		if err != nil {
+			fmt.Fprintf(stderr, "lab serve: --postgres: %v\n", err)
+			return exitUsage
+		}
+	} else {
+		store, err = practice.Open(*data, bank)
+	}
 	var damaged *practice.DamagedError
 	if errors.As(err, &damaged) {
 		// The message names the file and says what to do.
@@ -116,13 +126,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	var engine *sim.Engine
 	switch {
 	case *pgURL != "" && *redisURL != "":
-		if engine, err = sim.NewEngine(ctx, *pgURL, *redisURL); err != nil {
+		if engine, err = sim.NewEngine(context.WithoutCancel(ctx), *pgURL, *redisURL); err != nil {
 			fmt.Fprintf(stderr, "lab serve: %v\n", err)
 			return exitUsage
 		}
 		defer engine.Close()
-	case *pgURL != "" || *redisURL != "":
-		fmt.Fprintln(stderr, "lab serve: a real engine needs both --postgres URL and --redis URL")
+	case *redisURL != "":
+		fmt.Fprintln(stderr, "lab serve: --redis is used with --postgres (the real engine); rooms in Redis are not built yet")
 		return exitUsage
 	}
 	var runner *sandbox.Runner
@@ -159,7 +169,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	srv.RegisterOnShutdown(func() { close(streamsEnd) })
 	fmt.Fprintf(stdout, "The idempotency lab is open at http://%s/lab (Ctrl-C to stop)\n", displayAddr(ln.Addr()))
-	fmt.Fprintf(stdout, "Practice progress is kept in %s\n", *data)
+	if *pgURL != "" {
+		fmt.Fprintln(stdout, "Practice progress is kept in PostgreSQL, schema lab_progress")
+	} else {
+		fmt.Fprintf(stdout, "Practice progress is kept in %s\n", *data)
+	}
+	if engine != nil {
+		fmt.Fprintln(stdout, "Lab pages offer the real engine: PostgreSQL + Redis")
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
