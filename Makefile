@@ -67,9 +67,11 @@ fuzz:
 vendor:
 	./scripts/vendor.sh
 
-## browser-deps: install headless Chromium for the browser tests (Debian, as root)
+## browser-deps: what the tests need from Debian: chromium (browser tests), redis-server and postgresql (real-engine tests)
 browser-deps:
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+	command -v redis-server >/dev/null || (apt-get update && apt-get install -y redis-server)
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || (apt-get update && apt-get install -y postgresql)
 
 ## load: the lab under load on 127.0.0.1 (see README, "Measured"); each case at most 30 s
 load: build

@@ -3,10 +3,12 @@ package lessons_test
 import (
 	"context"
 	"io/fs"
+	"os"
 	"strings"
 	"testing"
 
 	"github.com/idempotency-lab/lab/check"
+	"github.com/idempotency-lab/lab/internal/servers"
 	"github.com/idempotency-lab/lab/lessons"
 	"github.com/idempotency-lab/lab/sim"
 )
@@ -102,4 +104,57 @@ func TestFailuresLessonCallCrashClaim(t *testing.T) {
 			t.Errorf("%s's call %d is not %s", c.handler, c.call, c.text)
 		}
 	}
+}
+
+// TestRealEngineClaims runs the claims marked "engine: real" on a
+// throwaway PostgreSQL and Redis (skipped without them, except in CI).
+func TestRealEngineClaims(t *testing.T) {
+	c, err := lessons.Load(lessons.Embedded())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := sim.NewEngine(context.Background(), servers.Postgres(t), servers.Redis(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	presets, err := sim.Presets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	var all []*lessons.Lesson
+	for _, lang := range lessons.Langs() {
+		all = append(all, c.Lessons(lang)...)
+	}
+	for _, l := range all {
+		for _, cl := range l.Claims {
+			if cl.Engine != "real" {
+				continue
+			}
+			n++
+			p, err := sim.FindPreset(presets, cl.Preset)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run, err := sim.Execute(context.Background(), p.Script, sim.Options{Handlers: cl.Handlers(), Engine: e})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, hv := range cl.Verdicts {
+				if got := run.Results[i].Verdict; got != hv.Verdict {
+					t.Errorf("%s:%d: %s on %s is %s on PostgreSQL, the lesson says %s", l.Source, cl.Line, hv.Handler, cl.Preset, got, hv.Verdict)
+				}
+			}
+		}
+	}
+	if n < 2 {
+		t.Errorf("%d claims about the real engine, want the lesson's in both languages", n)
+	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	servers.Stop()
+	os.Exit(code)
 }

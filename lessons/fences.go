@@ -49,8 +49,9 @@ func parseSourceFence(lines []fenceLine, fence int, e *errList) (sourceRef, bool
 	return sourceRef{file: f[0], decl: f[1], line: ls[0].line}, true
 }
 
-// parseClaimFence reads a claim fence: one "preset: NAME" line and one
-// "HANDLER: VERDICT" line per handler.
+// parseClaimFence reads a claim fence: one "preset: NAME" line, one
+// "HANDLER: VERDICT" line per handler, and optionally "engine: real" for a
+// claim about the handlers on PostgreSQL and Redis.
 func (b *builder) parseClaimFence(lines []fenceLine, fence int, e *errList) (Claim, bool) {
 	c := Claim{Line: fence}
 	ok := true
@@ -66,6 +67,14 @@ func (b *builder) parseClaimFence(lines []fenceLine, fence int, e *errList) (Cla
 		switch {
 		case !found || key == "" || value == "":
 			fail(l.line, "claim: want \"preset: NAME\" or \"HANDLER: VERDICT\", got %q", l.text)
+		case key == "engine":
+			if value != "real" && value != "embedded" {
+				fail(l.line, "claim: engine %q: valid engines: embedded, real", value)
+				continue
+			}
+			if value == "real" {
+				c.Engine = value
+			}
 		case key == "preset":
 			if presetSet {
 				fail(l.line, "claim: a claim is about one preset; preset given twice")

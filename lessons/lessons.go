@@ -84,6 +84,9 @@ type Claim struct {
 	Preset   string
 	Verdicts []HandlerVerdict
 	Line     int // line of the fence in Lesson.Source
+	// Engine is "real" for a claim about PostgreSQL and Redis (the
+	// fence's "engine: real" line), "" for the embedded engine.
+	Engine string
 }
 
 // Handlers returns the names of the handlers the claim is about, in order.

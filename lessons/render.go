@@ -437,7 +437,11 @@ func (r *fenceRenderer) claim(w util.BufWriter, _ []byte, node ast.Node, enterin
 			fmt.Fprintf(w, `<span class="claim-title">%s</span> `, esc(title))
 		}
 	}
-	fmt.Fprintf(w, `<code class="claim-preset">%s</code></p>`+"\n", esc(c.Preset))
+	fmt.Fprintf(w, `<code class="claim-preset">%s</code>`, esc(c.Preset))
+	if c.Engine == "real" {
+		fmt.Fprintf(w, ` <span class="claim-engine">%s</span>`, msg(lang, "on PostgreSQL + Redis", "на PostgreSQL + Redis"))
+	}
+	_, _ = w.WriteString("</p>\n")
 	_, _ = w.WriteString(`<ul class="claim-verdicts">` + "\n")
 	for _, v := range c.Verdicts {
 		fmt.Fprintf(w, `<li><code class="claim-handler">%s</code> <span class="claim-arrow">→</span> <span class="verdict verdict-%s">%s</span></li>`+"\n",
@@ -452,9 +456,13 @@ func (r *fenceRenderer) claim(w util.BufWriter, _ []byte, node ast.Node, enterin
 	}
 	fmt.Fprintf(w, `<p class="claim-action"><a class="try-it" href="%s">%s</a></p>`+"\n",
 		esc(try), msg(lang, "Try it in the lab", "Попробовать в лаборатории"))
-	fmt.Fprintf(w, `<p class="claim-note">%s</p>`+"\n",
-		msg(lang, "The course's tests run this scenario and check these verdicts.",
-			"Тесты курса прогоняют этот сценарий и сверяют вердикты."))
+	note := msg(lang, "The course's tests run this scenario and check these verdicts.",
+		"Тесты курса прогоняют этот сценарий и сверяют вердикты.")
+	if c.Engine == "real" {
+		note = msg(lang, "The course's tests run this scenario on a real PostgreSQL and Redis and check these verdicts; the lab runs it there when its server has them (the engine switch).",
+			"Тесты курса прогоняют этот сценарий на настоящих PostgreSQL и Redis и сверяют вердикты; лаборатория запускает его там, если они есть у её сервера (переключатель движка).")
+	}
+	fmt.Fprintf(w, `<p class="claim-note">%s</p>`+"\n", note)
 	_, _ = w.WriteString("</aside>\n")
 	return ast.WalkContinue, nil
 }
