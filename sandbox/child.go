@@ -31,6 +31,12 @@ type Request struct {
 	CPU    int    `json:"cpu"`    // seconds of CPU the child may use
 
 	// run
+	// Postgres and Redis, both set, run on the real engine (sim.NewEngine)
+	// instead of the embedded one. The child then keeps the network, to
+	// reach them: only the operator's own runs ask for it (lab run --code
+	// --engine real), never a visitor's.
+	Postgres   string `json:"postgres,omitempty"`
+	Redis      string `json:"redis,omitempty"`
 	Script     string `json:"script,omitempty"`
 	Steps      int    `json:"steps,omitempty"`
 	Snapshots  bool   `json:"snapshots,omitempty"`
@@ -156,8 +162,16 @@ func serve(req Request) *Response {
 			resp.Error = errf(0, "script: %v", "сценарий: %v", err)
 			return resp
 		}
+		var engine *sim.Engine
+		if req.Postgres != "" && req.Redis != "" {
+			if engine, err = sim.NewEngine(ctx, req.Postgres, req.Redis); err != nil {
+				resp.Error = errf(0, "the real engine: %v", "настоящий движок: %v", err)
+				return resp
+			}
+			defer engine.Close()
+		}
 		run, err := sim.Execute(ctx, sc, sim.Options{Custom: []handlers.Info{info}, Steps: req.Steps,
-			Snapshots: req.Snapshots, Budget: req.Budget, StepEvents: req.StepEvents})
+			Snapshots: req.Snapshots, Budget: req.Budget, StepEvents: req.StepEvents, Engine: engine})
 		var be *sim.BudgetError
 		switch {
 		case errors.As(err, &be):

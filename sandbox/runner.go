@@ -97,7 +97,7 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Response, error) {
 	cmd := exec.Command(r.command[0], r.command[1:]...)
 	cmd.Env = []string{"LAB_SANDBOX_CHILD=1", "GOMAXPROCS=1", "GOTRACEBACK=single"}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(in), stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: r.noNetwork()}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: r.noNetwork(req)}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("sandbox: start: %w", err)
 	}
@@ -180,7 +180,10 @@ func (r *Runner) failure(err error, stderr string) *Error {
 // allows it (root, or unprivileged user namespaces); else none. A handler
 // cannot reach the network from the interpreter anyway: no net package,
 // and no way to open a connection of its own (see denied).
-func (r *Runner) noNetwork() uintptr {
+func (r *Runner) noNetwork(req Request) uintptr {
+	if req.Postgres != "" {
+		return 0 // the real engine's servers are on the network
+	}
 	r.netOnce.Do(func() {
 		flags := uintptr(syscall.CLONE_NEWNET)
 		if os.Geteuid() != 0 {
@@ -196,7 +199,7 @@ func (r *Runner) noNetwork() uintptr {
 }
 
 // NoNetwork reports whether children run without a network.
-func (r *Runner) NoNetwork() bool { return r.noNetwork() != 0 }
+func (r *Runner) NoNetwork() bool { return r.noNetwork(Request{}) != 0 }
 
 // capped keeps at most max bytes and says whether more came.
 type capped struct {

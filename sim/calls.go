@@ -35,7 +35,7 @@ func (w *world) beforeCall(what string) (int, error) {
 		// A worker inside a transaction holds SQLite's write lock: the
 		// other one would wait for it, so this one goes on to the end of
 		// the transaction and hands over at its first call after it.
-		if w.conn.inTx() {
+		if w.connFor(wk).inTx() && w.pg == nil {
 			if !wk.held {
 				wk.held = true
 				w.t.say(KindNote, fmt.Sprintf("%s is inside a transaction at its call %d: the other worker would wait for its lock, so it hands over once the transaction ends", wk.name, wk.switchAt),
@@ -75,7 +75,7 @@ func (w *world) crashNow(wk *worker, en, ru string) {
 	// What runs from here on is the database cleaning up after the lost
 	// connection, not the worker.
 	w.t.actor = w.conn.actor()
-	w.conn.abandon("the worker's connection dropped: rolled back")
+	w.connFor(wk).abandon("the worker's connection dropped: rolled back")
 }
 
 // The oracle counts a worker's effects from the data, not from what the
@@ -98,19 +98,21 @@ func (w *world) turnBegin(wk *worker) {
 }
 
 // turnEnd ends a worker's turn, when it pauses or its handler returns, and
-// counts what it made durable meanwhile to its message.
-func (w *world) turnEnd(wk *worker) {
+// counts what it made durable meanwhile to its message. Only on a real
+// engine does a worker pause inside a transaction: what it has not
+// committed yet is not durable, and counts in the turn that commits it.
+func (w *world) turnEnd(wk *worker, paused bool) {
 	if w.active != wk {
 		return // ended already: a worker slow to ack pauses after its handler returned
 	}
-	if w.conn.inTx() {
+	if w.connFor(wk).inTx() && !(paused && w.pg != nil) {
 		// Only a handler that returned without COMMIT or ROLLBACK gets
 		// here (none pauses inside a transaction): nothing will ever
 		// commit it, and the database rolls it back.
 		w.t.actor = wk.name
 		w.t.say(KindNote, "the handler returned with its transaction still open: nothing commits it, so it is rolled back",
 			"обработчик вернул управление с открытой транзакцией: её никто не закоммитит, поэтому она откатывается")
-		w.conn.abandon("rolled back: the transaction was left open")
+		w.connFor(wk).abandon("rolled back: the transaction was left open")
 	}
 	if d := w.durable() - w.turnStart; d != 0 {
 		w.apply(wk.msg, d)

@@ -115,7 +115,8 @@ func (w *world) openReal(e *Engine, schema string) error {
 	}
 	cfg := e.pgConfig.Copy()
 	cfg.RuntimeParams["search_path"] = name
-	w.conn = &recConnector{inner: stdlib.GetConnector(*cfg), t: w.t, postgres: true}
+	w.pg, w.admin = stdlib.GetConnector(*cfg), e.admin
+	w.conn = &recConnector{inner: w.pg, t: w.t, postgres: true, admin: e.admin}
 	w.db = sql.OpenDB(w.conn)
 	w.db.SetMaxIdleConns(4)
 	w.t.io = w
@@ -242,12 +243,25 @@ func (c *recConnector) reconnect() error {
 		cs.s.Close()
 	}
 	c.shared.inner.Close()
+	if c.admin != nil {
+		if err := c.gone(c.shared.pid); err != nil {
+			return err
+		}
+	}
 	conn, err := c.inner.Connect(context.Background())
 	if err != nil {
 		return err
 	}
-	c.shared.inner, c.shared.stmts = conn, map[string]*cachedStmt{}
+	c.shared.inner, c.shared.stmts, c.shared.pid = conn, map[string]*cachedStmt{}, backendPID(conn)
 	return nil
+}
+
+// backendPID is PostgreSQL's process for a pgx connection; 0 for others.
+func backendPID(c driver.Conn) uint32 {
+	if pc, ok := c.(*stdlib.Conn); ok {
+		return pc.Conn().PgConn().PID()
+	}
+	return 0
 }
 
 var _ driver.Connector = (*recConnector)(nil)

@@ -146,3 +146,59 @@ func TestRealRedisClock(t *testing.T) {
 		}
 	}
 }
+
+// TestRealBlockedWorker: two workers on two PostgreSQL connections. The
+// first pauses inside its transaction, after its INSERT of the key; the
+// second's INSERT of the same key waits inside PostgreSQL for the first
+// transaction. The lab sees the wait (pg_blocking_pids), runs the first
+// worker on to its COMMIT, and only then lets the second go on: its INSERT
+// returns 23505 and it acks. On SQLite the first worker cannot pause
+// there: it holds the write lock, so it runs its transaction to the end.
+func TestRealBlockedWorker(t *testing.T) {
+	e := realEngine(t)
+	cases := []struct {
+		name, script string
+		settled      int64
+		result       string // the blocked statement's answer, once released
+	}{
+		// unique: BEGIN (1), INSERT (2), credit (3), COMMIT (4). The
+		// second worker delivers the same message and blocks on the key.
+		{"same key", "publish a amount=100\ndeliver-concurrent same switch=3\n", 100, "error 23505"},
+		// Two keys, one account: the second worker's credit waits for
+		// the row the first one updated and has not committed.
+		{"same row", "publish a amount=100\npublish b amount=50\ndeliver-concurrent switch=4\n", 150, "1 row"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sc := sim.MustParse(c.script)
+			var first string
+			for range 2 { // the same run twice: the same trace, byte for byte
+				run, err := sim.Execute(context.Background(), sc, sim.Options{Handlers: []string{"unique"}, Engine: e})
+				if err != nil {
+					t.Fatal(err)
+				}
+				r := run.Results[0]
+				ev := realEvents(r)
+				if r.Verdict != sim.OK || r.Settled != c.settled || !strings.Contains(ev, "waits inside PostgreSQL for a lock") ||
+					!strings.Contains(ev, "statement returns: the transaction it waited for has ended") {
+					t.Fatalf("%s %d\n%s", r.Verdict, r.Settled, ev)
+				}
+				// The blocked statement is worker-2's; its answer came
+				// after worker-1's COMMIT.
+				blocked := strings.Index(ev, "waits inside PostgreSQL")
+				commit := strings.Index(ev[blocked:], "worker-1 sql COMMIT -> ok")
+				if commit < 0 {
+					t.Errorf("worker-1 does not commit after worker-2 blocks\n%s", ev)
+				}
+				if !strings.Contains(ev[:blocked], c.result) {
+					t.Errorf("the blocked statement's answer is not %q\n%s", c.result, ev)
+				}
+				if first == "" {
+					first = ev
+				} else if ev != first {
+					t.Errorf("two runs of the same script differ:\n%s\n---\n%s", first, ev)
+				}
+			}
+		})
+	}
+}

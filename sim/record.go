@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
@@ -27,6 +28,11 @@ type recConnector struct {
 	// placeholders are rebound to $1…, and a crash closes the
 	// connection (PostgreSQL then rolls back) instead of rolling back.
 	postgres bool
+	// For a worker's own PostgreSQL connection (see block.go): admin
+	// looks at the server's sessions, around runs each of the handler's
+	// calls (world.watched).
+	admin  *sql.DB
+	around func(call func())
 }
 
 // actor is who the trace says cleans up after a dead worker.
@@ -50,8 +56,19 @@ type sharedConn struct {
 	// each time was a third of a run's CPU. A statement prepared once and
 	// reset after each use gives the same results: SQLite itself prepares
 	// it again should the schema change.
-	stmts map[string]*cachedStmt
-	tx    *recTx // the open transaction, if any
+	stmts  map[string]*cachedStmt
+	tx     *recTx       // the open transaction, if any
+	pid    uint32       // PostgreSQL's backend for the connection
+	around func(func()) // recConnector.around
+}
+
+// run runs one of the handler's calls on the connection.
+func (c *sharedConn) run(call func()) {
+	if c.around == nil {
+		call()
+		return
+	}
+	c.around(call)
 }
 
 func newRecConnector(dsn string, t *tracer) (*recConnector, error) {
@@ -68,7 +85,8 @@ func (c *recConnector) Connect(ctx context.Context) (driver.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.shared = &sharedConn{inner: conn, stmts: map[string]*cachedStmt{}}
+		c.shared = &sharedConn{inner: conn, stmts: map[string]*cachedStmt{}, around: c.around}
+		c.shared.pid = backendPID(conn)
 	}
 	return &recConn{sharedConn: c.shared, t: c.t, postgres: c.postgres}, nil
 }
@@ -179,7 +197,7 @@ func (c *recConn) PrepareContext(ctx context.Context, query string) (driver.Stmt
 	if err != nil {
 		return nil, err
 	}
-	return &recStmt{inner: s, query: query, t: c.t}, nil
+	return &recStmt{inner: s, query: query, t: c.t, conn: c.sharedConn}, nil
 }
 
 // Close leaves the shared connection open: the other recConns use it, and
@@ -245,12 +263,13 @@ func (c *recConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx
 	if err != nil {
 		return nil, err
 	}
-	tx, err := ic.BeginTx(ctx, opts)
+	var tx driver.Tx
+	c.run(func() { tx, err = ic.BeginTx(ctx, opts) })
 	if err != nil {
 		c.t.endCall(i, sqlResult(nil, err))
 		return nil, err
 	}
-	rtx := &recTx{inner: tx, t: c.t, conn: c.sharedConn}
+	rtx := &recTx{inner: tx, t: c.t, conn: c.sharedConn, postgres: c.postgres}
 	c.tx = rtx
 	c.t.endCall(i, "ok")
 	return rtx, nil
@@ -268,9 +287,9 @@ func (c *recConn) ExecContext(ctx context.Context, query string, args []driver.N
 	c.t.writes++ // an Exec may change rows, whatever it says
 	var res driver.Result
 	if cs := c.cached(ctx, ic, query); cs != nil {
-		res, err = cs.s.ExecContext(ctx, args)
+		c.run(func() { res, err = cs.s.ExecContext(ctx, args) })
 	} else {
-		res, err = ic.ExecContext(ctx, c.bind(query), args)
+		c.run(func() { res, err = ic.ExecContext(ctx, c.bind(query), args) })
 	}
 	c.t.endCall(i, sqlResult(res, err))
 	return res, err
@@ -291,9 +310,9 @@ func (c *recConn) QueryContext(ctx context.Context, query string, args []driver.
 	var rows driver.Rows
 	cs := c.cached(ctx, ic, query)
 	if cs != nil {
-		rows, err = cs.s.QueryContext(ctx, args)
+		c.run(func() { rows, err = cs.s.QueryContext(ctx, args) })
 	} else {
-		rows, err = ic.QueryContext(ctx, c.bind(query), args)
+		c.run(func() { rows, err = ic.QueryContext(ctx, c.bind(query), args) })
 	}
 	if err != nil {
 		c.t.endCall(i, sqlResult(nil, err))
@@ -331,6 +350,9 @@ type recTx struct {
 	t     *tracer
 	conn  *sharedConn
 	done  bool // rolled back for a worker that died (recConnector.abandon)
+	// postgres: the lab reads through a connection of its own, which
+	// sees the transaction's writes only once it commits.
+	postgres bool
 }
 
 func (tx *recTx) Commit() error {
@@ -342,7 +364,10 @@ func (tx *recTx) Commit() error {
 		return err // the worker died just before: abandon rolled it back
 	}
 	tx.conn.tx = nil
-	err = tx.inner.Commit()
+	if tx.postgres {
+		tx.t.writes++
+	}
+	tx.conn.run(func() { err = tx.inner.Commit() })
 	tx.t.endCall(i, sqlResult(nil, err))
 	return err
 }
@@ -356,7 +381,7 @@ func (tx *recTx) Rollback() error {
 		return nil // the worker died just before: abandon rolled it back
 	}
 	tx.conn.tx = nil
-	err = tx.inner.Rollback()
+	tx.conn.run(func() { err = tx.inner.Rollback() })
 	tx.t.endCall(i, sqlResult(nil, err))
 	return err
 }
@@ -365,6 +390,7 @@ type recStmt struct {
 	inner driver.Stmt
 	query string
 	t     *tracer
+	conn  *sharedConn
 }
 
 func (s *recStmt) Close() error  { return s.inner.Close() }
@@ -388,7 +414,8 @@ func (s *recStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (dr
 		return nil, err
 	}
 	s.t.writes++
-	res, err := sc.ExecContext(ctx, args)
+	var res driver.Result
+	s.conn.run(func() { res, err = sc.ExecContext(ctx, args) })
 	s.t.endCall(i, sqlResult(res, err))
 	return res, err
 }
@@ -405,7 +432,8 @@ func (s *recStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (d
 	if !isSelect(s.query) {
 		s.t.writes++
 	}
-	rows, err := sc.QueryContext(ctx, args)
+	var rows driver.Rows
+	s.conn.run(func() { rows, err = sc.QueryContext(ctx, args) })
 	if err != nil {
 		s.t.endCall(i, sqlResult(nil, err))
 		return nil, err

@@ -722,6 +722,14 @@ type worker struct {
 	slowAck bool
 	again   bool
 	yielded bool // it has handed over at least once
+
+	// For two workers on PostgreSQL (see block.go). handover is where a
+	// racing worker reports a pause (false) or its end (true); blocked:
+	// its turn ended while PostgreSQL holds its statement, until
+	// unblocked closes (the statement returned).
+	handover  chan bool
+	blocked   bool
+	unblocked chan struct{}
 }
 
 func newWorker(i int, m *Message, crash string) *worker {
@@ -803,7 +811,18 @@ func (w *world) deliver(ws []*worker) {
 	active := ws
 	for len(active) > 0 {
 		var next []*worker
+		ran := false
 		for _, wk := range active {
+			if wk.blocked {
+				if !w.runnable(wk) {
+					// PostgreSQL still holds its statement: its lock's
+					// holder runs first.
+					next = append(next, wk)
+					continue
+				}
+				wk.blocked = false
+			}
+			ran = true
 			if !wk.started && wk.again {
 				switch {
 				case ws[0].done && ws[0].switchAt > 0:
@@ -831,6 +850,11 @@ func (w *world) deliver(ws []*worker) {
 				next = append(next, wk)
 			}
 		}
+		if !ran {
+			// Every worker waits for another's lock: a deadlock, which
+			// PostgreSQL breaks by failing one of them.
+			w.awaitAny(next)
+		}
 		active = next
 	}
 	w.t.actor = ""
@@ -842,9 +866,13 @@ func (w *world) deliver(ws []*worker) {
 func (w *world) work(wk *worker, yielded chan bool) {
 	defer func() { w.active = nil }()
 	m := wk.msg
+	if wc := w.workerConn(wk); wc != nil {
+		wc.owner = wk
+	}
 	if yielded != nil {
+		wk.handover = yielded
 		wk.yield = func(en, ru string) {
-			if w.conn.inTx() {
+			if w.connFor(wk).inTx() && w.pg == nil {
 				// SQLite's write lock is this worker's until its
 				// transaction ends: the other one would only wait.
 				w.t.say(KindNote, fmt.Sprintf("%s is inside a transaction: the other worker would wait for its lock, so %s runs on", wk.name, wk.name),
@@ -853,7 +881,7 @@ func (w *world) work(wk *worker, yielded chan bool) {
 			}
 			wk.yielded = true
 			w.t.say(KindYield, en, ru)
-			w.turnEnd(wk)
+			w.turnEnd(wk, true)
 			yielded <- false
 			<-wk.resume
 			w.turnBegin(wk)
@@ -901,7 +929,7 @@ func (w *world) work(wk *worker, yielded chan bool) {
 	}
 	w.turnBegin(wk)
 	err := w.call(wk, point)
-	w.turnEnd(wk)
+	w.turnEnd(wk, false)
 	w.t.actor = wk.name
 	if wk.slowAck && !wk.yielded && !wk.dead {
 		wk.yield(fmt.Sprintf("%s is slow to ack: the other worker runs now", wk.name),

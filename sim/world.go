@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -39,15 +40,20 @@ type world struct {
 	// database (slot), given back on close; real: Redis is a server.
 	dropSchema func()
 	release    func()
-	slot       int
-	real       bool
-	mr         *miniredis.Miniredis
-	rdb        *redis.Client
-	gateway    *gateway
-	broker     *Broker
-	now        time.Time
-	rng        *rand.Rand
-	tables     map[string]bool // shared with the schema's template: read only
+	// pg makes connections to the world's schema: the lab's own (conn)
+	// and each worker's (workers, see block.go); admin is the engine's.
+	pg      driver.Connector
+	admin   *sql.DB
+	workers map[string]*workerConn
+	slot    int
+	real    bool
+	mr      *miniredis.Miniredis
+	rdb     *redis.Client
+	gateway *gateway
+	broker  *Broker
+	now     time.Time
+	rng     *rand.Rand
+	tables  map[string]bool // shared with the schema's template: read only
 
 	// ctx is the run's context: a world checks it before every delivery.
 	ctx context.Context
@@ -209,6 +215,7 @@ func (w *world) close() {
 	if w.mr != nil {
 		w.mr.Close()
 	}
+	w.closeWorkers()
 	if w.db != nil {
 		w.db.Close()
 	}
@@ -296,7 +303,7 @@ func newTemplate(schema string) (*template, error) {
 // deps is what the worker process hands the handler.
 func (w *world) deps(wk *worker, point func(string)) handlers.Deps {
 	return handlers.Deps{
-		DB:            w.db,
+		DB:            w.dbFor(wk),
 		Redis:         w.rdb,
 		Gateway:       callerGateway{w: w, wk: wk},
 		Now:           func() time.Time { return w.now },

@@ -96,3 +96,21 @@ func TestServeOnPostgres(t *testing.T) {
 		t.Errorf("--redis alone: %d %q", code, stderr)
 	}
 }
+
+// TestRunCodeOnRealEngines: a person's handler file runs in its sandbox
+// child on the real engine too. This one asks PostgreSQL for its version
+// first, which SQLite cannot answer: it fails on the embedded engine and
+// passes on the real one, so the real one is what ran it.
+func TestRunCodeOnRealEngines(t *testing.T) {
+	pg, rd := servers.Postgres(t), servers.Redis(t)
+	src := strings.Replace(fixed, "	tx, err := d.DB.BeginTx(ctx, nil)",
+		"	if _, err := d.DB.ExecContext(ctx, \"SELECT current_setting('server_version_num')\"); err != nil {\n\t\treturn err\n\t}\n	tx, err := d.DB.BeginTx(ctx, nil)", 1)
+	path := writeCode(t, src)
+	if v := verdicts(decodeRun(t, labOK(t, "", "run", "crash-before-ack", "--code", path, "--json"))); v["yours"] == "ok" {
+		t.Errorf("embedded: %v, want a failure (SQLite has no current_setting)", v)
+	}
+	out := labOK(t, "", "run", "crash-before-ack", "--code", path, "--json", "--engine", "real", "--postgres", pg, "--redis", rd)
+	if v := verdicts(decodeRun(t, out)); v["yours"] != "ok" {
+		t.Errorf("real: %v, want ok\n%s", v, out)
+	}
+}

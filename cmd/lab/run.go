@@ -105,10 +105,6 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	if engine != nil {
 		defer engine.Close()
-		if code.given() {
-			fmt.Fprintln(stderr, "lab run: --code runs on the embedded engine only, for now")
-			return exitUsage
-		}
 	}
 	res := &sim.Run{Script: script, Steps: len(script.Steps)}
 	if *steps > 0 {
@@ -119,7 +115,12 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	var be *sim.BudgetError
 	if err == nil && code.given() {
-		resp, status, cerr := code.do(ctx, sandbox.Request{Op: "run", Code: src, Script: script.String(), Steps: *steps, Budget: *budget})
+		req := sandbox.Request{Op: "run", Code: src, Script: script.String(), Steps: *steps, Budget: *budget}
+		if engine != nil {
+			// The child connects on its own, to the same servers.
+			req.Postgres, req.Redis = *eng.postgres, *eng.redis
+		}
+		resp, status, cerr := code.do(ctx, req)
 		if cerr != nil {
 			fmt.Fprintf(stderr, "lab run: %v\n", cerr)
 			return status
