@@ -74,5 +74,7 @@ browser-deps:
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || (apt-get update && apt-get install -y postgresql)
 
 ## load: the lab under load on 127.0.0.1 (see README, "Measured"); each case at most 30 s
+# The room case across two lab servers keeping rooms in a Redis of your own:
+#   make load LOADFLAGS='-case room -duration 10s -students 100 -redis redis://127.0.0.1:6390/0'
 load: build
 	go run ./cmd/labload -lab bin/lab $(LOADFLAGS)

@@ -9,12 +9,15 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sandbox"
@@ -47,7 +50,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	codeTimeout := fs.Duration("code-timeout", 5*time.Second, "a handler file's child process is killed after this long")
 	codeChildren := fs.Int("code-children", 4, "handler-file child processes at once (more: 503 with Retry-After)")
 	pgURL := fs.String("postgres", os.Getenv("LAB_POSTGRES_URL"), "a PostgreSQL URL: practice progress is kept there (schema lab_progress) instead of --data, and with --redis the lab offers to run its handlers on both (default $LAB_POSTGRES_URL)")
-	redisURL := fs.String("redis", os.Getenv("LAB_REDIS_URL"), "a Redis URL: the lab offers to run its handlers on it, with --postgres (default $LAB_REDIS_URL)")
+	redisURL := fs.String("redis", os.Getenv("LAB_REDIS_URL"), "a Redis `URL` (redis://[:password@]host:port/db): live classrooms are kept there, so that several lab servers sharing it serve one classroom; with --postgres the lab also offers to run its handlers on it, and the rooms must be in database 0 (default $LAB_REDIS_URL)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -93,6 +96,15 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, "lab serve: there is no default place for the progress file here; choose one with --data FILE")
 		return exitUsage
 	}
+	var rdb *redis.Client // the rooms' Redis, if any
+	if *redisURL != "" {
+		var err error
+		if rdb, err = redisClient(*redisURL, *pgURL != ""); err != nil {
+			fmt.Fprintf(stderr, "lab serve: %v\n", err)
+			return exitUsage
+		}
+		defer rdb.Close()
+	}
 	bank, err := practice.Load()
 	if err != nil {
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)
@@ -120,20 +132,24 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitUsage
 	}
 	defer store.Close()
-	rooms := room.NewHub(room.Config{MaxRooms: *maxRooms, MaxStudents: *maxStudents, IdleTTL: *roomIdle})
+	roomCfg := room.Config{MaxRooms: *maxRooms, MaxStudents: *maxStudents, IdleTTL: *roomIdle}
+	rooms := room.NewHub(roomCfg)
+	if rdb != nil {
+		if rooms, err = room.NewRedisHub(roomCfg, rdb); err != nil {
+			fmt.Fprintf(stderr, "lab serve: --redis %s: %v\n", redactURL(*redisURL), err)
+			return exitUsage
+		}
+		defer rooms.Close()
+	}
 	defer sweepRooms(rooms, min(*roomIdle, time.Minute))()
 	streamsEnd := make(chan struct{}) // closed by Shutdown: room event streams end
 	var engine *sim.Engine
-	switch {
-	case *pgURL != "" && *redisURL != "":
+	if *pgURL != "" && *redisURL != "" {
 		if engine, err = sim.NewEngine(context.WithoutCancel(ctx), *pgURL, *redisURL); err != nil {
 			fmt.Fprintf(stderr, "lab serve: %v\n", err)
 			return exitUsage
 		}
 		defer engine.Close()
-	case *redisURL != "":
-		fmt.Fprintln(stderr, "lab serve: --redis is used with --postgres (the real engine); rooms in Redis are not built yet")
-		return exitUsage
 	}
 	var runner *sandbox.Runner
 	if *code {
@@ -177,6 +193,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if engine != nil {
 		fmt.Fprintln(stdout, "Lab pages offer the real engine: PostgreSQL + Redis")
 	}
+	if *redisURL != "" {
+		fmt.Fprintf(stdout, "Live classrooms are kept in Redis at %s, shared with every lab server using it\n", redactURL(*redisURL))
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -208,6 +227,34 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	logger.Log(context.Background(), finished, "shutdown finished", "took", time.Since(start).Round(time.Millisecond),
 		"cut_requests", cutRequests, "cut_streams", cutStreams)
 	return exitOK
+}
+
+// redisClient is a client for the rooms' Redis server. A wrong address
+// fails in seconds, not minutes. With the real engine (engine), which
+// takes databases 1 to 15 and empties them, the rooms must be in 0.
+func redisClient(rawURL string, engine bool) (*redis.Client, error) {
+	opt, err := redis.ParseURL(rawURL)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // url.Error repeats the URL, password and all
+		}
+		return nil, fmt.Errorf("--redis %s is not a Redis URL (redis://[:password@]host:port/db): %v", redactURL(rawURL), err)
+	}
+	if engine && opt.DB != 0 {
+		return nil, fmt.Errorf("--redis %s: with --postgres the real engine uses databases 1 to 15 and empties them; keep the rooms in database 0 (…/0)", redactURL(rawURL))
+	}
+	opt.DialTimeout = 2 * time.Second
+	return redis.NewClient(opt), nil
+}
+
+// redactURL is a URL as it may be shown: without its password.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(an unreadable URL)"
+	}
+	return u.Redacted()
 }
 
 // maxCacheMB bounds --cache-size: 64 GiB is more than any class needs.

@@ -5,7 +5,15 @@
 // figures.
 //
 //	labload [-lab bin/lab] [-case all|lab|room|expensive] [-duration 30s]
-//	        [-clients 200] [-students 300] [-heavy 20] [-- extra lab serve flags]
+//	        [-clients 200] [-students 300] [-heavy 20] [-redis URL]
+//	        [-- extra lab serve flags]
+//
+// With -redis the room case runs across two lab servers that keep their
+// rooms in that Redis (lab serve --redis URL): the instructor on the
+// first, the students spread over both. For example, with a redis-server
+// of your own on port 6390:
+//
+//	make load LOADFLAGS='-case room -duration 10s -students 100 -redis redis://127.0.0.1:6390/0'
 //
 // Everything stays on the loopback interface, and every case stops after
 // -duration (at most 30 s).
@@ -41,6 +49,7 @@ func main() {
 	clients := flag.Int("clients", 200, "concurrent clients in the lab case")
 	students := flag.Int("students", 300, "students following the room in the room case")
 	heavy := flag.Int("heavy", 20, "concurrent clients in the expensive case")
+	redisURL := flag.String("redis", "", "a Redis `URL`: the room case runs across two lab servers keeping their rooms there")
 	flag.Parse()
 	if *duration <= 0 || *duration > 30*time.Second {
 		fmt.Fprintln(os.Stderr, "labload: -duration must be more than 0 and at most 30s")
@@ -49,7 +58,7 @@ func main() {
 	extra := flag.Args()
 	cases := map[string]func(*server) error{
 		"lab":       func(s *server) error { return labCase(s, *clients, *duration) },
-		"room":      func(s *server) error { return roomCase(s, *students, *duration) },
+		"room":      func(s *server) error { return roomCase(s, nil, *students, *duration) },
 		"expensive": func(s *server) error { return expensiveCase(s, *heavy, *duration) },
 	}
 	names := []string{"lab", "room", "expensive"}
@@ -63,6 +72,13 @@ func main() {
 	for _, name := range names {
 		// A fresh server per case, so that each peak memory figure is the
 		// case's own.
+		if name == "room" && *redisURL != "" {
+			if err := twoServers(*lab, extra, *redisURL, *students, *duration); err != nil {
+				fmt.Fprintf(os.Stderr, "labload: room across two servers: %v\n", err)
+				os.Exit(1)
+			}
+			continue
+		}
 		s, err := start(*lab, extra)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "labload: %v\n", err)
@@ -77,6 +93,27 @@ func main() {
 		}
 		fmt.Printf("  server peak RSS: %d MB\n\n", peak>>20)
 	}
+}
+
+// twoServers runs the room case across two lab servers sharing the rooms
+// in the Redis at redisURL.
+func twoServers(lab string, extra []string, redisURL string, students int, d time.Duration) error {
+	extra = append(slices.Clone(extra), "--redis", redisURL)
+	first, err := start(lab, extra)
+	if err != nil {
+		return err
+	}
+	defer first.stop()
+	second, err := start(lab, extra)
+	if err != nil {
+		return err
+	}
+	defer second.stop()
+	if err := roomCase(first, second, students, d); err != nil {
+		return err
+	}
+	fmt.Printf("  servers' peak RSS: %d MB (first), %d MB (second)\n\n", first.peakRSS()>>20, second.peakRSS()>>20)
+	return nil
 }
 
 // server is a lab process started for one case.
@@ -321,9 +358,14 @@ func expensiveCase(s *server, clients int, d time.Duration) error {
 // roomCase: an instructor steps through a scenario while students follow
 // over server-sent events; after each step every student fetches the new
 // page. The figure is the time from the instructor's step to each
-// student holding the new page.
-func roomCase(s *server, students int, d time.Duration) error {
-	fmt.Printf("room: %d students following an instructor for %s\n", students, d)
+// student holding the new page. With a second server (rooms in Redis),
+// every other student follows on that one.
+func roomCase(s, second *server, students int, d time.Duration) error {
+	if second != nil {
+		fmt.Printf("room: %d students following an instructor for %s, across two servers sharing a Redis (half the students on the second)\n", students, d)
+	} else {
+		fmt.Printf("room: %d students following an instructor for %s\n", students, d)
+	}
 	jar, _ := cookiejar.New(nil)
 	inst := newClient(jar)
 	resp, err := inst.PostForm(s.base+"/rooms", url.Values{"preset": {"crash-before-ack"}, "handlers": {"naive,inbox"}, "step": {"0"}})
@@ -339,15 +381,21 @@ func roomCase(s *server, students int, d time.Duration) error {
 	roomURL := s.base + "/rooms/" + code
 
 	type arrival struct {
-		step int
-		at   time.Time
+		step   int
+		at     time.Time
+		second bool // on the second server
 	}
 	arrivals := make(chan arrival, students*4)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var joined, failed atomic.Int64
+	var joined, joinedSecond, failed atomic.Int64
 	var wg sync.WaitGroup
-	for range students {
+	for i := range students {
+		onSecond := second != nil && i%2 == 1
+		roomURL := roomURL
+		if onSecond {
+			roomURL = second.base + "/rooms/" + code
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -366,6 +414,9 @@ func roomCase(s *server, students int, d time.Duration) error {
 			}
 			defer resp.Body.Close()
 			joined.Add(1)
+			if onSecond {
+				joinedSecond.Add(1)
+			}
 			sc := bufio.NewScanner(resp.Body)
 			version := -1
 			for sc.Scan() {
@@ -380,7 +431,7 @@ func roomCase(s *server, students int, d time.Duration) error {
 				if version >= 0 && ev.Version != version {
 					// The view changed: fetch the page, as present.js does.
 					if status, _, err := get(c, roomURL); err == nil && status == http.StatusOK {
-						arrivals <- arrival{ev.Step, time.Now()}
+						arrivals <- arrival{ev.Step, time.Now(), onSecond}
 					} else {
 						failed.Add(1)
 					}
@@ -395,12 +446,18 @@ func roomCase(s *server, students int, d time.Duration) error {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	fmt.Printf("  %d students joined, %d could not\n", joined.Load(), failed.Load())
+	if second != nil {
+		fmt.Printf("  %d students joined (%d on the second server), %d could not\n", joined.Load(), joinedSecond.Load(), failed.Load())
+	} else {
+		fmt.Printf("  %d students joined, %d could not\n", joined.Load(), failed.Load())
+	}
 
 	var perStudent, allStudents []time.Duration
 	steps := []int{1, 2, 3, 4, 0}
 	t0 := time.Now()
 	rounds := 0
+	// sawSecond: per step, how many students on the second server had it.
+	var sawSecond []int
 	for i := 0; time.Since(t0) < d; i++ {
 		step := steps[i%len(steps)]
 		sent := time.Now()
@@ -412,7 +469,7 @@ func roomCase(s *server, students int, d time.Duration) error {
 		if resp.StatusCode != http.StatusSeeOther {
 			return fmt.Errorf("instructor step: %s", resp.Status)
 		}
-		got := 0
+		got, gotSecond := 0, 0
 		var last time.Duration
 		timeout := time.After(10 * time.Second)
 	wait:
@@ -423,6 +480,9 @@ func roomCase(s *server, students int, d time.Duration) error {
 					continue
 				}
 				got++
+				if a.second {
+					gotSecond++
+				}
 				last = a.at.Sub(sent)
 				perStudent = append(perStudent, last)
 			case <-timeout:
@@ -431,6 +491,7 @@ func roomCase(s *server, students int, d time.Duration) error {
 			}
 		}
 		allStudents = append(allStudents, last)
+		sawSecond = append(sawSecond, gotSecond)
 		rounds++
 	}
 	cancel()
@@ -447,5 +508,15 @@ func roomCase(s *server, students int, d time.Duration) error {
 		rounds, ms(q(perStudent, 0.5)), ms(q(perStudent, 0.99)), ms(q(perStudent, 1)))
 	fmt.Printf("  step → all %d students hold it: p50 %s, p99 %s, max %s; failed fetches %d\n",
 		joined.Load(), ms(q(allStudents, 0.5)), ms(q(allStudents, 0.99)), ms(q(allStudents, 1)), failed.Load())
+	if second != nil && len(sawSecond) > 0 {
+		all := 0
+		for _, n := range sawSecond {
+			if n == int(joinedSecond.Load()) {
+				all++
+			}
+		}
+		fmt.Printf("  second server: all %d of its students had the page in %d of %d steps; fewest in a step: %d\n",
+			joinedSecond.Load(), all, len(sawSecond), slices.Min(sawSecond))
+	}
 	return nil
 }

@@ -28,5 +28,9 @@ func New(lv *labview.Lab, hub *room.Hub, heartbeat time.Duration, stop <-chan st
 	if heartbeat == 0 {
 		heartbeat = defaultHeartbeat
 	}
-	return &Classroom{Lab: lv, Hub: hub, Heartbeat: heartbeat, Stop: stop, IDKey: newIDKey()}
+	key := hub.StudentKey() // rooms in Redis: every server signs with the same key
+	if key == nil {
+		key = newIDKey()
+	}
+	return &Classroom{Lab: lv, Hub: hub, Heartbeat: heartbeat, Stop: stop, IDKey: key}
 }

@@ -3,7 +3,8 @@
 //
 // A room's state is a script and a step number, so any view of it is
 // rebuilt by replaying the script; the hub only stores and broadcasts that
-// small state. Rooms live in memory: they are ephemeral by design.
+// small state. Rooms are ephemeral by design: they live in memory, or,
+// for several lab servers serving one classroom, in Redis (NewRedisHub).
 package room
 
 import (
@@ -200,22 +201,34 @@ const (
 	StatusOpen     = "open"
 )
 
-// Hub holds every open room.
+// Hub holds every open room. Where the rooms' records live is its store:
+// this process's memory (NewHub), or a Redis server that several lab
+// servers share (NewRedisHub). The subscriptions, which feed this
+// process's event streams, are always its own.
 type Hub struct {
 	cfg   Config
-	mu    sync.Mutex
-	rooms map[string]*room
+	store store
+	// shared is nil in memory. With Redis it carries every change to the
+	// other servers and counts the students following a room on all of
+	// them.
+	shared *shared
+
+	mu   sync.Mutex
+	subs map[string]map[*Subscription]bool // by room code
+	seq  int                               // numbers this process's anonymous streams
 }
 
-type room struct {
-	code, secret string
-	state        State
-	lastActive   time.Time
-	subs         map[*Subscription]bool
-	votes        map[string]int64 // student id -> answer: a balance, or an option's index
-	polls        int
-	history      []Result // closed polls, oldest first, at most Config.MaxHistory
-	dropped      int      // older polls left out of history
+// record is a room as its store keeps it: everything but the
+// subscriptions. In Redis it is stored as JSON.
+type record struct {
+	Code       string           `json:"code"`
+	Secret     string           `json:"secret"`
+	State      State            `json:"state"`
+	LastActive time.Time        `json:"last_active"`
+	Votes      map[string]int64 `json:"votes"` // student id -> answer: a balance, or an option's index
+	Polls      int              `json:"polls"`
+	History    []Result         `json:"history"` // closed polls, oldest first, at most Config.MaxHistory
+	Dropped    int              `json:"dropped"` // older polls left out of history
 }
 
 // Subscription delivers a room's states to one student, in order.
@@ -226,10 +239,18 @@ type Subscription struct {
 	code       string
 	instructor bool   // not counted among the students; hears every vote
 	student    string // the student's id, when the server knows it
+	key        string // the place the subscription takes (see placeKey); "" for the instructor
+	last       int    // the version of the last state sent
 }
 
-// NewHub makes a hub; zero limits get sensible defaults.
+// NewHub makes a hub that keeps its rooms in memory; zero limits get
+// sensible defaults.
 func NewHub(cfg Config) *Hub {
+	cfg = cfg.withDefaults()
+	return &Hub{cfg: cfg, store: newMemStore(cfg), subs: map[string]map[*Subscription]bool{}}
+}
+
+func (cfg Config) withDefaults() Config {
 	if cfg.MaxRooms <= 0 {
 		cfg.MaxRooms = 50
 	}
@@ -248,7 +269,7 @@ func NewHub(cfg Config) *Hub {
 	if cfg.MaxHistory <= 0 {
 		cfg.MaxHistory = DefaultMaxHistory
 	}
-	return &Hub{cfg: cfg, rooms: map[string]*room{}}
+	return cfg
 }
 
 // codeAlphabet leaves out letters and digits that read alike (0/O, 1/I/L).
@@ -279,114 +300,135 @@ func NormalizeCode(s string) string {
 // Create opens a room on a script and returns its join code and the
 // instructor's secret.
 func (h *Hub) Create(script string, step int, handlers []string) (code, secret string, err error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.sweepLocked()
-	if len(h.rooms) >= h.cfg.MaxRooms {
-		return "", "", ErrTooManyRooms
-	}
-	for {
-		if code, err = newCode(); err != nil {
-			return "", "", err
-		}
-		if h.rooms[code] == nil {
-			break
-		}
-	}
 	sb := make([]byte, 16)
 	if _, err := rand.Read(sb); err != nil {
 		return "", "", err
 	}
 	secret = hex.EncodeToString(sb)
-	h.rooms[code] = &room{
-		code: code, secret: secret,
-		state:      State{Code: code, Script: script, Step: step, Handlers: handlers, Version: 1},
-		lastActive: h.cfg.Now(),
-		subs:       map[*Subscription]bool{},
-		votes:      map[string]int64{},
+	for {
+		if code, err = newCode(); err != nil {
+			return "", "", err
+		}
+		rec := &record{
+			Code: code, Secret: secret,
+			State:      State{Code: code, Script: script, Step: step, Handlers: handlers, Version: 1},
+			LastActive: h.cfg.Now(),
+			Votes:      map[string]int64{},
+		}
+		switch err := h.store.create(rec); {
+		case err == nil:
+			return code, secret, nil
+		case !errors.Is(err, errCodeTaken):
+			return "", "", err
+		}
 	}
-	return code, secret, nil
-}
-
-func (h *Hub) get(code string) (*room, error) {
-	r := h.rooms[NormalizeCode(code)]
-	if r == nil || h.cfg.Now().Sub(r.lastActive) > h.cfg.IdleTTL {
-		return nil, ErrNotFound
-	}
-	return r, nil
 }
 
 // State returns a room's current state. The vote distribution of an open
 // poll is left out unless forInstructor.
 func (h *Hub) State(code string, forInstructor bool) (State, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	r, err := h.get(code)
-	if err != nil {
+	code = NormalizeCode(code)
+	var st State
+	if err := h.store.view(code, func(r *record) error {
+		st = r.snapshot(forInstructor)
+		return nil
+	}); err != nil {
 		return State{}, err
 	}
-	return r.snapshot(forInstructor), nil
+	places, err := h.places(code)
+	st.Students = len(places)
+	return st, err
 }
 
 // IsInstructor reports whether secret is the room's instructor secret.
 func (h *Hub) IsInstructor(code, secret string) bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	r, err := h.get(code)
-	return err == nil && subtle.ConstantTimeCompare([]byte(r.secret), []byte(secret)) == 1
+	return h.store.view(NormalizeCode(code), func(r *record) error { return r.checkSecret(secret) }) == nil
 }
 
-// instructorRoom finds a room and checks the secret.
-func (h *Hub) instructorRoom(code, secret string) (*room, error) {
-	r, err := h.get(code)
+func (r *record) checkSecret(secret string) error {
+	if subtle.ConstantTimeCompare([]byte(r.Secret), []byte(secret)) != 1 {
+		return ErrForbidden
+	}
+	return nil
+}
+
+// errNoChange, from a change's function, leaves the room as it was.
+var errNoChange = errors.New("nothing changed")
+
+// change applies f to the room, makes it a new version and sends it to
+// the instructor's pages and, unless instructorOnly, to every student.
+// It returns the room's state for the instructor.
+func (h *Hub) change(code string, instructorOnly bool, f func(*record) error) (State, error) {
+	code = NormalizeCode(code)
+	var forStudents, forInstructor State
+	err := h.store.update(code, func(r *record) error {
+		if err := f(r); err != nil {
+			return err
+		}
+		r.State.Version++
+		r.LastActive = h.cfg.Now()
+		forStudents, forInstructor = r.snapshot(false), r.snapshot(true)
+		return nil
+	})
+	if errors.Is(err, errNoChange) {
+		return h.State(code, true)
+	}
 	if err != nil {
-		return nil, err
+		return State{}, err
 	}
-	if subtle.ConstantTimeCompare([]byte(r.secret), []byte(secret)) != 1 {
-		return nil, ErrForbidden
+	places, err := h.places(code)
+	if err != nil {
+		return State{}, err
 	}
-	return r, nil
+	forStudents.Students, forInstructor.Students = len(places), len(places)
+	if h.shared != nil {
+		err = h.shared.publish(code, forStudents, forInstructor, instructorOnly)
+	} else {
+		h.deliver(code, forStudents, forInstructor, instructorOnly)
+	}
+	return forInstructor, err
+}
+
+// instructorChange is a change only the instructor may make.
+func (h *Hub) instructorChange(code, secret string, f func(*record) error) (State, error) {
+	return h.change(code, false, func(r *record) error {
+		if err := r.checkSecret(secret); err != nil {
+			return err
+		}
+		return f(r)
+	})
 }
 
 // Update moves the room: a new step, and optionally a new script or
 // handler list (empty keeps the current one). Only the instructor may.
 func (h *Hub) Update(code, secret, script string, step int, handlers []string) (State, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	r, err := h.instructorRoom(code, secret)
-	if err != nil {
-		return State{}, err
-	}
-	if script != "" {
-		r.state.Script = script
-	}
-	if handlers != nil {
-		r.state.Handlers = handlers
-	}
-	r.state.Step = step
-	if p := r.state.Poll; p != nil && !p.Revealed && p.Kind != KindChoice && step >= p.Step {
-		// Moving onto the predicted step reveals the poll. A choice
-		// question is about no step: the instructor reveals it.
-		h.closePollLocked(r, StatusRevealed)
-	}
-	h.changedLocked(r)
-	return r.snapshot(true), nil
+	return h.instructorChange(code, secret, func(r *record) error {
+		if script != "" {
+			r.State.Script = script
+		}
+		if handlers != nil {
+			r.State.Handlers = handlers
+		}
+		r.State.Step = step
+		if p := r.State.Poll; p != nil && !p.Revealed && p.Kind != KindChoice && step >= p.Step {
+			// Moving onto the predicted step reveals the poll. A choice
+			// question is about no step: the instructor reveals it.
+			r.closePoll(StatusRevealed, h.cfg.MaxHistory)
+		}
+		return nil
+	})
 }
 
 // SetVerdicts hides (hide) or shows the verdicts on every page of the
 // room. Only the instructor may.
 func (h *Hub) SetVerdicts(code, secret string, hide bool) (State, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	r, err := h.instructorRoom(code, secret)
-	if err != nil {
-		return State{}, err
-	}
-	if r.state.HideVerdicts != hide {
-		r.state.HideVerdicts = hide
-		h.changedLocked(r)
-	}
-	return r.snapshot(true), nil
+	return h.instructorChange(code, secret, func(r *record) error {
+		if r.State.HideVerdicts == hide {
+			return errNoChange
+		}
+		r.State.HideVerdicts = hide
+		return nil
+	})
 }
 
 // OpenPoll starts a prediction poll about handler's balance after step.
@@ -397,65 +439,60 @@ func (h *Hub) OpenPoll(code, secret, handler string, step int) (State, error) {
 // Ask opens a poll (a *QuestionError says what is wrong with q). A poll
 // still open is closed unrevealed, and kept in the results.
 func (h *Hub) Ask(code, secret string, q Question) (State, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	r, err := h.instructorRoom(code, secret)
-	if err != nil {
-		return State{}, err
-	}
-	if err := q.Check(); err != nil {
-		return State{}, err
-	}
-	if p := r.state.Poll; p != nil && !p.Revealed {
-		h.closePollLocked(r, StatusClosed)
-	}
-	r.polls++
-	r.votes = map[string]int64{}
-	p := &Poll{ID: r.polls, Kind: q.Kind, Handler: q.Handler, Step: q.Step, Question: strings.TrimSpace(q.Text)}
-	if q.Kind.hasOptions() {
-		p.Options = make([]string, len(q.Options))
-		for i, o := range q.Options {
-			p.Options[i] = strings.TrimSpace(o)
+	return h.instructorChange(code, secret, func(r *record) error {
+		if err := q.Check(); err != nil {
+			return err
 		}
-	}
-	if q.Answer != nil {
-		a := *q.Answer
-		p.Answer = &a
-	}
-	r.state.Poll = p
-	h.changedLocked(r)
-	return r.snapshot(true), nil
+		if p := r.State.Poll; p != nil && !p.Revealed {
+			r.closePoll(StatusClosed, h.cfg.MaxHistory)
+		}
+		r.Polls++
+		r.Votes = map[string]int64{}
+		p := &Poll{ID: r.Polls, Kind: q.Kind, Handler: q.Handler, Step: q.Step, Question: strings.TrimSpace(q.Text)}
+		if q.Kind.hasOptions() {
+			p.Options = make([]string, len(q.Options))
+			for i, o := range q.Options {
+				p.Options[i] = strings.TrimSpace(o)
+			}
+		}
+		if q.Answer != nil {
+			a := *q.Answer
+			p.Answer = &a
+		}
+		r.State.Poll = p
+		return nil
+	})
 }
 
-// closePollLocked ends the current poll: revealed (status revealed), or
-// left unrevealed as a new one replaces it (status closed). Either way
-// it joins the room's history, final: no vote changes it after this.
-func (h *Hub) closePollLocked(r *room, status string) {
-	p := r.state.Poll
+// closePoll ends the current poll: revealed (status revealed), or left
+// unrevealed as a new one replaces it (status closed). Either way it
+// joins the room's history, final: no vote changes it after this.
+func (r *record) closePoll(status string, maxHistory int) {
+	p := r.State.Poll
 	if status == StatusRevealed {
 		p.Revealed = true
 	}
-	r.history = append(r.history, r.result(status))
-	if over := len(r.history) - h.cfg.MaxHistory; over > 0 {
-		r.history = append([]Result(nil), r.history[over:]...)
-		r.dropped += over
+	r.History = append(r.History, r.result(status))
+	if over := len(r.History) - maxHistory; over > 0 {
+		r.History = append([]Result(nil), r.History[over:]...)
+		r.Dropped += over
 	}
 }
 
 // result is the current poll with its distribution and answers.
-func (r *room) result(status string) Result {
+func (r *record) result(status string) Result {
 	p := r.pollCopy()
 	p.Counts = r.distribution()
-	answers := make(map[string]int64, len(r.votes))
-	for s, v := range r.votes {
+	answers := make(map[string]int64, len(r.Votes))
+	for s, v := range r.Votes {
 		answers[s] = v
 	}
 	return Result{Poll: p, Status: status, Answers: answers}
 }
 
 // pollCopy is the current poll, sharing nothing with it.
-func (r *room) pollCopy() Poll {
-	pc := *r.state.Poll
+func (r *record) pollCopy() Poll {
+	pc := *r.State.Poll
 	pc.Options = append([]string(nil), pc.Options...)
 	if pc.Answer != nil {
 		a := *pc.Answer
@@ -469,70 +506,70 @@ func (r *room) pollCopy() Poll {
 // closed poll it keeps, then the open one, if any; and how many older
 // polls were dropped to keep within Config.MaxHistory.
 func (h *Hub) Results(code, secret string) ([]Result, int, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	r, err := h.instructorRoom(code, secret)
+	var out []Result
+	var dropped int
+	err := h.store.view(NormalizeCode(code), func(r *record) error {
+		if err := r.checkSecret(secret); err != nil {
+			return err
+		}
+		out = make([]Result, 0, len(r.History)+1)
+		for _, res := range r.History {
+			c := res
+			c.Options = append([]string(nil), res.Options...)
+			c.Counts = append([]VoteCount(nil), res.Counts...)
+			c.Answers = make(map[string]int64, len(res.Answers))
+			for s, v := range res.Answers {
+				c.Answers[s] = v
+			}
+			out = append(out, c)
+		}
+		if p := r.State.Poll; p != nil && !p.Revealed {
+			out = append(out, r.result(StatusOpen))
+		}
+		dropped = r.Dropped
+		return nil
+	})
 	if err != nil {
 		return nil, 0, err
 	}
-	out := make([]Result, 0, len(r.history)+1)
-	for _, res := range r.history {
-		c := res
-		c.Options = append([]string(nil), res.Options...)
-		c.Counts = append([]VoteCount(nil), res.Counts...)
-		c.Answers = make(map[string]int64, len(res.Answers))
-		for s, v := range res.Answers {
-			c.Answers[s] = v
-		}
-		out = append(out, c)
-	}
-	if p := r.state.Poll; p != nil && !p.Revealed {
-		out = append(out, r.result(StatusOpen))
-	}
-	return out, r.dropped, nil
+	return out, dropped, nil
 }
 
 // Reveal shows the poll's distribution to everyone.
 func (h *Hub) Reveal(code, secret string) (State, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	r, err := h.instructorRoom(code, secret)
-	if err != nil {
-		return State{}, err
-	}
-	if r.state.Poll == nil {
-		return State{}, ErrNoPoll
-	}
-	if !r.state.Poll.Revealed {
-		h.closePollLocked(r, StatusRevealed)
-	}
-	h.changedLocked(r)
-	return r.snapshot(true), nil
+	return h.instructorChange(code, secret, func(r *record) error {
+		if r.State.Poll == nil {
+			return ErrNoPoll
+		}
+		if !r.State.Poll.Revealed {
+			r.closePoll(StatusRevealed, h.cfg.MaxHistory)
+		}
+		return nil
+	})
 }
 
 // Vote records (or replaces) a student's answer to the open poll: a
 // balance in minor units, or, for a poll with options, an option's index
 // (ErrBadAnswer when there is no such option).
 func (h *Hub) Vote(code, student string, pollID int, answer int64) error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	r, err := h.get(code)
-	if err != nil {
-		return err
-	}
-	p := r.state.Poll
-	if p == nil || p.ID != pollID || p.Revealed {
-		return ErrNoPoll
-	}
-	if p.Kind.hasOptions() && (answer < 0 || answer >= int64(len(p.Options))) {
-		return fmt.Errorf("%w: %d of %d", ErrBadAnswer, answer, len(p.Options))
-	}
-	r.votes[student] = answer
-	p.Votes = len(r.votes)
 	// Only the instructor follows the tally: a burst of votes from a full
 	// room must not flood every student's stream.
-	h.notifyLocked(r, true)
-	return nil
+	_, err := h.change(code, true, func(r *record) error {
+		p := r.State.Poll
+		if p == nil || p.ID != pollID || p.Revealed {
+			return ErrNoPoll
+		}
+		if p.Kind.hasOptions() && (answer < 0 || answer >= int64(len(p.Options))) {
+			return fmt.Errorf("%w: %d of %d", ErrBadAnswer, answer, len(p.Options))
+		}
+		if r.Votes == nil {
+			r.Votes = map[string]int64{}
+		}
+		r.Votes[student] = answer
+		p.Votes = len(r.Votes)
+		return nil
+	})
+	return err
 }
 
 // Subscribe follows a room. The current state arrives first, then every
@@ -546,127 +583,220 @@ func (h *Hub) Subscribe(code string) (*Subscription, error) {
 // A student already following the room (a second tab, or a page
 // reconnecting before its old stream has closed) keeps their place even
 // when the room is full; "" is a student nobody knows.
+//
+// With Redis, two students joining on two servers for the last place
+// may both get it: the check and the join are not one step.
 func (h *Hub) SubscribeStudent(code, student string) (*Subscription, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	r, err := h.get(code)
+	code = NormalizeCode(code)
+	if err := h.store.view(code, func(*record) error { return nil }); err != nil {
+		return nil, err
+	}
+	places, err := h.places(code)
 	if err != nil {
 		return nil, err
 	}
-	if n := r.students(); n >= h.cfg.MaxStudents && !r.follows(student) {
+	if n := len(places); n >= h.cfg.MaxStudents && (student == "" || !places[studentKey(student)]) {
 		return nil, fmt.Errorf("%w: %d of %d places taken", ErrRoomFull, n, h.cfg.MaxStudents)
 	}
-	return h.subscribeLocked(r, false, student), nil
+	return h.subscribe(code, false, student)
 }
 
 // HasPlace reports whether a student may follow the room: there is a free
 // place, or the student follows it already. After each step every
 // student of a full room fetches the page again, and must get it.
 func (h *Hub) HasPlace(code, student string) (bool, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	r, err := h.get(code)
+	code = NormalizeCode(code)
+	if err := h.store.view(code, func(*record) error { return nil }); err != nil {
+		return false, err
+	}
+	places, err := h.places(code)
 	if err != nil {
 		return false, err
 	}
-	return r.students() < h.cfg.MaxStudents || r.follows(student), nil
+	return len(places) < h.cfg.MaxStudents || (student != "" && places[studentKey(student)]), nil
 }
 
-// follows reports whether a known student has a stream open to the room.
-func (r *room) follows(student string) bool {
-	if student == "" {
-		return false
+// Watch follows a room as its instructor: the instructor's own page takes
+// no student's place, and it hears every vote as it comes in.
+func (h *Hub) Watch(code, secret string) (*Subscription, error) {
+	code = NormalizeCode(code)
+	if err := h.store.view(code, func(r *record) error { return r.checkSecret(secret) }); err != nil {
+		return nil, err
 	}
-	for s := range r.subs {
-		if s.student == student {
+	return h.subscribe(code, true, "")
+}
+
+// subscribe adds a subscription, then sends it the room's current state.
+// A change that reaches it in between is not lost: the state it gets
+// first is whichever is newer.
+func (h *Hub) subscribe(code string, instructor bool, student string) (*Subscription, error) {
+	c := make(chan State, h.cfg.Buffer)
+	s := &Subscription{C: c, c: c, hub: h, code: code, instructor: instructor, student: student}
+	h.mu.Lock()
+	if !instructor {
+		h.seq++
+		s.key = placeKey(student, h.instance(), h.seq)
+	}
+	first := s.key != "" && !h.holdsLocked(code, s.key)
+	if h.subs[code] == nil {
+		h.subs[code] = map[*Subscription]bool{}
+	}
+	h.subs[code][s] = true
+	h.mu.Unlock()
+	if first && h.shared != nil {
+		if err := h.shared.join(code, s.key); err != nil {
+			s.Close()
+			return nil, err
+		}
+		h.placesChanged(code)
+	}
+	st, err := h.State(code, instructor)
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.subs[code][s] && st.Version > s.last {
+		s.c <- st // the buffer is empty or holds only newer states
+		s.last = st.Version
+	}
+	return s, nil
+}
+
+// placeKey names the place a student takes: one per known student,
+// however many streams they have open on however many servers, and one
+// per stream of a student nobody knows.
+func placeKey(student, instance string, seq int) string {
+	if student != "" {
+		return studentKey(student)
+	}
+	return fmt.Sprintf("a:%s:%d", instance, seq)
+}
+
+func studentKey(student string) string { return "s:" + student }
+
+func (h *Hub) instance() string {
+	if h.shared != nil {
+		return h.shared.instance
+	}
+	return "local"
+}
+
+// holdsLocked reports whether a subscription of this process takes the
+// place key in the room.
+func (h *Hub) holdsLocked(code, key string) bool {
+	for s := range h.subs[code] {
+		if s.key == key {
 			return true
 		}
 	}
 	return false
 }
 
-// Watch follows a room as its instructor: the instructor's own page takes
-// no student's place, and it hears every vote as it comes in.
-func (h *Hub) Watch(code, secret string) (*Subscription, error) {
+// places is the set of places taken in the room, by key: this process's
+// streams in memory, every server's with Redis.
+func (h *Hub) places(code string) (map[string]bool, error) {
+	if h.shared != nil {
+		return h.shared.places(code)
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	r, err := h.instructorRoom(code, secret)
-	if err != nil {
-		return nil, err
+	out := map[string]bool{}
+	for s := range h.subs[code] {
+		if s.key != "" {
+			out[s.key] = true
+		}
 	}
-	return h.subscribeLocked(r, true, ""), nil
+	return out, nil
 }
 
-func (h *Hub) subscribeLocked(r *room, instructor bool, student string) *Subscription {
-	c := make(chan State, h.cfg.Buffer)
-	s := &Subscription{C: c, c: c, hub: h, code: r.code, instructor: instructor, student: student}
-	r.subs[s] = true
-	r.state.Students = r.students()
-	c <- r.snapshot(instructor)
-	return s
+// placesChanged tells the instructor, on whichever server, that the
+// number of students changed (with Redis; in memory the count rides on
+// the next change).
+func (h *Hub) placesChanged(code string) {
+	_, _ = h.change(code, true, func(*record) error { return nil })
 }
 
 // Places reports how many students can still join the room.
 func (h *Hub) Places(code string) (int, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	r, err := h.get(code)
+	code = NormalizeCode(code)
+	if err := h.store.view(code, func(*record) error { return nil }); err != nil {
+		return 0, err
+	}
+	places, err := h.places(code)
 	if err != nil {
 		return 0, err
 	}
-	return max(h.cfg.MaxStudents-r.students(), 0), nil
-}
-
-// students counts the places taken: one per known student, however many
-// streams they have open, and one per stream of a student nobody knows.
-func (r *room) students() int {
-	n := 0
-	seen := map[string]bool{}
-	for s := range r.subs {
-		switch {
-		case s.instructor:
-		case s.student == "":
-			n++
-		case !seen[s.student]:
-			seen[s.student] = true
-			n++
-		}
-	}
-	return n
+	return max(h.cfg.MaxStudents-len(places), 0), nil
 }
 
 // Close stops the subscription.
 func (s *Subscription) Close() {
 	h := s.hub
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	r := h.rooms[s.code]
-	if r == nil || !r.subs[s] {
+	if !h.subs[s.code][s] {
+		h.mu.Unlock()
 		return
 	}
-	delete(r.subs, s)
+	left := h.removeLocked(s)
+	h.mu.Unlock()
+	h.leave(s.code, left)
+}
+
+// removeLocked drops a subscription and closes its channel. It returns
+// the place it freed, if it was the last of this process to take it.
+func (h *Hub) removeLocked(s *Subscription) string {
+	delete(h.subs[s.code], s)
+	if len(h.subs[s.code]) == 0 {
+		delete(h.subs, s.code)
+	}
 	close(s.c)
-	r.state.Students = r.students()
+	if s.key == "" || h.holdsLocked(s.code, s.key) {
+		return ""
+	}
+	return s.key
 }
 
-// Sweep closes rooms idle longer than IdleTTL. The server calls it now and
-// then; every other call sweeps too.
+// leave gives up places this process no longer takes.
+func (h *Hub) leave(code string, keys ...string) {
+	if h.shared == nil {
+		return
+	}
+	changed := false
+	for _, k := range keys {
+		if k != "" {
+			h.shared.leave(code, k)
+			changed = true
+		}
+	}
+	if changed {
+		h.placesChanged(code)
+	}
+}
+
+// Sweep closes rooms idle longer than IdleTTL, and the subscriptions of
+// this process to rooms gone. The server calls it now and then.
 func (h *Hub) Sweep() int {
+	n := h.store.sweep()
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.sweepLocked()
-}
-
-func (h *Hub) sweepLocked() int {
-	n := 0
-	now := h.cfg.Now()
-	for code, r := range h.rooms {
-		if now.Sub(r.lastActive) > h.cfg.IdleTTL {
-			for s := range r.subs {
-				close(s.c)
-			}
-			delete(h.rooms, code)
-			n++
+	codes := make([]string, 0, len(h.subs))
+	for code := range h.subs {
+		codes = append(codes, code)
+	}
+	h.mu.Unlock()
+	for _, code := range codes {
+		if err := h.store.view(code, func(*record) error { return nil }); !errors.Is(err, ErrNotFound) {
+			continue
+		}
+		h.mu.Lock()
+		for s := range h.subs[code] {
+			close(s.c)
+		}
+		delete(h.subs, code)
+		h.mu.Unlock()
+		if h.shared != nil {
+			h.shared.forget(code)
 		}
 	}
 	return n
@@ -674,43 +804,51 @@ func (h *Hub) sweepLocked() int {
 
 // Rooms is how many rooms are open.
 func (h *Hub) Rooms() int {
+	return h.store.count()
+}
+
+// Close stops what a Redis hub runs in the background (its subscriber
+// and its heartbeat); a hub in memory has nothing to stop. Close the
+// subscriptions first: the places they take are given up by them, not
+// by this.
+func (h *Hub) Close() {
+	if h.shared != nil {
+		h.shared.close()
+	}
+}
+
+// deliver sends a new state to this process's subscriptions of the room:
+// the instructor's pages always, students unless instructorOnly. A
+// subscription that already holds a newer state skips it.
+func (h *Hub) deliver(code string, forStudents, forInstructor State, instructorOnly bool) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.rooms)
-}
-
-func (h *Hub) changedLocked(r *room) {
-	h.notifyLocked(r, false)
-}
-
-// notifyLocked records a change and sends the new state to the
-// instructor's pages and, unless instructorOnly, to every student.
-func (h *Hub) notifyLocked(r *room, instructorOnly bool) {
-	r.state.Version++
-	r.lastActive = h.cfg.Now()
-	forStudents, forInstructor := r.snapshot(false), r.snapshot(true)
-	for s := range r.subs {
+	var left []string
+	for s := range h.subs[code] {
 		st := forStudents
 		if s.instructor {
 			st = forInstructor
 		} else if instructorOnly {
 			continue
 		}
+		if st.Version <= s.last {
+			continue
+		}
 		select {
 		case s.c <- st:
+			s.last = st.Version
 		default:
 			// Too far behind: drop the page rather than block the room.
-			delete(r.subs, s)
-			close(s.c)
+			left = append(left, h.removeLocked(s))
 		}
 	}
-	r.state.Students = r.students()
+	h.mu.Unlock()
+	h.leave(code, left...)
 }
 
-func (r *room) snapshot(forInstructor bool) State {
-	st := r.state
-	st.Handlers = append([]string(nil), r.state.Handlers...)
-	if p := r.state.Poll; p != nil {
+func (r *record) snapshot(forInstructor bool) State {
+	st := r.State
+	st.Handlers = append([]string(nil), r.State.Handlers...)
+	if p := r.State.Poll; p != nil {
 		pc := r.pollCopy()
 		if forInstructor || p.Revealed {
 			pc.Counts = r.distribution()
@@ -725,13 +863,13 @@ func (r *room) snapshot(forInstructor bool) State {
 
 // distribution is the current poll's answers: by balance, or every
 // option in order. An option poll with no answer yet has none.
-func (r *room) distribution() []VoteCount {
+func (r *record) distribution() []VoteCount {
 	counts := map[int64]int{}
-	for _, b := range r.votes {
+	for _, b := range r.Votes {
 		counts[b]++
 	}
-	if p := r.state.Poll; p != nil && p.Kind.hasOptions() {
-		if len(r.votes) == 0 {
+	if p := r.State.Poll; p != nil && p.Kind.hasOptions() {
+		if len(r.Votes) == 0 {
 			return nil
 		}
 		out := make([]VoteCount, len(p.Options))
