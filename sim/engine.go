@@ -142,12 +142,31 @@ func (w *world) openReal(e *Engine, schema string) error {
 	if !w.handler.Redis {
 		return nil
 	}
-	select {
-	case w.slot = <-e.slots:
-	case <-ctx.Done():
-		return errors.New("redis: every database is in use")
+	// Other lab servers may use the same Redis: a database is this
+	// world's only while it holds the database's claim in database 0.
+	// A database another server holds goes back in line.
+	var unclaim func()
+	for unclaim == nil {
+		select {
+		case w.slot = <-e.slots:
+		case <-ctx.Done():
+			return errors.New("redis: every database is in use")
+		}
+		var err error
+		if unclaim, err = e.claim(ctx, w.slot); err != nil {
+			e.slots <- w.slot
+			return err
+		}
+		if unclaim == nil {
+			e.slots <- w.slot
+			select {
+			case <-ctx.Done():
+				return errors.New("redis: every database is in use, by this lab server or others sharing the Redis")
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
 	}
-	w.release = func() { e.slots <- w.slot }
+	w.release = func() { unclaim(); e.slots <- w.slot }
 	opt := *e.redisOpt
 	opt.DB, opt.PoolSize, opt.Protocol, opt.DisableIdentity = w.slot, 1, 2, true
 	w.rdb = redis.NewClient(&opt)
@@ -157,6 +176,37 @@ func (w *world) openReal(e *Engine, schema string) error {
 	w.rdb.AddHook(redisRecorder{t: w.t, scripts: &w.scripts})
 	w.real = true
 	return nil
+}
+
+// claimTTL bounds how long a database stays claimed by a lab server that
+// died before it gave it back; runs are far shorter.
+const claimTTL = 10 * time.Minute
+
+// claim takes Redis database slot for one world across every lab server
+// sharing the Redis: a key in database 0 (lab:engine:db:N), set only if
+// absent. It returns nil when another server holds it; unclaim gives it
+// back, if it is still this world's.
+func (e *Engine) claim(ctx context.Context, slot int) (unclaim func(), err error) {
+	opt := *e.redisOpt
+	opt.DB, opt.PoolSize = 0, 1
+	rdb := redis.NewClient(&opt)
+	token := fmt.Sprintf("%s-%d", e.schemaName(), slot)
+	key := fmt.Sprintf("lab:engine:db:%d", slot)
+	ok, err := rdb.SetNX(ctx, key, token, claimTTL).Result()
+	if err != nil || !ok {
+		rdb.Close()
+		if err != nil {
+			return nil, fmt.Errorf("redis: claiming database %d: %w", slot, err)
+		}
+		return nil, nil
+	}
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
+		defer cancel()
+		// Delete the claim only if it is still ours.
+		rdb.Eval(ctx, `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`, []string{key}, token)
+		rdb.Close()
+	}, nil
 }
 
 // closeReal drops the world's schema and empties its Redis database.

@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -200,5 +201,44 @@ func TestRealBlockedWorker(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRealEnginesShareARedis: two engines on one Redis, as two lab servers
+// behind a load balancer would be, run Redis handlers at once. Each world
+// claims its database in database 0, so neither empties the other's keys
+// and both get the embedded engine's verdicts.
+func TestRealEnginesShareARedis(t *testing.T) {
+	a, b := realEngine(t), realEngine(t)
+	sc := sim.MustParse("processing-ttl: 1h\npublish a amount=100\ndeliver crash=after-effect\nadvance 30m\nredeliver\ndeliver\n")
+	opt := sim.Options{Handlers: []string{"setnx", "setnx-token", "setnx-no-release"}}
+	want, err := sim.Execute(context.Background(), sc, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 8)
+	for i := range 8 {
+		e := a
+		if i%2 == 1 {
+			e = b
+		}
+		go func() {
+			o := opt
+			o.Engine = e
+			run, err := sim.Execute(context.Background(), sc, o)
+			if err == nil {
+				for j, r := range run.Results {
+					if w := want.Results[j]; r.Verdict != w.Verdict || r.Settled != w.Settled {
+						err = fmt.Errorf("%s: real %s %d, embedded %s %d", r.Handler, r.Verdict, r.Settled, w.Verdict, w.Settled)
+					}
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }
