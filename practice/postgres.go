@@ -33,7 +33,7 @@ func OpenPostgres(ctx context.Context, url, schema string, bank *Bank) (*Store, 
 	defer admin.Close()
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if _, err := admin.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema); err != nil {
+	if err := createSchema(ctx, admin, schema); err != nil {
 		return nil, fmt.Errorf("progress store on PostgreSQL: %w", err)
 	}
 	cfg.RuntimeParams["search_path"] = schema
@@ -44,6 +44,28 @@ func OpenPostgres(ctx context.Context, url, schema string, bank *Bank) (*Store, 
 		return nil, fmt.Errorf("progress store on PostgreSQL: %w", err)
 	}
 	return s, nil
+}
+
+// migrationLock is the advisory lock that lab servers starting at once
+// take in turn to create the schema and migrate it: CREATE … IF NOT
+// EXISTS is no guard against a CREATE running at the same moment, which
+// fails with 23505 on PostgreSQL's own catalog.
+const migrationLock = 0x1ab_9a55
+
+// createSchema creates the schema, if missing, under the migration lock.
+func createSchema(ctx context.Context, db *sql.DB, schema string) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, migrationLock); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+schema); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 var validSchema = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)

@@ -115,3 +115,32 @@ func TestPostgresStoreRejects(t *testing.T) {
 		t.Error("a bad schema name opened")
 	}
 }
+
+// TestPostgresStoresStartingAtOnce: lab servers started together (as
+// behind a load balancer) create and migrate the same schema at once; each
+// waits for the migration lock, and every one opens. Without the lock,
+// two CREATEs of the same table failed with 23505 on PostgreSQL's catalog.
+func TestPostgresStoresStartingAtOnce(t *testing.T) {
+	b := mustLoad(t)
+	url := servers.Postgres(t)
+	schema := fmt.Sprintf("progress_%d", rand.Uint32())
+	var wg sync.WaitGroup
+	errs := make([]error, 6)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := OpenPostgres(context.Background(), url, schema, b)
+			if err == nil {
+				s.Close()
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("server %d: %v", i, err)
+		}
+	}
+}
