@@ -313,7 +313,7 @@ func (sh *shared) places(code string) (map[string]bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), redisTimeout)
 	defer cancel()
 	now := strconv.FormatInt(sh.cfg.Now().UnixMilli(), 10)
-	members, err := sh.rdb.ZRangeByScore(ctx, placesKey(code), &redis.ZRangeBy{Min: "(" + now, Max: "+inf"}).Result()
+	members, err := sh.rdb.ZRangeArgs(ctx, redis.ZRangeArgs{Key: placesKey(code), ByScore: true, Start: "(" + now, Stop: "+inf"}).Result()
 	if err != nil {
 		return nil, redisErr(err)
 	}
