@@ -63,6 +63,9 @@ type Deps struct {
 	// key while a message is being processed and after it succeeded.
 	ProcessingTTL time.Duration
 	DoneTTL       time.Duration
+	// KeyTTL, for an API handler, is how long the server keeps an
+	// Idempotency-Key and its saved response.
+	KeyTTL time.Duration
 
 	// Point marks a named place in the handler: a crash point or a yield.
 	// The lab may stop the worker there, as a crashing process would stop.
@@ -98,6 +101,9 @@ type Info struct {
 	File    string // the source file, for the lab to show
 	Func    string // the function's name in that file
 	Handle  Func
+	// API, for an API handler (api.go), serves a client's requests
+	// instead of a broker's messages; Handle is then nil.
+	API APIFunc
 }
 
 // List returns every handler: the five core patterns first, then the

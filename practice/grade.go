@@ -232,8 +232,9 @@ func (b *Bank) questionOf(id string, k Kind) (Question, error) {
 }
 
 // Verdicts lists the verdicts a prediction may name, in the order a form
-// should offer them.
-func Verdicts() []sim.Verdict { return sim.Verdicts() }
+// should offer them: the message handlers' (practice predicts runs of
+// message handlers).
+func Verdicts() []sim.Verdict { return sim.MessageVerdicts() }
 
 // VerdictLabel is a short explanation of a verdict for a form or a result,
 // from sim's words for it: the engine's name (what a person types), then,

@@ -23,6 +23,7 @@ const (
 	Lost           Verdict = "lost"            // credited less
 	Poison         Verdict = "poison"          // an applied message kept failing until the DLQ
 	SilentConflict Verdict = "silent-conflict" // another payload of a key was acked as a success, neither applied nor quarantined
+	WrongStatus    Verdict = "wrong-status"    // an API answered a request with a status other than the one due (api.go)
 	OK             Verdict = "ok"
 )
 
@@ -130,9 +131,52 @@ type Trace struct {
 	Crashed bool `json:"-"`
 }
 
-// Handlers resolves handler names: a list, "core" or "all".
+// Handlers resolves message handlers' names: a list, "core" or "all".
 func Handlers(names []string) ([]handlers.Info, error) {
-	all := handlers.List()
+	return resolve(handlers.List(), names)
+}
+
+// HandlersFor resolves handler names for a script: the API handlers for
+// a script of requests ("core" and "all" are all of them), the message
+// handlers for the rest.
+func HandlersFor(s *Script, names []string) ([]handlers.Info, error) {
+	if !s.API {
+		return Handlers(names)
+	}
+	if len(names) == 1 && names[0] == "core" {
+		names = []string{"all"}
+	}
+	hs, err := resolve(apiHandlers(), names)
+	if err != nil && len(names) > 0 {
+		if _, berr := Handlers(names[:1]); berr == nil {
+			return nil, sideError(s, names[0])
+		}
+	}
+	return hs, err
+}
+
+// APIHandlers are the API handlers (handlers.APIList) as the engine runs
+// them.
+func APIHandlers() []handlers.Info { return apiHandlers() }
+
+// sideError says that a handler serves the other side than the script's.
+func sideError(s *Script, name string) error {
+	if s.API {
+		return fmt.Errorf("%s handles messages, and this script sends API requests: choose among the API handlers (%s)", name, names(apiHandlers()))
+	}
+	return fmt.Errorf("%s serves API requests, and this script publishes messages: choose among the message handlers (%s)", name, names(handlers.List()))
+}
+
+func names(hs []handlers.Info) string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = h.Name
+	}
+	return strings.Join(out, ", ")
+}
+
+// resolve picks handlers from all by name: a list, "core" or "all".
+func resolve(all []handlers.Info, names []string) ([]handlers.Info, error) {
 	if len(names) == 0 || (len(names) == 1 && names[0] == "core") {
 		var core []handlers.Info
 		for _, h := range all {
@@ -182,8 +226,13 @@ func Execute(ctx context.Context, s *Script, opt Options) (*Run, error) {
 	hs := opt.Custom
 	if hs == nil {
 		var err error
-		if hs, err = Handlers(opt.Handlers); err != nil {
+		if hs, err = HandlersFor(s, opt.Handlers); err != nil {
 			return nil, err
+		}
+	}
+	for _, h := range hs {
+		if (h.API != nil) != s.API {
+			return nil, sideError(s, h.Name)
 		}
 	}
 	steps := len(s.Steps)
@@ -302,6 +351,10 @@ func runHandler(ctx context.Context, s *Script, h handlers.Info, steps int, lim 
 	}
 	res.Settlement = Trace{Text: "settle: gateway up, redeliver in-flight messages, drain",
 		TextRU: "доводим до конца: шлюз работает, сообщения в обработке доставляются снова, очередь разбирается"}
+	if w.api != nil {
+		res.Settlement.Text = "settle: gateway up, the client retries every request it got no final answer to (after 0, 1, 2, 4 and 8 minutes)"
+		res.Settlement.TextRU = "доводим до конца: шлюз работает, клиент повторяет каждый запрос без окончательного ответа (через 0, 1, 2, 4 и 8 минут)"
+	}
 	res.Settlement.Events, res.Settlement.Omitted = w.t.take()
 	if res.Settled, err = w.balance(); err != nil {
 		return res, err
@@ -335,9 +388,15 @@ func (w *world) verdict(settled, expected int64) (Verdict, string) {
 	for _, in := range w.intents {
 		twoPayloads = twoPayloads || len(in.variants) > 1
 	}
+	var optional int64 // keyless API requests: one charge each is tolerated
+	for _, in := range w.intents {
+		if in.optional {
+			optional += in.variants[0]
+		}
+	}
 	switch {
 	case twoPayloads:
-	case settled > expected:
+	case settled > expected+optional:
 		return Duplicate, fmt.Sprintf("credited %d, expected %d: %d too much", settled, expected, settled-expected)
 	case settled < expected:
 		return Lost, fmt.Sprintf("credited %d, expected %d: %d never arrived", settled, expected, expected-settled)
@@ -346,6 +405,12 @@ func (w *world) verdict(settled, expected int64) (Verdict, string) {
 	for _, in := range w.intentList() {
 		ik := intentKey{in.tenant, in.op}
 		got := w.applied[ik]
+		if in.optional {
+			if got > in.variants[0] {
+				over = append(over, fmt.Sprintf("%s/%s sent without a key, charged %d of %d (at most once, if at all)", in.tenant, in.op, got, in.variants[0]))
+			}
+			continue
+		}
 		if len(in.variants) > 1 {
 			switch n := w.applicationCount(ik); {
 			case n > 1:
@@ -380,6 +445,9 @@ func (w *world) verdict(settled, expected int64) (Verdict, string) {
 	if w.conflicts > 0 {
 		return SilentConflict, fmt.Sprintf("%s acked as a success though the amount changed", plural(w.conflicts, "changed payload"))
 	}
+	if v, why, ok := w.apiVerdict(); ok {
+		return v, why
+	}
 	return OK, fmt.Sprintf("credited %d, as expected", settled)
 }
 
@@ -397,6 +465,9 @@ func amounts(as []int64) string {
 // out and everything ready is delivered. The DLQ is left alone: nobody
 // replays it automatically.
 func (w *world) settle() error {
+	if w.api != nil {
+		return w.settleAPI()
+	}
 	if w.gateway.mode != GatewayUp || w.gateway.stall > 0 {
 		w.step(Step{Verb: VerbGateway, Gateway: GatewayUp, Up: true})
 	}
@@ -420,7 +491,14 @@ func (w *world) step(st Step) error {
 
 func (w *world) do(st Step) error {
 	switch st.Verb {
-	case VerbPublish, VerbRetry, VerbChangePayload:
+	case VerbPublish, VerbChangePayload:
+		return w.publish(st)
+	case VerbRequest, VerbRequestConcurrent:
+		return w.request(st)
+	case VerbRetry:
+		if st.API {
+			return w.request(st)
+		}
 		return w.publish(st)
 	case VerbDeliver:
 		if len(w.broker.Ready) == 0 {
@@ -722,6 +800,9 @@ type worker struct {
 	slowAck bool
 	again   bool
 	yielded bool // it has handed over at least once
+	// second, on the API side: the second copy of a request that
+	// request-concurrent sends.
+	second bool
 
 	// For two workers on PostgreSQL (see block.go). handover is where a
 	// racing worker reports a pause (false) or its end (true); blocked:
@@ -865,28 +946,12 @@ func (w *world) deliver(ws []*worker) {
 // a Yield point (false); its goroutine reports the end (true).
 func (w *world) work(wk *worker, yielded chan bool) {
 	defer func() { w.active = nil }()
+	w.prepare(wk, yielded)
+	if w.handler.API != nil {
+		w.serve(wk)
+		return
+	}
 	m := wk.msg
-	if wc := w.workerConn(wk); wc != nil {
-		wc.owner = wk
-	}
-	if yielded != nil {
-		wk.handover = yielded
-		wk.yield = func(en, ru string) {
-			if w.connFor(wk).inTx() && w.pg == nil {
-				// SQLite's write lock is this worker's until its
-				// transaction ends: the other one would only wait.
-				w.t.say(KindNote, fmt.Sprintf("%s is inside a transaction: the other worker would wait for its lock, so %s runs on", wk.name, wk.name),
-					fmt.Sprintf("%s внутри транзакции: другой воркер ждал бы её блокировку, поэтому %s продолжает", wk.name, wk.name))
-				return
-			}
-			wk.yielded = true
-			w.t.say(KindYield, en, ru)
-			w.turnEnd(wk, true)
-			yielded <- false
-			<-wk.resume
-			w.turnBegin(wk)
-		}
-	}
 	if w.onDeliver != nil {
 		w.onDeliver()
 	}
@@ -912,7 +977,44 @@ func (w *world) work(wk *worker, yielded chan bool) {
 		quarantinedBefore, appliedBefore = w.quietQuarantined(), w.applications[ik][m.Amount]
 	}
 
-	point := func(name string) {
+	point := w.pointFunc(wk)
+	w.turnBegin(wk)
+	err := w.call(wk, point)
+	w.turnEnd(wk, false)
+	w.t.actor = wk.name
+	w.settleDelivery(wk, err, twoPayloads, quarantinedBefore, appliedBefore)
+}
+
+// prepare readies a worker to run: its own connection, on a real engine,
+// and, when it races another, how it hands over.
+func (w *world) prepare(wk *worker, yielded chan bool) {
+	if wc := w.workerConn(wk); wc != nil {
+		wc.owner = wk
+	}
+	if yielded != nil {
+		wk.handover = yielded
+		wk.yield = func(en, ru string) {
+			if w.connFor(wk).inTx() && w.pg == nil {
+				// SQLite's write lock is this worker's until its
+				// transaction ends: the other one would only wait.
+				w.t.say(KindNote, fmt.Sprintf("%s is inside a transaction: the other worker would wait for its lock, so %s runs on", wk.name, wk.name),
+					fmt.Sprintf("%s внутри транзакции: другой воркер ждал бы её блокировку, поэтому %s продолжает", wk.name, wk.name))
+				return
+			}
+			wk.yielded = true
+			w.t.say(KindYield, en, ru)
+			w.turnEnd(wk, true)
+			yielded <- false
+			<-wk.resume
+			w.turnBegin(wk)
+		}
+	}
+}
+
+// pointFunc is the Deps.Point a worker's handler gets: a Yield hands
+// over to the other worker, the crash point the step names kills it.
+func (w *world) pointFunc(wk *worker) func(string) {
+	return func(name string) {
 		if wk.dead {
 			return // a dead worker's handler marks nothing
 		}
@@ -927,10 +1029,12 @@ func (w *world) work(wk *worker, yielded chan bool) {
 			panic(crashSignal{name})
 		}
 	}
-	w.turnBegin(wk)
-	err := w.call(wk, point)
-	w.turnEnd(wk, false)
-	w.t.actor = wk.name
+}
+
+// settleDelivery is the worker after its handler returned: it acks or
+// nacks, unless it died or another worker settled the message first.
+func (w *world) settleDelivery(wk *worker, err error, twoPayloads bool, quarantinedBefore, appliedBefore int) {
+	m := wk.msg
 	if wk.slowAck && !wk.yielded && !wk.dead {
 		wk.yield(fmt.Sprintf("%s is slow to ack: the other worker runs now", wk.name),
 			fmt.Sprintf("%s медлит с ack: сейчас работает другой воркер", wk.name))

@@ -38,12 +38,16 @@ const (
 	VerbGateway           = "gateway"
 	VerbShip              = "ship"
 	VerbDrain             = "drain"
+	// The API side (api_script.go): a client calls a payments API.
+	VerbRequest           = "request"
+	VerbRequestConcurrent = "request-concurrent"
 )
 
 // Verbs lists every verb, in the order the documentation gives them.
 func Verbs() []string {
 	return []string{VerbPublish, VerbRetry, VerbChangePayload, VerbDeliver, VerbRedeliver,
-		VerbDeliverConcurrent, VerbDLQReplay, VerbAdvance, VerbGateway, VerbShip, VerbDrain}
+		VerbDeliverConcurrent, VerbDLQReplay, VerbAdvance, VerbGateway, VerbShip, VerbDrain,
+		VerbRequest, VerbRequestConcurrent}
 }
 
 // Key modes: how the producer picks the idempotency key of an intent.
@@ -51,6 +55,7 @@ const (
 	KeyOp    = "op"    // the operation id itself
 	KeyV7    = "v7"    // a UUIDv7 made once, when the intent is born
 	KeyFresh = "fresh" // a new random UUID on every send (the anti-pattern)
+	KeyNone  = "none"  // API requests only: no Idempotency-Key header at all
 )
 
 // Settings a gateway step can make (Step.Gateway).
@@ -99,6 +104,7 @@ const (
 	DefaultMaxDeliveries = 5
 	DefaultProcessingTTL = time.Hour
 	DefaultDoneTTL       = 24 * time.Hour
+	DefaultKeyTTL        = 24 * time.Hour // as Stripe keeps its keys
 	DefaultTenant        = "acme"
 	DefaultAccount       = "alice"
 )
@@ -113,6 +119,11 @@ type Script struct {
 	ProcessingTTL  time.Duration
 	DoneTTL        time.Duration
 	InboxRetention time.Duration // 0: off
+	// KeyTTL is how long an API server keeps an Idempotency-Key (key-ttl:).
+	KeyTTL time.Duration
+	// API: the script tells the API side (request verbs), run by the API
+	// handlers; otherwise the broker side, run by the message handlers.
+	API bool
 	// Handlers are the handlers the script's story is about (the
 	// handlers: header), in the order written; the lab shows at least
 	// these. Empty when the script names none.
@@ -141,6 +152,11 @@ type Step struct {
 	Gateway string        // gateway: one of the Gateway constants
 	Up      bool          // gateway up: Gateway is GatewayUp
 	Stall   time.Duration // gateway stall: how long the next charge hangs
+	// API: a retry of a client's request, not of a producer's publish.
+	API bool
+	// Lose, for request and an API retry: the server answers, and the
+	// answer never reaches the client (a timeout, from its side).
+	Lose bool
 	// Narration explains the step to a learner; presets have one per step.
 	NarrationEN string
 	NarrationRU string
@@ -213,8 +229,9 @@ func Parse(src string) (*Script, error) {
 		MaxDeliveries: DefaultMaxDeliveries,
 		ProcessingTTL: DefaultProcessingTTL,
 		DoneTTL:       DefaultDoneTTL,
+		KeyTTL:        DefaultKeyTTL,
 	}
-	p := parser{s: s, intents: map[intentKey]bool{}}
+	p := parser{s: s, intents: map[intentKey]intentKind{}}
 	for i, line := range lines {
 		if err := p.line(i+1, strings.TrimSpace(line)); err != nil {
 			return nil, err
@@ -238,15 +255,26 @@ func MustParse(src string) *Script {
 
 type intentKey struct{ tenant, op string }
 
+// intentKind is which side made an intent: a producer's publish or a
+// client's request.
+type intentKind int
+
+const (
+	published intentKind = iota + 1
+	requested
+)
+
 type parser struct {
-	s        *Script
-	intents  map[intentKey]bool
-	en, ru   string
-	narrLine int
+	s       *Script
+	intents map[intentKey]intentKind
+	// The first line of each side's verbs (see side): 0 for none yet.
+	apiLine, brokerLine int
+	en, ru              string
+	narrLine            int
 }
 
 var headers = []string{"title", "title-ru", "summary", "summary-ru",
-	"max-deliveries", "processing-ttl", "done-ttl", "inbox-retention", "handlers"}
+	"max-deliveries", "processing-ttl", "done-ttl", "inbox-retention", "key-ttl", "handlers"}
 
 func (p *parser) line(n int, line string) error {
 	if strings.ContainsFunc(line, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) {
@@ -308,6 +336,8 @@ func (p *parser) header(n int, name, value string) error {
 		p.s.ProcessingTTL, err = parseDuration(value)
 	case "done-ttl":
 		p.s.DoneTTL, err = parseDuration(value)
+	case "key-ttl":
+		p.s.KeyTTL, err = parseDuration(value)
 	case "inbox-retention":
 		if value == "off" {
 			p.s.InboxRetention = 0
@@ -333,7 +363,7 @@ func (p *parser) header(n int, name, value string) error {
 // commas, each known and named once.
 func parseHandlerList(n int, value string) ([]string, error) {
 	var known []string
-	for _, h := range handlers.List() {
+	for _, h := range append(handlers.List(), apiHandlers()...) {
 		known = append(known, h.Name)
 	}
 	var out []string
@@ -356,8 +386,18 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 	st := Step{Verb: verb}
 	var opts map[string]string
 	var err error
+	if err := p.side(n, verb, args); err != nil {
+		return st, err
+	}
 	switch verb {
-	case VerbPublish, VerbRetry, VerbChangePayload, VerbShip:
+	case VerbRequest, VerbRequestConcurrent:
+		return p.apiStep(n, verb, args)
+	case VerbRetry:
+		if len(args) > 0 && p.intents[intentKey{requestTenant(args), args[0]}] == requested {
+			return p.apiStep(n, verb, args)
+		}
+		fallthrough
+	case VerbPublish, VerbChangePayload, VerbShip:
 		if len(args) == 0 || strings.Contains(args[0], "=") {
 			return st, errf(n, "%s needs an operation id first, as in: %s", "%s: сначала нужен id операции, например: %s", verb, usage(verb))
 		}
@@ -379,10 +419,10 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 		}
 		ik := intentKey{st.Tenant, st.Op}
 		if verb == VerbPublish {
-			if p.intents[ik] {
+			if p.intents[ik] != 0 {
 				return st, errf(n, "operation %s of tenant %s is already published; use retry or change-payload to send it again", "операция %s тенанта %s уже опубликована; чтобы отправить её снова, используйте retry или change-payload", st.Op, st.Tenant)
 			}
-			p.intents[ik] = true
+			p.intents[ik] = published
 			if st.Account, err = idOption(n, opts, "account", DefaultAccount); err != nil {
 				return st, err
 			}
@@ -393,7 +433,7 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 				}
 				st.KeyMode = k
 			}
-		} else if !p.intents[ik] {
+		} else if p.intents[ik] != published {
 			return st, errf(n, "%s: operation %s of tenant %s has not been published yet; publish it first", "%s: операция %s тенанта %s ещё не опубликована; сначала опубликуйте её", verb, st.Op, st.Tenant)
 		}
 		if verb == VerbPublish || verb == VerbChangePayload {
@@ -481,6 +521,10 @@ func usage(verb string) string {
 		return "gateway down, gateway timeout, gateway dedup on, gateway stall 90m"
 	case VerbDeliverConcurrent:
 		return "deliver-concurrent [same] [switch=2,5]"
+	case VerbRequest:
+		return "request pay-1 amount=100 [tenant=acme] [account=alice] [key=op|fresh|none] [lose-response] [crash=after-effect]"
+	case VerbRequestConcurrent:
+		return "request-concurrent pay-1 [amount=100] [switch=2,5]"
 	}
 	return verb
 }
@@ -615,7 +659,13 @@ func (st Step) String() string {
 		if st.KeyMode != KeyOp {
 			b.WriteString(" key=" + st.KeyMode)
 		}
+	case VerbRequest, VerbRequestConcurrent:
+		writeRequest(&b, st)
 	case VerbRetry, VerbShip, VerbChangePayload:
+		if st.Verb == VerbRetry && st.API {
+			writeRequest(&b, st)
+			break
+		}
 		b.WriteString(" " + st.Op)
 		if st.Verb == VerbChangePayload {
 			fmt.Fprintf(&b, " amount=%d", st.Amount)
@@ -696,6 +746,9 @@ func (s *Script) String() string {
 	}
 	if s.InboxRetention != 0 {
 		header("inbox-retention", formatDuration(s.InboxRetention))
+	}
+	if s.KeyTTL != DefaultKeyTTL {
+		header("key-ttl", formatDuration(s.KeyTTL))
 	}
 	header("handlers", strings.Join(s.Handlers, ","))
 	for _, st := range s.Steps {

@@ -76,12 +76,14 @@ func defaultHeaders() sim.Script {
 		MaxDeliveries: sim.DefaultMaxDeliveries,
 		ProcessingTTL: sim.DefaultProcessingTTL,
 		DoneTTL:       sim.DefaultDoneTTL,
+		KeyTTL:        sim.DefaultKeyTTL,
 	}
 }
 
 func TestVerbsListsEveryVerbOnce(t *testing.T) {
 	want := []string{sim.VerbPublish, sim.VerbRetry, sim.VerbChangePayload, sim.VerbDeliver, sim.VerbRedeliver,
-		sim.VerbDeliverConcurrent, sim.VerbDLQReplay, sim.VerbAdvance, sim.VerbGateway, sim.VerbShip, sim.VerbDrain}
+		sim.VerbDeliverConcurrent, sim.VerbDLQReplay, sim.VerbAdvance, sim.VerbGateway, sim.VerbShip, sim.VerbDrain,
+		sim.VerbRequest, sim.VerbRequestConcurrent}
 	if got := sim.Verbs(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Verbs() = %v, want %v", got, want)
 	}
@@ -778,22 +780,44 @@ func checkRoundTrip(t *testing.T, s *sim.Script) {
 	}
 }
 
+// allAPIScript uses every verb and option of the API side (a script tells
+// one side: see TestScriptSides).
+const allAPIScript = `key-ttl: 10m
+request pay-1 amount=100
+request pay-2 amount=250 tenant=globex account=bob key=v7 lose-response
+request pay-3 amount=40 key=fresh crash=after-effect
+request pay-4 amount=1 key=none
+retry pay-1
+retry pay-1 amount=150 lose-response
+retry pay-2 tenant=globex crash=call:3
+request-concurrent pay-5 amount=70 switch=2,4
+request-concurrent pay-1
+advance 11m
+gateway dedup on
+retry pay-3 crash=after-call:2
+`
+
 func TestScriptStringRoundTrip(t *testing.T) {
 	t.Run("hand-written script with every verb", func(t *testing.T) {
 		s := parseOK(t, allVerbsScript)
 		if len(s.Steps) != 36 {
 			t.Fatalf("got %d steps, want 36", len(s.Steps))
 		}
+		api := parseOK(t, allAPIScript)
 		seen := map[string]bool{}
-		for _, st := range s.Steps {
+		for _, st := range append(s.Steps, api.Steps...) {
 			seen[st.Verb] = true
 		}
 		for _, v := range sim.Verbs() {
 			if !seen[v] {
-				t.Errorf("allVerbsScript lacks verb %s", v)
+				t.Errorf("allVerbsScript and allAPIScript lack verb %s", v)
 			}
 		}
 		checkRoundTrip(t, s)
+		checkRoundTrip(t, api)
+		if !api.API || s.API {
+			t.Errorf("API: %v for the API script, %v for the broker's", api.API, s.API)
+		}
 	})
 	t.Run("canonical form of the hand-written script", func(t *testing.T) {
 		s := parseOK(t, allVerbsScript)
@@ -838,5 +862,33 @@ func TestScriptStringRoundTrip(t *testing.T) {
 				t.Errorf("Parse(Source) differs from Script")
 			}
 		})
+	}
+}
+
+// TestScriptSides: a script tells the broker side or the API side, and
+// says which line made it so when a verb of the other side follows; a
+// retry is the client's or the producer's by what its operation was.
+func TestScriptSides(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"publish a amount=1\nrequest b amount=1\n", "line 2: request is the API side, and this script tells the broker side (line 1)"},
+		{"request b amount=1\ndeliver\n", "line 2: deliver is the broker side, and this script tells the API side (line 1)"},
+		{"request a amount=1\nrequest a amount=1\n", "line 2: operation a of tenant acme is already sent; use retry"},
+		{"request a amount=1\nretry a account=bob\n", `line 2: retry: unknown option "account"`},
+		{"request-concurrent a\n", "line 1: request-concurrent needs amount=N"},
+		{"request a amount=1\nrequest-concurrent a amount=2\n", "line 2: request-concurrent of a request sent before repeats it as it was"},
+		{"request a amount=1 key=uuid\n", "line 1: key=uuid: unknown key mode; valid modes: op, v7, fresh, none"},
+		{"request a amount=1 crash=before-ack\n", "line 1: crash=before-ack: unknown crash point; valid points: before-effect, after-effect, call:N"},
+		{"request a amount=1 lose-response lose-response\n", "line 1: request: lose-response given twice"},
+		{"retry a\n", "line 1: retry: operation a of tenant acme has not been published yet"},
+		{"key-ttl: soon\nrequest a amount=1\n", "line 1: key-ttl"},
+	} {
+		_, err := sim.Parse(c.src)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want %q", c.src, err, c.want)
+		}
+	}
+	s := parseOK(t, "request a amount=1\nretry a\npublish-free: no\n"[:len("request a amount=1\nretry a\n")])
+	if !s.Steps[1].API {
+		t.Errorf("retry of a request is not the API's")
 	}
 }

@@ -42,6 +42,10 @@ const (
 	KindSwitch   = "switch"   // the gateway goes down or up
 	KindNote     = "note"     // the engine explains a no-op
 	KindConflict = "conflict" // a changed payload was acked without quarantine
+	// The API side (api.go).
+	KindRequest     = "request"      // client -> server: an API request
+	KindResponse    = "response"     // server -> client: its answer
+	KindWrongStatus = "wrong-status" // the oracle: an answer other than the one due
 )
 
 // tracer collects the events of one world. Only one worker runs at a time,

@@ -6,6 +6,12 @@ package sim
 
 // Verdicts lists every verdict, in the order a form offers them.
 func Verdicts() []Verdict {
+	return []Verdict{OK, Duplicate, Lost, Poison, SilentConflict, WrongStatus}
+}
+
+// MessageVerdicts are the verdicts a run of message handlers can reach:
+// all but the API's wrong-status.
+func MessageVerdicts() []Verdict {
 	return []Verdict{OK, Duplicate, Lost, Poison, SilentConflict}
 }
 
@@ -17,6 +23,7 @@ var verdictText = map[Verdict]verdictWords{
 	Lost:           {[2]string{"lost", "потеря"}, [2]string{"credited too little", "зачислено меньше, чем нужно"}},
 	Poison:         {[2]string{"poison", "зацикливание"}, [2]string{"a handled message looped into the DLQ", "уже обработанное сообщение ходит по кругу, пока не попадёт в DLQ"}},
 	SilentConflict: {[2]string{"silent conflict", "тихий конфликт"}, [2]string{"another payload under the same key was acked as a repeat, neither applied nor quarantined", "другое содержимое под тем же ключом подтверждено как повтор: не применено и не отправлено в карантин"}},
+	WrongStatus:    {[2]string{"wrong status", "неверный статус"}, [2]string{"the API answered a request with another status than the one due", "API ответил на запрос не тем статусом, который положен"}},
 }
 
 func langIndex(lang string) int {

@@ -92,6 +92,9 @@ type world struct {
 	// stalled gateway call moves the clock) met inside a delivery, where
 	// it cannot be returned: the step returns it.
 	engineErr error
+
+	// api is the API side's state (api.go); nil on the broker side.
+	api *apiState
 }
 
 // intent is one business operation the producer wants done once.
@@ -102,6 +105,9 @@ type intent struct {
 	// variants are the amounts published under the key, the first one
 	// first: more than one when a changed payload reused it.
 	variants []int64
+	// optional: an API request sent without a key, which the right
+	// server refuses (amount 0); one charge of it is tolerated.
+	optional bool
 }
 
 // apply records an effect made durable for the message's operation.
@@ -309,6 +315,7 @@ func (w *world) deps(wk *worker, point func(string)) handlers.Deps {
 		Now:           func() time.Time { return w.now },
 		ProcessingTTL: w.script.ProcessingTTL,
 		DoneTTL:       w.script.DoneTTL,
+		KeyTTL:        w.script.KeyTTL,
 		Point:         point,
 		Log: func(format string, args ...any) {
 			w.t.emit(KindLog, fmt.Sprintf(format, args...), "")
@@ -345,6 +352,11 @@ func (w *world) balance() (int64, error) {
 			return 0, err
 		}
 		w.sumWrites, w.sumRead = w.t.writes, true
+	}
+	if w.handler.API != nil {
+		// An API handler's effect is the charge: its ledger only records
+		// it (counting both would count each payment twice).
+		return w.gateway.charged, nil
 	}
 	return w.sum + w.gateway.charged, nil
 }

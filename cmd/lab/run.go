@@ -74,11 +74,11 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			names = append(names, n)
 		}
 	}
-	if _, err := sim.Handlers(names); err != nil {
+	if _, err := sim.HandlersFor(script, names); err != nil {
 		fmt.Fprintf(stderr, "lab run: --handlers: %v\n", err)
 		return exitUsage
 	}
-	if !flagGiven(fs, "handlers") && len(script.Handlers) > 0 {
+	if !flagGiven(fs, "handlers") && len(script.Handlers) > 0 && !script.API {
 		// As in the web lab: the core handlers and those the scenario's
 		// story is about (its handlers: header), in the handlers' order.
 		names = nil

@@ -1,0 +1,390 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/idempotency-lab/lab/handlers"
+)
+
+// The API side in the engine. A script of request steps (api_script.go)
+// has a client where the broker side has a producer: it sends POST
+// /payments with an Idempotency-Key header to an API handler, which a
+// server process (server-1, and server-2 when two copies race) runs just
+// as a worker runs a message handler: the same crash points, I/O calls,
+// switches and effect counting. The client gets the answer, unless the
+// step loses it or the server dies first; at the end it retries every
+// request it got no final answer to, with backoff, as a well-behaved
+// client does (settleAPI).
+//
+// The oracle judges the money as on the broker side (the customer is
+// charged once per intent: duplicate, lost) and, besides, every answer
+// the server gave against the one the Idempotency-Key draft makes due
+// (dueFor): 400 without a key, 422 for a key reused with another body
+// (answered with a success instead: a silent conflict), 409 while the
+// key's first request is still in flight, and the saved answer, the same
+// status and body, for a repeat. Any other wrong answer is the verdict
+// wrong-status.
+
+// apiState is what an API world keeps besides the shared machinery.
+type apiState struct {
+	n    int                  // requests sent, for their ids (req-1, req-2…)
+	reqs map[*Message]*apiReq // every request by its message
+	keys map[string]*keyRecord
+	// unanswered are the requests the client is still waiting on (no
+	// answer, or one that says to try again: 409, 5xx), by operation.
+	unanswered map[intentKey]*apiReq
+	wrong      []string // answers that were not due, for the verdict
+}
+
+// apiReq is one request as the client sent it.
+type apiReq struct {
+	msg  *Message
+	body string
+	lose bool
+	due  due
+}
+
+// keyRecord is what the oracle knows of one key of one tenant.
+type keyRecord struct {
+	body     string                // of the first request under the key
+	first    time.Time             // when it was first used: the key lives Script.KeyTTL from then
+	final    *handlers.APIResponse // the first final answer, which every repeat must get again
+	inFlight map[*Message]bool     // requests under the key still being served
+}
+
+// due is the answer a request should get, as the oracle sees it when the
+// request arrives.
+type due struct {
+	kind  string // dueNew, dueNoKey, dueConflict, dueRace, dueReplay
+	saved *handlers.APIResponse
+}
+
+const (
+	dueNew      = "new"      // a first request: any success or a server error
+	dueNoKey    = "no-key"   // 400
+	dueConflict = "conflict" // 422
+	dueRace     = "race"     // 409, or a success: another request with the key is in flight (or died in it), either may win
+	dueReplay   = "replay"   // the saved answer again (or a server error)
+)
+
+// apiHandlers are the API handlers as the engine runs them.
+func apiHandlers() []handlers.Info {
+	var out []handlers.Info
+	for _, h := range handlers.APIList() {
+		out = append(out, handlers.Info{Name: h.Name, Summary: h.Summary, Core: true, Schema: h.Schema,
+			File: h.File, Func: h.Func, API: h.Handle})
+	}
+	return out
+}
+
+// requestBody is the JSON body the client sends for an operation.
+func requestBody(account string, amount int64) string {
+	return fmt.Sprintf(`{"account":%q,"amount":%d}`, account, amount)
+}
+
+// request is a request, request-concurrent or API retry step.
+func (w *world) request(st Step) error {
+	if w.api == nil {
+		w.api = &apiState{reqs: map[*Message]*apiReq{}, keys: map[string]*keyRecord{}, unanswered: map[intentKey]*apiReq{}}
+	}
+	ik := intentKey{st.Tenant, st.Op}
+	in := w.intents[ik]
+	if in == nil {
+		in = &intent{tenant: st.Tenant, op: st.Op, account: st.Account, amount: st.Amount, keyMode: st.KeyMode}
+		switch st.KeyMode {
+		case KeyOp:
+			in.key = st.Op
+		case KeyV7:
+			in.key = w.newKey(true)
+		}
+		in.variants = []int64{st.Amount}
+		if st.KeyMode == KeyNone {
+			// Without a key the right answer is 400 and no charge; a server
+			// that charges anyway is judged by its answer, and by the money
+			// once it charges twice (see verdict).
+			in.amount, in.optional = 0, true
+		}
+		w.intents[ik] = in
+		if _, err := w.db.Exec(`INSERT INTO accounts (id) VALUES (?) ON CONFLICT DO NOTHING`, in.account); err != nil {
+			return err
+		}
+	}
+	amount := in.variants[len(in.variants)-1]
+	if st.Verb == VerbRetry && st.Amount > 0 {
+		amount = st.Amount
+		if !containsAmount(in.variants, amount) {
+			in.variants = append(in.variants, amount)
+		}
+	}
+	n := 1
+	if st.Verb == VerbRequestConcurrent {
+		n = 2
+	}
+	if err := w.allow(n); err != nil {
+		return err
+	}
+	var ws []*worker
+	for i := range n {
+		key := in.key
+		if in.keyMode == KeyFresh {
+			key = w.newKey(false) // a new key on every send: the anti-pattern
+		}
+		w.api.n++
+		m := &Message{TransportID: fmt.Sprintf("req-%d", w.api.n), Key: key, Tenant: in.tenant, Op: in.op,
+			Account: in.account, Amount: amount, Deliveries: 1}
+		w.api.reqs[m] = &apiReq{msg: m, body: requestBody(in.account, amount), lose: st.Lose}
+		wk := newWorker(i+1, m, st.Crash)
+		wk.name = fmt.Sprintf("server-%d", i+1)
+		ws = append(ws, wk)
+	}
+	if n == 2 {
+		ws[1].second = true
+		if st.Switch != nil {
+			switchAt(ws, st.Switch)
+		} else {
+			ws[0].slowAck = true // no race window: it answers late
+		}
+	}
+	w.deliver(ws)
+	return nil
+}
+
+func containsAmount(as []int64, a int64) bool {
+	for _, x := range as {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
+
+// serve is a server process handling one request: work's counterpart on
+// the API side.
+func (w *world) serve(wk *worker) {
+	m := wk.msg
+	r := w.api.reqs[m]
+	if w.onDeliver != nil {
+		w.onDeliver()
+	}
+	w.deliveries++
+	header := "Idempotency-Key: " + m.Key
+	headerRU := header
+	if m.Key == "" {
+		header, headerRU = "no Idempotency-Key", "без Idempotency-Key"
+	}
+	again, againRU := "", ""
+	if wk.second {
+		again, againRU = " (a second copy, while the first is still in progress)", " (вторая копия, пока первая ещё обрабатывается)"
+	}
+	w.t.add(Event{Actor: "client", Kind: KindRequest, Msg: m.TransportID, To: wk.name,
+		Text:   fmt.Sprintf("%s to %s%s: POST /payments, %s, %s", m.TransportID, wk.name, again, header, r.body),
+		TextRU: fmt.Sprintf("%s для %s%s: POST /payments, %s, %s", m.TransportID, wk.name, againRU, headerRU, r.body)})
+	r.due = w.arrive(r)
+
+	point := w.pointFunc(wk)
+	w.turnBegin(wk)
+	resp := w.callAPI(wk, point)
+	w.turnEnd(wk, false)
+	w.t.actor = wk.name
+	if wk.slowAck && !wk.yielded && !wk.dead {
+		wk.yield(fmt.Sprintf("%s is slow to answer: the other copy runs now", wk.name),
+			fmt.Sprintf("%s медлит с ответом: сейчас работает другая копия", wk.name))
+		w.t.actor = wk.name
+	}
+	ik := intentKey{m.Tenant, m.Op}
+	rec := w.api.keys[keyOf(m)]
+	if rec != nil && !wk.dead {
+		// A server that died never lets go of the key by itself: the
+		// next requests may meet its lock (409) until the server decides
+		// the lock is abandoned, which is its own choice.
+		delete(rec.inFlight, m)
+	}
+	if wk.dead {
+		w.t.add(Event{Actor: "client", Kind: KindNote, Msg: m.TransportID,
+			Text:   fmt.Sprintf("%s: no answer, the server died: for the client the request timed out", m.TransportID),
+			TextRU: fmt.Sprintf("%s: ответа нет, сервер упал: для клиента запрос завершился по таймауту", m.TransportID)})
+		w.api.unanswered[ik] = r
+		return
+	}
+	replayed := ""
+	if resp.Replayed {
+		replayed = " (Idempotent-Replayed: true)"
+	}
+	w.t.add(Event{Actor: wk.name, Kind: KindResponse, Msg: m.TransportID, To: "client",
+		Text:   fmt.Sprintf("%d %s%s %s", resp.Status, http.StatusText(resp.Status), replayed, resp.Body),
+		TextRU: fmt.Sprintf("%d %s%s %s", resp.Status, http.StatusText(resp.Status), replayed, resp.Body)})
+	w.judge(r, resp)
+	if rec != nil && rec.final == nil && final(resp.Status) {
+		saved := resp
+		rec.final = &saved
+	}
+	switch {
+	case r.lose:
+		w.t.add(Event{Actor: "client", Kind: KindNote, Msg: m.TransportID,
+			Text:   fmt.Sprintf("%s: the answer never reaches the client: for it, the request timed out", m.TransportID),
+			TextRU: fmt.Sprintf("%s: ответ не доходит до клиента: для него запрос завершился по таймауту", m.TransportID)})
+		w.api.unanswered[ik] = r
+	case final(resp.Status):
+		delete(w.api.unanswered, ik)
+	default:
+		w.api.unanswered[ik] = r // 409 or a server error: try again later
+	}
+}
+
+// final reports whether an answer is the request's last word: a success
+// or a client error, but not 409 (still in progress) or a server error,
+// which say to try again.
+func final(status int) bool {
+	return status < 500 && status != http.StatusConflict
+}
+
+// keyOf is a request's key record's name: keys are the tenant's.
+func keyOf(m *Message) string {
+	if m.Key == "" {
+		return ""
+	}
+	return m.Tenant + "\x00" + m.Key
+}
+
+// arrive is the oracle's view of a request arriving: the answer due, and
+// the key's record brought up to date.
+func (w *world) arrive(r *apiReq) due {
+	m := r.msg
+	if m.Key == "" {
+		return due{kind: dueNoKey}
+	}
+	rec := w.api.keys[keyOf(m)]
+	if rec != nil && w.now.Sub(rec.first) >= w.script.KeyTTL {
+		rec = nil // expired: from here on the key is new again
+	}
+	if rec == nil {
+		rec = &keyRecord{body: r.body, first: w.now, inFlight: map[*Message]bool{}}
+		w.api.keys[keyOf(m)] = rec
+		rec.inFlight[m] = true
+		return due{kind: dueNew}
+	}
+	if rec.body != r.body {
+		return due{kind: dueConflict}
+	}
+	if rec.final != nil {
+		return due{kind: dueReplay, saved: rec.final}
+	}
+	d := due{kind: dueRace}
+	if len(rec.inFlight) == 0 {
+		// Its earlier requests got no final answer (their answers said
+		// to try again): this one may finish the work.
+		d.kind = dueNew
+	}
+	rec.inFlight[m] = true
+	return d
+}
+
+// judge compares an answer with the one due and records a wrong one.
+func (w *world) judge(r *apiReq, resp handlers.APIResponse) {
+	m := r.msg
+	wrong := func(en, ru string) {
+		w.api.wrong = append(w.api.wrong, m.TransportID+": "+en)
+		w.t.add(Event{Actor: "oracle", Kind: KindWrongStatus, Msg: m.TransportID, Text: en, TextRU: ru})
+	}
+	s := resp.Status
+	switch r.due.kind {
+	case dueNoKey:
+		if s != http.StatusBadRequest {
+			wrong(fmt.Sprintf("answered %d without an Idempotency-Key, where 400 was due: a request the client cannot retry safely should be refused", s),
+				fmt.Sprintf("ответ %d на запрос без Idempotency-Key, а нужен 400: запрос, который клиент не может безопасно повторить, надо отклонить", s))
+		}
+	case dueConflict:
+		switch {
+		case s >= 200 && s < 300:
+			w.conflicts++
+			w.t.add(Event{Actor: "oracle", Kind: KindConflict, Msg: m.TransportID,
+				Text:   fmt.Sprintf("key %s reused with another body (amount %d), yet answered %d as if it were the first request: 422 was due", m.Key, m.Amount, s),
+				TextRU: fmt.Sprintf("ключ %s повторён с другим телом (сумма %d), но ответ %d, будто это первый запрос: нужен 422", m.Key, m.Amount, s)})
+		case s != http.StatusUnprocessableEntity && s < 500:
+			wrong(fmt.Sprintf("answered %d to a key reused with another body, where 422 was due", s),
+				fmt.Sprintf("ответ %d на ключ, повторённый с другим телом, а нужен 422", s))
+		}
+	case dueRace:
+		if s != http.StatusConflict && (s < 200 || s >= 300) && s < 500 {
+			wrong(fmt.Sprintf("answered %d while another request with the key was in flight, where 409 (or the one success) was due", s),
+				fmt.Sprintf("ответ %d, пока другой запрос с этим ключом ещё выполнялся, а нужен 409 (или единственный успех)", s))
+		}
+	case dueReplay:
+		saved := r.due.saved
+		if s < 500 && (s != saved.Status || resp.Body != saved.Body) {
+			wrong(fmt.Sprintf("answered %d %s to a repeat, where the saved answer %d %s was due", s, resp.Body, saved.Status, saved.Body),
+				fmt.Sprintf("ответ %d %s на повтор, а нужен сохранённый ответ %d %s", s, resp.Body, saved.Status, saved.Body))
+		}
+	case dueNew:
+		if s == http.StatusConflict || (s >= 400 && s < 500 && s != http.StatusBadRequest) {
+			wrong(fmt.Sprintf("answered %d to a request whose key no other request holds, where a success was due", s),
+				fmt.Sprintf("ответ %d на запрос, ключ которого не занят другим запросом, а нужен успех", s))
+		}
+	}
+}
+
+// callAPI runs the API handler, turning the crash signal into a dead
+// server and a panic into a 500.
+func (w *world) callAPI(wk *worker, point func(string)) (resp handlers.APIResponse) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(crashSignal); ok {
+				return // wk.dead says so
+			}
+			resp = handlers.APIResponse{Status: http.StatusInternalServerError, Body: fmt.Sprintf(`{"title":"handler panicked: %v"}`, r)}
+		}
+	}()
+	m := wk.msg
+	req := handlers.APIRequest{Tenant: m.Tenant, Key: m.Key, Method: http.MethodPost, Path: "/payments",
+		Body: []byte(w.api.reqs[m].body), Account: m.Account, Amount: m.Amount}
+	return w.handler.API(context.Background(), w.deps(wk, point), req)
+}
+
+// clientBackoff is how long the client waits before each of its retries
+// at the end of the script: its retry horizon is their sum, 15 minutes.
+var clientBackoff = []time.Duration{0, time.Minute, 2 * time.Minute, 4 * time.Minute, 8 * time.Minute}
+
+// settleAPI is the settlement of an API world: the gateway comes back and
+// the client retries every request it has no final answer to, the same
+// key and body, after each backoff, until none is left.
+func (w *world) settleAPI() error {
+	if w.gateway.mode != GatewayUp || w.gateway.stall > 0 {
+		w.step(Step{Verb: VerbGateway, Gateway: GatewayUp, Up: true})
+	}
+	for _, wait := range clientBackoff {
+		if len(w.api.unanswered) == 0 {
+			return nil
+		}
+		if wait > 0 {
+			if err := w.step(Step{Verb: VerbAdvance, Advance: wait}); err != nil {
+				return err
+			}
+		}
+		for _, in := range w.intentList() {
+			r := w.api.unanswered[intentKey{in.tenant, in.op}]
+			if r == nil {
+				continue
+			}
+			st := Step{Verb: VerbRetry, API: true, Op: in.op, Tenant: in.tenant}
+			if r.msg.Amount != in.variants[len(in.variants)-1] {
+				st.Amount = r.msg.Amount
+			}
+			if err := w.step(st); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// apiVerdict adds the API's own judgement to the money's: wrong answers.
+func (w *world) apiVerdict() (Verdict, string, bool) {
+	if w.api == nil || len(w.api.wrong) == 0 {
+		return "", "", false
+	}
+	return WrongStatus, strings.Join(w.api.wrong, "; "), true
+}

@@ -1,0 +1,171 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// The API side of the script language: a client calls a payments API
+// (POST /payments with an Idempotency-Key header), and one of the API
+// handlers serves it.
+//
+//	request pay-1 amount=100 [tenant=] [account=] [key=op|v7|fresh|none] [lose-response] [crash=POINT]
+//	retry pay-1 [amount=M] [tenant=] [lose-response] [crash=POINT]
+//	request-concurrent pay-1 [amount=N …] [switch=A[,B]]
+//
+// request: the client wants a payment made once, and sends it (the key
+// as for publish: the operation id by default; none sends no header).
+// retry: it sends the same request again, the same key and body; with
+// amount=M the same key and another body. request-concurrent: two copies
+// of the request reach two server processes at once (a new one, with
+// amount=, or again). lose-response: the server answers and the answer
+// never reaches the client. crash=: the server process dies at that
+// point, as a worker does. A script tells one side: its requests are run
+// by the API handlers, its publishes by the message handlers.
+
+// brokerVerbs only make sense with a broker.
+var brokerVerbs = []string{VerbPublish, VerbChangePayload, VerbDeliver, VerbRedeliver,
+	VerbDeliverConcurrent, VerbDLQReplay, VerbShip, VerbDrain}
+
+// side keeps a script to one side: API verbs and broker verbs do not mix.
+func (p *parser) side(n int, verb string, args []string) error {
+	api := verb == VerbRequest || verb == VerbRequestConcurrent
+	broker := slices.Contains(brokerVerbs, verb)
+	switch {
+	case api && p.brokerLine > 0:
+		return errf(n, "%s is the API side, and this script tells the broker side (line %d): write the API story in a script of its own",
+			"%s относится к API, а этот сценарий — о брокере (строка %d): историю про API напишите отдельным сценарием", verb, p.brokerLine)
+	case broker && p.s.API:
+		return errf(n, "%s is the broker side, and this script tells the API side (line %d): write the broker story in a script of its own",
+			"%s относится к брокеру, а этот сценарий — об API (строка %d): историю про брокер напишите отдельным сценарием", verb, p.apiLine)
+	case api && !p.s.API:
+		p.s.API, p.apiLine = true, n
+	case broker && p.brokerLine == 0:
+		p.brokerLine = n
+	}
+	return nil
+}
+
+// requestTenant is the tenant= among a step's arguments, or the default.
+func requestTenant(args []string) string {
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, "tenant="); ok {
+			return v
+		}
+	}
+	return DefaultTenant
+}
+
+// apiStep reads request, request-concurrent, and retry of a request.
+func (p *parser) apiStep(n int, verb string, args []string) (Step, error) {
+	st := Step{Verb: verb, API: true}
+	if len(args) == 0 || strings.Contains(args[0], "=") || args[0] == "lose-response" {
+		return st, errf(n, "%s needs an operation id first, as in: %s", "%s: сначала нужен id операции, например: %s", verb, usage(verb))
+	}
+	st.Op = args[0]
+	if err := checkID(n, "operation id", st.Op); err != nil {
+		return st, err
+	}
+	var kv []string
+	for _, a := range args[1:] {
+		if a != "lose-response" {
+			kv = append(kv, a)
+			continue
+		}
+		if st.Lose || verb == VerbRequestConcurrent {
+			return st, errf(n, "%s: lose-response given twice, or with request-concurrent (which has none), as in: %s",
+				"%s: lose-response указан дважды или с request-concurrent (там его нет), например: %s", verb, usage(verb))
+		}
+		st.Lose = true
+	}
+	allowed := map[string][]string{
+		VerbRequest:           {"amount", "tenant", "account", "key", "crash"},
+		VerbRetry:             {"amount", "tenant", "crash"},
+		VerbRequestConcurrent: {"amount", "tenant", "account", "key", "switch"},
+	}[verb]
+	opts, err := options(n, verb, kv, allowed)
+	if err != nil {
+		return st, err
+	}
+	if st.Tenant, err = idOption(n, opts, "tenant", DefaultTenant); err != nil {
+		return st, err
+	}
+	ik := intentKey{st.Tenant, st.Op}
+	fresh := verb == VerbRequest || (verb == VerbRequestConcurrent && p.intents[ik] == 0)
+	switch {
+	case fresh && p.intents[ik] != 0:
+		return st, errf(n, "operation %s of tenant %s is already sent; use retry to send it again", "операция %s тенанта %s уже отправлена; чтобы отправить её снова, используйте retry", st.Op, st.Tenant)
+	case !fresh && p.intents[ik] != requested:
+		return st, errf(n, "%s: operation %s of tenant %s has not been requested yet; send it with request first", "%s: операция %s тенанта %s ещё не отправлена; сначала отправьте её через request", verb, st.Op, st.Tenant)
+	case !fresh && (opts["account"] != "" || opts["key"] != ""):
+		return st, errf(n, "%s: account= and key= belong to the first request of an operation", "%s: account= и key= задаются в первом запросе операции", verb)
+	case verb == VerbRequestConcurrent && !fresh && opts["amount"] != "":
+		return st, errf(n, "request-concurrent of a request sent before repeats it as it was: for another amount use retry %s amount=N", "request-concurrent уже отправленного запроса повторяет его как есть: для другой суммы используйте retry %s amount=N", st.Op)
+	}
+	if fresh {
+		p.intents[ik] = requested
+		if st.Account, err = idOption(n, opts, "account", DefaultAccount); err != nil {
+			return st, err
+		}
+		st.KeyMode = KeyOp
+		if k, ok := opts["key"]; ok {
+			if k != KeyOp && k != KeyV7 && k != KeyFresh && k != KeyNone {
+				return st, errf(n, "key=%s: unknown key mode; valid modes: op, v7, fresh, none", "key=%s: неизвестный режим ключа; допустимые: op, v7, fresh, none", k)
+			}
+			st.KeyMode = k
+		}
+	}
+	if v, ok := opts["amount"]; ok {
+		var aerr *Error
+		if st.Amount, aerr = parseAmount(v); aerr != nil {
+			return st, wrapf(n, aerr, "amount=%s", v)
+		}
+	} else if fresh {
+		return st, errf(n, "%s needs amount=N (a positive whole number of minor units), as in: %s", "%s: нужна сумма amount=N (целое положительное число в минимальных единицах), например: %s", verb, usage(verb))
+	}
+	if c, ok := opts["crash"]; ok {
+		if _, _, call := CallCrash(c); !call && c != CrashBeforeEffect && c != CrashAfterEffect {
+			return st, errf(n, "crash=%s: unknown crash point; valid points: before-effect, after-effect, call:N (just before the request's N-th call to the database, Redis or the gateway), after-call:N (right after it), N from 1 to %d",
+				"crash=%s: неизвестная точка падения; допустимые: before-effect, after-effect, call:N (перед N-м обращением запроса к базе, Redis или шлюзу), after-call:N (сразу после него), N от 1 до %d", c, MaxCall)
+		}
+		st.Crash = c
+	}
+	if v, ok := opts["switch"]; ok {
+		var serr *Error
+		if st.Switch, serr = parseSwitch(n, v); serr != nil {
+			return st, serr
+		}
+	}
+	return st, nil
+}
+
+// writeRequest writes an API step's arguments, as apiStep reads them.
+func writeRequest(b *strings.Builder, st Step) {
+	b.WriteString(" " + st.Op)
+	if st.Amount > 0 {
+		fmt.Fprintf(b, " amount=%d", st.Amount)
+	}
+	if st.Tenant != DefaultTenant && st.Tenant != "" {
+		b.WriteString(" tenant=" + st.Tenant)
+	}
+	if st.Account != DefaultAccount && st.Account != "" {
+		b.WriteString(" account=" + st.Account)
+	}
+	if st.KeyMode != KeyOp && st.KeyMode != "" {
+		b.WriteString(" key=" + st.KeyMode)
+	}
+	if st.Lose {
+		b.WriteString(" lose-response")
+	}
+	if st.Crash != "" {
+		b.WriteString(" crash=" + st.Crash)
+	}
+	if st.Switch != nil {
+		parts := make([]string, len(st.Switch))
+		for i, c := range st.Switch {
+			parts[i] = fmt.Sprint(c)
+		}
+		b.WriteString(" switch=" + strings.Join(parts, ","))
+	}
+}
