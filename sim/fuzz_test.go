@@ -56,7 +56,11 @@ func FuzzParse(f *testing.F) {
 	if err != nil {
 		f.Fatalf("Presets: %v", err)
 	}
-	for _, p := range presets {
+	api, err := sim.APIPresets()
+	if err != nil {
+		f.Fatalf("APIPresets: %v", err)
+	}
+	for _, p := range append(presets, api...) {
 		f.Add(p.Source)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
@@ -99,7 +103,11 @@ func FuzzRun(f *testing.F) {
 	if err != nil {
 		f.Fatalf("Presets: %v", err)
 	}
-	for _, p := range presets {
+	api, err := sim.APIPresets()
+	if err != nil {
+		f.Fatalf("APIPresets: %v", err)
+	}
+	for _, p := range append(presets, api...) {
 		f.Add(p.Source)
 	}
 	f.Fuzz(func(t *testing.T, src string) {

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-//go:embed presets/*.lab presets/index.txt
+//go:embed presets/*.lab presets/index.txt presets/api/*.lab presets/api/index.txt
 var presetFiles embed.FS
 
 // Preset is a named scenario shipped with the lab, with narration for every
@@ -23,16 +23,27 @@ func Presets() ([]Preset, error) {
 	return LoadPresets(presetFiles)
 }
 
+// APIPresets returns the API side's presets (presets/api), in teaching
+// order: scripts of requests, run by the API handlers.
+func APIPresets() ([]Preset, error) {
+	return loadPresets(presetFiles, "presets/api")
+}
+
 // LoadPresets reads presets from fsys: a presets/index.txt naming them in
 // order, and one presets/NAME.lab per name.
 func LoadPresets(fsys fs.FS) ([]Preset, error) {
-	index, err := fs.ReadFile(fsys, "presets/index.txt")
+	return loadPresets(fsys, "presets")
+}
+
+// loadPresets reads dir/index.txt and the presets it names.
+func loadPresets(fsys fs.FS, dir string) ([]Preset, error) {
+	index, err := fs.ReadFile(fsys, dir+"/index.txt")
 	if err != nil {
 		return nil, err
 	}
 	var out []Preset
 	for _, name := range strings.Fields(string(index)) {
-		src, err := fs.ReadFile(fsys, "presets/"+name+".lab")
+		src, err := fs.ReadFile(fsys, dir+"/"+name+".lab")
 		if err != nil {
 			return nil, fmt.Errorf("preset %s: %w", name, err)
 		}

@@ -165,6 +165,11 @@ func loadScenario(arg string, stdin io.Reader) (string, *sim.Script, error) {
 	if err != nil {
 		return "", nil, err
 	}
+	api, err := sim.APIPresets()
+	if err != nil {
+		return "", nil, err
+	}
+	presets = append(presets, api...)
 	if p, err := sim.FindPreset(presets, arg); err == nil {
 		return p.Name, p.Script, nil
 	}
