@@ -59,3 +59,16 @@ func TestErrorTitles(t *testing.T) {
 		t.Errorf("room vote: status %d\n%s", r.status, excerpt(r.body))
 	}
 }
+
+// TestAPIScriptInTheLab: a script of API requests gets a 422 that says
+// the lab's pages do not show that side yet and how to run it, in both
+// languages, never a 500.
+func TestAPIScriptInTheLab(t *testing.T) {
+	h := newTestServer(t)
+	for lang, want := range map[string]string{"en": "lab run FILE", "ru": "lab run ФАЙЛ"} {
+		r := get(t, h, "/lab?lang="+lang+"&script="+url.QueryEscape("request pay-1 amount=100 lose-response\nretry pay-1"))
+		if r.status != http.StatusUnprocessableEntity || !strings.Contains(html.UnescapeString(r.body), want) {
+			t.Errorf("%s: status %d\n%s", lang, r.status, excerpt(r.body))
+		}
+	}
+}

@@ -83,6 +83,13 @@ func (s *Lab) ReadState(v url.Values) (State, error) {
 			return st, err
 		}
 	}
+	if st.Script.API {
+		// The lab's pages show the broker side; the API side runs in the
+		// engine and the CLI (lab run) for now.
+		e := &page.Error{Status: http.StatusUnprocessableEntity, Key: "err.apiscript"}
+		e.Script = st.Script.String()
+		return st, e
+	}
 	if st.Preset == "" {
 		st.Preset = s.ByScript[st.Script.String()]
 	}
