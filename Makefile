@@ -62,6 +62,7 @@ fuzz:
 	go test ./lessons -run '^$$' -fuzz '^FuzzLesson$$' -fuzztime $(FUZZTIME)
 	go test ./practice -run '^$$' -fuzz '^FuzzParseExport$$' -fuzztime $(FUZZTIME)
 	go test ./web -run '^$$' -fuzz '^FuzzDecodePermalink$$' -fuzztime $(FUZZTIME)
+	go test ./web/tryapi -run '^$$' -fuzz '^FuzzDecodePayment$$' -fuzztime $(FUZZTIME)
 
 ## vendor: refresh static/vendor from npm at the pinned versions
 vendor:

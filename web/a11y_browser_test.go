@@ -120,6 +120,8 @@ func TestBrowserA11yEveryPage(t *testing.T) {
 		{name: "matrix", path: "/matrix", ready: "#matrix"},
 		{name: "check", path: "/check", ready: "#check"},
 		{name: "check-naive", path: "/check/naive", ready: "#story-1"},
+		{name: "try-api", path: "/try-api", ready: "#try-name"},
+		{name: "try-api-sandbox", path: "/try-api/a11y-box", ready: "#try-keys"},
 		{name: "lessons", path: "/lessons", ready: "#lesson-list"},
 		{name: "lessons-search", path: "/lessons?q=inbox", ready: "#hit-list"},
 	}

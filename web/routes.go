@@ -8,6 +8,7 @@ import (
 
 	"github.com/idempotency-lab/lab/web/course"
 	"github.com/idempotency-lab/lab/web/page"
+	"github.com/idempotency-lab/lab/web/tryapi"
 )
 
 // routes lists every address the server answers. Others link to /lab and
@@ -88,6 +89,21 @@ func (s *server) routes() http.Handler {
 	r.With(s.throttled(limit.imports)).Post("/practice/import", s.practice.Only(s.practice.Import))           // multipart "file", then 303 to /practice
 	r.With(s.throttled(limit.rooms)).Post("/rooms", s.classroom.HandleRoom(s.classroom.CreateRoom))           // open a room, secret cookie, 303 to its present page
 	r.With(s.throttled(limit.votes)).Post("/rooms/{code}/vote", s.classroom.HandleRoom(s.classroom.RoomVote)) // student: poll=ID balance=200.00, 303
+
+	// The API side, live (web/tryapi): a payments endpoint people curl,
+	// served by api-idempotency-key in a sandbox of their naming, and the
+	// pages that explain it and show a sandbox's tables as they change.
+	// Everything under /api/v1 answers application/problem+json, its 404,
+	// 405 and 429 too; payments are throttled per client address.
+	r.Route("/api/v1", func(r chi.Router) {
+		r.NotFound(tryapi.NotFound)
+		r.MethodNotAllowed(tryapi.MethodNotAllowed)
+		r.With(s.throttledAPI(limit.payments)).Post("/sandboxes/{sandbox}/payments", s.tryAPI.Pay) // Idempotency-Key, {"account","amount"}: 201 | replay | 4xx
+		r.Get("/sandboxes/{sandbox}/payments", s.tryAPI.List)                                      // the sandbox's tables as JSON
+	})
+	r.Get("/try-api", s.Handle(s.tryAPI.Index))                 // what it is, a form to pick a sandbox (?sandbox= goes to it), the cheat-sheet
+	r.Get("/try-api/{sandbox}", s.Handle(s.tryAPI.Sandbox))     // a sandbox's tables, polled, and its cheat-sheet
+	r.Get("/try-api/{sandbox}/state", s.Handle(s.tryAPI.State)) // the tables alone, for the poll
 
 	r.NotFound(s.Handle(func(_ http.ResponseWriter, r *http.Request) error { return page.NotFound(r.URL.Path) }))
 	r.MethodNotAllowed(s.Handle(func(_ http.ResponseWriter, r *http.Request) error {

@@ -27,6 +27,7 @@ import (
 	"github.com/idempotency-lab/lab/web/labview"
 	"github.com/idempotency-lab/lab/web/page"
 	practicepart "github.com/idempotency-lab/lab/web/practice"
+	"github.com/idempotency-lab/lab/web/tryapi"
 )
 
 // Config is what the server needs.
@@ -88,6 +89,11 @@ type Config struct {
 	// Engine is a real PostgreSQL and Redis the lab may run its handlers
 	// on (engine=real); nil: the embedded engine only.
 	Engine *sim.Engine
+	// MaxSandboxes bounds the live API endpoint's sandboxes (/try-api) at
+	// once: 0 means 200. SandboxIdle is how long one lives after its last
+	// payment: 0 means an hour.
+	MaxSandboxes int
+	SandboxIdle  time.Duration
 }
 
 // server holds what every request reads and nothing it writes: all of it is
@@ -101,6 +107,7 @@ type server struct {
 	course      *course.Course         // the lessons (web/course)
 	practice    *practicepart.Practice // the drill (web/practice)
 	check       *checkpart.Check       // the checker (web/check)
+	tryAPI      *tryapi.TryAPI         // the live API endpoint and its pages (web/tryapi)
 }
 
 // NewServer builds the lab's HTTP handler. It fails only when what it was
@@ -167,6 +174,7 @@ func newServer(cfg Config) (*server, error) {
 	s.lab = &lab.Lab{Lab: lv, Progress: store, Now: now, LessonTitle: s.course.LessonTitle}
 	s.classroom = classroom.New(lv, cfg.Rooms, cfg.Heartbeat, cfg.Stop)
 	s.check = checkpart.New(lv, cfg.CheckBudget)
+	s.tryAPI = tryapi.New(s.Shell, tryapi.Config{MaxSandboxes: cfg.MaxSandboxes, Idle: cfg.SandboxIdle, Now: now})
 	return s, nil
 }
 
@@ -174,5 +182,5 @@ func newServer(cfg Config) (*server, error) {
 // part's. It is built once, when the server starts, and only read
 // afterwards.
 func newCatalog() page.Catalog {
-	return page.NewCatalog(labview.Catalog(), practicepart.Catalog(), course.Catalog(), classroom.Catalog(), checkpart.Catalog())
+	return page.NewCatalog(labview.Catalog(), practicepart.Catalog(), course.Catalog(), classroom.Catalog(), checkpart.Catalog(), tryapi.Catalog())
 }

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/idempotency-lab/lab/web/page"
+	"github.com/idempotency-lab/lab/web/tryapi"
 )
 
 // The limits. Each is far above what a classroom does and far below what
@@ -47,6 +48,14 @@ const (
 	votesPerMinute = 300
 	votesBurst     = 300
 
+	// Payments to the live API endpoint (/api/v1): people curl it by hand,
+	// a class behind one address together, and a retry loop may repeat a
+	// request a few times a second. Each costs a few statements on an
+	// in-memory database; the burst lets a class of 30 send four each at
+	// once, the rate a couple a second each minute after.
+	paymentsPerMinute = 120
+	paymentsBurst     = 120
+
 	// maxClients bounds how many addresses one throttle remembers (about
 	// 200 bytes each). Past it, new addresses share one bucket until idle
 	// ones are forgotten, so a flood of addresses cannot grow the map.
@@ -56,14 +65,15 @@ const (
 // limits are the server's throttles, made once in routes on the server's
 // clock (Config.Now: time.Now, or a test's fake clock).
 type limits struct {
-	rooms, imports, votes *throttle
+	rooms, imports, votes, payments *throttle
 }
 
 func newLimits(now func() time.Time) limits {
 	return limits{
-		rooms:   newThrottle("rooms", roomsPerMinute, roomsBurst, maxClients, now),
-		imports: newThrottle("imports", importsPerMinute, importsBurst, maxClients, now),
-		votes:   newThrottle("votes", votesPerMinute, votesBurst, maxClients, now),
+		rooms:    newThrottle("rooms", roomsPerMinute, roomsBurst, maxClients, now),
+		imports:  newThrottle("imports", importsPerMinute, importsBurst, maxClients, now),
+		votes:    newThrottle("votes", votesPerMinute, votesBurst, maxClients, now),
+		payments: newThrottle("payments", paymentsPerMinute, paymentsBurst, maxClients, now),
 	}
 }
 
@@ -186,6 +196,24 @@ func (s *server) throttled(t *throttle) func(http.Handler) http.Handler {
 			secs := max(1, int(math.Ceil(wait.Seconds())))
 			s.Log.Warn("throttled", "limit", t.name, "client", key, "method", r.Method, "path", page.InputExcerpt(r.URL.Path), "retry_after", secs)
 			s.RenderError(w, r, &page.Error{Status: http.StatusTooManyRequests, Key: "err.throttle", Args: []any{secs}, RetryAfter: secs})
+		})
+	}
+}
+
+// throttledAPI is throttled for the API endpoint: past the limit, a 429
+// problem+json with Retry-After instead of a page.
+func (s *server) throttledAPI(t *throttle) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			key := clientKey(r)
+			ok, wait := t.allow(key)
+			if ok {
+				next.ServeHTTP(w, r)
+				return
+			}
+			secs := max(1, int(math.Ceil(wait.Seconds())))
+			s.Log.Warn("throttled", "limit", t.name, "client", key, "method", r.Method, "path", page.InputExcerpt(r.URL.Path), "retry_after", secs)
+			tryapi.Throttled(w, secs)
 		})
 	}
 }

@@ -66,6 +66,7 @@ func shellCatalog() Catalog {
 		"nav.skip":              {"Skip to the content", "Перейти к содержимому"},
 		"nav.theme.auto":        {"Theme: auto", "Тема: авто"},
 		"nav.theme.dark":        {"Theme: dark", "Тема: тёмная"},
+		"nav.tryapi":            {"API", "API"},
 		"nav.theme.light":       {"Theme: light", "Тема: светлая"},
 		"script.run":            {"Run this script", "Запустить сценарий"},
 	}

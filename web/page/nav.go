@@ -25,6 +25,7 @@ func SiteNav(t Text, r *http.Request) []SectionLink {
 		{"nav.practice", "/practice", nil},
 		{"nav.challenges", "/challenges", nil},
 		{"nav.present", "/present", []string{"/rooms", "/join"}},
+		{"nav.tryapi", "/try-api", nil},
 	}
 	path := r.URL.Path
 	links := make([]SectionLink, len(sections))
