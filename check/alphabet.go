@@ -19,6 +19,9 @@ import (
 // time across each TTL of the header, and the gateway's modes for the
 // handlers that call it.
 func (s *searcher) alphabet(prefix []string) []string {
+	if s.api {
+		return s.apiAlphabet(prefix)
+	}
 	type op struct{ id, tenant string }
 	var ops []op
 	for _, line := range prefix {
@@ -69,6 +72,69 @@ func (s *searcher) alphabet(prefix []string) []string {
 	return out
 }
 
+// apiAlphabet is the alphabet of the API side: a client's requests. It
+// is kept as small as the broker's: a first request (plain, its answer
+// lost, the server dying before or after the charge, two copies at once,
+// no key), a second operation; for each operation a retry, a retry whose
+// answer is lost, a retry with another amount, two copies at once; time
+// past the lock timeouts (2m) and the header's key lifetime; the
+// gateway's modes. The I/O boundaries and switch points are the random
+// search's (apiExtras).
+func (s *searcher) apiAlphabet(prefix []string) []string {
+	var out []string
+	for _, o := range s.apiOps(prefix) {
+		out = append(out, "retry "+o, "retry "+o+" lose-response", "retry "+o+" amount=15000", "request-concurrent "+o)
+	}
+	switch len(s.apiOps(prefix)) {
+	case 0:
+		out = append(out, "request a amount=10000", "request a amount=10000 lose-response",
+			"request a amount=10000 crash=before-effect", "request a amount=10000 crash=after-effect",
+			"request-concurrent a amount=10000", "request a amount=10000 key=none")
+	case 1:
+		out = append(out, "request b amount=5000")
+	}
+	out = append(out, "advance 2m")
+	if ttl := s.header.KeyTTL; ttl > 0 {
+		out = append(out, "advance "+minutes(ttl+time.Minute))
+	}
+	if s.gateway {
+		out = append(out, "gateway down", "gateway timeout", "gateway dedup on")
+	}
+	return out
+}
+
+// apiOps are the operations a prefix requested, as a retry names them.
+func (s *searcher) apiOps(prefix []string) []string {
+	var ops []string
+	for _, line := range prefix {
+		f := strings.Fields(line)
+		if len(f) >= 3 && (f[0] == "request" || f[0] == "request-concurrent") && strings.HasPrefix(f[2], "amount=") {
+			ops = append(ops, f[1])
+		}
+	}
+	return ops
+}
+
+// apiExtras are the random search's extra API steps: the server dying
+// right after each of its calls, in a first request and in a retry, and
+// two copies switching at each call.
+func (s *searcher) apiExtras(prefix []string) []string {
+	var out []string
+	ops := s.apiOps(prefix)
+	for n := 1; n <= s.calls; n++ {
+		if len(ops) == 0 {
+			out = append(out, fmt.Sprintf("request a amount=10000 crash=after-call:%d", n))
+			for m := 1; m <= s.calls; m++ {
+				out = append(out, fmt.Sprintf("request-concurrent a amount=10000 switch=%d,%d", n, m))
+			}
+		}
+		for _, o := range ops {
+			out = append(out, fmt.Sprintf("retry %s crash=after-call:%d", o, n))
+		}
+	}
+	return out
+}
+
 // ttls are the header's lifetimes that time can run past: the Redis
 // claim's and the done mark's, and the inbox's retention when set.
 func (s *searcher) ttls() []time.Duration {
@@ -103,7 +169,11 @@ const maxCalls = 8
 // calls the handler made (at most maxCalls) and whether one was to the
 // payment gateway.
 func (s *searcher) probe() (calls int, gateway bool, err error) {
-	sc, err := sim.Parse(s.text([]string{"publish a amount=10000", "deliver"}))
+	probe, at := []string{"publish a amount=10000", "deliver"}, 1
+	if s.api {
+		probe, at = []string{"request a amount=10000"}, 0
+	}
+	sc, err := sim.Parse(s.text(probe))
 	if err != nil {
 		return 0, false, err
 	}
@@ -111,7 +181,7 @@ func (s *searcher) probe() (calls int, gateway bool, err error) {
 	if err != nil {
 		return 0, false, err
 	}
-	for _, e := range run.Results[0].Trace[1].Events {
+	for _, e := range run.Results[0].Trace[at].Events {
 		calls = max(calls, e.Call)
 		gateway = gateway || e.Kind == sim.KindGateway
 	}

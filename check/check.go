@@ -102,18 +102,25 @@ type searcher struct {
 	opt      Options
 	header   *sim.Script
 	gateway  bool // the handler calls the payment gateway: the gateway steps matter
+	api      bool // an API handler: scripts of requests (apiAlphabet)
 	calls    int  // the I/O calls of one delivery: the boundaries to crash or switch at
 	deadline time.Time
 	explored int
 	found    map[sim.Verdict]Failure
 }
 
+// apiScript stands for any script of requests, to resolve API handlers.
+var apiScript = &sim.Script{API: true}
+
 // Check searches one of the lab's handlers. It fails only on a bad
 // handler name or header, or when ctx ends.
 func Check(ctx context.Context, handler string, opt Options) (Report, error) {
 	infos, err := sim.Handlers([]string{handler})
 	if err != nil {
-		return Report{}, err
+		var aerr error
+		if infos, aerr = sim.HandlersFor(apiScript, []string{handler}); aerr != nil {
+			return Report{}, err
+		}
 	}
 	if len(infos) != 1 || handler == "core" || handler == "all" {
 		return Report{}, fmt.Errorf("check one handler at a time, got %q", handler)
@@ -124,7 +131,7 @@ func Check(ctx context.Context, handler string, opt Options) (Report, error) {
 // CheckHandler searches any handler, the lab's or a person's (labtest).
 func CheckHandler(ctx context.Context, h handlers.Info, opt Options) (Report, error) {
 	opt = opt.withDefaults()
-	if h.Handle == nil || h.Name == "" {
+	if (h.Handle == nil && h.API == nil) || h.Name == "" {
 		return Report{}, errors.New("a handler needs a name and a Handle function")
 	}
 	header, err := sim.Parse(opt.Header)
@@ -134,7 +141,7 @@ func CheckHandler(ctx context.Context, h handlers.Info, opt Options) (Report, er
 	if len(header.Steps) > 0 {
 		return Report{}, errors.New("header: only header lines, no steps")
 	}
-	s := &searcher{ctx: ctx, info: h, opt: opt, header: header, found: map[sim.Verdict]Failure{}}
+	s := &searcher{ctx: ctx, info: h, opt: opt, header: header, found: map[sim.Verdict]Failure{}, api: h.API != nil}
 	if s.calls, s.gateway, err = s.probe(); err != nil {
 		return Report{}, err
 	}
@@ -176,8 +183,10 @@ func (s *searcher) run(steps []string) (sim.Result, *sim.Script, error) {
 		return sim.Result{}, nil, errBudget
 	}
 	sc, err := sim.Parse(s.text(steps))
-	if err != nil {
-		return sim.Result{}, nil, nil // not a valid script: skipped, not run
+	if err != nil || sc.API != s.api {
+		// Not a valid script, or one of the other side (an API script
+		// with no request yet): skipped, not run.
+		return sim.Result{}, nil, nil
 	}
 	s.explored++
 	run, err := sim.Execute(s.ctx, sc, sim.Options{Custom: []handlers.Info{s.info}, StepEvents: 1})
@@ -243,7 +252,7 @@ func (s *searcher) exhaustive() error {
 				if sc == nil || idle(res, len(steps)) || unreached(res, steps) {
 					continue
 				}
-				if strings.HasPrefix(step, "deliver crash=") {
+				if strings.HasPrefix(step, "deliver crash=") || (s.api && strings.Contains(step, " crash=")) {
 					w := world(res)
 					if same[w] {
 						continue
@@ -268,9 +277,15 @@ func (s *searcher) random() error {
 	for range s.opt.Runs {
 		n := 1 + rng.IntN(s.opt.Len)
 		var steps []string
-		extra := s.switches()
+		var extra []string
+		if !s.api {
+			extra = s.switches()
+		}
 		for range n {
 			alpha := append(s.alphabet(steps), extra...)
+			if s.api {
+				alpha = append(alpha, s.apiExtras(steps)...)
+			}
 			steps = append(steps, alpha[rng.IntN(len(alpha))])
 		}
 		res, sc, err := s.run(steps)

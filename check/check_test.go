@@ -313,3 +313,34 @@ func TestSimplerCallBoundaries(t *testing.T) {
 		}
 	}
 }
+
+// TestAPIHandlers: the checker searches the API handlers with the API
+// side's alphabet, and every failure it reports replays from scratch to
+// the same verdict.
+func TestAPIHandlers(t *testing.T) {
+	opt := Options{Depth: 2, Runs: 100, Len: 5}
+	rep := mustCheck(t, "api-key-no-fingerprint", opt)
+	f, ok := failure(rep, sim.SilentConflict)
+	if !ok || f.Steps != 2 || !strings.Contains(f.Script, "request a amount=10000\nretry a amount=15000\n") {
+		t.Errorf("api-key-no-fingerprint: no 2-step silent conflict (a key reused with another amount): %+v", rep.Failures)
+	}
+	// The right handler fails only where nothing could help: the server
+	// dies right after the charge, the provider does not deduplicate, and
+	// nothing recorded the charge.
+	rep = mustCheck(t, "api-idempotency-key", opt)
+	if len(rep.Failures) != 1 || rep.Failures[0].Verdict != sim.Duplicate || !strings.Contains(rep.Failures[0].Script, "crash=after-effect") {
+		t.Errorf("api-idempotency-key: %+v", rep.Failures)
+	}
+	for _, name := range []string{"api-naive", "api-key-no-lock", "api-key-short-ttl"} {
+		rep := mustCheck(t, name, opt)
+		if !rep.Failed() {
+			t.Errorf("%s: no failure found", name)
+		}
+		for _, f := range rep.Failures {
+			run, err := sim.Execute(context.Background(), sim.MustParse(f.Script), sim.Options{Handlers: []string{name}})
+			if err != nil || run.Results[0].Verdict != f.Verdict {
+				t.Errorf("%s: %s does not replay to %s: %v", name, f.Script, f.Verdict, err)
+			}
+		}
+	}
+}

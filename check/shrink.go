@@ -12,6 +12,9 @@ import (
 // without its crash, one worker instead of two, one delivery instead of a
 // drain.
 func simpler(step string) []string {
+	if f := strings.Fields(step); len(f) > 0 && (f[0] == "request" || f[0] == "retry" || f[0] == "request-concurrent") {
+		return simplerRequest(f)
+	}
 	if c, ok := strings.CutPrefix(step, "deliver crash="); ok {
 		if n, after, ok := sim.CallCrash(c); ok {
 			// A named point reads better than a call number, and a lower
@@ -122,6 +125,39 @@ func simplerSwitch(rest string) []string {
 			lower[i] = m
 			out = append(out, form(lower))
 		}
+	}
+	return out
+}
+
+// simplerRequest lists the plainer forms of an API step: without its
+// crash, without its lost answer, a named crash point for a call, one
+// copy instead of two.
+func simplerRequest(f []string) []string {
+	var out []string
+	without := func(drop func(string) bool) string {
+		var keep []string
+		for _, w := range f {
+			if !drop(w) {
+				keep = append(keep, w)
+			}
+		}
+		return strings.Join(keep, " ")
+	}
+	for _, w := range f[1:] {
+		switch {
+		case strings.HasPrefix(w, "crash="):
+			out = append(out, without(func(x string) bool { return x == w }))
+			if _, _, ok := sim.CallCrash(strings.TrimPrefix(w, "crash=")); ok {
+				for _, named := range []string{"crash=before-effect", "crash=after-effect"} {
+					out = append(out, strings.Replace(strings.Join(f, " "), w, named, 1))
+				}
+			}
+		case w == "lose-response", strings.HasPrefix(w, "switch="):
+			out = append(out, without(func(x string) bool { return x == w }))
+		}
+	}
+	if f[0] == "request-concurrent" && len(f) > 2 {
+		out = append(out, "request "+strings.Join(f[1:], " "))
 	}
 	return out
 }

@@ -106,6 +106,56 @@ func TestFailuresLessonCallCrashClaim(t *testing.T) {
 	}
 }
 
+// TestAPILessonRecoveryPointClaim: the API lesson kills
+// api-idempotency-key right after its seventh call, the write of the
+// recovery point "charged", and says the retry charges once even with a
+// provider that deduplicates nothing (the default gateway); the same
+// crash right after the charge, before that write, charges twice. Both
+// languages show the same script.
+func TestAPILessonRecoveryPointClaim(t *testing.T) {
+	const want = "request pay-1 amount=10000 crash=after-call:7"
+	for _, name := range []string{"content/09-api.en.md", "content/09-api.ru.md"} {
+		b, err := fs.ReadFile(lessons.Embedded(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks := strings.Split(string(b), "```text\n")
+		if len(blocks) != 2 {
+			t.Fatalf("%s: %d text blocks, want 1", name, len(blocks)-1)
+		}
+		if got := strings.TrimSpace(blocks[1][:strings.Index(blocks[1], "```")]); got != want {
+			t.Errorf("%s shows\n%s\nwant\n%s", name, got, want)
+		}
+	}
+	for _, c := range []struct {
+		script  string
+		verdict sim.Verdict
+	}{
+		{want, sim.OK},
+		{"request pay-1 amount=10000 crash=after-effect", sim.Duplicate},
+	} {
+		run, err := sim.Execute(context.Background(), sim.MustParse(c.script), sim.Options{Handlers: []string{"api-idempotency-key"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := run.Results[0].Verdict; got != c.verdict {
+			t.Errorf("%s on api-idempotency-key: %s, the lesson says %s (%s)", c.script, got, c.verdict, run.Results[0].Reason)
+		}
+	}
+	// The seventh call is the write of "charged".
+	run, err := sim.Execute(context.Background(), sim.MustParse("request pay-1 amount=10000"), sim.Options{Handlers: []string{"api-idempotency-key"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range run.Results[0].Trace[0].Events {
+		found = found || (e.Call == 7 && strings.HasPrefix(e.Text, "UPDATE idempotency_keys SET recovery_point"))
+	}
+	if !found {
+		t.Error("api-idempotency-key's call 7 is not the write of its recovery point")
+	}
+}
+
 // TestRealEngineClaims runs the claims marked "engine: real" on a
 // throwaway PostgreSQL and Redis (skipped without them, except in CI).
 func TestRealEngineClaims(t *testing.T) {
@@ -122,6 +172,11 @@ func TestRealEngineClaims(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	apiPresets, err := sim.APIPresets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	presets = append(presets, apiPresets...)
 	n := 0
 	var all []*lessons.Lesson
 	for _, lang := range lessons.Langs() {

@@ -84,6 +84,10 @@ func TestContentNamesExist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	apiPresets, err := sim.APIPresets()
+	if err != nil {
+		t.Fatal(err)
+	}
 	known := func(p string) bool {
 		_, err := sim.FindPreset(presets, p)
 		return err == nil
@@ -95,6 +99,18 @@ func TestContentNamesExist(t *testing.T) {
 			}
 		}
 		for _, cl := range l.Claims {
+			if cl.API {
+				// An API claim: an API preset, run by API handlers.
+				p, err := sim.FindPreset(apiPresets, cl.Preset)
+				if err != nil {
+					t.Errorf("%s:%d: claim names unknown API preset %q", l.Source, cl.Line, cl.Preset)
+					continue
+				}
+				if _, err := sim.HandlersFor(p.Script, cl.Handlers()); err != nil {
+					t.Errorf("%s:%d: %v", l.Source, cl.Line, err)
+				}
+				continue
+			}
 			if !known(cl.Preset) {
 				t.Errorf("%s:%d: claim names unknown preset %q", l.Source, cl.Line, cl.Preset)
 			}
@@ -143,9 +159,36 @@ func TestContentClaimsHold(t *testing.T) {
 	}
 }
 
-// TestClaimProblemsCatchesAWrongClaim makes sure the check above can fail.
+// TestClaimProblemsCatchesAWrongClaim makes sure the check above can fail,
+// on a broker preset and on an API one (whose verdicts include
+// wrong-status).
 func TestClaimProblemsCatchesAWrongClaim(t *testing.T) {
-	a, err := txtar.ParseFile("testdata/wrong-claim.txtar")
+	for _, file := range []string{"testdata/wrong-claim.txtar", "testdata/wrong-api-claim.txtar"} {
+		a, err := txtar.ParseFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fsys, err := txtar.FS(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := Load(fsys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(claimProblems(t, c), "\n")
+		want := strings.TrimSpace(string(a.Comment))
+		if got != want {
+			t.Errorf("%s: claim problems:\n%s\nwant:\n%s", file, got, want)
+		}
+	}
+}
+
+// TestAPIClaim: a claim on an API preset is parsed as one, and its box
+// sends the reader to the live API and names the command that runs it,
+// never to the lab's pages, which do not show API scripts yet.
+func TestAPIClaim(t *testing.T) {
+	a, err := txtar.ParseFile("testdata/wrong-api-claim.txtar")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,18 +200,50 @@ func TestClaimProblemsCatchesAWrongClaim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := strings.Join(claimProblems(t, c), "\n")
-	want := strings.TrimSpace(string(a.Comment))
-	if got != want {
-		t.Errorf("claim problems:\n%s\nwant:\n%s", got, want)
+	for _, tc := range []struct {
+		lang string
+		want []string
+	}{
+		{English, []string{
+			`<aside class="claim claim-api" data-preset="api-lost-response">`,
+			`<span class="claim-title">Lost response</span> <code class="claim-preset">api-lost-response</code>`,
+			`<span class="verdict verdict-wrong-status">wrong-status</span>`,
+			`<a class="try-it" href="/try-api">Try the live API</a>`,
+			`<code>lab run api-lost-response --handlers api-naive,api-idempotency-key</code>`,
+		}},
+		{Russian, []string{
+			`<span class="claim-title">Потерянный ответ</span>`,
+			`<span class="verdict verdict-duplicate">дубль</span>`,
+			`<a class="try-it" href="/try-api">Попробовать живой API</a>`,
+			`<code>lab run api-reused-key --handlers api-key-no-fingerprint,api-idempotency-key</code>`,
+		}},
+	} {
+		l := mustLesson(t, c, "a", tc.lang)
+		if len(l.Claims) == 0 || !l.Claims[0].API || l.Claims[0].Preset != "api-lost-response" {
+			t.Fatalf("%s: claims %+v, want an API claim on api-lost-response first", tc.lang, l.Claims)
+		}
+		html := string(l.HTML)
+		for _, w := range tc.want {
+			if !strings.Contains(html, w) {
+				t.Errorf("%s API claim box lacks\n%s\nin:\n%s", tc.lang, w, html)
+			}
+		}
+		if strings.Contains(html, "/lab?") {
+			t.Errorf("%s: an API claim links into the lab:\n%s", tc.lang, html)
+		}
 	}
 }
 
 // claimProblems runs every claim of c and describes each verdict the
-// engine disagrees with.
+// engine disagrees with. An API claim runs its API preset on the API
+// handlers it names.
 func claimProblems(tb testing.TB, c *Course) []string {
 	tb.Helper()
 	presets, err := sim.Presets()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	apiPresets, err := sim.APIPresets()
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -183,7 +258,11 @@ func claimProblems(tb testing.TB, c *Course) []string {
 			key := cl.Preset + "?" + strings.Join(cl.Handlers(), ",")
 			run, ok := runs[key]
 			if !ok {
-				p, err := sim.FindPreset(presets, cl.Preset)
+				list := presets
+				if cl.API {
+					list = apiPresets
+				}
+				p, err := sim.FindPreset(list, cl.Preset)
 				if err != nil {
 					problems = append(problems, fmt.Sprintf("%s: %v", where, err))
 					continue
@@ -224,12 +303,14 @@ func TestContentHasTryIt(t *testing.T) {
 }
 
 // TestContentPresetsListed: the front matter lists every preset the lesson
-// opens, so a page can show them all from Lesson.Presets.
+// opens, so a page can show them all from Lesson.Presets. An API claim
+// opens no lab page (the lab does not show API scripts yet), and its
+// preset may not be listed: Load refuses it there.
 func TestContentPresetsListed(t *testing.T) {
 	c := mustCourse(t)
 	for _, l := range allLessons(c) {
 		for _, cl := range l.Claims {
-			if !slices.Contains(l.Presets, cl.Preset) {
+			if !cl.API && !slices.Contains(l.Presets, cl.Preset) {
 				t.Errorf("%s:%d: claim on %s, which the front matter's presets do not list", l.Source, cl.Line, cl.Preset)
 			}
 		}

@@ -51,7 +51,9 @@ func parseSourceFence(lines []fenceLine, fence int, e *errList) (sourceRef, bool
 
 // parseClaimFence reads a claim fence: one "preset: NAME" line, one
 // "HANDLER: VERDICT" line per handler, and optionally "engine: real" for a
-// claim about the handlers on PostgreSQL and Redis.
+// claim about the handlers on PostgreSQL and Redis. NAME may be an API
+// preset (a script of HTTP requests); its handlers are then the API
+// handlers, and wrong-status is a verdict it may state.
 func (b *builder) parseClaimFence(lines []fenceLine, fence int, e *errList) (Claim, bool) {
 	c := Claim{Line: fence}
 	ok := true
@@ -60,7 +62,8 @@ func (b *builder) parseClaimFence(lines []fenceLine, fence int, e *errList) (Cla
 		ok = false
 	}
 	seen := map[string]bool{}
-	presetSet := false
+	presetSet, presetOK := false, false
+	var pending []fenceLine // handler lines, checked once the preset says which side they are on
 	for _, l := range nonBlank(lines) {
 		key, value, found := strings.Cut(l.text, ":")
 		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
@@ -82,26 +85,37 @@ func (b *builder) parseClaimFence(lines []fenceLine, fence int, e *errList) (Cla
 			}
 			presetSet = true
 			c.Preset = value
-			if err := b.checkPreset(value); err != nil {
+			if _, api := b.apiPresets[value]; api {
+				c.API, presetOK = true, true
+			} else if err := b.checkPreset(value); err != nil {
 				fail(l.line, "claim: %v", err)
+			} else {
+				presetOK = true
 			}
 		default:
-			if err := b.checkHandler(key); err != nil {
+			pending = append(pending, l)
+		}
+	}
+	for _, l := range pending {
+		key, value, _ := strings.Cut(l.text, ":")
+		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+		if presetOK {
+			if err := b.checkClaimHandler(key, c); err != nil {
 				fail(l.line, "claim: %v", err)
 				continue
 			}
-			if seen[key] {
-				fail(l.line, "claim: handler %q given twice", key)
-				continue
-			}
-			seen[key] = true
-			v := sim.Verdict(value)
-			if !slices.Contains(verdicts(), v) {
-				fail(l.line, "claim: unknown verdict %q for %s; valid verdicts: %s", value, key, joinVerdicts())
-				continue
-			}
-			c.Verdicts = append(c.Verdicts, HandlerVerdict{Handler: key, Verdict: v})
 		}
+		if seen[key] {
+			fail(l.line, "claim: handler %q given twice", key)
+			continue
+		}
+		seen[key] = true
+		v := sim.Verdict(value)
+		if !slices.Contains(verdicts(c.API), v) {
+			fail(l.line, "claim: unknown verdict %q for %s; valid verdicts: %s", value, key, joinVerdicts(c.API))
+			continue
+		}
+		c.Verdicts = append(c.Verdicts, HandlerVerdict{Handler: key, Verdict: v})
 	}
 	if !presetSet {
 		fail(fence, "claim: no \"preset: NAME\" line")
@@ -112,9 +126,27 @@ func (b *builder) parseClaimFence(lines []fenceLine, fence int, e *errList) (Cla
 	return c, ok
 }
 
-func joinVerdicts() string {
+// checkClaimHandler checks a claim's handler against its preset's side:
+// message handlers for a broker preset, API handlers for an API one.
+func (b *builder) checkClaimHandler(name string, c Claim) error {
+	switch {
+	case !c.API:
+		if slices.Contains(b.apiHandlers, name) {
+			return fmt.Errorf("handler %q serves HTTP requests, and %s is a broker preset; valid handlers: %s", name, c.Preset, strings.Join(b.handlers, ", "))
+		}
+		return b.checkHandler(name)
+	case slices.Contains(b.apiHandlers, name):
+		return nil
+	case slices.Contains(b.handlers, name):
+		return fmt.Errorf("handler %q handles messages, and %s is an API preset (a script of HTTP requests); valid API handlers: %s", name, c.Preset, strings.Join(b.apiHandlers, ", "))
+	default:
+		return fmt.Errorf("unknown API handler %q; valid API handlers: %s", name, strings.Join(b.apiHandlers, ", "))
+	}
+}
+
+func joinVerdicts(api bool) string {
 	var s []string
-	for _, v := range verdicts() {
+	for _, v := range verdicts(api) {
 		s = append(s, string(v))
 	}
 	return strings.Join(s, ", ")
@@ -213,9 +245,15 @@ func parsePageLink(dest, self string, line int) (pageLink, bool) {
 	return pageLink{Slug: strings.TrimSuffix(rest, "/"), Anchor: anchor, Line: line}, true
 }
 
+// checkPreset checks a preset the lab's pages can open: a broker preset.
+// The front matter and lab: links go through it; an API preset is
+// refused there with the reason, since the lab shows no API scripts yet.
 func (b *builder) checkPreset(name string) error {
 	if _, ok := b.presets[name]; ok {
 		return nil
+	}
+	if _, ok := b.apiPresets[name]; ok {
+		return fmt.Errorf("%q is an API preset, and the lab's pages do not show API scripts yet: only a claim may name it", name)
 	}
 	names := make([]string, 0, len(b.presets))
 	for n := range b.presets {

@@ -3,7 +3,8 @@
 //
 // Besides GFM, the Markdown knows four things (see README.md): a `source`
 // fence quotes a declaration from handlers/, a `claim` fence states the
-// verdict each handler settles to on a preset, a `mermaid` fence is a
+// verdict each handler settles to on a preset (a broker preset, or an API
+// preset with the API handlers), a `mermaid` fence is a
 // diagram, drawn ahead of time by `make diagrams` into diagrams/ and put in
 // the page as inline SVG, and a `lab:PRESET?handlers=a,b` link opens
 // the playground. Load checks every preset, handler and declaration a lesson
@@ -87,6 +88,11 @@ type Claim struct {
 	// Engine is "real" for a claim about PostgreSQL and Redis (the
 	// fence's "engine: real" line), "" for the embedded engine.
 	Engine string
+	// API: Preset is one of the API side's (sim.APIPresets), a script of
+	// HTTP requests run by the API handlers. The lab's pages do not show
+	// those yet, so its box has no "Try it in the lab" button: it names
+	// the `lab run` command instead.
+	API bool
 }
 
 // Handlers returns the names of the handlers the claim is about, in order.
@@ -96,6 +102,21 @@ func (c Claim) Handlers() []string {
 		names[i] = v.Handler
 	}
 	return names
+}
+
+// TryAPIURL is the page of the live payments endpoint, with its curl
+// cheat-sheet: where an API claim's box sends the reader.
+const TryAPIURL = "/try-api"
+
+// RunCommand is the command line that runs a claim's preset on its
+// handlers: lab run PRESET --handlers a,b (with --engine real for a claim
+// about PostgreSQL and Redis).
+func RunCommand(c Claim) string {
+	cmd := "lab run " + c.Preset + " --handlers " + strings.Join(c.Handlers(), ",")
+	if c.Engine == "real" {
+		cmd += " --engine real"
+	}
+	return cmd
 }
 
 // HandlerVerdict is one line of a claim.
@@ -139,7 +160,13 @@ func Load(fsys fs.FS) (*Course, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lessons: presets: %w", err)
 	}
+	apiPresets, err := sim.APIPresets()
+	if err != nil {
+		return nil, fmt.Errorf("lessons: API presets: %w", err)
+	}
 	b := newBuilder(presetsByName(presets), handlerNames(handlers.List()), handlers.Source)
+	b.apiPresets = presetsByName(apiPresets)
+	b.apiHandlers = apiHandlerNames(handlers.APIList())
 	b.diagrams = fsys
 
 	names, err := fs.Glob(fsys, "content/*.md")
@@ -315,8 +342,14 @@ func VerdictLabel(v sim.Verdict, lang string) string {
 	return string(v)
 }
 
-// verdicts lists every verdict a claim may state.
-func verdicts() []sim.Verdict { return sim.Verdicts() }
+// verdicts lists every verdict a claim may state: a run of message
+// handlers never answers a request, so wrong-status is the API side's.
+func verdicts(api bool) []sim.Verdict {
+	if api {
+		return sim.Verdicts()
+	}
+	return sim.MessageVerdicts()
+}
 
 func presetsByName(ps []sim.Preset) map[string]*sim.Script {
 	m := make(map[string]*sim.Script, len(ps))
@@ -324,6 +357,14 @@ func presetsByName(ps []sim.Preset) map[string]*sim.Script {
 		m[p.Name] = p.Script
 	}
 	return m
+}
+
+func apiHandlerNames(hs []handlers.APIInfo) []string {
+	names := make([]string, len(hs))
+	for i, h := range hs {
+		names[i] = h.Name
+	}
+	return names
 }
 
 func handlerNames(hs []handlers.Info) []string {

@@ -33,9 +33,14 @@ import (
 type builder struct {
 	presets  map[string]*sim.Script // by name
 	handlers []string               // handler names, in the lab's order
-	source   func(file string) (string, error)
-	diagrams fs.FS // the course: the SVGs of its mermaid fences under DiagramDir; nil: none
-	md       goldmark.Markdown
+	// The API side: presets of HTTP requests and the handlers that serve
+	// them. A claim may name them; the front matter and lab: links may
+	// not, as the lab's pages do not show API scripts yet.
+	apiPresets  map[string]*sim.Script
+	apiHandlers []string
+	source      func(file string) (string, error)
+	diagrams    fs.FS // the course: the SVGs of its mermaid fences under DiagramDir; nil: none
+	md          goldmark.Markdown
 }
 
 // codeOptions are the chroma options of every highlighted block: CSS
@@ -155,7 +160,11 @@ func (b *builder) render(l *Lesson, body []byte, bodyLine int, e *errList) {
 				continue
 			}
 			l.Claims = append(l.Claims, c)
-			replacement = &claimBlock{claim: c, script: b.presets[c.Preset], lang: l.Lang}
+			script := b.presets[c.Preset]
+			if c.API {
+				script = b.apiPresets[c.Preset]
+			}
+			replacement = &claimBlock{claim: c, script: script, lang: l.Lang}
 		case "mermaid":
 			src := fenceText(f, body)
 			if strings.TrimSpace(src) == "" {
@@ -430,7 +439,11 @@ func (r *fenceRenderer) claim(w util.BufWriter, _ []byte, node ast.Node, enterin
 	n := node.(*claimBlock)
 	c, lang := n.claim, n.lang
 	esc := html.EscapeString
-	fmt.Fprintf(w, `<aside class="claim" data-preset="%s">`+"\n", esc(c.Preset))
+	class := "claim"
+	if c.API {
+		class = "claim claim-api"
+	}
+	fmt.Fprintf(w, `<aside class="%s" data-preset="%s">`+"\n", class, esc(c.Preset))
 	fmt.Fprintf(w, `<p class="claim-head"><span class="claim-label">%s</span> `, msg(lang, "Scenario", "Сценарий"))
 	if n.script != nil {
 		if title := msg(lang, n.script.Title, n.script.TitleRU); title != "" {
@@ -448,6 +461,18 @@ func (r *fenceRenderer) claim(w util.BufWriter, _ []byte, node ast.Node, enterin
 			esc(v.Handler), esc(string(v.Verdict)), esc(VerdictLabel(v.Verdict, lang)))
 	}
 	_, _ = w.WriteString("</ul>\n")
+	if c.API {
+		// The lab's pages do not show API scripts yet: the box names the
+		// command that runs the scenario, and the live endpoint to try.
+		fmt.Fprintf(w, `<p class="claim-action"><a class="try-it" href="%s">%s</a></p>`+"\n",
+			TryAPIURL, msg(lang, "Try the live API", "Попробовать живой API"))
+		fmt.Fprintf(w, `<p class="claim-note">%s <code>%s</code></p>`+"\n",
+			msg(lang, "The course's tests run this scenario and check these verdicts. The lab's pages do not show API scenarios yet; run it in a terminal:",
+				"Тесты курса прогоняют этот сценарий и сверяют вердикты. Страницы лаборатории пока не показывают сценарии API; запустите его в терминале:"),
+			esc(RunCommand(c)))
+		_, _ = w.WriteString("</aside>\n")
+		return ast.WalkContinue, nil
+	}
 	try := LabURL(c.Preset, withDeclared(c.Handlers(), n.script))
 	if n.script != nil {
 		// A preset opens at step 0; a claim is about where its story ends,

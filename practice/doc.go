@@ -10,7 +10,7 @@
 // a Bank; LoadFS does the same from a directory (dev mode). A Bank is
 // read-only and safe to share between requests. Every item is a Question
 // with a stable ID, a Topic (a lesson slug: duplicates, keys, unique,
-// setnx, statemachine, inbox, failures, cost) and a Kind:
+// setnx, statemachine, inbox, failures, cost, api) and a Kind:
 //
 //   - KindChoice: Options with IDs "a", "b", ...; one or more are Correct,
 //     and each has its own explanation (Why).

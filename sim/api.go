@@ -35,9 +35,16 @@ type apiState struct {
 	reqs map[*Message]*apiReq // every request by its message
 	keys map[string]*keyRecord
 	// unanswered are the requests the client is still waiting on (no
-	// answer, or one that says to try again: 409, 5xx), by operation.
-	unanswered map[intentKey]*apiReq
+	// answer, or one that says to try again: 409, 5xx), by operation and
+	// body: an answer to one body answers none of the others.
+	unanswered map[bodyKey]*apiReq
 	wrong      []string // answers that were not due, for the verdict
+}
+
+// bodyKey is an operation's request with one body (amount).
+type bodyKey struct {
+	intentKey
+	amount int64
 }
 
 // apiReq is one request as the client sent it.
@@ -50,10 +57,12 @@ type apiReq struct {
 
 // keyRecord is what the oracle knows of one key of one tenant.
 type keyRecord struct {
-	body     string                // of the first request under the key
-	first    time.Time             // when it was first used: the key lives Script.KeyTTL from then
-	final    *handlers.APIResponse // the first final answer, which every repeat must get again
-	inFlight map[*Message]bool     // requests under the key still being served
+	body     string                           // of the first request under the key
+	another  bool                             // a request with another body came under the key
+	first    time.Time                        // when it was first used: the key lives Script.KeyTTL from then
+	final    *handlers.APIResponse            // the first final answer, which every repeat must get again
+	finals   map[string]*handlers.APIResponse // the first final answer to each body sent under the key
+	inFlight map[*Message]bool                // requests under the key still being served
 }
 
 // due is the answer a request should get, as the oracle sees it when the
@@ -61,6 +70,10 @@ type keyRecord struct {
 type due struct {
 	kind  string // dueNew, dueNoKey, dueConflict, dueRace, dueReplay
 	saved *handlers.APIResponse
+	// reused: the key has carried two bodies, and the server may hold
+	// either (the first request may have died before it saved its own):
+	// 422 is a right answer to any of them.
+	reused bool
 }
 
 const (
@@ -89,7 +102,7 @@ func requestBody(account string, amount int64) string {
 // request is a request, request-concurrent or API retry step.
 func (w *world) request(st Step) error {
 	if w.api == nil {
-		w.api = &apiState{reqs: map[*Message]*apiReq{}, keys: map[string]*keyRecord{}, unanswered: map[intentKey]*apiReq{}}
+		w.api = &apiState{reqs: map[*Message]*apiReq{}, keys: map[string]*keyRecord{}, unanswered: map[bodyKey]*apiReq{}}
 	}
 	ik := intentKey{st.Tenant, st.Op}
 	in := w.intents[ik]
@@ -184,6 +197,7 @@ func (w *world) serve(wk *worker) {
 		Text:   fmt.Sprintf("%s to %s%s: POST /payments, %s, %s", m.TransportID, wk.name, again, header, r.body),
 		TextRU: fmt.Sprintf("%s для %s%s: POST /payments, %s, %s", m.TransportID, wk.name, againRU, headerRU, r.body)})
 	r.due = w.arrive(r)
+	appliedBefore := w.applications[intentKey{m.Tenant, m.Op}][m.Amount]
 
 	point := w.pointFunc(wk)
 	w.turnBegin(wk)
@@ -195,7 +209,7 @@ func (w *world) serve(wk *worker) {
 			fmt.Sprintf("%s медлит с ответом: сейчас работает другая копия", wk.name))
 		w.t.actor = wk.name
 	}
-	ik := intentKey{m.Tenant, m.Op}
+	ik := bodyKey{intentKey{m.Tenant, m.Op}, m.Amount}
 	rec := w.api.keys[keyOf(m)]
 	if rec != nil && !wk.dead {
 		// A server that died never lets go of the key by itself: the
@@ -217,10 +231,13 @@ func (w *world) serve(wk *worker) {
 	w.t.add(Event{Actor: wk.name, Kind: KindResponse, Msg: m.TransportID, To: "client",
 		Text:   fmt.Sprintf("%d %s%s %s", resp.Status, http.StatusText(resp.Status), replayed, resp.Body),
 		TextRU: fmt.Sprintf("%d %s%s %s", resp.Status, http.StatusText(resp.Status), replayed, resp.Body)})
-	w.judge(r, resp)
-	if rec != nil && rec.final == nil && final(resp.Status) {
+	w.judge(r, resp, w.applications[ik.intentKey][m.Amount] > appliedBefore)
+	if rec != nil && final(resp.Status) && rec.finals[r.body] == nil {
 		saved := resp
-		rec.final = &saved
+		rec.finals[r.body] = &saved
+		if r.body == rec.body {
+			rec.final = &saved
+		}
 	}
 	switch {
 	case r.lose:
@@ -262,35 +279,47 @@ func (w *world) arrive(r *apiReq) due {
 		rec = nil // expired: from here on the key is new again
 	}
 	if rec == nil {
-		rec = &keyRecord{body: r.body, first: w.now, inFlight: map[*Message]bool{}}
+		rec = &keyRecord{body: r.body, first: w.now, inFlight: map[*Message]bool{}, finals: map[string]*handlers.APIResponse{}}
 		w.api.keys[keyOf(m)] = rec
 		rec.inFlight[m] = true
 		return due{kind: dueNew}
 	}
 	if rec.body != r.body {
-		return due{kind: dueConflict}
+		rec.another = true
+		return due{kind: dueConflict, saved: rec.finals[r.body]}
 	}
 	if rec.final != nil {
-		return due{kind: dueReplay, saved: rec.final}
+		return due{kind: dueReplay, saved: rec.final, reused: rec.another}
 	}
-	d := due{kind: dueRace}
+	d := due{kind: dueRace, reused: rec.another}
 	if len(rec.inFlight) == 0 {
 		// Its earlier requests got no final answer (their answers said
 		// to try again): this one may finish the work.
 		d.kind = dueNew
+	}
+	// Requests in flight together race: whichever claims the key first
+	// wins, so each of them may be the one told 409.
+	for other := range rec.inFlight {
+		if o := w.api.reqs[other]; o.due.kind == dueNew {
+			o.due.kind = dueRace
+		}
 	}
 	rec.inFlight[m] = true
 	return d
 }
 
 // judge compares an answer with the one due and records a wrong one.
-func (w *world) judge(r *apiReq, resp handlers.APIResponse) {
+// applied: this request's own effect was made durable while it ran.
+func (w *world) judge(r *apiReq, resp handlers.APIResponse, applied bool) {
 	m := r.msg
 	wrong := func(en, ru string) {
 		w.api.wrong = append(w.api.wrong, m.TransportID+": "+en)
 		w.t.add(Event{Actor: "oracle", Kind: KindWrongStatus, Msg: m.TransportID, Text: en, TextRU: ru})
 	}
 	s := resp.Status
+	if r.due.reused && s == http.StatusUnprocessableEntity {
+		return
+	}
 	switch r.due.kind {
 	case dueNoKey:
 		if s != http.StatusBadRequest {
@@ -299,6 +328,11 @@ func (w *world) judge(r *apiReq, resp handlers.APIResponse) {
 		}
 	case dueConflict:
 		switch {
+		case s >= 200 && s < 300 && (applied || sameAnswer(r.due.saved, resp)):
+			// The server never knew the first body (its request died
+			// before saving anything, or the key was gone) and made
+			// this one, or answers it again as it did before: an honest
+			// success. The money says whether both bodies were applied.
 		case s >= 200 && s < 300:
 			w.conflicts++
 			w.t.add(Event{Actor: "oracle", Kind: KindConflict, Msg: m.TransportID,
@@ -365,16 +399,18 @@ func (w *world) settleAPI() error {
 			}
 		}
 		for _, in := range w.intentList() {
-			r := w.api.unanswered[intentKey{in.tenant, in.op}]
-			if r == nil {
-				continue
-			}
-			st := Step{Verb: VerbRetry, API: true, Op: in.op, Tenant: in.tenant}
-			if r.msg.Amount != in.variants[len(in.variants)-1] {
-				st.Amount = r.msg.Amount
-			}
-			if err := w.step(st); err != nil {
-				return err
+			for _, amount := range in.variants {
+				r := w.api.unanswered[bodyKey{intentKey{in.tenant, in.op}, amount}]
+				if r == nil {
+					continue
+				}
+				st := Step{Verb: VerbRetry, API: true, Op: in.op, Tenant: in.tenant}
+				if amount != in.variants[len(in.variants)-1] {
+					st.Amount = amount
+				}
+				if err := w.step(st); err != nil {
+					return err
+				}
 			}
 		}
 	}
@@ -387,4 +423,9 @@ func (w *world) apiVerdict() (Verdict, string, bool) {
 		return "", "", false
 	}
 	return WrongStatus, strings.Join(w.api.wrong, "; "), true
+}
+
+// sameAnswer reports whether resp is saved, sent again.
+func sameAnswer(saved *handlers.APIResponse, resp handlers.APIResponse) bool {
+	return saved != nil && saved.Status == resp.Status && saved.Body == resp.Body
 }
