@@ -357,11 +357,16 @@ func TestScenariosAndHandlers(t *testing.T) {
 	t.Run("scenarios lists every preset in order with its summary", func(t *testing.T) {
 		out := labOK(t, "", "scenarios")
 		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-		names := presetNames(t)
+		presets, _ := sim.Presets()
+		api, _ := sim.APIPresets()
+		presets = append(presets, api...) // the API side's last
+		var names []string
+		for _, p := range presets {
+			names = append(names, p.Name)
+		}
 		if len(lines) != len(names) {
 			t.Fatalf("%d lines, want %d:\n%s", len(lines), len(names), out)
 		}
-		presets, _ := sim.Presets()
 		for i, l := range lines {
 			if f := strings.Fields(l); len(f) == 0 || f[0] != names[i] {
 				t.Errorf("line %d = %q, want preset %s", i+1, l, names[i])
@@ -374,7 +379,7 @@ func TestScenariosAndHandlers(t *testing.T) {
 	t.Run("handlers lists every handler with its kind and summary", func(t *testing.T) {
 		out := labOK(t, "", "handlers")
 		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-		all := handlers.List()
+		all := append(handlers.List(), sim.APIHandlers()...)
 		if len(lines) != len(all) {
 			t.Fatalf("%d lines, want %d:\n%s", len(lines), len(all), out)
 		}
@@ -382,6 +387,8 @@ func TestScenariosAndHandlers(t *testing.T) {
 			f := strings.Fields(lines[i])
 			kind := "anti-pattern"
 			switch {
+			case h.API != nil:
+				kind = "api"
 			case h.Core:
 				kind = "core"
 			case h.Variant:

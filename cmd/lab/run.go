@@ -250,8 +250,13 @@ func cmdScenarios(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "lab scenarios: %v\n", err)
 		return exitError
 	}
+	api, err := sim.APIPresets()
+	if err != nil {
+		fmt.Fprintf(stderr, "lab scenarios: %v\n", err)
+		return exitError
+	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	for _, p := range presets {
+	for _, p := range append(presets, api...) { // the API side's last: their names start with api-
 		fmt.Fprintf(tw, "%s\t%s\n", p.Name, p.Script.Summary)
 	}
 	tw.Flush()
@@ -273,6 +278,9 @@ func cmdHandlers(args []string, stdout, stderr io.Writer) int {
 			kind = "variant"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", h.Name, kind, h.Summary)
+	}
+	for _, h := range sim.APIHandlers() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", h.Name, "api", h.Summary)
 	}
 	tw.Flush()
 	return exitOK
