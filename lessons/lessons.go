@@ -89,9 +89,8 @@ type Claim struct {
 	// fence's "engine: real" line), "" for the embedded engine.
 	Engine string
 	// API: Preset is one of the API side's (sim.APIPresets), a script of
-	// HTTP requests run by the API handlers. The lab's pages do not show
-	// those yet, so its box has no "Try it in the lab" button: it names
-	// the `lab run` command instead.
+	// HTTP requests run by the API handlers. Its box also links the live
+	// endpoint (TryAPIURL) and names the `lab run` command.
 	API bool
 }
 

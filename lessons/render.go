@@ -34,8 +34,8 @@ type builder struct {
 	presets  map[string]*sim.Script // by name
 	handlers []string               // handler names, in the lab's order
 	// The API side: presets of HTTP requests and the handlers that serve
-	// them. A claim may name them; the front matter and lab: links may
-	// not, as the lab's pages do not show API scripts yet.
+	// them. A claim may name them (its box opens the lab, as a broker
+	// claim's does); the front matter and lab: links may not.
 	apiPresets  map[string]*sim.Script
 	apiHandlers []string
 	source      func(file string) (string, error)
@@ -461,23 +461,24 @@ func (r *fenceRenderer) claim(w util.BufWriter, _ []byte, node ast.Node, enterin
 			esc(v.Handler), esc(string(v.Verdict)), esc(VerdictLabel(v.Verdict, lang)))
 	}
 	_, _ = w.WriteString("</ul>\n")
-	if c.API {
-		// The lab's pages do not show API scripts yet: the box names the
-		// command that runs the scenario, and the live endpoint to try.
-		fmt.Fprintf(w, `<p class="claim-action"><a class="try-it" href="%s">%s</a></p>`+"\n",
-			TryAPIURL, msg(lang, "Try the live API", "Попробовать живой API"))
-		fmt.Fprintf(w, `<p class="claim-note">%s <code>%s</code></p>`+"\n",
-			msg(lang, "The course's tests run this scenario and check these verdicts. The lab's pages do not show API scenarios yet; run it in a terminal:",
-				"Тесты курса прогоняют этот сценарий и сверяют вердикты. Страницы лаборатории пока не показывают сценарии API; запустите его в терминале:"),
-			esc(RunCommand(c)))
-		_, _ = w.WriteString("</aside>\n")
-		return ast.WalkContinue, nil
-	}
 	try := LabURL(c.Preset, withDeclared(c.Handlers(), n.script))
 	if n.script != nil {
 		// A preset opens at step 0; a claim is about where its story ends,
 		// so the button opens the lab there.
 		try += "&step=" + strconv.Itoa(len(n.script.Steps))
+	}
+	if c.API {
+		// The lab runs the API side's presets too; the box also names
+		// the live endpoint to try, and the command that runs it.
+		fmt.Fprintf(w, `<p class="claim-action"><a class="try-it" href="%s">%s</a> <a class="try-it" href="%s">%s</a></p>`+"\n",
+			esc(try), msg(lang, "Try it in the lab", "Попробовать в лаборатории"),
+			TryAPIURL, msg(lang, "Try the live API", "Попробовать живой API"))
+		fmt.Fprintf(w, `<p class="claim-note">%s <code>%s</code></p>`+"\n",
+			msg(lang, "The course's tests run this scenario and check these verdicts. In a terminal:",
+				"Тесты курса прогоняют этот сценарий и сверяют вердикты. В терминале:"),
+			esc(RunCommand(c)))
+		_, _ = w.WriteString("</aside>\n")
+		return ast.WalkContinue, nil
 	}
 	fmt.Fprintf(w, `<p class="claim-action"><a class="try-it" href="%s">%s</a></p>`+"\n",
 		esc(try), msg(lang, "Try it in the lab", "Попробовать в лаборатории"))

@@ -181,6 +181,11 @@ func LoadFS(fsys fs.FS) (*Bank, error) {
 	if err != nil {
 		return nil, err
 	}
+	api, err := sim.APIPresets()
+	if err != nil {
+		return nil, err
+	}
+	presets = append(presets, api...)
 	b := &Bank{byID: map[string]int{}, files: fsys}
 	if err := decodeFile(fsys, "questions/topics.yaml", &b.topics); err != nil {
 		return nil, err
@@ -382,8 +387,8 @@ func checkPredict(q *Question, presets []sim.Preset) error {
 	if q.Options != nil || q.Answer != (Text{}) || q.Points != nil {
 		return fmt.Errorf("a predict exercise has only text, handler and a preset or a script")
 	}
-	if _, err := sim.Handlers([]string{q.Handler}); err != nil || q.Handler == "" {
-		return fmt.Errorf("handler %q: %v", q.Handler, err)
+	if q.Handler == "" {
+		return fmt.Errorf("a predict exercise needs a handler")
 	}
 	switch {
 	case (q.Preset == "") == (q.Script == ""):
@@ -400,6 +405,11 @@ func checkPredict(q *Question, presets []sim.Preset) error {
 			return fmt.Errorf("script: %w", err)
 		}
 		q.source, q.script = q.Script, s
+	}
+	// The handler must serve the script's side: a message handler for a
+	// broker story, an API handler for a client's requests.
+	if _, err := sim.HandlersFor(q.script, []string{q.Handler}); err != nil {
+		return fmt.Errorf("handler %q: %v", q.Handler, err)
 	}
 	return nil
 }

@@ -175,11 +175,12 @@ func checkOpenContent(t *testing.T, q Question) {
 }
 
 func checkPredictContent(t *testing.T, b *Bank, q Question) {
-	if _, err := sim.Handlers([]string{q.Handler}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := sim.Parse(q.Source()); err != nil {
+	sc, err := sim.Parse(q.Source())
+	if err != nil {
 		t.Fatalf("script does not parse: %v", err)
+	}
+	if _, err := sim.HandlersFor(sc, []string{q.Handler}); err != nil {
+		t.Fatal(err)
 	}
 	res, err := b.Run(q.ID)
 	if err != nil {

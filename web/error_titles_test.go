@@ -60,15 +60,33 @@ func TestErrorTitles(t *testing.T) {
 	}
 }
 
-// TestAPIScriptInTheLab: a script of API requests gets a 422 that says
-// the lab's pages do not show that side yet and how to run it, in both
-// languages, never a 500.
+// TestAPIScriptInTheLab: a script of API requests runs in the lab: the
+// page shows a card for every API handler, the client and the server on
+// the timeline, and the answers, in both languages.
 func TestAPIScriptInTheLab(t *testing.T) {
 	h := newTestServer(t)
-	for lang, want := range map[string]string{"en": "lab run FILE", "ru": "lab run ФАЙЛ"} {
+	for lang, want := range map[string][]string{
+		"en": {"Client", "Server", "201 Created", "Charged by the provider"},
+		"ru": {"Клиент", "Сервер", "201 Created", "Списано провайдером"},
+	} {
 		r := get(t, h, "/lab?lang="+lang+"&script="+url.QueryEscape("request pay-1 amount=100 lose-response\nretry pay-1"))
-		if r.status != http.StatusUnprocessableEntity || !strings.Contains(html.UnescapeString(r.body), want) {
-			t.Errorf("%s: status %d\n%s", lang, r.status, excerpt(r.body))
+		if r.status != http.StatusOK {
+			t.Fatalf("%s: status %d\n%s", lang, r.status, excerpt(r.body))
+		}
+		got := cards(r.body)
+		for _, hn := range []string{"api-idempotency-key", "api-naive", "api-key-no-fingerprint", "api-key-no-lock", "api-key-short-ttl"} {
+			if _, ok := got[hn]; !ok {
+				t.Errorf("%s: no card for %s (cards: %v)", lang, hn, got)
+			}
+		}
+		body := html.UnescapeString(r.body)
+		for _, w := range want {
+			if !strings.Contains(body, w) {
+				t.Errorf("%s: the page does not say %q", lang, w)
+			}
+		}
+		if strings.Contains(body, `id="do-publish"`) {
+			t.Errorf("%s: an API script offers the producer's publish", lang)
 		}
 	}
 }

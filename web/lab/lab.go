@@ -48,7 +48,7 @@ func (s *Lab) AddStep(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	line, err := labview.StepLine(f)
+	line, err := labview.StepLine(f, st.Script.API)
 	if err != nil {
 		return err
 	}
@@ -135,8 +135,11 @@ func (s *Lab) RunScript(w http.ResponseWriter, r *http.Request) error {
 	}
 	text := f.Get("script")
 	// The state fields say where the reader came from; the script field
-	// is the new script, so it is read on its own.
+	// is the new script, so it is read on its own. The handlers are read
+	// for the new script: it may be the other side (API or broker).
 	f.Del("script")
+	prefer := f["handlers"]
+	f.Del("handlers")
 	st, err := s.ReadState(f)
 	if err != nil {
 		return err
@@ -150,6 +153,14 @@ func (s *Lab) RunScript(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	next := s.retarget(st, sc)
+	if len(prefer) > 0 {
+		// The handlers the page had, when they serve the new script's
+		// side; else its default.
+		next.Handlers = s.DefaultHandlersOf(next)
+		if hs, herr := s.ReadHandlersFor(sc, prefer); herr == nil {
+			next.Handlers = hs
+		}
+	}
 	s.autoSolve(w, r, next)
 	return s.redirectTo(w, r, next, len(sc.Steps))
 }
@@ -157,7 +168,8 @@ func (s *Lab) RunScript(w http.ResponseWriter, r *http.Request) error {
 // retarget is st with a new script, recognising a preset when the script
 // is one unchanged.
 func (s *Lab) retarget(st labview.State, sc *sim.Script) labview.State {
-	st.Script, st.Preset = sc, s.ByScript[sc.String()]
+	st = s.SideChanged(st, sc)
+	st.Preset = s.ByScript[sc.String()]
 	return st
 }
 

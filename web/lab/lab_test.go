@@ -37,8 +37,8 @@ func TestMatrixGridComputedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(a) != len(s.Presets) || len(a) == 0 || &a[0] != &b[0] {
-		t.Errorf("the grid was computed twice or is incomplete: %d rows for %d presets", len(a), len(s.Presets))
+	if len(a) != len(s.AllPresets()) || len(a) == 0 || &a[0] != &b[0] {
+		t.Errorf("the grid was computed twice or is incomplete: %d rows for %d presets", len(a), len(s.AllPresets()))
 	}
 }
 

@@ -52,9 +52,11 @@ func (s *Lab) grid(ctx context.Context, g *verdictGrid) ([]gridRow, error) {
 		return nil, err
 	}
 	defer release()
-	rows := make([]gridRow, 0, len(s.Presets))
-	for _, p := range s.Presets {
+	all := s.AllPresets()
+	rows := make([]gridRow, 0, len(all))
+	for _, p := range all {
 		// The presets are the lab's own scripts: no budget applies to them.
+		// "all" is every handler of the script's side.
 		run, err := sim.Execute(ctx, p.Script, sim.Options{Handlers: []string{"all"}, Budget: -1, StepEvents: 1})
 		if err != nil {
 			return nil, err
@@ -75,6 +77,9 @@ type matrixView struct {
 	T        page.Text
 	Handlers []matrixHandler
 	Rows     []matrixRow
+	// The API side's table: its presets on the API handlers.
+	APIHandlers []matrixHandler
+	APIRows     []matrixRow
 }
 
 type matrixHandler struct {
@@ -138,6 +143,9 @@ func (s *Lab) matrixView(t page.Text, rows []gridRow) matrixView {
 		}
 		v.Handlers = append(v.Handlers, mh)
 	}
+	for _, h := range s.APIHandlers {
+		v.APIHandlers = append(v.APIHandlers, matrixHandler{Name: h.Name, Summary: page.HandlerSummary(t, h), Core: true})
+	}
 	for _, row := range rows {
 		sc := row.preset.Script
 		title := cmp.Or(sc.Title, row.preset.Name)
@@ -159,7 +167,11 @@ func (s *Lab) matrixView(t page.Text, rows []gridRow) matrixView {
 			c.Label = t.F("mx.cell", title, res.handler, c.VerdictLabel, c.Settled, c.Expected)
 			mr.Cells = append(mr.Cells, c)
 		}
-		v.Rows = append(v.Rows, mr)
+		if sc.API {
+			v.APIRows = append(v.APIRows, mr)
+		} else {
+			v.Rows = append(v.Rows, mr)
+		}
 	}
 	return v
 }

@@ -279,6 +279,9 @@ func playgroundCatalog() page.Catalog {
 		"mx.check":              {"The checker: each handler's shortest failure, found by searching schedules", "Проверка: самый короткий сбой каждого обработчика, найденный перебором расписаний"},
 		"mx.hint":               {"What the engine settles each scenario to on each handler: the verdict, then the balance credited after settlement / the balance expected. A cell opens that run in the lab, at its last step.", "Чем движок заканчивает каждый сценарий на каждом обработчике: вердикт, затем баланс после завершения / ожидаемый баланс. Ячейка открывает этот прогон в лаборатории на последнем шаге."},
 		"mx.caption":            {"Verdicts by scenario and handler", "Вердикты по сценариям и обработчикам"},
+		"mx.api":                {"The API side: Idempotency-Key", "Сторона API: Idempotency-Key"},
+		"mx.api.hint":           {"A client calls POST /payments and retries on its own; the API handlers serve it. The balance is what the payment provider charged; wrong status means an answer other than the one the Idempotency-Key draft makes due.", "Клиент вызывает POST /payments и сам повторяет запросы; его обслуживают обработчики API. Баланс — то, что списал платёжный провайдер; неверный статус — ответ не тот, что положен по черновику Idempotency-Key."},
+		"mx.caption.api":        {"API verdicts by scenario and handler", "Вердикты API по сценариям и обработчикам"},
 		"mx.scenario":           {"Scenario", "Сценарий"},
 		"mx.cell":               {"%s on %s: %s, settled %s, expected %s. Open it in the lab", "%s на %s: %s, итог %s, ожидалось %s. Открыть в лаборатории"},
 	}

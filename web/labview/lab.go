@@ -9,6 +9,7 @@ package labview
 
 import (
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/idempotency-lab/lab/handlers"
@@ -21,13 +22,18 @@ import (
 // sources, and replays under the gate and the delivery budget.
 type Lab struct {
 	*page.Shell
-	Presets   []sim.Preset
-	ByScript  map[string]string // canonical script text -> preset name
-	Handlers  []handlers.Info
-	Sources   map[string]sourceView // handler name -> highlighted source
-	CoreNames []string
-	Budget    int         // handler deliveries per replay; 0: sim.DefaultBudget
-	Gate      *replayGate // replays running at once
+	Presets []sim.Preset
+	// APIPresets are the API side's presets (sim.APIPresets): scripts of
+	// requests, offered after Presets and run by the API handlers.
+	APIPresets []sim.Preset
+	ByScript   map[string]string // canonical script text -> preset name
+	Handlers   []handlers.Info
+	// APIHandlers serve the API side's scripts (sim.APIHandlers).
+	APIHandlers []handlers.Info
+	Sources     map[string]sourceView // handler name -> highlighted source
+	CoreNames   []string
+	Budget      int         // handler deliveries per replay; 0: sim.DefaultBudget
+	Gate        *replayGate // replays running at once
 	// Sandbox runs handler files people write; nil turns the editor off.
 	Sandbox *sandbox.Runner
 	// Engine is the server's real PostgreSQL and Redis, which a page may
@@ -42,11 +48,25 @@ func New(shell *page.Shell, presets []sim.Preset, budget, maxReplays int, replay
 		Presets:  presets,
 		ByScript: map[string]string{},
 		Handlers: handlers.List(),
-		Sources:  map[string]sourceView{},
-		Budget:   budget,
-		Gate:     newReplayGate(maxReplays, replayWait),
+		// The API handlers, in their own list: a script is one side, and
+		// the lab resolves its handlers among that side's.
+		APIHandlers: sim.APIHandlers(),
+		Sources:     map[string]sourceView{},
+		Budget:      budget,
+		Gate:        newReplayGate(maxReplays, replayWait),
 	}
-	for _, p := range presets {
+	api, err := sim.APIPresets()
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range api {
+		// A list given to New that has the API presets already keeps them
+		// where they are.
+		if !slices.ContainsFunc(presets, func(q sim.Preset) bool { return q.Name == p.Name }) {
+			l.APIPresets = append(l.APIPresets, p)
+		}
+	}
+	for _, p := range append(slices.Clone(presets), l.APIPresets...) {
 		if p.Script == nil {
 			return nil, errors.New("preset " + p.Name + " has no script")
 		}
@@ -56,6 +76,8 @@ func New(shell *page.Shell, presets []sim.Preset, budget, maxReplays int, replay
 		if h.Core {
 			l.CoreNames = append(l.CoreNames, h.Name)
 		}
+	}
+	for _, h := range append(slices.Clone(l.Handlers), l.APIHandlers...) {
 		src, err := handlers.Source(h.File)
 		if err != nil {
 			return nil, err

@@ -39,8 +39,11 @@ func (st State) Total() int { return len(st.Script.Steps) }
 
 // ReadState reads a lab state from URL query values or a form: one of
 // preset=NAME, s=PERMALINK or script=TEXT (none: the empty script),
-// handlers=a,b (repeatable; default: the core handlers) and step=N
-// (default: the end). Every error is an *httpError with status 400.
+// handlers=a,b (repeatable; default: the core handlers, and for a script
+// of API requests every API handler; a handler of the other side is a
+// 400), prefer=a,b (the handlers to keep when they serve the script's
+// side) and step=N (default: the end). Every error is an *httpError with
+// status 400.
 func (s *Lab) ReadState(v url.Values) (State, error) {
 	var st State
 	var err error
@@ -59,7 +62,7 @@ func (s *Lab) ReadState(v url.Values) (State, error) {
 	switch {
 	case has("preset"):
 		name := v.Get("preset")
-		p, ferr := sim.FindPreset(s.Presets, name)
+		p, ferr := sim.FindPreset(s.AllPresets(), name)
 		if ferr != nil {
 			return st, page.BadRequest("err.preset", name, strings.Join(s.PresetNames(), ", "))
 		}
@@ -83,13 +86,6 @@ func (s *Lab) ReadState(v url.Values) (State, error) {
 			return st, err
 		}
 	}
-	if st.Script.API {
-		// The lab's pages show the broker side; the API side runs in the
-		// engine and the CLI (lab run) for now.
-		e := &page.Error{Status: http.StatusUnprocessableEntity, Key: "err.apiscript"}
-		e.Script = st.Script.String()
-		return st, e
-	}
 	if st.Preset == "" {
 		st.Preset = s.ByScript[st.Script.String()]
 	}
@@ -99,8 +95,16 @@ func (s *Lab) ReadState(v url.Values) (State, error) {
 			return st, page.BadRequest("err.challenge", v.Get("challenge"), strings.Join(ChallengeIDs(), ", "))
 		}
 		st.Challenge = &c
+		if st.Script.API {
+			// A goal is judged on a message handler's card.
+			return st, page.BadRequest("err.challengeapi", c.ID)
+		}
 	}
 	if has("code") {
+		if st.Script.API {
+			// A handler file is a message handler (func Handle).
+			return st, page.BadRequest("err.codeapi")
+		}
 		rest := url.Values{}
 		for k, vs := range v {
 			if k != "code" && k != "name" {
@@ -121,11 +125,20 @@ func (s *Lab) ReadState(v url.Values) (State, error) {
 	default:
 		return st, page.BadRequest("err.engine", e)
 	}
-	if st.Handlers, err = s.ReadHandlers(v["handlers"]); err != nil {
+	if st.Handlers, err = s.ReadHandlersFor(st.Script, v["handlers"]); err != nil {
 		return st, err
 	}
 	if len(v["handlers"]) == 0 {
 		st.Handlers = s.defaultHandlersOf(st)
+		// prefer= is the handlers the preset picker carries over from the
+		// page it was on: kept when they serve the new script's side, else
+		// the new script's default (a picker moving from the broker side
+		// to the API side cannot know which it will be).
+		if len(v["prefer"]) > 0 {
+			if hs, perr := s.ReadHandlersFor(st.Script, v["prefer"]); perr == nil {
+				st.Handlers = hs
+			}
+		}
 	}
 	if c := st.Challenge; c != nil && !slices.Contains(st.Handlers, c.Handler) {
 		// The goal is judged on its handler's card: it is always shown.
@@ -196,10 +209,88 @@ func (s *Lab) ReadHandlers(values []string) ([]string, error) {
 	return dedupe(out), nil
 }
 
+// ReadHandlersFor is ReadHandlers for a script's side: an API script's
+// handlers are the API handlers (core and all are all of them, and no
+// value means all of them too); a handler of the other side is a 400 that
+// says so and names the valid ones.
+func (s *Lab) ReadHandlersFor(sc *sim.Script, values []string) ([]string, error) {
+	if !sc.API {
+		out, err := s.ReadHandlers(values)
+		if err != nil {
+			for _, n := range splitNames(values) {
+				if slices.Contains(names(s.APIHandlers), n) {
+					return nil, page.BadRequest("err.handlerside.api", n, strings.Join(s.handlerNames(), ", "))
+				}
+			}
+		}
+		return out, err
+	}
+	all := names(s.APIHandlers)
+	given := splitNames(values)
+	if len(given) == 0 {
+		if len(values) > 0 {
+			return nil, page.BadRequest("err.nohandlers")
+		}
+		return all, nil
+	}
+	var out []string
+	for _, n := range given {
+		switch {
+		case n == "core" || n == "all":
+			out = append(out, all...)
+		case slices.Contains(all, n):
+			out = append(out, n)
+		case slices.Contains(s.handlerNames(), n):
+			return nil, page.BadRequest("err.handlerside.msg", n, strings.Join(all, ", "))
+		default:
+			return nil, page.BadRequest("err.handler.api", n, strings.Join(all, ", "))
+		}
+	}
+	return dedupe(out), nil
+}
+
+// splitNames reads repeated values and comma-separated lists of names.
+func splitNames(values []string) []string {
+	var out []string
+	for _, v := range values {
+		for _, n := range strings.Split(v, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+func names(hs []handlers.Info) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = h.Name
+	}
+	return out
+}
+
+// SideHandlers are the handlers of the script's side: the API handlers
+// for a script of requests, the message handlers for the rest.
+func (s *Lab) SideHandlers(sc *sim.Script) []handlers.Info {
+	if sc.API {
+		return s.APIHandlers
+	}
+	return s.Handlers
+}
+
+// AllPresets are the broker's presets, then the API side's.
+func (s *Lab) AllPresets() []sim.Preset {
+	return append(s.Presets[:len(s.Presets):len(s.Presets)], s.APIPresets...)
+}
+
 // defaultHandlers are the handlers a script runs on when the address names
 // none: the core handlers and those its handlers: header declares, in the
-// order of the handler list.
+// order of the handler list; for an API script, every API handler.
 func (s *Lab) defaultHandlers(sc *sim.Script) []string {
+	if sc.API {
+		return names(s.APIHandlers)
+	}
 	if len(sc.Handlers) == 0 {
 		return s.CoreNames
 	}
@@ -211,6 +302,22 @@ func (s *Lab) defaultHandlers(sc *sim.Script) []string {
 	}
 	return out
 }
+
+// SideChanged is st with a new script: when the script is the other side
+// than st's, its handlers become the new script's default, since none of
+// st's can run it.
+func (s *Lab) SideChanged(st State, sc *sim.Script) State {
+	api := st.Script.API
+	st.Script = sc
+	if sc.API != api {
+		st.Handlers = s.defaultHandlersOf(st)
+	}
+	return st
+}
+
+// DefaultHandlersOf is the handlers a state shows when its address names
+// none.
+func (s *Lab) DefaultHandlersOf(st State) []string { return s.defaultHandlersOf(st) }
 
 // defaultHandlersOf is defaultHandlers for a state: a challenge shows its
 // own handlers, and those the script's header adds.
@@ -249,9 +356,11 @@ func dedupe(names []string) []string {
 	return out
 }
 
+// PresetNames are the names of every preset, the API side's included.
 func (s *Lab) PresetNames() []string {
-	names := make([]string, len(s.Presets))
-	for i, p := range s.Presets {
+	all := s.AllPresets()
+	names := make([]string, len(all))
+	for i, p := range all {
 		names[i] = p.Name
 	}
 	return names
@@ -322,8 +431,10 @@ func WithSteps(sc *sim.Script, n int) *sim.Script {
 
 // StepLine builds one script line from a step form. It only assembles
 // words; the parser then judges the line in the context of the script, so
-// the web and the script language accept exactly the same steps.
-func StepLine(f url.Values) (string, error) {
+// the web and the script language accept exactly the same steps. api says
+// the script is the API side's: a retry is then the client's (with its
+// optional amount, lose-response and crash), not the producer's.
+func StepLine(f url.Values, api bool) (string, error) {
 	verb := strings.TrimSpace(f.Get("verb"))
 	if !slices.Contains(sim.Verbs(), verb) {
 		return "", page.BadRequest("err.verb", verb, strings.Join(sim.Verbs(), ", "))
@@ -354,7 +465,75 @@ func StepLine(f url.Values) (string, error) {
 		}
 		return nil
 	}
+	// crash adds crash=, as the deliver buttons send it: the call-crash
+	// buttons send crash=call or crash=after-call and the call's number
+	// apart.
+	crash := func() error {
+		switch c := strings.TrimSpace(f.Get("crash")); c {
+		case "call", "after-call":
+			n := strings.TrimSpace(f.Get("call"))
+			if strings.ContainsFunc(n, isSpace) {
+				return page.BadRequest("err.field", "call")
+			}
+			words = append(words, "crash="+c+":"+n)
+			return nil
+		}
+		return opt("crash", "crash")
+	}
+	// lose adds lose-response when its box is ticked.
+	lose := func() error {
+		switch strings.TrimSpace(f.Get("lose")) {
+		case "":
+			return nil
+		case "1", "on", "true":
+			words = append(words, "lose-response")
+			return nil
+		}
+		return page.BadRequest("err.lose")
+	}
+	// op adds the operation id of a new request, which it needs.
+	op := func() error {
+		o := strings.TrimSpace(f.Get("op"))
+		if o == "" || strings.ContainsFunc(o, isSpace) {
+			return page.BadRequest("err.field", "op")
+		}
+		words = append(words, o)
+		return nil
+	}
 	var err error
+	switch {
+	case verb == sim.VerbRequest:
+		if err = op(); err == nil {
+			err = errors.Join(opt("amount", "amount"), opt("tenant", "tenant"), opt("key", "key"), lose(), crash())
+		}
+	case verb == sim.VerbRetry && api:
+		if err = target(); err == nil {
+			err = errors.Join(opt("amount", "amount"), lose(), crash())
+		}
+	case verb == sim.VerbRequestConcurrent:
+		// Two copies of a new request (op=) or of one sent before
+		// (target=, the again form's).
+		if strings.TrimSpace(f.Get("target")) != "" {
+			err = target()
+		} else if err = op(); err == nil {
+			err = errors.Join(opt("amount", "amount"), opt("tenant", "tenant"), opt("key", "key"))
+		}
+		if err == nil {
+			// request-concurrent has no lose-response and no crash=: a
+			// ticked box goes to the parser, which says so.
+			err = errors.Join(opt("switch", "switch"), lose(), crash())
+		}
+	}
+	if err != nil {
+		var he *page.Error
+		if errors.As(err, &he) {
+			return "", he
+		}
+		return "", err
+	}
+	if verb == sim.VerbRequest || verb == sim.VerbRequestConcurrent || verb == sim.VerbRetry && api {
+		return strings.Join(words, " "), nil
+	}
 	switch verb {
 	case sim.VerbPublish:
 		op := strings.TrimSpace(f.Get("op"))
@@ -370,18 +549,7 @@ func StepLine(f url.Values) (string, error) {
 	case sim.VerbChangePayload:
 		err = errors.Join(target(), opt("amount", "amount"))
 	case sim.VerbDeliver:
-		// The call-crash buttons send crash=call or crash=after-call and
-		// the call's number apart: crash=call:N.
-		switch c := strings.TrimSpace(f.Get("crash")); c {
-		case "call", "after-call":
-			n := strings.TrimSpace(f.Get("call"))
-			if strings.ContainsFunc(n, isSpace) {
-				return "", page.BadRequest("err.field", "call")
-			}
-			words = append(words, "crash="+c+":"+n)
-		default:
-			err = opt("crash", "crash")
-		}
+		err = crash()
 	case sim.VerbAdvance:
 		d := strings.TrimSpace(f.Get("duration"))
 		if strings.ContainsFunc(d, isSpace) {

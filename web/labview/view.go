@@ -55,6 +55,14 @@ type View struct {
 	Summary   string
 	Preset    string
 	Presets   []page.Option
+	// APIPresets are the API side's presets, offered in a group of their
+	// own after the broker's.
+	APIPresets []page.Option
+	// API says the script is the API side's: a client's requests served
+	// by the API handlers, with the client's controls instead of the
+	// producer's and the broker's. BothSides: an empty script, which may
+	// start either side.
+	API, BothSides bool
 	// NothingReady and NothingInFlight say that no handler has a message
 	// ready, or in flight, at the step shown: the deliver and redeliver
 	// buttons are then disabled, with the reason.
@@ -95,7 +103,8 @@ type Card struct {
 	Name, Summary    string
 	Core, Variant    bool   // Variant: a corrected form of a core pattern
 	Yours            bool   // a handler file a person wrote (State.Code)
-	FindURL          string // the checker's page of the handler
+	API              bool   // an API handler: no broker, the balance is what the provider charged
+	FindURL          string // the checker's page of the handler; "" for none
 	Balance          string
 	Expected         string
 	Delta            string
@@ -188,11 +197,19 @@ func (s *Lab) NewView(t page.Text, r *http.Request, st State, run *sim.Run) View
 		}
 		v.Presets = append(v.Presets, page.Option{Value: p.Name, Label: label, Selected: p.Name == st.Preset})
 	}
+	for _, p := range s.APIPresets {
+		label := p.Script.Title
+		if t.Is(page.RU) && p.Script.TitleRU != "" {
+			label = p.Script.TitleRU
+		}
+		v.APIPresets = append(v.APIPresets, page.Option{Value: p.Name, Label: label, Selected: p.Name == st.Preset})
+	}
+	v.API, v.BothSides = st.Script.API, total == 0
 	chosen := map[string]bool{}
 	for _, h := range st.Handlers {
 		chosen[h] = true
 	}
-	for _, h := range s.Handlers {
+	for _, h := range s.SideHandlers(st.Script) {
 		v.Handlers = append(v.Handlers, handlerChoice{Name: h.Name, Summary: page.HandlerSummary(t, h), Core: h.Core, Variant: h.Variant, Checked: chosen[h.Name]})
 	}
 
@@ -267,7 +284,7 @@ func (s *Lab) NewView(t page.Text, r *http.Request, st State, run *sim.Run) View
 	// What the producer controls offer.
 	used := map[string]bool{}
 	for _, stp := range st.Script.Steps[:st.Step] {
-		if stp.Verb == sim.VerbPublish {
+		if stp.Verb == sim.VerbPublish || stp.Verb == sim.VerbRequest || (stp.Verb == sim.VerbRequestConcurrent && !used[stp.Op]) {
 			used[stp.Op] = true
 			label := stp.Op
 			if stp.Tenant != sim.DefaultTenant {
@@ -327,10 +344,15 @@ func (s *Lab) card(t page.Text, st State, res sim.Result, scale int64) Card {
 		FindURL:       "/check/" + res.Handler,
 		Redis:         false,
 	}
-	for _, h := range s.Handlers {
+	for _, h := range s.SideHandlers(st.Script) {
 		if h.Name == res.Handler {
 			c.Summary, c.Core, c.Variant, c.Redis = page.HandlerSummary(t, h), h.Core, h.Variant, h.Redis
 		}
+	}
+	if st.Script.API {
+		// The checker searches message handlers; the API side's search
+		// is lab check api, in a terminal.
+		c.API, c.FindURL = true, ""
 	}
 	if st.Code != "" && res.Handler == st.CodeName {
 		// A person's handler file: its source as they wrote it, marks
@@ -417,7 +439,7 @@ func (s *Lab) card(t page.Text, st State, res sim.Result, scale int64) Card {
 		}
 	}
 	var path msgPath
-	if st.Step > 0 && st.Step <= len(res.Trace) {
+	if st.Step > 0 && st.Step <= len(res.Trace) && !c.API {
 		path = stepPath(res.Trace[st.Step-1].Events, messageLabels(res.Broker))
 	}
 	c.Lane = lane(t, path, c.Redis, st.Real)
@@ -467,6 +489,28 @@ func narrate(t page.Text, st sim.Step) string {
 		return st.NarrationEN
 	}
 	var out string
+	switch {
+	case st.Verb == sim.VerbRequest:
+		key := "do.request"
+		if st.KeyMode != sim.KeyOp && st.KeyMode != "" {
+			key += "." + st.KeyMode
+		}
+		out = t.F(key, st.Op, page.Money(st.Amount)) + apiFate(t, st)
+	case st.Verb == sim.VerbRetry && st.API:
+		out = t.F("do.retry.api", st.Op)
+		if st.Amount > 0 {
+			out = t.F("do.retry.api.amount", st.Op, page.Money(st.Amount))
+		}
+		out += apiFate(t, st)
+	case st.Verb == sim.VerbRequestConcurrent:
+		out = t.F("do.request-concurrent", st.Op)
+	}
+	if out != "" {
+		if st.Tenant != "" && st.Tenant != sim.DefaultTenant {
+			out += " " + t.F("do.tenant", st.Tenant)
+		}
+		return out
+	}
 	switch st.Verb {
 	case sim.VerbPublish:
 		key := "do.publish"
@@ -506,6 +550,22 @@ func narrate(t page.Text, st sim.Step) string {
 	return out
 }
 
+// apiFate is what befalls a request on its way: the server process dies
+// at a crash point, or its answer is lost on the way back.
+func apiFate(t page.Text, st sim.Step) string {
+	var out string
+	switch {
+	case st.Crash == sim.CrashBeforeEffect, st.Crash == sim.CrashAfterEffect:
+		out += " " + t.S("do.api.crash."+st.Crash)
+	case st.Crash != "":
+		out += " " + t.F("do.api.crash.call", st.Crash)
+	}
+	if st.Lose {
+		out += " " + t.S("do.api.lose")
+	}
+	return out
+}
+
 // idleStep reports whether step (1-based) did nothing on any handler: its
 // events are only the broker's note that there was nothing to do.
 func idleStep(run *sim.Run, step int) bool {
@@ -530,6 +590,9 @@ func idleStep(run *sim.Run, step int) bool {
 // for a handler whose effect is an external call, the gateway's charges
 // (its accounts table stays at zero, which would otherwise puzzle).
 func BalanceLabel(c Card) string {
+	if c.API {
+		return "card.provider"
+	}
 	if c.Redis {
 		return "card.charged"
 	}
@@ -666,3 +729,7 @@ type engineLink struct {
 	Label, URL string
 	Current    bool
 }
+
+// APIStepTipIDs are the API side's step controls stepTip describes (its
+// clock and gateway controls are the broker side's, in StepTipIDs).
+var APIStepTipIDs = []string{"do-request", "do-request-concurrent", "do-api-retry", "do-api-again2"}

@@ -34,6 +34,8 @@ func VerdictSymbol(v sim.Verdict) string {
 		return "☠"
 	case sim.SilentConflict:
 		return "≠"
+	case sim.WrongStatus:
+		return "⚠"
 	}
 	return "?"
 }
@@ -58,6 +60,13 @@ func VerdictReason(t Text, res sim.Result) string {
 			return t.F("why.silent-conflict.n", n)
 		}
 		return t.S("why.silent-conflict")
+	case sim.WrongStatus:
+		// sim's words, in the reader's language.
+		lang := "en"
+		if t.Is(RU) {
+			lang = "ru"
+		}
+		return res.Verdict.Explain(lang)
 	}
 	return res.Reason
 }

@@ -132,7 +132,7 @@ const (
 	noteLines  = 4   // at most, in a note
 )
 
-var deliverTo = regexp.MustCompile(`\bto (worker-[0-9]+)\b`)
+var deliverTo = regexp.MustCompile(`\bto ((?:worker|server)-[0-9]+)\b`)
 
 type column struct {
 	actor, label string
@@ -144,6 +144,8 @@ type layout struct {
 	l       Labels
 	cols    []column
 	worker  map[string]int // worker actor -> column; only looked up, never ranged over
+	first   int            // the first worker's (or server's) column
+	api     bool           // the API side: a client and servers, no producer or broker
 	sqlite  int
 	redis   int // -1 when absent
 	gateway int // -1 when absent
@@ -206,6 +208,12 @@ func newLayout(traces []sim.Trace, l Labels) *layout {
 	hasRedis, hasGateway := false, false
 	for _, tr := range traces {
 		for _, e := range tr.Events {
+			if e.Kind == sim.KindRequest || e.Kind == sim.KindResponse || e.Actor == "client" {
+				b.api = true
+			}
+			if e.Kind == sim.KindRequest && e.To != "" {
+				addWorker(e.To)
+			}
 			if isWorker(e.Actor) {
 				addWorker(e.Actor)
 			}
@@ -236,17 +244,26 @@ func newLayout(traces []sim.Trace, l Labels) *layout {
 		b.cols = append(b.cols, column{actor: actor, label: label})
 		return len(b.cols) - 1
 	}
-	add("producer", l.Producer)
-	add("broker", l.Broker)
+	// The broker side: a producer, the broker and its workers; the API
+	// side: the client and the server processes that serve it.
+	one, word, prefix := "worker", l.Worker, "worker-"
+	if b.api {
+		add("client", l.Client)
+		one, word, prefix = "server", l.Server, "server-"
+	} else {
+		add("producer", l.Producer)
+		add("broker", l.Broker)
+	}
+	b.first = len(b.cols)
 	if len(workers) <= 1 {
-		c := add("worker", l.Worker)
+		c := add(one, word)
 		for _, w := range workers {
 			b.worker[w] = c
 		}
-		b.worker["worker"] = c
+		b.worker[one] = c
 	} else {
 		for _, w := range workers {
-			b.worker[w] = add(w, l.Worker+" "+strings.TrimPrefix(w, "worker-"))
+			b.worker[w] = add(w, word+" "+strings.TrimPrefix(w, prefix))
 		}
 	}
 	b.sqlite = add("sqlite", l.SQLite)
@@ -380,12 +397,14 @@ func tagWidth(tag string) int {
 	return int(math.Ceil(float64(cells(tag))*charW)) + 20
 }
 
+// isWorker: a worker, or on the API side a server process, which runs a
+// handler as a worker does.
 func isWorker(actor string) bool {
-	return actor == "worker" || strings.HasPrefix(actor, "worker-")
+	return actor == "worker" || strings.HasPrefix(actor, "worker-") || actor == "server" || strings.HasPrefix(actor, "server-")
 }
 
 func workerNumber(actor string) int {
-	n, err := strconv.Atoi(strings.TrimPrefix(actor, "worker-"))
+	n, err := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(actor, "worker-"), "server-"))
 	if err != nil {
 		return math.MaxInt
 	}
@@ -411,7 +430,7 @@ func (b *layout) workerCol(actor string) int {
 	if c, ok := b.worker[actor]; ok {
 		return c
 	}
-	return 2
+	return b.first
 }
 
 func (b *layout) band(tr sim.Trace, current int) {
@@ -542,8 +561,19 @@ func (b *layout) item(tr sim.Trace, i int, e sim.Event) item {
 			return note(c, e.Text)
 		}
 		return span(e.Text)
-	case sim.KindConflict:
+	case sim.KindConflict, sim.KindWrongStatus:
+		// The oracle's findings: across every lifeline.
 		return span("⚠ " + e.Text)
+	case sim.KindRequest:
+		target := deliverTarget(tr, i, e)
+		// The arrow shows which server it goes to: the label need not say.
+		label := strings.Replace(e.Text, " to "+target+":", ":", 1)
+		label = strings.Replace(label, " для "+target+":", ":", 1)
+		return item{shape: shArrow, from: b.col("client"), to: b.workerCol(target), text: label}
+	case sim.KindResponse:
+		it := item{shape: shArrow, from: b.workerCol(e.Actor), to: b.col("client"), text: "↩ " + e.Text}
+		it.class = " tl-status-" + statusClass(e.Text)
+		return it
 	}
 	return span(e.Actor + " " + e.Kind + ": " + withResult(e.Text, e.Result))
 }
@@ -566,6 +596,17 @@ func (b *layout) event(tr sim.Trace, i int, e sim.Event) {
 		b.crash(&r, it.from, it.text)
 	}
 	b.push(r)
+}
+
+// statusClass is the class of an answer's status: 2xx, 4xx, 5xx, or other.
+func statusClass(text string) string {
+	if len(text) >= 3 && text[1] >= '0' && text[1] <= '9' && text[2] >= '0' && text[2] <= '9' {
+		switch text[0] {
+		case '2', '4', '5':
+			return text[:1] + "xx"
+		}
+	}
+	return "other"
 }
 
 // deliverTarget is the worker a delivery goes to: named in its text, or

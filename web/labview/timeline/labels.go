@@ -3,6 +3,8 @@ package timeline
 // Labels are the words the diagram shows, in the reader's language.
 type Labels struct {
 	Producer, Broker, Worker, SQLite, Redis, Gateway, Clock, Warehouse, Step, Crash string
+	// The API side's actors: the client and the server processes.
+	Client, Server string
 	// Lang is the reader's language ("en" or "ru"): it picks the events'
 	// own text in that language.
 	Lang string
@@ -21,6 +23,8 @@ func EnglishLabels() Labels {
 		Warehouse: "Warehouse",
 		Step:      "Step",
 		Crash:     "Crash",
+		Client:    "Client",
+		Server:    "Server",
 		Lang:      "en",
 	}
 }
@@ -38,6 +42,8 @@ func RussianLabels() Labels {
 		Warehouse: "Склад",
 		Step:      "Шаг",
 		Crash:     "Падение",
+		Client:    "Клиент",
+		Server:    "Сервер",
 		Lang:      "ru",
 	}
 }
