@@ -41,6 +41,11 @@ func TestRealEngineConforms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	api, err := sim.APIPresets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	presets = append(presets, api...) // the API side's, on the API handlers
 	shown := map[string]bool{}
 	for _, p := range presets {
 		emb, err := sim.Execute(context.Background(), p.Script, sim.Options{Handlers: []string{"all"}})

@@ -8,6 +8,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -42,6 +43,12 @@ func cmdConform(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "lab conform: %v\n", err)
 		return exitError
 	}
+	api, err := sim.APIPresets()
+	if err != nil {
+		fmt.Fprintf(stderr, "lab conform: %v\n", err)
+		return exitError
+	}
+	presets = append(presets, api...) // each runs on its side's handlers ("all")
 	diffs := []sim.Difference{}
 	runs := 0
 	for _, p := range presets {
@@ -87,8 +94,8 @@ func cmdConform(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		enc.SetIndent("", "  ")
 		enc.Encode(out)
 	} else {
-		fmt.Fprintf(stdout, "%d presets × %d handlers on SQLite + miniredis and on PostgreSQL + Redis: %d runs each, %d differences (%d documented)\n\n",
-			len(presets), runs/max(len(presets), 1), runs, len(diffs), len(diffs)-undocumented)
+		fmt.Fprintf(stdout, "%d presets (%d of the broker side × %d message handlers, %d of the API side × %d API handlers) on SQLite + miniredis and on PostgreSQL + Redis: %d runs each, %d differences (%d documented)\n\n",
+			len(presets), len(presets)-len(api), len(handlers.List()), len(api), len(sim.APIHandlers()), runs, len(diffs), len(diffs)-undocumented)
 		if len(diffs) > 0 {
 			tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "preset\thandler\tembedded\treal\tdocumented")
