@@ -46,11 +46,11 @@ func TestCodeExercises(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %s: Parse: %v", q.ID, f.what, err)
 			}
-			fn, err := quietLoad(parsed)
+			info, err := quietLoad(parsed)
 			if err != nil {
 				t.Fatalf("%s: %s: Load: %v", q.ID, f.what, err)
 			}
-			info := handlers.Info{Name: "yours", Schema: parsed.Schema, Redis: parsed.Redis, Handle: fn}
+			info.Name = "yours"
 			files[q.ID] = append(files[q.ID], file{f.what, info, f.pass})
 		}
 	}
@@ -77,19 +77,19 @@ func TestCodeExercises(t *testing.T) {
 	}
 }
 
-// quietLoad is sandbox.Load with os.Stderr pointed at /dev/null: the
-// interpreter keeps the stderr it was created with and writes a line to
-// it each time a panic unwinds through interpreted code, which the
-// engine's crash points do all the time.
-func quietLoad(f *sandbox.File) (handlers.Func, error) {
+// quietLoad is sandbox.LoadHandler (a message or an API handler) with
+// os.Stderr pointed at /dev/null: the interpreter keeps the stderr it was
+// created with and writes a line to it each time a panic unwinds through
+// interpreted code, which the engine's crash points do all the time.
+func quietLoad(f *sandbox.File) (handlers.Info, error) {
 	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
-		return nil, err
+		return handlers.Info{}, err
 	}
 	saved := os.Stderr
 	os.Stderr = null
 	defer func() { os.Stderr = saved }()
-	return sandbox.Load(f)
+	return sandbox.LoadHandler(f)
 }
 
 // describe is a grade as a person would read it: each preset's verdict,

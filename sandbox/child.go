@@ -148,12 +148,12 @@ func serve(req Request) *Response {
 	if err != nil {
 		return &Response{Error: asError(err)}
 	}
-	fn, err := Load(f)
+	info, err := LoadHandler(f)
 	if err != nil {
 		return &Response{Error: asError(err)}
 	}
+	info.Name = req.Name // Handle, or API for an API handler's file
 	resp := &Response{Schema: f.Schema, Redis: f.Redis}
-	info := handlers.Info{Name: req.Name, Schema: f.Schema, Redis: f.Redis, Handle: fn}
 	ctx := context.Background()
 	switch req.Op {
 	case "run":
@@ -161,6 +161,12 @@ func serve(req Request) *Response {
 		if err != nil {
 			resp.Error = errf(0, "script: %v", "сценарий: %v", err)
 			return resp
+		}
+		if info.API != nil && len(sc.Steps) == 0 {
+			// A script cut to its first 0 steps (the lab's step 0) has no
+			// verb to tell its side: it is the API side's for an API
+			// handler.
+			sc.API = true
 		}
 		var engine *sim.Engine
 		if req.Postgres != "" && req.Redis != "" {

@@ -1,6 +1,7 @@
 // Package sandbox runs a handler file a person wrote: a whole Go file in
 // package handler with a Handle function (and optionally a Schema), the
-// same shape in the browser, the CLI and labtest:
+// same shape in the browser, the CLI and labtest (an API handler's Handle
+// is func(ctx, d, r handlers.APIRequest) handlers.APIResponse instead):
 //
 //	package handler
 //
@@ -84,10 +85,50 @@ type File struct {
 	Source string
 	Schema string // the Schema constant, "" when there is none
 	Redis  bool   // it uses d.Redis: its world gets a Redis
+	// API: Handle serves API requests (func Handle(ctx, d, r
+	// handlers.APIRequest) handlers.APIResponse) instead of consuming
+	// messages.
+	API bool
+}
+
+// The two shapes of Handle, as the errors name them.
+const (
+	MessageShape = "func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error"
+	APIShape     = "func Handle(ctx context.Context, d handlers.Deps, r handlers.APIRequest) handlers.APIResponse"
+
+	shapes   = MessageShape + " (a message handler) or " + APIShape + " (an API handler)"
+	shapesRU = MessageShape + " (обработчик сообщений) или " + APIShape + " (обработчик API)"
+)
+
+// handleShape tells the two shapes of Handle apart by its parameters and
+// result: the message handler's returns error, the API handler's takes a
+// handlers.APIRequest and returns a handlers.APIResponse. ok is false for
+// anything else. Load checks the exact types.
+func handleShape(fn *ast.FuncDecl) (api, ok bool) {
+	if fn.Type.TypeParams != nil || fn.Type.Params.NumFields() != 3 || fn.Type.Results.NumFields() != 1 {
+		return false, false
+	}
+	params := fn.Type.Params.List
+	last := params[len(params)-1].Type
+	result := fn.Type.Results.List[0].Type
+	if id, isIdent := result.(*ast.Ident); isIdent && id.Name == "error" {
+		return false, !isSelector(last, "APIRequest")
+	}
+	if isSelector(result, "APIResponse") && isSelector(last, "APIRequest") {
+		return true, true
+	}
+	return false, false
+}
+
+// isSelector says whether e is pkg.name for some pkg.
+func isSelector(e ast.Expr, name string) bool {
+	sel, ok := e.(*ast.SelectorExpr)
+	return ok && sel.Sel.Name == name
 }
 
 // Parse checks a handler file: its size, its syntax, package handler, the
-// imports, a Handle function of the right shape and, if present, a Schema
+// imports, a Handle function of one of the two shapes (a message
+// handler's or an API handler's) and, if present, a Schema
 // constant that is one string literal. It runs nothing.
 func Parse(src string) (*File, error) {
 	if len(src) > MaxSourceBytes {
@@ -160,13 +201,13 @@ func Parse(src string) (*File, error) {
 		}
 	}
 	if handle == nil {
-		return nil, errf(0, "no Handle function; write func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error",
-			"нет функции Handle; напишите func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error")
+		return nil, errf(0, "no Handle function; write "+shapes, "нет функции Handle; напишите "+shapesRU)
 	}
-	if n := handle.Type.Params.NumFields(); n != 3 || handle.Type.Results.NumFields() != 1 {
-		return nil, errf(fset.Position(handle.Pos()).Line, "Handle must be func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error",
-			"Handle должна быть такой: func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error")
+	api, ok := handleShape(handle)
+	if !ok {
+		return nil, errf(fset.Position(handle.Pos()).Line, "Handle must be "+shapes, "Handle должна быть одной из двух: "+shapesRU)
 	}
+	file.API = api
 	ast.Inspect(f, func(n ast.Node) bool {
 		if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "Redis" {
 			file.Redis = true

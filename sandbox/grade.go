@@ -48,15 +48,28 @@ type Grade struct {
 // the schedule search. The sandbox child runs it on a person's file;
 // tests run it in-process on the exercises' own files.
 func GradeHandler(ctx context.Context, h handlers.Info, e Exercise) (Grade, error) {
+	// The presets of both sides: a message handler runs on the broker's,
+	// an API handler on the API side's.
 	presets, err := sim.Presets()
 	if err != nil {
 		return Grade{}, err
 	}
+	api, err := sim.APIPresets()
+	if err != nil {
+		return Grade{}, err
+	}
+	presets = append(presets, api...)
 	g := Grade{Pass: true}
 	for _, name := range e.Presets {
 		p, err := sim.FindPreset(presets, name)
 		if err != nil {
 			return Grade{}, err
+		}
+		if p.Script.API != (h.API != nil) {
+			if p.Script.API {
+				return Grade{}, fmt.Errorf("preset %s sends API requests: this exercise needs an API handler, %s", name, APIShape)
+			}
+			return Grade{}, fmt.Errorf("preset %s publishes messages: this exercise needs a message handler, %s", name, MessageShape)
 		}
 		run, err := sim.Execute(ctx, p.Script, sim.Options{Custom: []handlers.Info{h}, StepEvents: 1})
 		if err != nil {

@@ -53,26 +53,50 @@ func symbolTable() interp.Exports {
 // yaegiPos finds "handler.go:12:3" or "12:3" at the start of a yaegi error.
 var yaegiPos = regexp.MustCompile(`(?:^|[^0-9])(\d+):(\d+): `)
 
-// Load interprets a parsed file and returns its Handle function. Only the
-// child process calls it.
+// Load interprets a parsed message handler's file and returns its Handle
+// function; an API handler's file is refused (LoadHandler takes both).
 func Load(f *File) (handlers.Func, error) {
+	if f.API {
+		return nil, errf(0, "this is an API handler (%s); a message handler is needed here: %s",
+			"это обработчик API (%s), а здесь нужен обработчик сообщений: %s", APIShape, MessageShape)
+	}
+	info, err := LoadHandler(f)
+	return info.Handle, err
+}
+
+// LoadHandler interprets a parsed file and returns it as a handler: its
+// Schema and Redis, and its Handle function as Info.Handle for a message
+// handler or as Info.API for an API handler (File.API). The Name is left
+// to the caller. Only the child process, and tests, call it.
+func LoadHandler(f *File) (handlers.Info, error) {
+	info := handlers.Info{Schema: f.Schema, Redis: f.Redis}
 	i := interp.New(interp.Options{GoPath: "/nonexistent"})
 	if err := i.Use(symbolTable()); err != nil {
-		return nil, fmt.Errorf("symbols: %w", err)
+		return info, fmt.Errorf("symbols: %w", err)
 	}
 	if _, err := i.Eval(f.Source); err != nil {
-		return nil, compileError(err)
+		return info, compileError(err)
 	}
 	v, err := i.Eval("handler.Handle")
 	if err != nil {
-		return nil, compileError(err)
+		return info, compileError(err)
+	}
+	if f.API {
+		fn, ok := v.Interface().(func(context.Context, handlers.Deps, handlers.APIRequest) handlers.APIResponse)
+		if !ok {
+			return info, errf(0, "Handle has the type %s; an API handler's must be func(context.Context, handlers.Deps, handlers.APIRequest) handlers.APIResponse",
+				"у Handle тип %s, а у обработчика API нужен func(context.Context, handlers.Deps, handlers.APIRequest) handlers.APIResponse", v.Type())
+		}
+		info.API = fn
+		return info, nil
 	}
 	fn, ok := v.Interface().(func(context.Context, handlers.Deps, handlers.Message) error)
 	if !ok {
-		return nil, errf(0, "Handle has the type %s; it must be func(context.Context, handlers.Deps, handlers.Message) error",
+		return info, errf(0, "Handle has the type %s; it must be func(context.Context, handlers.Deps, handlers.Message) error",
 			"у Handle тип %s, а нужен func(context.Context, handlers.Deps, handlers.Message) error", v.Type())
 	}
-	return fn, nil
+	info.Handle = fn
+	return info, nil
 }
 
 // compileError turns a yaegi error into an Error on its line.

@@ -238,3 +238,32 @@ func between(s, start, end string) string {
 	v, _, _ := strings.Cut(after, end)
 	return v
 }
+
+// TestAPIFileInTheLab: a person's API handler file runs on an API story
+// in the lab, beside the lab's API handlers: the practice exercise's
+// starter, which never compares fingerprints, ends api-reused-key as a
+// silent conflict on its own card.
+func TestAPIFileInTheLab(t *testing.T) {
+	src, err := os.ReadFile("../practice/_exercises/api-fingerprint/starter.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := newCodeServer(t, sandbox.Limits{})
+	r := get(t, h, "/lab?preset=api-reused-key&step=2&handlers=api-idempotency-key&code="+sim.EncodePermalink(string(src))+"&name=yours&lang=en")
+	if r.status != http.StatusOK || !strings.Contains(r.body, `data-handler="yours" data-verdict="silent-conflict"`) {
+		t.Fatalf("status %d\n%s", r.status, excerpt(r.body))
+	}
+	// The solution, on the same story: no silent conflict anywhere.
+	sol, err := os.ReadFile("../practice/_exercises/api-fingerprint/solution.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = get(t, h, "/lab?preset=api-reused-key&step=2&handlers=api-idempotency-key&code="+sim.EncodePermalink(string(sol))+"&name=yours&lang=en")
+	if r.status != http.StatusOK || !strings.Contains(r.body, `data-handler="yours" data-verdict="ok"`) {
+		t.Errorf("the solution: status %d, or not ok\n%s", r.status, excerpt(r.body))
+	}
+	// A message handler's file on an API story is refused, saying why.
+	if r := get(t, h, "/lab?preset=api-reused-key&code="+sim.EncodePermalink(fixedNaive)+"&name=yours"); r.status != http.StatusBadRequest {
+		t.Errorf("a message file on an API story: %d\n%s", r.status, excerpt(r.body))
+	}
+}

@@ -16,14 +16,20 @@ func init() {
 		"AfterEffect":       reflect.ValueOf(constant.MakeFromLiteral("\"after-effect\"", token.STRING, 0)),
 		"BaseSchema":        reflect.ValueOf(constant.MakeFromLiteral("\"\\nCREATE TABLE accounts (\\n    id      TEXT PRIMARY KEY,\\n    balance INTEGER NOT NULL DEFAULT 0\\n);\\nCREATE TABLE orders (\\n    tenant  TEXT NOT NULL,\\n    id      TEXT NOT NULL,\\n    status  TEXT NOT NULL,\\n    paid_at TEXT,\\n    PRIMARY KEY (tenant, id)\\n);\\n\"", token.STRING, 0)),
 		"BeforeEffect":      reflect.ValueOf(constant.MakeFromLiteral("\"before-effect\"", token.STRING, 0)),
+		"Fingerprint":       reflect.ValueOf(handlers.Fingerprint),
 		"IsUniqueViolation": reflect.ValueOf(handlers.IsUniqueViolation),
 		"Yield":             reflect.ValueOf(constant.MakeFromLiteral("\"yield\"", token.STRING, 0)),
 
 		// type definitions
-		"Deps":    reflect.ValueOf((*handlers.Deps)(nil)),
-		"Func":    reflect.ValueOf((*handlers.Func)(nil)),
-		"Gateway": reflect.ValueOf((*handlers.Gateway)(nil)),
-		"Message": reflect.ValueOf((*handlers.Message)(nil)),
+		"APIFunc":     reflect.ValueOf((*handlers.APIFunc)(nil)),
+		"APIRequest":  reflect.ValueOf((*handlers.APIRequest)(nil)),
+		"APIResponse": reflect.ValueOf((*handlers.APIResponse)(nil)),
+		"Deps":        reflect.ValueOf((*handlers.Deps)(nil)),
+		"Func":        reflect.ValueOf((*handlers.Func)(nil)),
+		"Gateway":     reflect.ValueOf((*handlers.Gateway)(nil)),
+		"Message":     reflect.ValueOf((*handlers.Message)(nil)),
+		"Payment":     reflect.ValueOf((*handlers.Payment)(nil)),
+		"Problem":     reflect.ValueOf((*handlers.Problem)(nil)),
 
 		// interface wrapper definitions
 		"_Gateway": reflect.ValueOf((*_github_com_idempotency_lab_lab_handlers_Gateway)(nil)),

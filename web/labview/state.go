@@ -101,10 +101,6 @@ func (s *Lab) ReadState(v url.Values) (State, error) {
 		}
 	}
 	if has("code") {
-		if st.Script.API {
-			// A handler file is a message handler (func Handle).
-			return st, page.BadRequest("err.codeapi")
-		}
 		rest := url.Values{}
 		for k, vs := range v {
 			if k != "code" && k != "name" {
@@ -113,6 +109,18 @@ func (s *Lab) ReadState(v url.Values) (State, error) {
 		}
 		if st.Code, st.CodeName, err = s.readCode(v.Get("code"), v.Get("name"), rest.Encode()); err != nil {
 			return st, err
+		}
+		// A handler file serves one side: a message handler's runs on
+		// scripts that publish messages, an API handler's on scripts of
+		// requests.
+		if f, _ := sandbox.Parse(st.Code); f != nil && f.API != st.Script.API {
+			if st.Script.API {
+				return st, page.BadRequest("err.codeapi")
+			}
+			return st, CodeError(&sandbox.Error{
+				Msg:   "this is an API handler (it takes a handlers.APIRequest), and this script publishes messages: run it on a script of API requests",
+				MsgRU: "это обработчик API (он принимает handlers.APIRequest), а этот сценарий публикует сообщения: запустите его на сценарии с запросами к API",
+			}, st.Code, st.CodeName, rest.Encode())
 		}
 	}
 	switch e := v.Get("engine"); e {
