@@ -28,8 +28,20 @@ func TestCheckPages(t *testing.T) {
 	if !regexp.MustCompile(`data-handler="inbox" data-verdict="" data-steps="0">.*none found up to depth 3`).MatchString(r.body) {
 		t.Errorf("inbox's row does not say it passed:\n%s", excerpt(r.body))
 	}
-	if n, want := strings.Count(r.body, `<tr data-handler=`), len(handlers.List()); n != want {
-		t.Errorf("%d handler rows, want %d", n, want)
+	if n, want := strings.Count(r.body, `<tr data-handler=`), len(handlers.List())+len(handlers.APIList()); n != want {
+		t.Errorf("%d handler rows, want %d (the message handlers, then the API ones)", n, want)
+	}
+	// The API handlers are searched too: a key reused with another amount
+	// is the fingerprint-less handler's silent conflict, and its story
+	// opens in the lab on its card.
+	api := get(t, h, "/check/api-key-no-fingerprint")
+	if api.status != 200 || !strings.Contains(api.body, "retry a amount=15000") {
+		t.Fatalf("api-key-no-fingerprint's page: %d\n%s", api.status, excerpt(api.body))
+	}
+	for _, m := range regexp.MustCompile(`href="(/lab\?s=[^"]+)" id="open-\d+"`).FindAllStringSubmatch(api.body, -1) {
+		if lab := get(t, h, html.UnescapeString(m[1])); lab.status != 200 || !strings.Contains(lab.body, `data-handler="api-key-no-fingerprint" data-verdict="`) {
+			t.Errorf("an API story replayed in the lab: %d\n%s", lab.status, excerpt(lab.body))
+		}
 	}
 
 	one := get(t, h, "/check/naive")
@@ -50,6 +62,10 @@ func TestCheckPages(t *testing.T) {
 	if bad := get(t, h, "/check/nope"); bad.status != http.StatusNotFound ||
 		!strings.Contains(html.UnescapeString(bad.body), `There is no handler "nope". Valid handlers: naive, unique,`) {
 		t.Errorf("an unknown handler: %d\n%s", bad.status, excerpt(bad.body))
+	}
+	// An API story's cards offer it too.
+	if card := get(t, h, "/lab?preset=api-lost-response"); !strings.Contains(card.body, `href="/check/api-naive" class="find-failure" id="find-api-naive"`) {
+		t.Errorf("the api-naive card has no Find a failure link")
 	}
 	// Every card of the lab offers the search for its handler.
 	card := get(t, h, "/lab?preset=crash-before-ack&step=2")

@@ -77,6 +77,12 @@ func (c *Check) report(ctx context.Context, handler string) (explore.Report, err
 	return r, nil
 }
 
+// handlers are the handlers the checker lists: the lab's message handlers,
+// then the API handlers (searched with the API side's alphabet).
+func (c *Check) handlers() []handlers.Info {
+	return append(slices.Clip(c.lab.Handlers), sim.APIHandlers()...)
+}
+
 // view models
 
 type indexView struct {
@@ -143,7 +149,7 @@ func passNote(t page.Text, r explore.Report) string {
 func (c *Check) Index(w http.ResponseWriter, r *http.Request) error {
 	t := c.Text(r)
 	v := indexView{T: t, Depth: webOptions.Depth}
-	for _, h := range c.lab.Handlers {
+	for _, h := range c.handlers() {
 		rep, err := c.report(r.Context(), h.Name)
 		if err != nil {
 			return err
@@ -157,15 +163,16 @@ func (c *Check) Index(w http.ResponseWriter, r *http.Request) error {
 // Handler is GET /check/{handler}: each minimal story of one handler.
 func (c *Check) Handler(w http.ResponseWriter, r *http.Request) error {
 	name := chi.URLParam(r, "handler")
-	i := slices.IndexFunc(c.lab.Handlers, func(h handlers.Info) bool { return h.Name == name })
+	all := c.handlers()
+	i := slices.IndexFunc(all, func(h handlers.Info) bool { return h.Name == name })
 	if i < 0 {
-		names := make([]string, len(c.lab.Handlers))
-		for j, h := range c.lab.Handlers {
+		names := make([]string, len(all))
+		for j, h := range all {
 			names[j] = h.Name
 		}
 		return &page.Error{Status: http.StatusNotFound, Key: "chk.err.handler", Args: []any{page.InputExcerpt(name), strings.Join(names, ", ")}}
 	}
-	h := c.lab.Handlers[i]
+	h := all[i]
 	rep, err := c.report(r.Context(), h.Name)
 	if err != nil {
 		return err

@@ -349,16 +349,17 @@ func (s *Lab) card(t page.Text, st State, res sim.Result, scale int64) Card {
 			c.Summary, c.Core, c.Variant, c.Redis = page.HandlerSummary(t, h), h.Core, h.Variant, h.Redis
 		}
 	}
-	if st.Script.API {
-		// The checker searches message handlers; the API side's search
-		// is lab check api, in a terminal.
-		c.API, c.FindURL = true, ""
-	}
+	c.API = st.Script.API
 	if st.Code != "" && res.Handler == st.CodeName {
 		// A person's handler file: its source as they wrote it, marks
 		// and all (it passed sandbox.Parse when the state was read).
+		// The web's search of a file is the message side's; an API
+		// file's is lab check --code, in a terminal.
 		c.Summary, c.Yours = t.S("code.summary"), true
 		c.FindURL = CodeCheckURL(st.Code, st.CodeName)
+		if c.API {
+			c.FindURL = ""
+		}
 		c.Source, _ = highlight(st.CodeName+".go", "Handle", st.Code)
 		if f, err := sandbox.Parse(st.Code); err == nil {
 			c.Redis = f.Redis
