@@ -136,10 +136,11 @@ func (s *searcher) apiExtras(prefix []string) []string {
 }
 
 // ttls are the header's lifetimes that time can run past: the Redis
-// claim's and the done mark's, and the inbox's retention when set.
+// claim's and the done mark's, the inbox's retention and the broker's
+// dedup window when set.
 func (s *searcher) ttls() []time.Duration {
 	var out []time.Duration
-	for _, d := range []time.Duration{s.header.ProcessingTTL, s.header.DoneTTL, s.header.InboxRetention} {
+	for _, d := range []time.Duration{s.header.ProcessingTTL, s.header.DoneTTL, s.header.InboxRetention, s.header.DedupWindow} {
 		if d > 0 && !slices.Contains(out, d) {
 			out = append(out, d)
 		}

@@ -195,6 +195,52 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
 		}},
 
+		// producer-retry with the broker's dedup window (2m): the retry
+		// comes at once, the broker drops it, and no consumer ever sees
+		// it. Every cell is ok, naive and broker-key included, which fail
+		// producer-retry: the broker did their work.
+		{"dedup-window-retry", 10000, []cell{
+			{handler: "naive", verdict: ok, settled: 10000},
+			{handler: "unique", verdict: ok, settled: 10000},
+			{handler: "setnx", verdict: ok, settled: 10000},
+			{handler: "statemachine", verdict: ok, settled: 10000},
+			{handler: "inbox", verdict: ok, settled: 10000},
+			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
+			{handler: "check-then-insert", verdict: ok, settled: 10000},
+			// No retry reaches it, so nothing hits UNIQUE: no poison here.
+			{handler: "unique-error", verdict: ok, settled: 10000},
+			{handler: "unique-same-tx", verdict: ok, settled: 10000},
+			{handler: "marker-first", verdict: ok, settled: 10000},
+			{handler: "effect-first", verdict: ok, settled: 10000},
+			{handler: "broker-key", verdict: ok, settled: 10000},
+			{handler: "setnx-no-release", verdict: ok, settled: 10000},
+			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
+		}},
+
+		// The same retry three minutes later, past the 2m window: the
+		// broker takes it as a new message, and the row is producer-retry's.
+		{"dedup-window-late-retry", 10000, []cell{
+			{handler: "naive", verdict: dup, settled: 20000},
+			{handler: "unique", verdict: ok, settled: 10000},
+			// The "done" key lives 24h: three minutes are nothing to it.
+			{handler: "setnx", verdict: ok, settled: 10000},
+			{handler: "statemachine", verdict: ok, settled: 10000},
+			{handler: "inbox", verdict: ok, settled: 10000},
+			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
+			{handler: "check-then-insert", verdict: ok, settled: 10000},
+			// The late retry fails on UNIQUE until the DLQ.
+			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			{handler: "unique-same-tx", verdict: ok, settled: 10000},
+			{handler: "marker-first", verdict: ok, settled: 10000},
+			{handler: "effect-first", verdict: ok, settled: 10000},
+			// A new broker message with a new transport id.
+			{handler: "broker-key", verdict: dup, settled: 20000},
+			{handler: "setnx-no-release", verdict: ok, settled: 10000},
+			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
+		}},
+
 		// key=fresh: every send carries a new random key, so every key-based
 		// defence sees the retry as a new operation.
 		{"fresh-key-retry", 10000, []cell{

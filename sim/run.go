@@ -674,6 +674,9 @@ func (w *world) publish(st Step) error {
 			in.variants = append(in.variants, st.Amount)
 		}
 	}
+	if w.dedupDrops(m) {
+		return nil
+	}
 	w.broker.Publish(m)
 	what, whatRU := "publish", "публикация"
 	switch st.Verb {
@@ -686,6 +689,33 @@ func (w *world) publish(st Step) error {
 		Text:   fmt.Sprintf("%s: key %s, tenant %s, %s +%d as %s", what, m.Key, m.Tenant, m.Account, m.Amount, m.TransportID),
 		TextRU: fmt.Sprintf("%s: ключ %s, тенант %s, %s +%d как %s", whatRU, m.Key, m.Tenant, m.Account, m.Amount, m.TransportID)})
 	return nil
+}
+
+// dedupDrops is the broker's deduplication window (dedup-window:): a
+// publish whose key the broker took less than the window ago is dropped,
+// as NATS JetStream drops a repeated Nats-Msg-Id; after the window it gets
+// through. It sees only publishes: a redelivery to a consumer is the
+// broker's own, and nothing here stops it.
+func (w *world) dedupDrops(m *Message) bool {
+	win := w.script.DedupWindow
+	if win <= 0 {
+		return false
+	}
+	if w.dedupSeen == nil {
+		w.dedupSeen = map[string]time.Time{}
+	}
+	if at, ok := w.dedupSeen[m.Key]; ok && w.now.Sub(at) < win {
+		when, whenRU := "moments ago", "только что"
+		if ago := w.now.Sub(at); ago > 0 {
+			when, whenRU = formatDuration(ago)+" ago", formatDuration(ago)+" назад"
+		}
+		w.t.add(Event{Actor: "broker", Kind: KindNote,
+			Text:   fmt.Sprintf("publish dropped: the broker took key %s %s, within its %s dedup window", m.Key, when, formatDuration(win)),
+			TextRU: fmt.Sprintf("публикация отброшена: брокер принял ключ %s %s, в пределах своего окна дедупликации (%s)", m.Key, whenRU, formatDuration(win))})
+		return true
+	}
+	w.dedupSeen[m.Key] = w.now
+	return false
 }
 
 func (w *world) brokerMoved(m *Message, dead bool, why string) {

@@ -119,6 +119,10 @@ type Script struct {
 	ProcessingTTL  time.Duration
 	DoneTTL        time.Duration
 	InboxRetention time.Duration // 0: off
+	// DedupWindow (dedup-window:) is the broker's own deduplication, as
+	// NATS JetStream's Nats-Msg-Id: a publish whose key the broker took
+	// within the window is dropped. 0: off.
+	DedupWindow time.Duration
 	// KeyTTL is how long an API server keeps an Idempotency-Key (key-ttl:).
 	KeyTTL time.Duration
 	// API: the script tells the API side (request verbs), run by the API
@@ -274,7 +278,7 @@ type parser struct {
 }
 
 var headers = []string{"title", "title-ru", "summary", "summary-ru",
-	"max-deliveries", "processing-ttl", "done-ttl", "inbox-retention", "key-ttl", "handlers"}
+	"max-deliveries", "processing-ttl", "done-ttl", "inbox-retention", "key-ttl", "dedup-window", "handlers"}
 
 func (p *parser) line(n int, line string) error {
 	if strings.ContainsFunc(line, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) {
@@ -338,6 +342,12 @@ func (p *parser) header(n int, name, value string) error {
 		p.s.DoneTTL, err = parseDuration(value)
 	case "key-ttl":
 		p.s.KeyTTL, err = parseDuration(value)
+	case "dedup-window":
+		if value == "off" {
+			p.s.DedupWindow = 0
+			return nil
+		}
+		p.s.DedupWindow, err = parseDuration(value)
 	case "inbox-retention":
 		if value == "off" {
 			p.s.InboxRetention = 0
@@ -746,6 +756,9 @@ func (s *Script) String() string {
 	}
 	if s.InboxRetention != 0 {
 		header("inbox-retention", formatDuration(s.InboxRetention))
+	}
+	if s.DedupWindow != 0 {
+		header("dedup-window", formatDuration(s.DedupWindow))
 	}
 	if s.KeyTTL != DefaultKeyTTL {
 		header("key-ttl", formatDuration(s.KeyTTL))

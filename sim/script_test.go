@@ -713,6 +713,7 @@ max-deliveries: 3
 processing-ttl: 90s
 done-ttl: 2d
 inbox-retention: 1h30m
+dedup-window: 90s
 
 #en: Publish with the defaults.
 #ru: Публикация по умолчанию.
@@ -824,7 +825,7 @@ func TestScriptStringRoundTrip(t *testing.T) {
 		canon := s.String()
 		for _, want := range []string{
 			"title: Everything at once\n", "max-deliveries: 3\n", "processing-ttl: 1m30s\n", "done-ttl: 2d\n",
-			"inbox-retention: 1h30m\n", "#en: Publish with the defaults.\n#ru: Публикация по умолчанию.\npublish pay-1 amount=100\n",
+			"inbox-retention: 1h30m\n", "dedup-window: 1m30s\n", "#en: Publish with the defaults.\n#ru: Публикация по умолчанию.\npublish pay-1 amount=100\n",
 			"publish pay-2 amount=250 tenant=globex account=bob key=v7\n", "#ru: Свежий ключ.\npublish pay-3 amount=40 key=fresh\n",
 			"publish pay-4 amount=1\n", "advance 25h\n", "advance 3d\n", "ship pay-2 tenant=globex\n",
 			"deliver-concurrent same\n", "gateway timeout\n", "gateway dedup on\n", "gateway stall 2h\n", "gateway dedup off\n",
@@ -890,5 +891,19 @@ func TestScriptSides(t *testing.T) {
 	s := parseOK(t, "request a amount=1\nretry a\npublish-free: no\n"[:len("request a amount=1\nretry a\n")])
 	if !s.Steps[1].API {
 		t.Errorf("retry of a request is not the API's")
+	}
+}
+
+// TestDedupWindowHeader: the broker's dedup window is a header of its own,
+// off by default, read as a duration, and a bad value names the header.
+func TestDedupWindowHeader(t *testing.T) {
+	if s := parseOK(t, "publish a amount=1\n"); s.DedupWindow != 0 {
+		t.Errorf("default %v, want off", s.DedupWindow)
+	}
+	if s := parseOK(t, "dedup-window: 2m\ndedup-window: off\npublish a amount=1\n"); s.DedupWindow != 0 {
+		t.Errorf("off: %v", s.DedupWindow)
+	}
+	if _, err := sim.Parse("dedup-window: soon\npublish a amount=1\n"); err == nil || !strings.Contains(err.Error(), "line 1: dedup-window") {
+		t.Errorf("a bad window: %v", err)
 	}
 }

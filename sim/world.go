@@ -95,6 +95,8 @@ type world struct {
 
 	// api is the API side's state (api.go); nil on the broker side.
 	api *apiState
+	// dedupSeen is when the broker took each key, for its dedup window.
+	dedupSeen map[string]time.Time
 }
 
 // intent is one business operation the producer wants done once.
