@@ -241,6 +241,27 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
 		}},
 
+		// crash-before-ack under a 2m dedup window: the redelivery is the
+		// broker's own, not a publish, so the window drops nothing and the
+		// row is crash-before-ack's.
+		{"dedup-window-redelivery", 10000, []cell{
+			{handler: "naive", verdict: dup, settled: 20000},
+			{handler: "unique", verdict: ok, settled: 10000},
+			{handler: "setnx", verdict: ok, settled: 10000},
+			{handler: "statemachine", verdict: ok, settled: 10000},
+			{handler: "inbox", verdict: ok, settled: 10000},
+			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
+			{handler: "check-then-insert", verdict: ok, settled: 10000},
+			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			{handler: "unique-same-tx", verdict: ok, settled: 10000},
+			{handler: "marker-first", verdict: ok, settled: 10000},
+			{handler: "effect-first", verdict: ok, settled: 10000},
+			{handler: "broker-key", verdict: ok, settled: 10000},
+			{handler: "setnx-no-release", verdict: ok, settled: 10000},
+			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
+		}},
+
 		// key=fresh: every send carries a new random key, so every key-based
 		// defence sees the retry as a new operation.
 		{"fresh-key-retry", 10000, []cell{
