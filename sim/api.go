@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -129,7 +130,7 @@ func (w *world) request(st Step) error {
 	amount := in.variants[len(in.variants)-1]
 	if st.Verb == VerbRetry && st.Amount > 0 {
 		amount = st.Amount
-		if !containsAmount(in.variants, amount) {
+		if !slices.Contains(in.variants, amount) {
 			in.variants = append(in.variants, amount)
 		}
 	}
@@ -164,15 +165,6 @@ func (w *world) request(st Step) error {
 	}
 	w.deliver(ws)
 	return nil
-}
-
-func containsAmount(as []int64, a int64) bool {
-	for _, x := range as {
-		if x == a {
-			return true
-		}
-	}
-	return false
 }
 
 // serve is a server process handling one request: work's counterpart on

@@ -162,10 +162,6 @@ func writeRequest(b *strings.Builder, st Step) {
 		b.WriteString(" crash=" + st.Crash)
 	}
 	if st.Switch != nil {
-		parts := make([]string, len(st.Switch))
-		for i, c := range st.Switch {
-			parts[i] = fmt.Sprint(c)
-		}
-		b.WriteString(" switch=" + strings.Join(parts, ","))
+		b.WriteString(" switch=" + switchText(st.Switch))
 	}
 }

@@ -694,11 +694,7 @@ func (st Step) String() string {
 			b.WriteString(" same")
 		}
 		if st.Switch != nil {
-			parts := make([]string, len(st.Switch))
-			for i, c := range st.Switch {
-				parts[i] = strconv.Itoa(c)
-			}
-			b.WriteString(" switch=" + strings.Join(parts, ","))
+			b.WriteString(" switch=" + switchText(st.Switch))
 		}
 	case VerbGateway:
 		switch {
@@ -713,6 +709,15 @@ func (st Step) String() string {
 		}
 	}
 	return b.String()
+}
+
+// switchText writes switch=A[,B]'s calls as the parser reads them.
+func switchText(calls []int) string {
+	parts := make([]string, len(calls))
+	for i, c := range calls {
+		parts[i] = strconv.Itoa(c)
+	}
+	return strings.Join(parts, ",")
 }
 
 // formatDuration writes whole days as Nd and everything else as Go does,
