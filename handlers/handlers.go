@@ -40,10 +40,18 @@ type Message struct {
 	Amount      int64             // minor units (cents), never a float
 	Headers     map[string]string // transport headers
 	TransportID string            // the broker's own id (topic/partition/offset)
+	// Partition and Offset are the record's place in the broker's log
+	// (Kafka's topic-partition and offset): TransportID in two parts.
+	Partition string
+	Offset    int64
 	// Delivery counts the times the broker has handed this message out,
 	// this one included (RabbitMQ's x-delivery-count, SQS's
 	// ApproximateReceiveCount): 1 on the first delivery.
 	Delivery int
+	// Redelivered is the broker's flag (RabbitMQ's redelivered): the
+	// broker may have handed this message out before. False does not mean
+	// first: a producer's retry is a new message, with the flag false.
+	Redelivered bool
 }
 
 // Gateway is an external payment provider: a side effect the handler cannot
@@ -143,6 +151,10 @@ func List() []Info {
 			File: "setnx_no_release.go", Func: "SetNXNoRelease", Handle: SetNXNoRelease},
 		{Name: "inbox-no-hash", Summary: "inbox without a payload hash: a changed amount passes as a repeat",
 			Schema: inboxNoHashSchema, File: "inbox_no_hash.go", Func: "InboxNoHash", Handle: InboxNoHash},
+		{Name: "redelivered-flag", Summary: "checks for a repeat only when the broker's redelivered flag is set: a producer's retry arrives with it false",
+			Schema: redeliveredFlagSchema, File: "redelivered_flag.go", Func: "RedeliveredFlag", Handle: RedeliveredFlag},
+		{Name: "offset-in-db", Summary: "stores the consumer's offset in the credit's transaction: survives a replayed batch, not a producer's retry or an out-of-order requeue",
+			Schema: offsetInDBSchema, File: "offset_in_db.go", Func: "OffsetInDB", Handle: OffsetInDB},
 	}
 }
 

@@ -26,7 +26,7 @@ import (
 
 // brokerVerbs only make sense with a broker.
 var brokerVerbs = []string{VerbPublish, VerbChangePayload, VerbDeliver, VerbRedeliver,
-	VerbDeliverConcurrent, VerbDLQReplay, VerbShip, VerbDrain}
+	VerbDeliverConcurrent, VerbDLQReplay, VerbShip, VerbDrain, VerbProduce, VerbRelay, VerbDeliverBatch}
 
 // side keeps a script to one side: API verbs and broker verbs do not mix.
 func (p *parser) side(n int, verb string, args []string) error {

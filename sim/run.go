@@ -351,6 +351,10 @@ func runHandler(ctx context.Context, s *Script, h handlers.Info, steps int, lim 
 	}
 	res.Settlement = Trace{Text: "settle: gateway up, redeliver in-flight messages, drain",
 		TextRU: "доводим до конца: шлюз работает, сообщения в обработке доставляются снова, очередь разбирается"}
+	if w.tables["outbox"] {
+		res.Settlement.Text = "settle: gateway up, the outbox relay publishes pending rows, redeliver in-flight messages, drain"
+		res.Settlement.TextRU = "доводим до конца: шлюз работает, relay публикует строки outbox, сообщения в обработке доставляются снова, очередь разбирается"
+	}
 	if w.api != nil {
 		res.Settlement.Text = "settle: gateway up, the client retries every request it got no final answer to (after 0, 1, 2, 4 and 8 minutes)"
 		res.Settlement.TextRU = "доводим до конца: шлюз работает, клиент повторяет каждый запрос без окончательного ответа (через 0, 1, 2, 4 и 8 минут)"
@@ -397,9 +401,9 @@ func (w *world) verdict(settled, expected int64) (Verdict, string) {
 	switch {
 	case twoPayloads:
 	case settled > expected+optional:
-		return Duplicate, fmt.Sprintf("credited %d, expected %d: %d too much", settled, expected, settled-expected)
+		return Duplicate, fmt.Sprintf("credited %d, expected %d: %d too much", settled, expected, settled-expected) + w.producerStory()
 	case settled < expected:
-		return Lost, fmt.Sprintf("credited %d, expected %d: %d never arrived", settled, expected, expected-settled)
+		return Lost, fmt.Sprintf("credited %d, expected %d: %d never arrived", settled, expected, expected-settled) + w.producerStory()
 	}
 	var over, under []string
 	for _, in := range w.intentList() {
@@ -471,6 +475,14 @@ func (w *world) settle() error {
 	if w.gateway.mode != GatewayUp || w.gateway.stall > 0 {
 		w.step(Step{Verb: VerbGateway, Gateway: GatewayUp, Up: true})
 	}
+	// A relay that died restarts: what the outbox holds gets published.
+	if pending, err := w.pendingOutbox(); err != nil {
+		return err
+	} else if pending {
+		if err := w.step(Step{Verb: VerbRelay}); err != nil {
+			return err
+		}
+	}
 	if len(w.broker.InFlight) > 0 {
 		w.step(Step{Verb: VerbRedeliver})
 	}
@@ -495,6 +507,12 @@ func (w *world) do(st Step) error {
 		return w.publish(st)
 	case VerbRequest, VerbRequestConcurrent:
 		return w.request(st)
+	case VerbProduce:
+		return w.produce(st)
+	case VerbRelay:
+		return w.relay(st)
+	case VerbDeliverBatch:
+		return w.deliverBatch(st)
 	case VerbRetry:
 		if st.API {
 			return w.request(st)
@@ -833,6 +851,10 @@ type worker struct {
 	// second, on the API side: the second copy of a request that
 	// request-concurrent sends.
 	second bool
+	// batch: the worker is in the middle of deliver-batch, which acks
+	// (commits) for the whole batch; err is what its handler returned.
+	batch bool
+	err   error
 
 	// For two workers on PostgreSQL (see block.go). handover is where a
 	// racing worker reports a pause (false) or its end (true); blocked:
@@ -986,9 +1008,11 @@ func (w *world) work(wk *worker, yielded chan bool) {
 		w.onDeliver()
 	}
 	w.deliveries++
-	redelivered, redeliveredRU := "", ""
+	// The broker's redelivered flag, on every delivery: it is set only
+	// for a message the broker handed out before, never for a new copy.
+	redelivered, redeliveredRU := ", redelivered=false", ", redelivered=false"
 	if wk.delivery > 1 {
-		redelivered, redeliveredRU = ", redelivered", ", повторная"
+		redelivered, redeliveredRU = ", redelivered=true", ", redelivered=true"
 	}
 	if wk.again {
 		w.t.add(Event{Actor: "broker", Kind: KindRequeue, Msg: m.TransportID,
@@ -1074,6 +1098,9 @@ func (w *world) settleDelivery(wk *worker, err error, twoPayloads bool, quaranti
 	switch {
 	case wk.dead:
 		return // the message stays in flight until it times out
+	case wk.batch:
+		wk.err = err // the batch commits, or seeks back, for all its messages
+		return
 	case wk.crash == CrashBeforeAck && err != nil:
 		w.crashes++
 		w.t.say(KindCrash, "worker dies before it can nack", "воркер падает, не успев отправить nack")
@@ -1170,7 +1197,12 @@ func (w *world) call(wk *worker, point func(string)) (err error) {
 	msg := handlers.Message{
 		Key: m.Key, Tenant: m.Tenant, Account: m.Account, OrderID: m.Op, Amount: m.Amount,
 		Headers:     map[string]string{"idempotency-key": m.Key, "tenant": m.Tenant},
-		TransportID: m.TransportID, Delivery: wk.delivery,
+		TransportID: m.TransportID, Delivery: wk.delivery, Redelivered: wk.delivery > 1,
+	}
+	// topic/partition/offset: the record's place in the log.
+	if i := strings.LastIndexByte(m.TransportID, '/'); i > 0 {
+		msg.Partition = m.TransportID[:i]
+		msg.Offset, _ = strconv.ParseInt(m.TransportID[i+1:], 10, 64)
 	}
 	return w.handler.Handle(ctx, w.deps(wk, point), msg)
 }

@@ -41,13 +41,14 @@ const (
 	// The API side (api_script.go): a client calls a payments API.
 	VerbRequest           = "request"
 	VerbRequestConcurrent = "request-concurrent"
+	// The producer side (producer.go): VerbProduce and VerbRelay.
 )
 
 // Verbs lists every verb, in the order the documentation gives them.
 func Verbs() []string {
 	return []string{VerbPublish, VerbRetry, VerbChangePayload, VerbDeliver, VerbRedeliver,
 		VerbDeliverConcurrent, VerbDLQReplay, VerbAdvance, VerbGateway, VerbShip, VerbDrain,
-		VerbRequest, VerbRequestConcurrent}
+		VerbRequest, VerbRequestConcurrent, VerbProduce, VerbRelay, VerbDeliverBatch}
 }
 
 // Key modes: how the producer picks the idempotency key of an intent.
@@ -156,6 +157,13 @@ type Step struct {
 	Gateway string        // gateway: one of the Gateway constants
 	Up      bool          // gateway up: Gateway is GatewayUp
 	Stall   time.Duration // gateway stall: how long the next charge hangs
+	// Mode, for produce: how the order service commits and publishes
+	// (ModeDualWrite, ModePublishFirst or ModeOutbox).
+	Mode string
+	// Batch and Commit, for deliver-batch: how many messages the worker
+	// polls, and whether it commits its offset after them or before.
+	Batch  int
+	Commit string
 	// API: a retry of a client's request, not of a producer's publish.
 	API bool
 	// Lose, for request and an API retry: the server answers, and the
@@ -402,6 +410,12 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 	switch verb {
 	case VerbRequest, VerbRequestConcurrent:
 		return p.apiStep(n, verb, args)
+	case VerbProduce:
+		return p.produceStep(n, args)
+	case VerbRelay:
+		return relayStep(n, args)
+	case VerbDeliverBatch:
+		return batchStep(n, args)
 	case VerbRetry:
 		if len(args) > 0 && p.intents[intentKey{requestTenant(args), args[0]}] == requested {
 			return p.apiStep(n, verb, args)
@@ -535,6 +549,12 @@ func usage(verb string) string {
 		return "request pay-1 amount=100 [tenant=acme] [account=alice] [key=op|fresh|none] [lose-response] [crash=after-effect]"
 	case VerbRequestConcurrent:
 		return "request-concurrent pay-1 [amount=100] [switch=2,5]"
+	case VerbProduce:
+		return "produce pay-1 amount=100 [tenant=acme] [account=alice] [mode=dual-write|publish-first|outbox] [crash=after-commit|after-publish]"
+	case VerbRelay:
+		return "relay [crash=after-publish]"
+	case VerbDeliverBatch:
+		return "deliver-batch 3 [commit=after|before] [crash=after-message:2]"
 	}
 	return verb
 }
@@ -671,6 +691,14 @@ func (st Step) String() string {
 		}
 	case VerbRequest, VerbRequestConcurrent:
 		writeRequest(&b, st)
+	case VerbProduce:
+		writeProduce(&b, st)
+	case VerbDeliverBatch:
+		writeBatch(&b, st)
+	case VerbRelay:
+		if st.Crash != "" {
+			b.WriteString(" crash=" + st.Crash)
+		}
 	case VerbRetry, VerbShip, VerbChangePayload:
 		if st.Verb == VerbRetry && st.API {
 			writeRequest(&b, st)

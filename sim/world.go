@@ -159,7 +159,7 @@ func newWorld(s *Script, h handlers.Info, eng *Engine) (w *world, err error) {
 		if err := w.openReal(eng, handlers.BaseSchema+h.Schema); err != nil {
 			return nil, err
 		}
-		return w, nil
+		return w, w.addOutbox()
 	}
 	tmpl, err := templateFor(handlers.BaseSchema + h.Schema)
 	if err != nil {
@@ -190,6 +190,9 @@ func newWorld(s *Script, h handlers.Info, eng *Engine) (w *world, err error) {
 	dc.Close()
 	if err != nil {
 		return nil, fmt.Errorf("database for %s: %w", h.Name, err)
+	}
+	if err := w.addOutbox(); err != nil {
+		return nil, err
 	}
 
 	if h.Redis {
