@@ -48,11 +48,25 @@ type Message struct {
 	// this one included (RabbitMQ's x-delivery-count, SQS's
 	// ApproximateReceiveCount): 1 on the first delivery.
 	Delivery int
+	// Kind is "payment" or "refund" (then Amount is negative: the money
+	// goes back, and OrderID is the order refunded).
+	Kind string
+	// Version is this operation's place among its account's operations
+	// (1, 2, …), and Balance the account's balance after it, as the
+	// producer sees them: for handlers that write absolute state.
+	Version int64
+	Balance int64
 	// Redelivered is the broker's flag (RabbitMQ's redelivered): the
 	// broker may have handed this message out before. False does not mean
 	// first: a producer's retry is a new message, with the flag false.
 	Redelivered bool
 }
+
+// Message kinds (Message.Kind).
+const (
+	KindPayment = "payment"
+	KindRefund  = "refund" // Amount is negative: the money goes back
+)
 
 // Gateway is an external payment provider: a side effect the handler cannot
 // wrap in its own database transaction.
@@ -109,14 +123,18 @@ type Info struct {
 	File    string // the source file, for the lab to show
 	Func    string // the function's name in that file
 	Handle  Func
+	// Absolute: the handler writes the account's balance as the message
+	// states it, instead of adding the amount; the lab judges it by each
+	// account's final balance, not operation by operation.
+	Absolute bool
 	// API, for an API handler (api.go), serves a client's requests
 	// instead of a broker's messages; Handle is then nil.
 	API APIFunc
 }
 
 // List returns every handler: the five core patterns first, then the
-// variants (setnx-token and unique-on-conflict: corrected forms, not among
-// the lectures' five), then the anti-patterns.
+// variants (setnx-token, unique-on-conflict and version-guard: corrected
+// forms, not among the lectures' five), then the anti-patterns.
 func List() []Info {
 	return []Info{
 		{Name: "naive", Summary: "credits every delivery: no protection at all", Core: true,
@@ -134,6 +152,8 @@ func List() []Info {
 			File: "setnx_token.go", Func: "SetNXToken", Handle: SetNXToken},
 		{Name: "unique-on-conflict", Summary: "unique-same-tx corrected (not an anti-pattern): INSERT ... ON CONFLICT DO NOTHING, and RowsAffected tells a repeat",
 			Variant: true, Schema: uniqueSchema, File: "unique_on_conflict.go", Func: "UniqueOnConflict", Handle: UniqueOnConflict},
+		{Name: "version-guard", Summary: "writes the balance the message states, only if its version is newer: stale and repeated messages change nothing", Variant: true, Absolute: true,
+			Schema: versionSchema, File: "version_guard.go", Func: "VersionGuard", Handle: VersionGuard},
 
 		{Name: "check-then-insert", Summary: "SELECT the key, then INSERT: two racing workers both pass",
 			Schema: checkThenInsertSchema, File: "check_then_insert.go", Func: "CheckThenInsert", Handle: CheckThenInsert},
@@ -151,6 +171,8 @@ func List() []Info {
 			File: "setnx_no_release.go", Func: "SetNXNoRelease", Handle: SetNXNoRelease},
 		{Name: "inbox-no-hash", Summary: "inbox without a payload hash: a changed amount passes as a repeat",
 			Schema: inboxNoHashSchema, File: "inbox_no_hash.go", Func: "InboxNoHash", Handle: InboxNoHash},
+		{Name: "absolute-update", Summary: "writes the balance the message states: a repeat is harmless, a stale message overwrites a newer one", Absolute: true,
+			File: "absolute_update.go", Func: "AbsoluteUpdate", Handle: AbsoluteUpdate},
 		{Name: "redelivered-flag", Summary: "checks for a repeat only when the broker's redelivered flag is set: a producer's retry arrives with it false",
 			Schema: redeliveredFlagSchema, File: "redelivered_flag.go", Func: "RedeliveredFlag", Handle: RedeliveredFlag},
 		{Name: "offset-in-db", Summary: "stores the consumer's offset in the credit's transaction: survives a replayed batch, not a producer's retry or an out-of-order requeue",

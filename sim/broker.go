@@ -11,8 +11,15 @@ type Message struct {
 	Account     string `json:"account"`
 	Amount      int64  `json:"amount"`
 	Changed     bool   `json:"changed"` // the amount differs from the intent's first publish
-	Deliveries  int    `json:"deliveries"`
-	Redelivered bool   `json:"redelivered"`
+	// Kind is payment or refund; Order, for a refund, the order it is for.
+	Kind  string `json:"kind,omitempty"` // "" is a payment
+	Order string `json:"order,omitempty"`
+	// Version is the operation's place among its account's operations,
+	// Balance the account's total after it, as the producer sees them.
+	Version     int64 `json:"version"`
+	Balance     int64 `json:"balance"`
+	Deliveries  int   `json:"deliveries"`
+	Redelivered bool  `json:"redelivered"`
 }
 
 // Body is the message's payload as a producer would serialise it.

@@ -261,7 +261,7 @@ func TestResultBroker(t *testing.T) {
 	s := parseOK(t, "publish pay-1 amount=100\ndeliver crash=before-ack\nredeliver\ndeliver\n")
 	msg := func(deliveries int, redelivered bool) []sim.Message {
 		return []sim.Message{{TransportID: "topups/0/1", Key: "pay-1", Tenant: "acme", Op: "pay-1", Account: "alice",
-			Amount: 100, Deliveries: deliveries, Redelivered: redelivered}}
+			Amount: 100, Version: 1, Balance: 100, Deliveries: deliveries, Redelivered: redelivered}}
 	}
 	none := []sim.Message{}
 	tests := []struct {

@@ -153,9 +153,9 @@ func TestDeliverConcurrentSame(t *testing.T) {
 		r := runFinal(t, "publish pay-1 amount=100\ndeliver-concurrent same\n", "unique-error")
 		ev := events(r, 2)
 		for _, want := range []string{
-			"broker deliver topups/0/1 to worker-1: key pay-1, alice +100 (delivery 1)",
+			"broker deliver topups/0/1 to worker-1: key pay-1, alice +100 (delivery 1, redelivered=false)",
 			"broker requeue topups/0/1: the visibility timeout runs out while worker-1 is still at work: delivered again",
-			"broker deliver topups/0/1 to worker-2: key pay-1, alice +100 (delivery 2, redelivered)",
+			"broker deliver topups/0/1 to worker-2: key pay-1, alice +100 (delivery 2, redelivered=true)",
 			"worker-1 ack ack topups/0/1",
 			"worker-2 note late nack (duplicate key pay-1:",
 		} {

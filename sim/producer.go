@@ -59,6 +59,8 @@ CREATE TABLE outbox (
     message_key  TEXT NOT NULL,
     account      TEXT NOT NULL,
     amount       INTEGER NOT NULL,
+    version      INTEGER NOT NULL,
+    balance      INTEGER NOT NULL,
     created_at   TEXT NOT NULL,
     published_at TEXT
 );
@@ -122,13 +124,14 @@ func (p *parser) produceStep(n int, args []string) (Step, error) {
 		st.Crash = c
 	}
 	ik := intentKey{st.Tenant, st.Op}
-	if p.intents[ik] != 0 {
+	if p.intents[ik] != 0 && p.intents[ik] != phantom {
 		return st, errf(n, "operation %s of tenant %s is already produced; use retry to publish it again", "операция %s тенанта %s уже создана; чтобы опубликовать её снова, используйте retry", st.Op, st.Tenant)
 	}
 	// A publish-first producer that dies after its publish never commits
 	// the order: the operation may be produced again.
-	if st.Mode != ModePublishFirst || st.Crash != CrashAfterPublish {
-		p.intents[ik] = published
+	p.intents[ik] = published
+	if st.Mode == ModePublishFirst && st.Crash == CrashAfterPublish {
+		p.intents[ik] = phantom
 	}
 	return st, nil
 }
@@ -172,7 +175,11 @@ func (w *world) addOutbox() error {
 	if !w.script.UsesOutbox() {
 		return nil
 	}
-	if _, err := w.db.Exec(outboxSchema); err != nil {
+	schema := outboxSchema
+	if w.conn.postgres {
+		schema = pgSchema(schema)
+	}
+	if _, err := w.db.Exec(schema); err != nil {
 		return fmt.Errorf("outbox: %w", err)
 	}
 	tables := maps.Clone(w.tables) // the template's map is shared: never written
@@ -185,7 +192,13 @@ func (w *world) addOutbox() error {
 // outbox, the outbox row) and publishes, in the order its mode says.
 func (w *world) produce(st Step) error {
 	ik := intentKey{st.Tenant, st.Op}
-	m := &Message{Key: st.Op, Tenant: st.Tenant, Op: st.Op, Account: st.Account, Amount: st.Amount}
+	// The producer numbers the operation among its account's before it
+	// writes anything: a publish-first message carries its version too.
+	in := &intent{tenant: st.Tenant, op: st.Op, account: st.Account, amount: st.Amount,
+		keyMode: KeyOp, key: st.Op, variants: []int64{st.Amount}}
+	w.version(in)
+	m := &Message{Key: in.key, Tenant: st.Tenant, Op: st.Op, Account: st.Account, Amount: st.Amount,
+		Version: in.version, Balance: in.balance}
 	// The account exists before the story starts: the lab's own write.
 	if _, err := w.db.Exec(`INSERT INTO accounts (id) VALUES (?) ON CONFLICT DO NOTHING`, st.Account); err != nil {
 		return err
@@ -206,8 +219,8 @@ func (w *world) produce(st Step) error {
 			return err
 		}
 		if st.Mode == ModeOutbox {
-			if _, err := tx.Exec(`INSERT INTO outbox (tenant, operation_id, message_key, account, amount, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-				st.Tenant, st.Op, m.Key, st.Account, st.Amount, w.now.Format(time.RFC3339)); err != nil {
+			if _, err := tx.Exec(`INSERT INTO outbox (tenant, operation_id, message_key, account, amount, version, balance, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+				st.Tenant, st.Op, m.Key, st.Account, st.Amount, m.Version, m.Balance, w.now.Format(time.RFC3339)); err != nil {
 				return err
 			}
 		}
@@ -215,8 +228,7 @@ func (w *world) produce(st Step) error {
 			return err
 		}
 		// The order is committed: from now on the operation is owed.
-		w.intents[ik] = &intent{tenant: st.Tenant, op: st.Op, account: st.Account, amount: st.Amount,
-			keyMode: KeyOp, key: m.Key, variants: []int64{st.Amount}}
+		w.intents[ik] = in
 		return nil
 	}
 	publish := func() {
@@ -242,6 +254,7 @@ func (w *world) produce(st Step) error {
 	case ModePublishFirst:
 		publish()
 		if st.Crash == CrashAfterPublish {
+			w.totals[st.Account] -= st.Amount // rolled back: not in the producer's total
 			crash("the order service dies after publishing, before its commit: the order is rolled back, the message is out",
 				"сервис заказов падает после публикации, до коммита: заказ откатывается, а сообщение уже ушло")
 			return nil
@@ -273,7 +286,7 @@ func (w *world) produce(st Step) error {
 type outboxRow struct {
 	id                       int64
 	tenant, op, key, account string
-	amount                   int64
+	amount, version, balance int64
 }
 
 // relay is the outbox relay: it publishes each pending row, oldest first,
@@ -282,14 +295,14 @@ type outboxRow struct {
 func (w *world) relay(st Step) error {
 	w.t.actor = "relay"
 	defer func() { w.t.actor = "" }()
-	rows, err := w.db.Query(`SELECT id, tenant, operation_id, message_key, account, amount FROM outbox WHERE published_at IS NULL ORDER BY id`)
+	rows, err := w.db.Query(`SELECT id, tenant, operation_id, message_key, account, amount, version, balance FROM outbox WHERE published_at IS NULL ORDER BY id`)
 	if err != nil {
 		return err
 	}
 	var pending []outboxRow
 	for rows.Next() {
 		var r outboxRow
-		if err := rows.Scan(&r.id, &r.tenant, &r.op, &r.key, &r.account, &r.amount); err != nil {
+		if err := rows.Scan(&r.id, &r.tenant, &r.op, &r.key, &r.account, &r.amount, &r.version, &r.balance); err != nil {
 			rows.Close()
 			return err
 		}
@@ -303,7 +316,7 @@ func (w *world) relay(st Step) error {
 		return nil
 	}
 	for _, r := range pending {
-		m := &Message{Key: r.key, Tenant: r.tenant, Op: r.op, Account: r.account, Amount: r.amount}
+		m := &Message{Key: r.key, Tenant: r.tenant, Op: r.op, Account: r.account, Amount: r.amount, Version: r.version, Balance: r.balance}
 		if !w.dedupDrops(m) {
 			w.broker.Publish(m)
 			w.t.add(Event{Actor: "relay", Kind: KindPublish, Msg: m.TransportID,
@@ -341,14 +354,9 @@ func (w *world) pendingOutbox() (bool, error) {
 // committed orders whose message was never published. "" when neither.
 func (w *world) producerStory() string {
 	var out []string
-	var phantoms []string
-	for ik, got := range w.applied {
-		if w.intents[ik] == nil && got > 0 {
-			phantoms = append(phantoms, fmt.Sprintf("%s/%s credited %d though its order never committed", ik.tenant, ik.op, got))
-		}
+	for _, ik := range w.phantoms() {
+		out = append(out, fmt.Sprintf("%s/%s credited %d though its order never committed", ik.tenant, ik.op, w.applied[ik]))
 	}
-	slices.Sort(phantoms) // a map's order is random
-	out = append(out, phantoms...)
 	sent := map[intentKey]bool{}
 	for _, q := range [][]*Message{w.broker.Ready, w.broker.InFlight, w.broker.Acked, w.broker.DLQ} {
 		for _, m := range q {
@@ -364,4 +372,20 @@ func (w *world) producerStory() string {
 		return ""
 	}
 	return " (" + strings.Join(out, "; ") + ")"
+}
+
+// phantoms are the operations credited though no intent was ever born for
+// them (a publish-first producer died before its commit), in a stable
+// order.
+func (w *world) phantoms() []intentKey {
+	var out []intentKey
+	for ik, got := range w.applied {
+		if w.intents[ik] == nil && got > 0 {
+			out = append(out, ik)
+		}
+	}
+	slices.SortFunc(out, func(a, b intentKey) int {
+		return strings.Compare(a.tenant+"\x00"+a.op, b.tenant+"\x00"+b.op)
+	})
+	return out
 }

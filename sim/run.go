@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"cmp"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"runtime"
@@ -388,9 +390,19 @@ func runHandler(ctx context.Context, s *Script, h handlers.Info, steps int, lim 
 // silent conflict (checkQuarantined). The totals cannot judge such a run:
 // the expected total is one of several.
 func (w *world) verdict(settled, expected int64) (Verdict, string) {
-	twoPayloads := false
+	if w.handler.Absolute {
+		// A handler that writes absolute state is judged by the state.
+		if v, why, bad, err := w.accountVerdict(); err != nil {
+			return Lost, "cannot read the accounts: " + err.Error()
+		} else if bad {
+			return v, why
+		}
+		return w.laterVerdicts(settled)
+	}
+	twoPayloads, refunds := false, false
 	for _, in := range w.intents {
 		twoPayloads = twoPayloads || len(in.variants) > 1
+		refunds = refunds || in.amount < 0
 	}
 	var optional int64 // keyless API requests: one charge each is tolerated
 	for _, in := range w.intents {
@@ -399,7 +411,9 @@ func (w *world) verdict(settled, expected int64) (Verdict, string) {
 		}
 	}
 	switch {
-	case twoPayloads:
+	case twoPayloads, refunds:
+		// Judged operation by operation: a refund never applied and a
+		// payment credited twice would look the same in the total.
 	case settled > expected+optional:
 		return Duplicate, fmt.Sprintf("credited %d, expected %d: %d too much", settled, expected, settled-expected) + w.producerStory()
 	case settled < expected:
@@ -425,14 +439,21 @@ func (w *world) verdict(settled, expected int64) (Verdict, string) {
 			continue
 		}
 		switch {
+		case in.amount < 0 && got < in.amount:
+			over = append(over, fmt.Sprintf("%s/%s refunded %d of %d", in.tenant, in.op, -got, -in.amount))
+		case in.amount < 0 && got > in.amount:
+			under = append(under, fmt.Sprintf("%s/%s refunded %d of %d", in.tenant, in.op, -got, -in.amount))
 		case got > in.amount:
 			over = append(over, fmt.Sprintf("%s/%s credited %d of %d", in.tenant, in.op, got, in.amount))
 		case got < in.amount:
 			under = append(under, fmt.Sprintf("%s/%s credited %d of %d", in.tenant, in.op, got, in.amount))
 		}
 	}
+	for _, ik := range w.phantoms() {
+		over = append(over, fmt.Sprintf("%s/%s credited %d though its order never committed", ik.tenant, ik.op, w.applied[ik]))
+	}
 	prefix := "the total looks right, but errors cancel out: "
-	if twoPayloads {
+	if twoPayloads || refunds {
 		prefix = ""
 	}
 	if len(over) > 0 {
@@ -441,6 +462,12 @@ func (w *world) verdict(settled, expected int64) (Verdict, string) {
 	if len(under) > 0 {
 		return Lost, prefix + strings.Join(under, "; ")
 	}
+	return w.laterVerdicts(settled)
+}
+
+// laterVerdicts are the oracle's checks once the money is right: poison
+// messages, silent conflicts, and the API side's answers.
+func (w *world) laterVerdicts(settled int64) (Verdict, string) {
 	for _, m := range w.broker.DLQ {
 		if w.failedAfterApplied[m] {
 			return Poison, fmt.Sprintf("message %s was applied, then failed until the dead-letter queue", m.TransportID)
@@ -526,7 +553,13 @@ func (w *world) do(st Step) error {
 		if err := w.allow(1); err != nil {
 			return err
 		}
-		m := w.broker.Take()
+		var m *Message
+		if st.Op == "" {
+			m = w.broker.Take()
+		} else if m = w.broker.TakeOp(st.Op); m == nil {
+			w.note("broker", fmt.Sprintf("no message of %s is ready to deliver", st.Op), fmt.Sprintf("готовых сообщений операции %s нет", st.Op))
+			return nil
+		}
 		w.deliver([]*worker{newWorker(1, m, st.Crash)})
 	case VerbDeliverConcurrent:
 		if st.Same {
@@ -668,25 +701,41 @@ func (w *world) publish(st Step) error {
 		if st.Verb != VerbPublish {
 			return fmt.Errorf("%s %s: operation not published", st.Verb, st.Op)
 		}
-		in = &intent{tenant: st.Tenant, op: st.Op, account: st.Account, amount: st.Amount, keyMode: st.KeyMode, key: st.Op,
-			variants: []int64{st.Amount}}
+		amount, account := st.Amount, st.Account
+		if st.Kind == KindRefund {
+			// A refund takes money back, from the order's account.
+			amount = -amount
+			if paid := w.intents[intentKey{st.Tenant, st.Order}]; paid != nil {
+				account = paid.account
+			}
+		}
+		in = &intent{tenant: st.Tenant, op: st.Op, account: account, amount: amount, keyMode: st.KeyMode, key: st.Op,
+			variants: []int64{amount}, kind: st.Kind, order: st.Order}
 		if st.KeyMode == KeyV7 {
 			in.key = w.newKey(true)
 		}
+		w.version(in)
 		w.intents[ik] = in
 		if _, err := w.db.Exec(`INSERT INTO accounts (id) VALUES (?) ON CONFLICT DO NOTHING`, in.account); err != nil {
 			return err
 		}
-		if _, err := w.db.Exec(`INSERT INTO orders (tenant, id, status) VALUES (?, ?, 'CREATED')`, in.tenant, in.op); err != nil {
-			return err
+		if st.Kind != KindRefund { // a refund is for an order that exists
+			if _, err := w.db.Exec(`INSERT INTO orders (tenant, id, status) VALUES (?, ?, 'CREATED')`, in.tenant, in.op); err != nil {
+				return err
+			}
 		}
 	}
-	m := &Message{Key: in.key, Tenant: in.tenant, Op: in.op, Account: in.account, Amount: in.amount}
+	m := &Message{Key: in.key, Tenant: in.tenant, Op: in.op, Account: in.account, Amount: in.amount,
+		Kind: in.kind, Order: in.order, Version: in.version, Balance: in.balance}
 	if in.keyMode == KeyFresh {
 		m.Key = w.newKey(false)
 	}
 	if st.Verb == VerbChangePayload {
+		if in.amount < 0 {
+			st.Amount = -st.Amount // a refund's amount counts negative
+		}
 		m.Amount = st.Amount
+		m.Balance += st.Amount - in.amount
 		m.Changed = st.Amount != in.amount
 		if !slices.Contains(in.variants, st.Amount) {
 			in.variants = append(in.variants, st.Amount)
@@ -805,7 +854,12 @@ func (w *world) ship(st Step) error {
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		var status string
-		if err := w.db.QueryRow(`SELECT status FROM orders WHERE tenant = ? AND id = ?`, st.Tenant, st.Op).Scan(&status); err != nil {
+		err := w.db.QueryRow(`SELECT status FROM orders WHERE tenant = ? AND id = ?`, st.Tenant, st.Op).Scan(&status)
+		if errors.Is(err, sql.ErrNoRows) {
+			w.note("warehouse", fmt.Sprintf("there is no order %s: nothing shipped", st.Op), fmt.Sprintf("заказа %s нет: отгружать нечего", st.Op))
+			return nil
+		}
+		if err != nil {
 			return err
 		}
 		w.note("warehouse", fmt.Sprintf("order %s is %s, not PAID: nothing shipped", st.Op, status),
@@ -1194,8 +1248,13 @@ func (w *world) call(wk *worker, point func(string)) (err error) {
 		}
 	}()
 	m := wk.msg
+	order := m.Op
+	if m.Order != "" {
+		order = m.Order // a refund is for the order it names
+	}
 	msg := handlers.Message{
-		Key: m.Key, Tenant: m.Tenant, Account: m.Account, OrderID: m.Op, Amount: m.Amount,
+		Key: m.Key, Tenant: m.Tenant, Account: m.Account, OrderID: order, Amount: m.Amount,
+		Kind: cmp.Or(m.Kind, KindPayment), Version: m.Version, Balance: m.Balance,
 		Headers:     map[string]string{"idempotency-key": m.Key, "tenant": m.Tenant},
 		TransportID: m.TransportID, Delivery: wk.delivery, Redelivered: wk.delivery > 1,
 	}

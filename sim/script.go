@@ -160,6 +160,10 @@ type Step struct {
 	// Mode, for produce: how the order service commits and publishes
 	// (ModeDualWrite, ModePublishFirst or ModeOutbox).
 	Mode string
+	// Kind, for publish, is KindPayment or KindRefund; Order is the
+	// order a refund takes money back for.
+	Kind  string
+	Order string
 	// Batch and Commit, for deliver-batch: how many messages the worker
 	// polls, and whether it commits its offset after them or before.
 	Batch  int
@@ -274,11 +278,15 @@ type intentKind int
 const (
 	published intentKind = iota + 1
 	requested
+	// phantom: published by a publish-first producer that died before
+	// its commit; the operation may be produced again.
+	phantom
 )
 
 type parser struct {
 	s       *Script
 	intents map[intentKey]intentKind
+	refunds map[intentKey]bool // the operations that are refunds
 	// The first line of each side's verbs (see side): 0 for none yet.
 	apiLine, brokerLine int
 	en, ru              string
@@ -430,7 +438,7 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 			return st, err
 		}
 		allowed := map[string][]string{
-			VerbPublish:       {"amount", "tenant", "account", "key"},
+			VerbPublish:       {"amount", "tenant", "account", "key", "kind", "order"},
 			VerbRetry:         {"tenant"},
 			VerbChangePayload: {"amount", "tenant"},
 			VerbShip:          {"tenant"},
@@ -457,6 +465,11 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 				}
 				st.KeyMode = k
 			}
+			if err := p.kind(n, &st, opts); err != nil {
+				return st, err
+			}
+		} else if verb == VerbShip && p.refunds[ik] {
+			return st, errf(n, "ship: %s of tenant %s is a refund, not an order", "ship: %s тенанта %s — возврат, а не заказ", st.Op, st.Tenant)
 		} else if p.intents[ik] != published {
 			return st, errf(n, "%s: operation %s of tenant %s has not been published yet; publish it first", "%s: операция %s тенанта %s ещё не опубликована; сначала опубликуйте её", verb, st.Op, st.Tenant)
 		}
@@ -471,6 +484,18 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 			}
 		}
 	case VerbDeliver:
+		// deliver OP: the oldest ready message of that operation, not the
+		// oldest of all: messages arrive out of order.
+		if len(args) > 0 && !strings.Contains(args[0], "=") {
+			st.Op, args = args[0], args[1:]
+			if err := checkID(n, "operation id", st.Op); err != nil {
+				return st, err
+			}
+			if !p.anyTenant(st.Op) {
+				return st, errf(n, "deliver %s: no operation %s has been published; deliver takes a published operation id and crash=POINT, as in: %s",
+					"deliver %s: операция %s не публиковалась; deliver принимает id опубликованной операции и crash=ТОЧКА, например: %s", st.Op, st.Op, usage(VerbDeliver))
+			}
+		}
 		if opts, err = options(n, verb, args, []string{"crash"}); err != nil {
 			return st, err
 		}
@@ -532,7 +557,7 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 func usage(verb string) string {
 	switch verb {
 	case VerbPublish:
-		return "publish pay-1 amount=100 [tenant=acme] [account=alice] [key=op|v7|fresh]"
+		return "publish pay-1 amount=100 [tenant=acme] [account=alice] [key=op|v7|fresh] [kind=payment|refund order=pay-0]"
 	case VerbRetry:
 		return "retry pay-1 [tenant=acme]"
 	case VerbChangePayload:
@@ -545,6 +570,8 @@ func usage(verb string) string {
 		return "gateway down, gateway timeout, gateway dedup on, gateway stall 90m"
 	case VerbDeliverConcurrent:
 		return "deliver-concurrent [same] [switch=2,5]"
+	case VerbDeliver:
+		return "deliver [pay-1] [crash=before-ack]"
 	case VerbRequest:
 		return "request pay-1 amount=100 [tenant=acme] [account=alice] [key=op|fresh|none] [lose-response] [crash=after-effect]"
 	case VerbRequestConcurrent:
@@ -689,6 +716,9 @@ func (st Step) String() string {
 		if st.KeyMode != KeyOp {
 			b.WriteString(" key=" + st.KeyMode)
 		}
+		if st.Kind == KindRefund {
+			b.WriteString(" kind=refund order=" + st.Order)
+		}
 	case VerbRequest, VerbRequestConcurrent:
 		writeRequest(&b, st)
 	case VerbProduce:
@@ -712,6 +742,9 @@ func (st Step) String() string {
 			b.WriteString(" tenant=" + st.Tenant)
 		}
 	case VerbDeliver:
+		if st.Op != "" {
+			b.WriteString(" " + st.Op)
+		}
 		if st.Crash != "" {
 			b.WriteString(" crash=" + st.Crash)
 		}

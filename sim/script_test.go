@@ -83,7 +83,7 @@ func defaultHeaders() sim.Script {
 func TestVerbsListsEveryVerbOnce(t *testing.T) {
 	want := []string{sim.VerbPublish, sim.VerbRetry, sim.VerbChangePayload, sim.VerbDeliver, sim.VerbRedeliver,
 		sim.VerbDeliverConcurrent, sim.VerbDLQReplay, sim.VerbAdvance, sim.VerbGateway, sim.VerbShip, sim.VerbDrain,
-		sim.VerbRequest, sim.VerbRequestConcurrent}
+		sim.VerbRequest, sim.VerbRequestConcurrent, sim.VerbProduce, sim.VerbRelay, sim.VerbDeliverBatch}
 	if got := sim.Verbs(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Verbs() = %v, want %v", got, want)
 	}
@@ -391,8 +391,51 @@ func TestParseErrors(t *testing.T) {
 			[]string{`ship: unknown option "carrier"`, "valid options: tenant"}},
 		{"unknown deliver option", "deliver crsh=before-ack", 1,
 			[]string{`deliver: unknown option "crsh"`, "valid options: crash"}},
+		// A bare word after deliver is the operation to deliver: one never
+		// published is refused, with the usage.
 		{"deliver with a bare word", "deliver now", 1,
+			[]string{`deliver now: no operation now has been published`, "deliver [pay-1] [crash=before-ack]"}},
+		{"deliver an operation, then a bare word", "publish pay-1 amount=1\ndeliver pay-1 now", 2,
 			[]string{`deliver: unexpected "now"`, "options are name=value: crash"}},
+		{"refund without order", "publish pay-1 amount=1\npublish ref-1 amount=1 kind=refund", 2,
+			[]string{"kind=refund needs order=OP"}},
+		{"refund of an unknown order", "publish ref-1 amount=1 kind=refund order=pay-9", 1,
+			[]string{"order=pay-9: no payment pay-9 of tenant acme has been published"}},
+		{"refund of a refund", "publish pay-1 amount=1\npublish ref-1 amount=1 kind=refund order=pay-1\npublish ref-2 amount=1 kind=refund order=ref-1", 3,
+			[]string{"order=ref-1: no payment ref-1"}},
+		{"order without kind=refund", "publish pay-1 amount=1\npublish pay-2 amount=1 order=pay-1", 2,
+			[]string{"order= belongs to kind=refund"}},
+		{"unknown kind", "publish pay-1 amount=1 kind=chargeback", 1,
+			[]string{"kind=chargeback: unknown message kind; valid kinds: payment, refund"}},
+		{"produce without an id", "produce amount=5", 1, []string{"produce needs an operation id first", "produce pay-1 amount=100"}},
+		{"produce without amount", "produce pay-1", 1, []string{"produce needs amount=N"}},
+		{"produce with an unknown mode", "produce pay-1 amount=5 mode=two-phase", 1,
+			[]string{"mode=two-phase: unknown producer mode; valid modes: dual-write", "publish-first", "outbox"}},
+		{"produce with an unknown crash point", "produce pay-1 amount=5 crash=before-ack", 1,
+			[]string{"crash=before-ack: unknown producer crash point; valid points: after-commit", "after-publish"}},
+		{"an outbox producer does not publish", "produce pay-1 amount=5 mode=outbox crash=after-publish", 1,
+			[]string{"with mode=outbox the producer publishes nothing", "relay crash=after-publish"}},
+		{"produce twice", "produce pay-1 amount=5\nproduce pay-1 amount=5", 2, []string{"already produced; use retry"}},
+		{"produce an operation published before", "publish pay-1 amount=5\nproduce pay-1 amount=5", 2, []string{"already produced"}},
+		{"produce with an unknown option", "produce pay-1 amount=5 key=v7", 1,
+			[]string{`produce: unknown option "key"`, "valid options: amount, tenant, account, mode, crash"}},
+		{"relay with an unknown crash point", "relay crash=after-commit", 1,
+			[]string{"crash=after-commit: unknown relay crash point", "after-publish"}},
+		{"relay with a bare word", "relay now", 1, []string{`relay: unexpected "now"`}},
+		{"deliver-batch without a size", "deliver-batch", 1, []string{"deliver-batch needs the batch size first", "deliver-batch 3"}},
+		{"deliver-batch of zero", "deliver-batch 0", 1, []string{`"0" is not a batch size`, "from 1 to 50"}},
+		{"deliver-batch too large", "deliver-batch 51", 1, []string{`"51" is not a batch size`}},
+		{"deliver-batch with a leading zero", "deliver-batch 03", 1, []string{`"03" is not a batch size`}},
+		{"deliver-batch with an unknown commit mode", "deliver-batch 3 commit=never", 1,
+			[]string{"commit=never: unknown commit mode; valid modes: after", "before"}},
+		{"deliver-batch crash past the batch", "deliver-batch 3 crash=after-message:4", 1,
+			[]string{"crash=after-message:4: unknown batch crash point", "K from 1 to the batch size 3"}},
+		{"deliver-batch with a worker's crash point", "deliver-batch 3 crash=before-ack", 1,
+			[]string{"crash=before-ack: unknown batch crash point"}},
+		{"deliver-batch with an unknown option", "deliver-batch 3 switch=2", 1,
+			[]string{`deliver-batch: unknown option "switch"`, "valid options: commit, crash"}},
+		{"producer verbs are the broker side", "request pay-1 amount=5\nproduce pay-2 amount=5", 2,
+			[]string{"produce is the broker side"}},
 		{"publish with a bare word after the id", "publish pay-1 100", 1,
 			[]string{`publish: unexpected "100"`, "amount, tenant, account, key"}},
 		{"option given twice", "publish pay-1 amount=1 amount=2", 1, []string{"publish: option amount given twice"}},
@@ -755,6 +798,18 @@ ship pay-1
 ship pay-2 tenant=globex
 drain
 dlq-replay
+publish ref-1 amount=50 kind=refund order=pay-1
+deliver ref-1
+deliver pay-4 crash=before-ack
+produce ord-1 amount=10
+produce ord-2 amount=10 mode=outbox
+produce ord-3 amount=10 mode=publish-first crash=after-publish
+produce ord-3 amount=10 mode=publish-first
+produce ord-4 amount=10 tenant=globex account=bob crash=after-commit
+relay crash=after-publish
+relay
+deliver-batch 2
+deliver-batch 3 commit=before crash=after-message:2
 `
 
 // checkRoundTrip checks that the canonical form of s parses back to s.
@@ -801,8 +856,8 @@ retry pay-3 crash=after-call:2
 func TestScriptStringRoundTrip(t *testing.T) {
 	t.Run("hand-written script with every verb", func(t *testing.T) {
 		s := parseOK(t, allVerbsScript)
-		if len(s.Steps) != 36 {
-			t.Fatalf("got %d steps, want 36", len(s.Steps))
+		if len(s.Steps) != 48 {
+			t.Fatalf("got %d steps, want 48", len(s.Steps))
 		}
 		api := parseOK(t, allAPIScript)
 		seen := map[string]bool{}

@@ -97,6 +97,9 @@ type world struct {
 	api *apiState
 	// dedupSeen is when the broker took each key, for its dedup window.
 	dedupSeen map[string]time.Time
+	// versions and totals count, per account, the operations born so
+	// far and what they add up to (see version).
+	versions, totals map[string]int64
 }
 
 // intent is one business operation the producer wants done once.
@@ -107,6 +110,11 @@ type intent struct {
 	// variants are the amounts published under the key, the first one
 	// first: more than one when a changed payload reused it.
 	variants []int64
+	// kind is KindPayment or KindRefund (amount is then negative), order
+	// the order a refund is for. version is the intent's place among its
+	// account's operations, balance the account's total after it.
+	kind, order      string
+	version, balance int64
 	// optional: an API request sent without a key, which the right
 	// server refuses (amount 0); one charge of it is tolerated.
 	optional bool

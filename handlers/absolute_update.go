@@ -1,0 +1,29 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+)
+
+// AbsoluteUpdate writes state, not a change: the message says what the
+// account's balance is after the operation, and the handler sets it.
+//
+// Setting a value twice leaves it as setting it once, so a plain repeat
+// is harmless without any marker: the update is idempotent. It is not
+// order-safe. A message delivered late, after a newer one, sets the
+// balance back to an older state, and whatever happened in between is
+// lost.
+func AbsoluteUpdate(ctx context.Context, d Deps, m Message) error {
+	d.Point(Yield)
+	d.Point(BeforeEffect)
+	res, err := d.DB.ExecContext(ctx,
+		`UPDATE accounts SET balance = ? WHERE id = ?`, m.Balance, m.Account)
+	if err != nil {
+		return fmt.Errorf("set balance of %s: %w", m.Account, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return fmt.Errorf("account %s: %d rows updated (%v)", m.Account, n, err)
+	}
+	d.Point(AfterEffect)
+	return nil
+}

@@ -1,0 +1,41 @@
+package handlers
+
+import (
+	"context"
+	"fmt"
+)
+
+const versionSchema = `
+ALTER TABLE accounts ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+`
+
+// VersionGuard writes the balance the message states, as AbsoluteUpdate
+// does, but only when the message is newer than what the account holds:
+// the row keeps the version of the state it was last set to, and the
+// UPDATE's WHERE compares them, in one statement.
+//
+// A repeat (the same version) and a stale message (an older one) update
+// no row and are acked: the newer state already covers them. This needs
+// the producer to number the states of each account in order, and it
+// fits state that replaces itself (a balance, a status, a profile), not
+// changes that add up, where skipping an older message loses it.
+func VersionGuard(ctx context.Context, d Deps, m Message) error {
+	d.Point(Yield)
+	d.Point(BeforeEffect)
+	res, err := d.DB.ExecContext(ctx,
+		`UPDATE accounts SET balance = ?, version = ? WHERE id = ? AND version < ?`,
+		m.Balance, m.Version, m.Account, m.Version)
+	if err != nil {
+		return fmt.Errorf("set balance of %s: %w", m.Account, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("rows affected: %w", err)
+	}
+	if n == 0 {
+		d.Log("version %d of %s is not newer than the stored one: ack", m.Version, m.Account)
+		return nil
+	}
+	d.Point(AfterEffect)
+	return nil
+}
