@@ -21,8 +21,12 @@ func AbsoluteUpdate(ctx context.Context, d Deps, m Message) error {
 	if err != nil {
 		return fmt.Errorf("set balance of %s: %w", m.Account, err)
 	}
-	if n, err := res.RowsAffected(); err != nil || n != 1 {
-		return fmt.Errorf("account %s: %d rows updated (%v)", m.Account, n, err)
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("rows affected: %w", err)
+	}
+	if n != 1 {
+		return fmt.Errorf("account %s: %d rows updated, want 1: nothing credited", m.Account, n)
 	}
 	d.Point(AfterEffect)
 	return nil

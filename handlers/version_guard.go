@@ -33,7 +33,13 @@ func VersionGuard(ctx context.Context, d Deps, m Message) error {
 		return fmt.Errorf("rows affected: %w", err)
 	}
 	if n == 0 {
-		d.Log("version %d of %s is not newer than the stored one: ack", m.Version, m.Account)
+		// Not newer, or no such account: only a read tells them apart.
+		var stored int64
+		err := d.DB.QueryRowContext(ctx, `SELECT version FROM accounts WHERE id = ?`, m.Account).Scan(&stored)
+		if err != nil {
+			return fmt.Errorf("account %s: %w: nothing credited", m.Account, err)
+		}
+		d.Log("version %d of %s is not newer than the stored %d: ack", m.Version, m.Account, stored)
 		return nil
 	}
 	d.Point(AfterEffect)

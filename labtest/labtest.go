@@ -73,6 +73,9 @@ type Handler struct {
 	Schema string        // CREATE TABLE statements it needs besides accounts and orders
 	Redis  bool          // it needs Redis (d.Redis)
 	Handle handlers.Func // func(ctx, handlers.Deps, handlers.Message) error
+	// Absolute: it writes the balance a message states (const Absolute =
+	// true in a file), judged by each account's final balance.
+	Absolute bool
 
 	// Source is the handler file it was loaded from (File), "" for a
 	// compiled one: a failure's permalink then carries the file, and the
@@ -97,7 +100,7 @@ func File(path string) (Handler, error) {
 	if err != nil {
 		return Handler{}, fmt.Errorf("%s: %w", path, err)
 	}
-	return Handler{Name: fileName(path), Schema: f.Schema, Redis: f.Redis, Handle: fn, Source: f.Source}, nil
+	return Handler{Name: fileName(path), Schema: f.Schema, Redis: f.Redis, Absolute: f.Absolute, Handle: fn, Source: f.Source}, nil
 }
 
 // fileName is the handler's name for a file: its base name when the lab
@@ -160,7 +163,7 @@ func Run(ctx context.Context, h Handler, opts ...Option) (check.Report, error) {
 }
 
 func info(h Handler) handlers.Info {
-	return handlers.Info{Name: h.Name, Schema: h.Schema, Redis: h.Redis, Handle: h.Handle}
+	return handlers.Info{Name: h.Name, Schema: h.Schema, Redis: h.Redis, Absolute: h.Absolute, Handle: h.Handle}
 }
 
 // Check searches h and reports each failure found with t.Errorf: its

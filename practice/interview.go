@@ -21,8 +21,9 @@ const InterviewSize = 10
 // picks, and each visit takes the topic's best-ranked unused item of the
 // kind the plan asks for next (choice, open, choice, predict, open, and
 // again), or of any kind if the topic has none of that kind left (the
-// api topic has no predict items). With 10 items and up to 9 topics every
-// topic appears. A bank with coding exercises
+// api topic has no predict items). Each topic gives one item before any
+// gives a second, so 10 items cover 9 topics, or all of them when there
+// are fewer; which ones the seed decides. A bank with coding exercises
 // gives one of them (the seed's) in place of the last item.
 func (b *Bank) Interview(seed uint64, n int) []Question {
 	if n <= 0 {

@@ -53,7 +53,10 @@ func TestFaithfulCopiesOfTheBuiltins(t *testing.T) {
 			if f.Schema != h.Schema {
 				t.Errorf("Schema %q, the built-in's %q", f.Schema, h.Schema)
 			}
-			copied := handlers.Info{Name: h.Name, Schema: f.Schema, Redis: f.Redis, Handle: fn}
+			if f.Absolute != h.Absolute {
+				t.Errorf("Absolute %v, the built-in's %v", f.Absolute, h.Absolute)
+			}
+			copied := handlers.Info{Name: h.Name, Schema: f.Schema, Redis: f.Redis, Absolute: f.Absolute, Handle: fn}
 			for _, p := range presets {
 				sc, err := sim.Parse(p.Source)
 				if err != nil {

@@ -85,6 +85,10 @@ type File struct {
 	Source string
 	Schema string // the Schema constant, "" when there is none
 	Redis  bool   // it uses d.Redis: its world gets a Redis
+	// Absolute: const Absolute = true; the handler writes the balance a
+	// message states, and the lab judges it by each account's final
+	// balance (handlers.Info.Absolute).
+	Absolute bool
 	// API: Handle serves API requests (func Handle(ctx, d, r
 	// handlers.APIRequest) handlers.APIResponse) instead of consuming
 	// messages.
@@ -187,6 +191,15 @@ func Parse(src string) (*File, error) {
 			for _, spec := range d.Specs {
 				vs := spec.(*ast.ValueSpec)
 				for i, name := range vs.Names {
+					if name.Name == "Absolute" {
+						id, ok := valueAt(vs, i).(*ast.Ident)
+						if !ok || (id.Name != "true" && id.Name != "false") {
+							return nil, errf(fset.Position(name.Pos()).Line, "Absolute must be true or false, as in: const Absolute = true",
+								"Absolute должна быть true или false, например: const Absolute = true")
+						}
+						file.Absolute = id.Name == "true"
+						continue
+					}
 					if name.Name != "Schema" {
 						continue
 					}

@@ -69,7 +69,7 @@ func Load(f *File) (handlers.Func, error) {
 // handler or as Info.API for an API handler (File.API). The Name is left
 // to the caller. Only the child process, and tests, call it.
 func LoadHandler(f *File) (handlers.Info, error) {
-	info := handlers.Info{Schema: f.Schema, Redis: f.Redis}
+	info := handlers.Info{Schema: f.Schema, Redis: f.Redis, Absolute: f.Absolute}
 	i := interp.New(interp.Options{GoPath: "/nonexistent"})
 	if err := i.Use(symbolTable()); err != nil {
 		return info, fmt.Errorf("symbols: %w", err)

@@ -50,8 +50,8 @@ func TestLessonsIndex(t *testing.T) {
 				t.Errorf("the page is not in %s", lang)
 			}
 			ls := course.Lessons(lang)
-			if len(ls) != 9 {
-				t.Fatalf("%d lessons in %s, want 9", len(ls), lang)
+			if len(ls) != 11 {
+				t.Fatalf("%d lessons in %s, want 11", len(ls), lang)
 			}
 			last := -1
 			for _, l := range ls {
@@ -343,7 +343,7 @@ func TestUnknownLesson(t *testing.T) {
 		if !strings.Contains(r.body, tc.want) {
 			t.Errorf("%s: page lacks %q\n%s", tc.target, tc.want, excerpt(r.body))
 		}
-		if strings.Count(r.body, `<li class="lesson-item">`) != 9 || !strings.Contains(r.body, `href="/lessons/unique"`) {
+		if strings.Count(r.body, `<li class="lesson-item">`) != 11 || !strings.Contains(r.body, `href="/lessons/unique"`) {
 			t.Errorf("%s: the 404 page does not list the lessons", tc.target)
 		}
 		if strings.Contains(r.body, "<b>x</b>") {
@@ -522,7 +522,7 @@ func TestLessonProgressBars(t *testing.T) {
 			t.Errorf("the list lacks %q", want)
 		}
 	}
-	if n := strings.Count(r.body, "<progress"); n != 9 {
+	if n := strings.Count(r.body, "<progress"); n != 11 {
 		t.Errorf("%d progress bars, want one per lesson", n)
 	}
 	if r := get(t, h, "/lessons/unique?lang=ru", "Cookie", "profile=1"); !strings.Contains(r.body, "Отвечено вопросов: 40%") {

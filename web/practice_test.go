@@ -200,8 +200,8 @@ func answeredPercents(tb testing.TB, body string) map[string]int {
 	for _, m := range topicAnswered.FindAllStringSubmatch(body, -1) {
 		out[m[1]], _ = strconv.Atoi(m[2])
 	}
-	if len(out) != 9 {
-		tb.Fatalf("the overview has %d topic bars, want 9\n%s", len(out), excerpt(body))
+	if len(out) != 11 {
+		tb.Fatalf("the overview has %d topic bars, want 11\n%s", len(out), excerpt(body))
 	}
 	return out
 }

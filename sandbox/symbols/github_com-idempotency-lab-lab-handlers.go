@@ -18,6 +18,8 @@ func init() {
 		"BeforeEffect":      reflect.ValueOf(constant.MakeFromLiteral("\"before-effect\"", token.STRING, 0)),
 		"Fingerprint":       reflect.ValueOf(handlers.Fingerprint),
 		"IsUniqueViolation": reflect.ValueOf(handlers.IsUniqueViolation),
+		"KindPayment":       reflect.ValueOf(constant.MakeFromLiteral("\"payment\"", token.STRING, 0)),
+		"KindRefund":        reflect.ValueOf(constant.MakeFromLiteral("\"refund\"", token.STRING, 0)),
 		"Yield":             reflect.ValueOf(constant.MakeFromLiteral("\"yield\"", token.STRING, 0)),
 
 		// type definitions

@@ -12,4 +12,4 @@ import "reflect"
 var Symbols = map[string]map[string]reflect.Value{}
 
 //go:generate go run github.com/traefik/yaegi/cmd/yaegi extract -include ^Client$,^Cmd$,^Cmder$,^StatusCmd$,^StringCmd$,^BoolCmd$,^IntCmd$,^FloatCmd$,^SliceCmd$,^StringSliceCmd$,^IntSliceCmd$,^BoolSliceCmd$,^MapStringStringCmd$,^DurationCmd$,^Pipeliner$,^Tx$,^Script$,^Scripter$,^Nil$,^TxFailedErr$,^NewScript$,^Z$,^SetArgs$,^KeepTTL$,^Error$,^HasErrorPrefix$ github.com/redis/go-redis/v9
-//go:generate go run github.com/traefik/yaegi/cmd/yaegi extract -include ^Deps$,^Message$,^Gateway$,^Func$,^BeforeEffect$,^AfterEffect$,^Yield$,^BaseSchema$,^IsUniqueViolation$,^APIRequest$,^APIResponse$,^APIFunc$,^Fingerprint$,^Payment$,^Problem$ github.com/idempotency-lab/lab/handlers
+//go:generate go run github.com/traefik/yaegi/cmd/yaegi extract -include ^Deps$,^Message$,^Gateway$,^Func$,^BeforeEffect$,^AfterEffect$,^Yield$,^BaseSchema$,^IsUniqueViolation$,^APIRequest$,^APIResponse$,^APIFunc$,^Fingerprint$,^Payment$,^Problem$,^KindPayment$,^KindRefund$ github.com/idempotency-lab/lab/handlers

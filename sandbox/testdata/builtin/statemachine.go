@@ -21,10 +21,17 @@ func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 	}
 	defer tx.Rollback()
 
+	// A payment moves the order from CREATED to PAID, a refund from PAID
+	// to REFUNDED. A refund that arrives before its payment finds the
+	// order CREATED, and is dropped below like a duplicate.
+	from, to := "CREATED", "PAID"
+	if m.Kind == handlers.KindRefund {
+		from, to = "PAID", "REFUNDED"
+	}
 	d.Point(handlers.BeforeEffect)
 	res, err := tx.ExecContext(ctx,
-		`UPDATE orders SET status = 'PAID', paid_at = ? WHERE id = ? AND status = 'CREATED'`,
-		d.Now().Format(time.RFC3339), m.OrderID)
+		`UPDATE orders SET status = ?, paid_at = ? WHERE id = ? AND status = ?`,
+		to, d.Now().Format(time.RFC3339), m.OrderID, from)
 	if err != nil {
 		return fmt.Errorf("update order %s: %w", m.OrderID, err)
 	}
@@ -35,7 +42,7 @@ func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 	if n == 0 {
 		// A duplicate or an order in another state: both end here, and
 		// both must be acked, or the broker redelivers for ever.
-		d.Log("order %s is not CREATED (already paid, shipped or missing): ack", m.OrderID)
+		d.Log("order %s is not %s (already done, another state, or missing): ack", m.OrderID, from)
 		return nil
 	}
 	if err := credit(ctx, tx, m.Account, m.Amount); err != nil {

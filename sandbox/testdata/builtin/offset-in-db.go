@@ -1,0 +1,90 @@
+// A copy of the built-in handler offset-in-db (handlers/offset_in_db.go, OffsetInDB) as a handler file.
+package handler
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/idempotency-lab/lab/handlers"
+)
+
+// Schema is the built-in's offsetInDBSchema.
+const Schema = `
+CREATE TABLE consumer_offsets (
+    topic_partition TEXT PRIMARY KEY,
+    next_offset     INTEGER NOT NULL
+);
+`
+
+// Handle, as OffsetInDB, keeps the consumer's position in its own database, in the
+// same transaction as the credit, as Kafka's documentation suggests for a
+// consumer that writes to an external store: a message at an offset below
+// the stored one was applied already and is skipped. When a worker dies
+// in the middle of a batch, the broker replays the whole uncommitted
+// range, and the stored offset skips every message the dead worker
+// finished: no marker table, one row per partition.
+//
+// The offset names a position in the log, not an operation. A producer's
+// retry or an outbox relay's second publish is a new record at a new
+// offset and is credited again. And the rule "below the stored offset
+// means done" holds only where the partition is consumed in order: a
+// broker that requeues one message behind newer ones (as a queue with
+// per-message acks does) makes the handler skip a message it never
+// applied.
+func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
+	d.Point(handlers.Yield)
+	tx, err := d.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+
+	var next int64
+	err = tx.QueryRowContext(ctx,
+		`SELECT COALESCE(MAX(next_offset), 0) FROM consumer_offsets WHERE topic_partition = ?`, m.Partition).Scan(&next)
+	if err != nil {
+		return fmt.Errorf("read offset of %s: %w", m.Partition, err)
+	}
+	if m.Offset < next {
+		d.Log("offset %d is below the stored %d: already applied, ack", m.Offset, next)
+		return nil
+	}
+	d.Point(handlers.BeforeEffect)
+	if err := credit(ctx, tx, m.Account, m.Amount); err != nil {
+		return fmt.Errorf("credit %s: %w", m.Account, err)
+	}
+	// The position moves in the credit's transaction: both or neither.
+	if _, err := tx.ExecContext(ctx,
+		`INSERT INTO consumer_offsets (topic_partition, next_offset) VALUES (?, ?)
+		 ON CONFLICT (topic_partition) DO UPDATE SET next_offset = excluded.next_offset`,
+		m.Partition, m.Offset+1); err != nil {
+		return fmt.Errorf("store offset: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	d.Point(handlers.AfterEffect)
+	return nil
+}
+
+// credit is handlers.credit.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+func credit(ctx context.Context, db execer, account string, amount int64) error {
+	res, err := db.ExecContext(ctx,
+		`UPDATE accounts SET balance = balance + ? WHERE id = ?`, amount, account)
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n != 1 {
+		return fmt.Errorf("account %s: %d rows updated, want 1: nothing credited", account, n)
+	}
+	return nil
+}
