@@ -14,8 +14,9 @@ import (
 // language. It is small on purpose, so that every script up to depth 4
 // can run: one or two operations (a second one under a second tenant
 // with the same id, the tenant collision), a repeat of each and a changed
-// payload, every delivery with every crash point and I/O boundary, two
-// workers switching at each boundary, the broker's moves,
+// payload, a refund, an outbox and its relay, every delivery with every
+// crash point and I/O boundary, two workers switching at each boundary,
+// the broker's moves (a batch replayed, a message out of order),
 // time across each TTL of the header, and the gateway's modes for the
 // handlers that call it.
 func (s *searcher) alphabet(prefix []string) []string {
@@ -24,8 +25,10 @@ func (s *searcher) alphabet(prefix []string) []string {
 	}
 	type op struct{ id, tenant string }
 	var ops []op
+	outbox := false
 	for _, line := range prefix {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "publish" {
+		if f := strings.Fields(line); len(f) >= 2 && (f[0] == "publish" || f[0] == "produce") {
+			outbox = outbox || f[0] == "produce"
 			o := op{id: f[1]}
 			for _, w := range f[2:] {
 				if t, ok := strings.CutPrefix(w, "tenant="); ok {
@@ -59,9 +62,23 @@ func (s *searcher) alphabet(prefix []string) []string {
 	}
 	switch len(ops) {
 	case 0:
-		out = append(out, "publish a amount=10000")
+		// The producer side, where it reaches the consumer: an outbox
+		// whose relay may publish a row twice. (A producer that loses its
+		// message, or sends one for a rolled-back order, fails every
+		// handler alike: no consumer's failure.)
+		out = append(out, "publish a amount=10000", "produce a amount=10000 mode=outbox")
 	case 1:
 		out = append(out, "publish b amount=5000", "publish a amount=5000 tenant=globex account=bob")
+		if !outbox && !s.opt.NoRefunds {
+			out = append(out, "publish r amount=10000 kind=refund order=a")
+		}
+	case 2:
+		// Two messages: the second delivered first, and a batch whose
+		// worker dies after the first (the range is replayed).
+		out = append(out, "deliver "+ops[1].id, "deliver-batch 2 crash=after-message:1")
+	}
+	if outbox {
+		out = append(out, "relay", "relay crash=after-publish")
 	}
 	for _, ttl := range s.ttls() {
 		out = append(out, "advance "+minutes(ttl+time.Minute))

@@ -62,11 +62,15 @@ func TestAntiPatternsShowTheirFailure(t *testing.T) {
 		{"broker-key", sim.Duplicate, "a producer retry has a new transport id"},
 		{"setnx-no-release", sim.Lost, "a dead worker's claim blocks every copy"},
 		{"inbox-no-hash", sim.SilentConflict, "a changed payload is acked as a repeat"},
+		{"absolute-update", sim.Lost, "a stale message overwrites a newer state"},
+		{"redelivered-flag", sim.Duplicate, "a producer's retry arrives with redelivered=false"},
+		{"offset-in-db", sim.Duplicate, "a producer's retry is a new record at a new offset"},
+		{"offset-in-db", sim.Lost, "a message requeued behind a newer one sits below the stored offset"},
 		// unique-same-tx is not here: its poison message needs PostgreSQL,
 		// and the search runs on the embedded engine (SQLite), where it fails
 		// only as unique does (TestUniqueSameTxIsUniqueOnSQLite).
 	} {
-		t.Run(tc.handler, func(t *testing.T) {
+		t.Run(tc.handler+"/"+string(tc.verdict), func(t *testing.T) {
 			rep := mustCheck(t, tc.handler, quick)
 			if _, ok := failure(rep, tc.verdict); !ok {
 				t.Errorf("%s: no %s found (%s); found %+v", tc.handler, tc.verdict, tc.why, rep.Failures)

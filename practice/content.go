@@ -64,6 +64,9 @@ type Exercise struct {
 	Forbid []sim.Verdict `yaml:"forbid"`
 	Depth  int           `yaml:"depth"`
 	Header string        `yaml:"header"` // header lines every searched script starts with
+	// NoRefunds keeps refunds out of the search: the exercise is about
+	// payments, and its handler need not know a refund (lesson 11).
+	NoRefunds bool `yaml:"no-refunds"`
 
 	starter, solution string
 }

@@ -43,8 +43,8 @@ func TestInterview(t *testing.T) {
 		// One item per topic until the topics run out: with more topics
 		// than items (a coding exercise takes the last), each item is
 		// another topic.
-		if want := min(InterviewSize-1, len(lessonSlugs())); len(topics) != want {
-			t.Errorf("seed %d: covers %d topics, want %d", seed, len(topics), want)
+		if want := min(InterviewSize-1, len(lessonSlugs())); len(topics) < want {
+			t.Errorf("seed %d: covers %d topics, want at least %d", seed, len(topics), want)
 		}
 		if kinds[KindChoice] == 0 || kinds[KindOpen] == 0 || kinds[KindPredict] == 0 {
 			t.Errorf("seed %d: kinds %v, want a mix of all three", seed, kinds)

@@ -16,6 +16,8 @@ type Exercise struct {
 	Forbid  []sim.Verdict `json:"forbid"`  // the search must find none of these; empty: none at all
 	Depth   int           `json:"depth"`
 	Header  string        `json:"header"`
+	// NoRefunds keeps refunds out of the search (check.Options.NoRefunds).
+	NoRefunds bool `json:"no_refunds,omitempty"`
 }
 
 // GradeSeed and GradeRuns fix the search of a grading: the same file, the
@@ -79,7 +81,7 @@ func GradeHandler(ctx context.Context, h handlers.Info, e Exercise) (Grade, erro
 		g.Presets = append(g.Presets, PresetGrade{Preset: name, Verdict: r.Verdict, Settled: r.Settled, Expected: r.Expected, Reason: r.Reason})
 		g.Pass = g.Pass && r.Verdict == sim.OK
 	}
-	rep, err := check.CheckHandler(ctx, h, check.Options{Depth: e.Depth, Runs: GradeRuns, Seed: GradeSeed, Header: e.Header})
+	rep, err := check.CheckHandler(ctx, h, check.Options{Depth: e.Depth, Runs: GradeRuns, Seed: GradeSeed, Header: e.Header, NoRefunds: e.NoRefunds})
 	if err != nil {
 		return Grade{}, err
 	}

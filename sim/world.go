@@ -124,8 +124,8 @@ type intent struct {
 func (w *world) apply(m *Message, amount int64) {
 	ik := intentKey{m.Tenant, m.Op}
 	w.applied[ik] += amount
-	if amount < 0 {
-		return // taken back, not applied
+	if (amount < 0) != (m.Amount < 0) {
+		return // taken back, not applied (a refund applies as a negative amount)
 	}
 	if w.applications[ik] == nil {
 		w.applications[ik] = map[int64]int{}

@@ -27,10 +27,11 @@ import (
 const presentHandlers = "naive,inbox"
 
 // HandlerKeys are the keys that toggle the handlers, in the order the lab
-// lists them: the digits 1–9 and 0, then the letters after them on the
-// keyboard's next row (R, S, T and V have other uses). A handler past
-// them is toggled with its button.
-var HandlerKeys = []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "0", "Q", "W", "E", "Y", "U", "I", "O", "P"}
+// lists them: the digits 1–9 and 0, then the letters of the keyboard's
+// next two rows (R, S, T and V have other uses). A handler past them is
+// toggled with its button.
+var HandlerKeys = []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "0", "Q", "W", "E", "Y", "U", "I", "O", "P",
+	"A", "D", "F", "G", "H", "J", "K", "L"}
 
 // Who a presenter page is for.
 const (

@@ -52,7 +52,7 @@ func (s *Practice) gradeCode(ctx context.Context, q drill.Question, code string)
 	e := q.Code
 	o := drill.CodeOutcome{Code: code}
 	resp, err := s.Sandbox.Run(ctx, sandbox.Request{Op: "grade", Name: "yours", Code: code,
-		Exercise: sandbox.Exercise{Presets: e.Presets, Forbid: e.Forbid, Depth: e.Depth, Header: e.Header}})
+		Exercise: sandbox.Exercise{Presets: e.Presets, Forbid: e.Forbid, Depth: e.Depth, Header: e.Header, NoRefunds: e.NoRefunds}})
 	var se *sandbox.Error
 	switch {
 	case errors.Is(err, sandbox.ErrBusy):
