@@ -162,3 +162,37 @@ func TestGradeOtherSide(t *testing.T) {
 		t.Errorf("%v %+v", err, resp)
 	}
 }
+
+// const Absolute = true marks a handler that writes the balance a message
+// states; anything but true or false is refused with its line.
+func TestParseAbsolute(t *testing.T) {
+	head := "package handler\n\nimport (\n\t\"context\"\n\n\t\"github.com/idempotency-lab/lab/handlers\"\n)\n\n"
+	body := "func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error { return nil }\n"
+	for src, want := range map[string]bool{
+		head + body:                               false,
+		head + "const Absolute = true\n\n" + body:  true,
+		head + "const Absolute = false\n\n" + body: false,
+	} {
+		f, err := sandbox.Parse(src)
+		if err != nil || f.Absolute != want {
+			t.Errorf("%v, Absolute %v, want %v:\n%s", err, f != nil && f.Absolute, want, src)
+		}
+	}
+	_, err := sandbox.Parse(head + "const Absolute = 1\n\n" + body)
+	se, ok := err.(*sandbox.Error)
+	if !ok || se.Line != 9 || !strings.Contains(se.Msg, "Absolute must be true or false") || se.MsgRU == se.Msg {
+		t.Errorf("const Absolute = 1: %v", err)
+	}
+	if f, err := sandbox.Parse(mustRead(t, "../practice/_exercises/version-guard/solution.go")); err != nil || !f.Absolute {
+		t.Errorf("the version-guard exercise is not absolute: %v", err)
+	}
+}
+
+func mustRead(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
