@@ -169,7 +169,7 @@ func TestParseAbsolute(t *testing.T) {
 	head := "package handler\n\nimport (\n\t\"context\"\n\n\t\"github.com/idempotency-lab/lab/handlers\"\n)\n\n"
 	body := "func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error { return nil }\n"
 	for src, want := range map[string]bool{
-		head + body:                               false,
+		head + body: false,
 		head + "const Absolute = true\n\n" + body:  true,
 		head + "const Absolute = false\n\n" + body: false,
 	} {
