@@ -52,6 +52,19 @@ type Options struct {
 	// SQLite and miniredis, or real PostgreSQL and Redis servers.
 	Engine *Engine
 
+	// Stopwatch, when set, is read before and after every step, and the
+	// difference is the step's Trace.Took: the cost lab measures with it.
+	// The engine never reads a clock of its own, and Took is neither in
+	// the JSON nor seen by the oracle, so a run still depends only on its
+	// script.
+	Stopwatch func() time.Duration
+	// Storage asks for Result.Storage: what the handler's own tables and
+	// Redis hold after settlement.
+	Storage bool
+	// RowsEachStep asks for Trace.Stored: the rows of the handler's own
+	// tables after every step (a count per table per step).
+	RowsEachStep bool
+
 	// onDeliver, when set, is called at the start of every delivery, from
 	// the worlds' goroutines: tests count deliveries with it (export_test.go).
 	onDeliver func()
@@ -90,6 +103,9 @@ type Result struct {
 	// steps, the acked queue growing all along.
 	Broker BrokerState `json:"-"`
 	Final  *State      `json:"-"`
+	// Storage, with Options.Storage, is what the handler keeps after
+	// settlement.
+	Storage *Storage `json:"-"`
 
 	open int // messages ready or in flight after settlement: none, unless the engine is wrong
 }
@@ -131,6 +147,11 @@ type Trace struct {
 	// Crashed says whether a worker died in the step: a crash point the
 	// handler never reached leaves it false.
 	Crashed bool `json:"-"`
+	// Took is the step's wall time, with Options.Stopwatch; 0 otherwise.
+	Took time.Duration `json:"-"`
+	// Stored, with Options.RowsEachStep, is how many rows the handler's
+	// own tables hold after the step.
+	Stored int64 `json:"-"`
 }
 
 // Handlers resolves message handlers' names: a list, "core" or "all".
@@ -246,7 +267,8 @@ func Execute(ctx context.Context, s *Script, opt Options) (*Run, error) {
 		budget = DefaultBudget
 	}
 	lim := limits{budget: budget, share: share(budget, len(hs)), stepEvents: opt.StepEvents,
-		snapshots: opt.Snapshots, onDeliver: opt.onDeliver, engine: opt.Engine}
+		snapshots: opt.Snapshots, onDeliver: opt.onDeliver, engine: opt.Engine,
+		stopwatch: opt.Stopwatch, storage: opt.Storage, rowsEachStep: opt.RowsEachStep}
 	run := &Run{Script: s, Steps: steps, Results: make([]Result, len(hs))}
 	errs := make([]error, len(hs))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -290,12 +312,15 @@ func Execute(ctx context.Context, s *Script, opt Options) (*Run, error) {
 
 // limits is what every world of one Execute shares from its options.
 type limits struct {
-	budget     int // the run's budget, for the error message
-	share      int // deliveries per world; negative: no limit
-	stepEvents int
-	snapshots  bool
-	onDeliver  func()
-	engine     *Engine
+	budget       int // the run's budget, for the error message
+	share        int // deliveries per world; negative: no limit
+	stepEvents   int
+	snapshots    bool
+	onDeliver    func()
+	engine       *Engine
+	stopwatch    func() time.Duration
+	storage      bool
+	rowsEachStep bool
 }
 
 func runHandler(ctx context.Context, s *Script, h handlers.Info, steps int, lim limits) (Result, error) {
@@ -322,8 +347,20 @@ func runHandler(ctx context.Context, s *Script, h handlers.Info, steps int, lim 
 		}
 		tr := Trace{Step: i + 1, Line: st.Line, Text: st.String()}
 		crashes := w.crashes
+		var start time.Duration
+		if lim.stopwatch != nil {
+			start = lim.stopwatch()
+		}
 		if err := w.step(st); err != nil {
 			return res, stopped(st.Line, fmt.Sprintf("line %d", st.Line), err)
+		}
+		if lim.stopwatch != nil {
+			tr.Took = lim.stopwatch() - start
+		}
+		if lim.rowsEachStep {
+			if tr.Stored, err = w.storedRows(); err != nil {
+				return res, err
+			}
 		}
 		if tr.Balance, err = w.balance(); err != nil {
 			return res, err
@@ -374,6 +411,11 @@ func runHandler(ctx context.Context, s *Script, h handlers.Info, steps int, lim 
 	res.Deliveries, res.DeadLettered, res.GatewayCalls = w.deliveries, len(w.broker.DLQ), len(w.gateway.calls)
 	res.Conflicts, res.open = w.conflicts, len(w.broker.Ready)+len(w.broker.InFlight)
 	res.Verdict, res.Reason = w.verdict(res.Settled, res.Expected)
+	if lim.storage {
+		if res.Storage, err = w.storage(); err != nil {
+			return res, err
+		}
+	}
 	return res, nil
 }
 

@@ -52,6 +52,10 @@ Usage:
   lab conform --engine real --postgres URL --redis URL [--json]
                           run every preset on every handler on SQLite and on
                           PostgreSQL + Redis, and print where they differ
+  lab bench [--handlers core|all|a,b] [--messages 1000] [--duplicates 10%]
+            [--engine embedded|real --postgres URL --redis URL] [--json]
+                          measure what each handler's idempotency costs:
+                          speed, calls and storage per message
   lab scenarios           list the preset scenarios
   lab handlers            list the handlers
   lab help                show this help
@@ -73,6 +77,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return cmdCheck(ctx, args[1:], stdout, stderr)
 	case "conform":
 		return cmdConform(ctx, args[1:], stdout, stderr)
+	case "bench":
+		return cmdBench(ctx, args[1:], stdout, stderr)
 	case "scenarios":
 		return cmdScenarios(args[1:], stdout, stderr)
 	case "handlers":
@@ -83,7 +89,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "lab: unknown command %q; valid commands: serve, run, check, conform, scenarios, handlers, help\n\n%s", args[0], usage)
+	fmt.Fprintf(stderr, "lab: unknown command %q; valid commands: serve, run, check, conform, bench, scenarios, handlers, help\n\n%s", args[0], usage)
 	return exitUsage
 }
 

@@ -1,0 +1,255 @@
+// Package cost measures what idempotency costs: for each handler, at a
+// stated duplicate rate, how fast it handles messages, how many SQL
+// statements, Redis commands and transactions a message takes, and what it
+// stores per message (Bench); how the key a table is indexed by shapes its
+// B-tree (Keys); and how an inbox grows with and without a retention job
+// (Retention).
+//
+// The counters are exact: they come from the engine's trace of what the
+// handler ran, and from the database's own page accounting. The timings
+// are this machine's, at this moment: a shared machine makes them noisy,
+// so compare them as ratios within one run, never across runs.
+package cost
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// Limits on a bench: they keep a run bounded in memory and time.
+const (
+	MaxMessages     = 20000
+	DefaultMessages = 1000
+	// DefaultDuplicates is the share of messages sent twice, in percent.
+	DefaultDuplicates = 10
+)
+
+// Options choose what Bench measures.
+type Options struct {
+	Handlers   []string // handler names, "core" or "all"; empty: core
+	Messages   int      // distinct messages; 0: DefaultMessages
+	Duplicates int      // percent of them sent a second time (a producer's retry); -1: none
+	Engine     *sim.Engine
+	// Progress, when set, is called after each handler with how many are
+	// done and how many there are.
+	Progress func(done, total int)
+	// Clock is the stopwatch (time since some fixed moment); nil: the
+	// wall clock. Tests give a fake one.
+	Clock func() time.Duration
+}
+
+// Report is a bench's outcome.
+type Report struct {
+	Machine    Machine  `json:"machine"`
+	Messages   int      `json:"messages"`
+	Duplicates int      `json:"duplicates_percent"`
+	Copies     int      `json:"copies"` // the second copies sent
+	Engine     string   `json:"engine"`
+	Handlers   []Result `json:"handlers"`
+}
+
+// Machine is where a report was measured.
+type Machine struct {
+	OS   string `json:"os"`
+	Arch string `json:"arch"`
+	CPUs int    `json:"cpus"`
+	Go   string `json:"go"`
+}
+
+// ThisMachine describes the machine the process runs on.
+func ThisMachine() Machine {
+	return Machine{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Go: runtime.Version()}
+}
+
+// Result is one handler's figures. Per-message figures divide by the
+// deliveries (every copy is a message the handler had to look at); the
+// storage figures divide by the distinct messages.
+type Result struct {
+	Handler    string `json:"handler"`
+	Verdict    string `json:"verdict"` // the run's verdict: a bench that loses money measured the wrong thing
+	Deliveries int    `json:"deliveries"`
+
+	PerSecond float64 `json:"messages_per_second"`
+	P50       float64 `json:"p50_ms"`
+	P99       float64 `json:"p99_ms"`
+
+	SQL          int     `json:"sql_statements"`
+	Redis        int     `json:"redis_commands"`
+	Transactions int     `json:"transactions"`
+	SQLPer       float64 `json:"sql_per_message"`
+	RedisPer     float64 `json:"redis_per_message"`
+	TxPer        float64 `json:"transactions_per_message"`
+
+	Tables      []sim.TableStorage `json:"tables"`
+	Rows        int64              `json:"rows"`
+	Bytes       int64              `json:"bytes"`
+	BytesPer    float64            `json:"bytes_per_message"`
+	RedisKeys   int                `json:"redis_keys"`
+	RedisBytes  int64              `json:"redis_bytes,omitempty"` // a real server's MEMORY USAGE; 0 on miniredis
+	RedisPerKey float64            `json:"redis_bytes_per_key,omitempty"`
+}
+
+// Script is the bench's scenario: n top-ups, each published and
+// delivered, and after every one whose turn comes (dup percent of them,
+// spread evenly) a producer's retry of it, delivered too. The gateway and
+// the clock stay as they are.
+func Script(n, dup int) (*sim.Script, int) {
+	s := &sim.Script{MaxDeliveries: sim.DefaultMaxDeliveries, ProcessingTTL: sim.DefaultProcessingTTL,
+		DoneTTL: sim.DefaultDoneTTL, KeyTTL: sim.DefaultKeyTTL}
+	copies := 0
+	for i := 1; i <= n; i++ {
+		op := fmt.Sprintf("m-%d", i)
+		account := fmt.Sprintf("acc-%d", i%10)
+		s.Steps = append(s.Steps,
+			sim.Step{Verb: sim.VerbPublish, Op: op, Tenant: sim.DefaultTenant, Account: account, Amount: 100, KeyMode: sim.KeyOp},
+			sim.Step{Verb: sim.VerbDeliver})
+		// Bresenham's spread: the i-th message has a copy when the count
+		// of copies due so far grows.
+		if dup > 0 && i*dup/100 > (i-1)*dup/100 {
+			copies++
+			s.Steps = append(s.Steps, sim.Step{Verb: sim.VerbRetry, Op: op, Tenant: sim.DefaultTenant}, sim.Step{Verb: sim.VerbDeliver})
+		}
+	}
+	for i := range s.Steps {
+		s.Steps[i].Line = i + 1
+	}
+	return s, copies
+}
+
+// Bench runs the scenario on each handler, one at a time so that their
+// timings do not share the machine, and reports the figures.
+func Bench(ctx context.Context, opt Options) (*Report, error) {
+	if opt.Messages == 0 {
+		opt.Messages = DefaultMessages
+	}
+	switch {
+	case opt.Messages < 1 || opt.Messages > MaxMessages:
+		return nil, badInput{fmt.Errorf("messages: %d is out of range: from 1 to %d", opt.Messages, MaxMessages)}
+	case opt.Duplicates < -1 || opt.Duplicates > 100:
+		return nil, badInput{fmt.Errorf("duplicates: %d%% is out of range: from 0%% to 100%%", opt.Duplicates)}
+	}
+	dup := max(opt.Duplicates, 0)
+	hs, err := sim.Handlers(opt.Handlers)
+	if err != nil {
+		return nil, badInput{err}
+	}
+	clock := opt.Clock
+	if clock == nil {
+		start := time.Now()
+		clock = func() time.Duration { return time.Since(start) }
+	}
+	s, copies := Script(opt.Messages, dup)
+	rep := &Report{Machine: ThisMachine(), Messages: opt.Messages, Duplicates: dup, Copies: copies, Engine: "embedded"}
+	if opt.Engine != nil {
+		rep.Engine = "real"
+	}
+	for i, h := range hs {
+		run, err := sim.Execute(ctx, s, sim.Options{Handlers: []string{h.Name}, Budget: -1, Engine: opt.Engine,
+			Stopwatch: clock, Storage: true})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", h.Name, err)
+		}
+		rep.Handlers = append(rep.Handlers, measure(run.Results[0], h))
+		if opt.Progress != nil {
+			opt.Progress(i+1, len(hs))
+		}
+	}
+	return rep, nil
+}
+
+// ErrBusy is what a caller returns when a bench is already running.
+var ErrBusy = errors.New("a bench is already running: one at a time")
+
+// measure turns a run into figures: its deliver steps' times and the
+// calls their workers made.
+func measure(r sim.Result, h handlers.Info) Result {
+	res := Result{Handler: h.Name, Verdict: string(r.Verdict), Deliveries: r.Deliveries}
+	var took []time.Duration
+	var total time.Duration
+	for _, tr := range r.Trace {
+		if !strings.HasPrefix(tr.Text, sim.VerbDeliver) {
+			continue
+		}
+		took = append(took, tr.Took)
+		total += tr.Took
+		for _, e := range tr.Events {
+			if !strings.HasPrefix(e.Actor, "worker") {
+				continue
+			}
+			switch e.Kind {
+			case sim.KindSQL:
+				res.SQL++
+				if e.Text == "BEGIN" {
+					res.Transactions++
+				}
+			case sim.KindRedis:
+				res.Redis++
+				if strings.HasPrefix(e.Text, "MULTI") {
+					res.Transactions++
+				}
+			}
+		}
+	}
+	if n := float64(len(took)); n > 0 {
+		res.SQLPer, res.RedisPer, res.TxPer = float64(res.SQL)/n, float64(res.Redis)/n, float64(res.Transactions)/n
+		if total > 0 {
+			res.PerSecond = n / total.Seconds()
+		}
+		slices.Sort(took)
+		res.P50, res.P99 = ms(percentile(took, 50)), ms(percentile(took, 99))
+	}
+	if st := r.Storage; st != nil {
+		res.Tables, res.Rows, res.Bytes = st.Tables, st.Rows(), st.Bytes()
+		res.RedisKeys, res.RedisBytes = st.RedisKeys, st.RedisBytes
+		if st.RedisKeys > 0 && st.RedisBytes > 0 {
+			res.RedisPerKey = float64(st.RedisBytes) / float64(st.RedisKeys)
+		}
+	}
+	if distinct := len(took); distinct > 0 {
+		res.BytesPer = float64(res.Bytes) / float64(messages(r))
+	}
+	return res
+}
+
+// messages counts the distinct operations a run published.
+func messages(r sim.Result) int {
+	n := 0
+	for _, tr := range r.Trace {
+		if strings.HasPrefix(tr.Text, sim.VerbPublish+" ") {
+			n++
+		}
+	}
+	return max(n, 1)
+}
+
+// percentile is the nearest-rank percentile of sorted durations.
+func percentile(sorted []time.Duration, p int) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(float64(p)/100*float64(len(sorted)))) - 1
+	return sorted[max(i, 0)]
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// badInput marks an error in what the caller asked for.
+type badInput struct{ error }
+
+func (e badInput) Unwrap() error { return e.error }
+
+// IsBadInput says whether err is the caller's: an option out of range or
+// an unknown handler.
+func IsBadInput(err error) bool {
+	var b badInput
+	return errors.As(err, &b)
+}
