@@ -172,7 +172,7 @@ var ErrBusy = errors.New("a bench is already running: one at a time")
 // measure turns a run into figures: its deliver steps' times and the
 // calls their workers made.
 func measure(r sim.Result, h handlers.Info) Result {
-	res := Result{Handler: h.Name, Verdict: string(r.Verdict), Deliveries: r.Deliveries}
+	res := Result{Handler: h.Name, Verdict: string(r.Verdict), Deliveries: r.Deliveries, Tables: []sim.TableStorage{}}
 	var took []time.Duration
 	var total time.Duration
 	for _, tr := range r.Trace {
@@ -202,13 +202,16 @@ func measure(r sim.Result, h handlers.Info) Result {
 	if n := float64(len(took)); n > 0 {
 		res.SQLPer, res.RedisPer, res.TxPer = float64(res.SQL)/n, float64(res.Redis)/n, float64(res.Transactions)/n
 		if total > 0 {
-			res.PerSecond = n / total.Seconds()
+			res.PerSecond = n * float64(time.Second) / float64(total)
 		}
 		slices.Sort(took)
 		res.P50, res.P99 = ms(percentile(took, 50)), ms(percentile(took, 99))
 	}
 	if st := r.Storage; st != nil {
-		res.Tables, res.Rows, res.Bytes = st.Tables, st.Rows(), st.Bytes()
+		res.Rows, res.Bytes = st.Rows(), st.Bytes()
+		if st.Tables != nil {
+			res.Tables = st.Tables
+		}
 		res.RedisKeys, res.RedisBytes = st.RedisKeys, st.RedisBytes
 		if st.RedisKeys > 0 && st.RedisBytes > 0 {
 			res.RedisPerKey = float64(st.RedisBytes) / float64(st.RedisKeys)

@@ -98,6 +98,9 @@ func keyOf(kind string, i int, rng *rand.Rand) string {
 	return fmt.Sprintf("order-%012d", i)
 }
 
+// newRng is the seeded source of a kind's keys.
+func newRng(kind string) *rand.Rand { return rand.New(rand.NewPCG(20260101, uint64(len(kind)))) }
+
 // Keys runs the experiment.
 func Keys(ctx context.Context, opt KeysOptions) (*KeysReport, error) {
 	if opt.Rows == 0 {
@@ -141,7 +144,7 @@ const keysTable = `CREATE TABLE processed (id INTEGER PRIMARY KEY, message_key T
 
 // insertKeys inserts rows keys of a kind in transactions of keyBatch.
 func insertKeys(ctx context.Context, db *sql.DB, kind string, rows int, postgres bool) error {
-	rng := rand.New(rand.NewPCG(20260101, uint64(len(kind))))
+	rng := newRng(kind)
 	q := `INSERT INTO processed (message_key) VALUES (?)`
 	if postgres {
 		q = `INSERT INTO processed (message_key) VALUES ($1)`

@@ -45,6 +45,10 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if engine != nil {
 		defer engine.Close()
 	}
+	if *messages < 1 { // 0 would mean the default to cost.Bench
+		fmt.Fprintf(stderr, "lab bench: messages: %d is out of range: from 1 to %d\n", *messages, cost.MaxMessages)
+		return exitUsage
+	}
 	if *keys < 0 || *keys > cost.MaxKeyRows {
 		fmt.Fprintf(stderr, "lab bench: --keys %d: from 0 (skip) to %d\n", *keys, cost.MaxKeyRows)
 		return exitUsage
