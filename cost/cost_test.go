@@ -216,3 +216,39 @@ func TestRetention(t *testing.T) {
 		}
 	}
 }
+
+// TestChartsGolden: the charts of a tiny run, under the fake stopwatch,
+// render the same SVG every time.
+func TestChartsGolden(t *testing.T) {
+	rep, err := Bench(context.Background(), Options{Handlers: []string{"naive", "unique", "inbox"}, Messages: 10, Duplicates: 20, Clock: tick()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ret, err := Retention(context.Background(), RetentionOptions{Hours: 6, PerHour: 2, Horizons: []time.Duration{time.Hour, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, f := range append(HandlerFigures(rep, "en", "unique"), RetentionFigure(ret, "ru")) {
+		b.WriteString(f.SVG + "\n")
+	}
+	got := b.String()
+	path := filepath.Join("testdata", "charts.svg.txt")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the charts rendered now", path)
+	}
+	// Text is escaped.
+	svg := BarChart{Title: `<b>&"`, Bars: []Bar{{Label: "<i>", Value: 1, Text: "1"}}}.SVG()
+	if strings.Contains(svg, "<b>") || strings.Contains(svg, "<i>") || !strings.Contains(svg, "&lt;b&gt;&amp;") {
+		t.Errorf("unescaped: %s", svg)
+	}
+}
