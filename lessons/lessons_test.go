@@ -408,3 +408,24 @@ func TestCodeCSS(t *testing.T) {
 		t.Error("CodeCSS accepted an unknown style")
 	}
 }
+
+// TestMeasuredFences: lesson 8's measured fences are charts of the
+// committed reference run, captioned with where it ran, in both languages.
+func TestMeasuredFences(t *testing.T) {
+	for _, lang := range []string{"en", "ru"} {
+		l := mustLesson(t, mustLoad(t, "."), "cost", lang)
+		html := string(l.HTML)
+		for _, id := range []string{"calls", "storage", "keyfill", "keysize", "retention"} {
+			if !strings.Contains(html, `<figure class="measured" id="measured-`+id+`">`) {
+				t.Errorf("%s: no measured figure %s", lang, id)
+			}
+		}
+		if n := strings.Count(html, `<svg class="cost-chart"`); n != 5 {
+			t.Errorf("%s: %d charts, want 5", lang, n)
+		}
+		want := map[string]string{"en": "Measured 2026-12-01 on linux/amd64", "ru": "Измерено 2026-12-01 на linux/amd64"}[lang]
+		if !strings.Contains(html, want) {
+			t.Errorf("%s: no caption saying where it ran", lang)
+		}
+	}
+}

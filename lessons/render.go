@@ -129,7 +129,7 @@ func (b *builder) render(l *Lesson, body []byte, bodyLine int, e *errList) {
 	for _, f := range fences {
 		lang := string(f.Language(body))
 		switch lang {
-		case "source", "claim", "mermaid":
+		case "source", "claim", "mermaid", "measured":
 		default:
 			continue
 		}
@@ -165,6 +165,12 @@ func (b *builder) render(l *Lesson, body []byte, bodyLine int, e *errList) {
 				script = b.apiPresets[c.Preset]
 			}
 			replacement = &claimBlock{claim: c, script: script, lang: l.Lang}
+		case "measured":
+			m, ok := measuredFigure(lines, fence, l.Lang, e)
+			if !ok {
+				continue
+			}
+			replacement = m
 		case "mermaid":
 			src := fenceText(f, body)
 			if strings.TrimSpace(src) == "" {
@@ -412,6 +418,7 @@ func (r *fenceRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(kindSource, r.source)
 	reg.Register(kindClaim, r.claim)
 	reg.Register(kindDiagram, r.diagram)
+	reg.Register(kindMeasured, r.measured)
 }
 
 // diagram writes a mermaid fence's SVGs, one per theme; lessons.css shows

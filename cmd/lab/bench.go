@@ -60,7 +60,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		return exitError
 	}
-	var out benchOutput
+	var out cost.Measurement
 	if out.Handlers, err = cost.Bench(ctx, cost.Options{Handlers: strings.Split(*names, ","), Messages: *messages, Duplicates: pct, Engine: engine}); err != nil {
 		return failed(err)
 	}
@@ -90,13 +90,6 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		writeRetention(stdout, out.Retention)
 	}
 	return exitOK
-}
-
-// benchOutput is what `lab bench --json` prints.
-type benchOutput struct {
-	Handlers  *cost.Report          `json:"handlers"`
-	Keys      *cost.KeysReport      `json:"keys,omitempty"`
-	Retention *cost.RetentionReport `json:"retention,omitempty"`
 }
 
 func writeKeys(w io.Writer, rep *cost.KeysReport) {

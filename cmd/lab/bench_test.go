@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+
+	"github.com/idempotency-lab/lab/cost"
 	"strings"
 	"testing"
 )
@@ -11,7 +13,7 @@ func TestBenchCommand(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	var got benchOutput
+	var got cost.Measurement
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
