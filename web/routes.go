@@ -43,6 +43,11 @@ func (s *server) routes() http.Handler {
 	r.Get("/check/code", s.Handle(s.check.Code)) // a person's handler file, searched in the sandbox
 	r.Get("/check/{handler}", s.Handle(s.check.Handler))
 
+	// The cost lab (web/cost): the reference run's charts and, unless
+	// lab serve --bench=false, a bench run here (one at a time, capped).
+	r.Get("/cost", s.Handle(s.cost.Index))         // ?run=1&handlers=&messages=&duplicates=&keys=&retention=
+	r.Get("/cost/events", s.Handle(s.cost.Events)) // the same bench, its progress as server-sent events
+
 	// The course: the table of contents (?q= searches titles and
 	// headings), one lesson, and the stylesheet for its code.
 	r.Get("/lessons", s.Handle(s.course.Index))

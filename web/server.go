@@ -20,6 +20,7 @@ import (
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/static"
 	checkpart "github.com/idempotency-lab/lab/web/check"
+	costpart "github.com/idempotency-lab/lab/web/cost"
 	"github.com/idempotency-lab/lab/web/classroom"
 	"github.com/idempotency-lab/lab/web/classroom/room"
 	"github.com/idempotency-lab/lab/web/course"
@@ -94,6 +95,9 @@ type Config struct {
 	// payment: 0 means an hour.
 	MaxSandboxes int
 	SandboxIdle  time.Duration
+	// NoBench turns off the cost page's bench runs (lab serve
+	// --bench=false): the page shows the reference run only.
+	NoBench bool
 }
 
 // server holds what every request reads and nothing it writes: all of it is
@@ -108,6 +112,7 @@ type server struct {
 	practice    *practicepart.Practice // the drill (web/practice)
 	check       *checkpart.Check       // the checker (web/check)
 	tryAPI      *tryapi.TryAPI         // the live API endpoint and its pages (web/tryapi)
+	cost        *costpart.Cost         // the cost lab (web/cost)
 }
 
 // NewServer builds the lab's HTTP handler. It fails only when what it was
@@ -175,6 +180,7 @@ func newServer(cfg Config) (*server, error) {
 	s.classroom = classroom.New(lv, cfg.Rooms, cfg.Heartbeat, cfg.Stop)
 	s.check = checkpart.New(lv, cfg.CheckBudget)
 	s.tryAPI = tryapi.New(s.Shell, tryapi.Config{MaxSandboxes: cfg.MaxSandboxes, Idle: cfg.SandboxIdle, Now: now})
+	s.cost = costpart.New(s.Shell, !cfg.NoBench)
 	return s, nil
 }
 
@@ -182,5 +188,5 @@ func newServer(cfg Config) (*server, error) {
 // part's. It is built once, when the server starts, and only read
 // afterwards.
 func newCatalog() page.Catalog {
-	return page.NewCatalog(labview.Catalog(), practicepart.Catalog(), course.Catalog(), classroom.Catalog(), checkpart.Catalog(), tryapi.Catalog())
+	return page.NewCatalog(labview.Catalog(), practicepart.Catalog(), course.Catalog(), classroom.Catalog(), checkpart.Catalog(), tryapi.Catalog(), costpart.Catalog())
 }

@@ -37,7 +37,7 @@ Usage:
   lab [serve] [--addr 127.0.0.1:8080] [--dev] [--quiet] [--data FILE]
             [--max-rooms 50] [--max-students 300] [--room-idle 2h]
             [--budget 20000] [--max-replays N] [--replay-wait 500ms]
-            [--cache-size 64] [--grace 10s]
+            [--cache-size 64] [--grace 10s] [--bench=false]
                           start the web lab (the default command)
   lab run PRESET|FILE|- [--handlers a,b|core|all] [--json] [--steps N]
             [--budget 20000] [--code my.go [--name yours] [--timeout 5s]

@@ -45,6 +45,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	replayWait := fs.Duration("replay-wait", 500*time.Millisecond, "how long a request waits for a replay slot before a 503")
 	cacheMB := fs.Int64("cache-size", 64, "MiB of rendered pages to keep in memory (0 turns the cache off)")
 	checkBudget := fs.Duration("check-budget", 2*time.Second, "how long the checker (/check) may search one handler's schedules")
+	bench := fs.Bool("bench", true, "let the cost page (/cost) run benches on this server, one at a time (false for a public server: the page shows the reference run only)")
 	code := fs.Bool("code", true, "let people run handler files they write (in a sandboxed child process); false hides the editor")
 	codeMemory := fs.Int64("code-memory", 512, "megabytes a handler file's child process may allocate")
 	codeTimeout := fs.Duration("code-timeout", 5*time.Second, "a handler file's child process is killed after this long")
@@ -167,7 +168,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	h, err := web.NewServer(web.Config{Dev: *dev, Logger: logger, Practice: store, Bank: bank, Now: time.Now,
 		Rooms: rooms, Stop: streamsEnd, Sandbox: runner, Engine: engine,
-		Budget: *budget, MaxReplays: *maxReplays, ReplayWait: *replayWait, CacheBytes: cacheBytes, CheckBudget: *checkBudget,
+		Budget: *budget, MaxReplays: *maxReplays, ReplayWait: *replayWait, CacheBytes: cacheBytes, CheckBudget: *checkBudget, NoBench: !*bench,
 		MaxSandboxes: *maxSandboxes, SandboxIdle: *sandboxIdle})
 	if err != nil {
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)
