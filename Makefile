@@ -1,7 +1,7 @@
 # The idempotency lab. `make run` starts it, `make test` runs every test.
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: sandbox-bench run test build generate diagrams check-generated vet staticcheck bench check-bench bench-compare fuzz vendor browser-deps load
+.PHONY: cost-reference sandbox-bench run test build generate diagrams check-generated vet staticcheck bench check-bench bench-compare fuzz vendor browser-deps load
 
 ## run: start the lab at http://$(ADDR) (ARGS=--dev to read files from disk)
 run:
@@ -79,3 +79,7 @@ browser-deps:
 #   make load LOADFLAGS='-case room -duration 10s -students 100 -redis redis://127.0.0.1:6390/0'
 load: build
 	go run ./cmd/labload -lab bin/lab $(LOADFLAGS)
+
+## cost-reference: the cost lab's reference run (cost/reference.json) that lesson 8 and /cost show; with LAB_POSTGRES_URL and LAB_REDIS_URL set (eval "$$(scripts/real-servers.sh start)") it measures PostgreSQL and Redis too. Commit the file.
+cost-reference:
+	go run ./cmd/costref

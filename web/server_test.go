@@ -217,7 +217,7 @@ func TestLabPages(t *testing.T) {
 
 func TestAllHandlersSideBySide(t *testing.T) {
 	h := newTestServer(t)
-	for _, q := range []string{"all", "core,setnx-token,unique-on-conflict,unique-error,unique-same-tx,broker-key,check-then-insert,effect-first,marker-first,setnx-no-release,inbox-no-hash"} {
+	for _, q := range []string{"all", "core,setnx-token,unique-on-conflict,version-guard,unique-error,unique-same-tx,broker-key,check-then-insert,effect-first,marker-first,setnx-no-release,inbox-no-hash,absolute-update,redelivered-flag,offset-in-db"} {
 		r := get(t, h, "/lab?preset=concurrent-duplicates&step=3&handlers="+q)
 		if r.status != 200 {
 			t.Fatalf("handlers=%s: status %d\n%s", q, r.status, excerpt(r.body))
@@ -373,6 +373,24 @@ func TestStepForms(t *testing.T) {
 		{"change payload", published, url.Values{"verb": {"change-payload"}, "target": {"acme pay-1"}, "amount": {"15000"}}, "change-payload pay-1 amount=15000"},
 		{"ship", published, url.Values{"verb": {"ship"}, "target": {"acme pay-1"}}, "ship pay-1"},
 		{"retry for another tenant", "publish pay-1 amount=1 tenant=globex\n", url.Values{"verb": {"retry"}, "target": {"globex pay-1"}}, "retry pay-1 tenant=globex"},
+		// The order service, its relay, refunds, out-of-order delivery
+		// and batches (#17).
+		{"produce with a dual write", "", url.Values{"verb": {"produce"}, "op": {"pay-1"}, "amount": {"10000"}, "mode": {"dual-write"}, "crash": {""}}, "produce pay-1 amount=10000"},
+		{"produce through the outbox", published, url.Values{"verb": {"produce"}, "op": {"pay-2"}, "amount": {"500"}, "mode": {"outbox"}, "crash": {"after-commit"}},
+			"produce pay-2 amount=500 mode=outbox crash=after-commit"},
+		{"produce, publishing first", "", url.Values{"verb": {"produce"}, "op": {"pay-1"}, "amount": {"1"}, "mode": {"publish-first"}, "crash": {"after-publish"}},
+			"produce pay-1 amount=1 mode=publish-first crash=after-publish"},
+		{"relay", "produce pay-1 amount=1 mode=outbox\n", url.Values{"verb": {"relay"}, "crash": {""}}, "relay"},
+		{"relay that dies after publishing", "produce pay-1 amount=1 mode=outbox\n", url.Values{"verb": {"relay"}, "crash": {"after-publish"}}, "relay crash=after-publish"},
+		{"relay with nothing pending", published, url.Values{"verb": {"relay"}}, "relay"},
+		{"refund", published, url.Values{"verb": {"publish"}, "kind": {"refund"}, "op": {"ref-1"}, "order": {"acme pay-1"}, "amount": {"10000"}},
+			"publish ref-1 amount=10000 kind=refund order=pay-1"},
+		{"refund for another tenant", "publish pay-1 amount=1 tenant=globex\n", url.Values{"verb": {"publish"}, "kind": {"refund"}, "op": {"ref-1"}, "order": {"globex pay-1"}, "amount": {"1"}},
+			"publish ref-1 amount=1 tenant=globex kind=refund order=pay-1"},
+		{"deliver a chosen operation", published + "publish pay-2 amount=5\n", url.Values{"verb": {"deliver"}, "op": {"pay-2"}}, "deliver pay-2"},
+		{"deliver a batch", published + "publish pay-2 amount=5\n", url.Values{"verb": {"deliver-batch"}, "batch": {"2"}, "commit": {"after"}, "crash": {""}}, "deliver-batch 2"},
+		{"deliver a batch, committing first, dying", published + "publish pay-2 amount=5\n", url.Values{"verb": {"deliver-batch"}, "batch": {"3"}, "commit": {"before"}, "crash": {"after-message:1"}},
+			"deliver-batch 3 commit=before crash=after-message:1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -458,6 +476,33 @@ func TestBadStepForms(t *testing.T) {
 		{"redeliver with nothing in flight", url.Values{"s": {published}, "verb": {"redeliver"}}, 400, "after step 1 nothing is in flight"},
 		{"drain an empty queue", url.Values{"s": {sim.EncodePermalink("publish pay-1 amount=10000\ndeliver\n")}, "verb": {"drain"}}, 400, "after step 2 nothing is ready to deliver"},
 		{"replay an empty DLQ", url.Values{"s": {published}, "verb": {"dlq-replay"}}, 400, "after step 1 every DLQ is empty"},
+		// The order service, its relay, refunds, out-of-order delivery
+		// and batches (#17): a bad field is a 400 that names it.
+		{"produce without an op", url.Values{"verb": {"produce"}, "amount": {"1"}}, 400, "op must be one word"},
+		{"produce an op with a space", url.Values{"verb": {"produce"}, "op": {"pay 1"}, "amount": {"1"}}, 400, "op must be one word"},
+		{"produce without an amount", url.Values{"verb": {"produce"}, "op": {"pay-1"}}, 400, "produce needs amount=N"},
+		{"produce an amount smuggling an option", url.Values{"verb": {"produce"}, "op": {"pay-1"}, "amount": {"1 mode=outbox"}}, 400, "amount must be one word"},
+		{"produce in an unknown mode", url.Values{"verb": {"produce"}, "op": {"pay-1"}, "amount": {"1"}, "mode": {"carrier-pigeon"}}, 400, "mode=carrier-pigeon: unknown producer mode"},
+		{"produce with an unknown crash", url.Values{"verb": {"produce"}, "op": {"pay-1"}, "amount": {"1"}, "crash": {"sometime"}}, 400, "crash=sometime: unknown producer crash point"},
+		{"produce with a mode with a space", url.Values{"verb": {"produce"}, "op": {"pay-1"}, "amount": {"1"}, "mode": {"outbox crash=after-commit"}}, 400, "mode must be one word"},
+		{"outbox producer dying after publishing", url.Values{"verb": {"produce"}, "op": {"pay-1"}, "amount": {"1"}, "mode": {"outbox"}, "crash": {"after-publish"}}, 400, "write relay crash=after-publish"},
+		{"relay with an unknown crash", url.Values{"verb": {"relay"}, "crash": {"before-publish"}}, 400, "crash=before-publish"},
+		{"refund without an order", url.Values{"s": {published}, "verb": {"publish"}, "kind": {"refund"}, "op": {"ref-1"}, "amount": {"1"}}, 400, "order: choose the paid order"},
+		{"refund of a garbled order", url.Values{"s": {published}, "verb": {"publish"}, "kind": {"refund"}, "op": {"ref-1"}, "amount": {"1"}, "order": {"pay-1"}}, 400, "order: choose the paid order"},
+		{"refund of an unpublished order", url.Values{"s": {published}, "verb": {"publish"}, "kind": {"refund"}, "op": {"ref-1"}, "amount": {"1"}, "order": {"acme pay-9"}}, 400, "order=pay-9: no payment pay-9"},
+		{"refund without an id", url.Values{"s": {published}, "verb": {"publish"}, "kind": {"refund"}, "amount": {"1"}, "order": {"acme pay-1"}}, 400, "needs an operation id first"},
+		{"refund without an amount", url.Values{"s": {published}, "verb": {"publish"}, "kind": {"refund"}, "op": {"ref-1"}, "order": {"acme pay-1"}}, 400, "publish needs amount=N"},
+		{"deliver an op with a space", url.Values{"s": {published}, "verb": {"deliver"}, "op": {"pay-1 crash=before-ack"}}, 400, "op must be one word"},
+		{"deliver an unpublished op", url.Values{"s": {published}, "verb": {"deliver"}, "op": {"pay-9"}}, 400, "deliver pay-9: no operation pay-9 has been published"},
+		{"deliver an op on an empty queue", url.Values{"s": {sim.EncodePermalink("publish pay-1 amount=10000\ndeliver\n")}, "verb": {"deliver"}, "op": {"pay-1"}}, 400, "after step 2 nothing is ready to deliver"},
+		{"deliver an op with nothing of it ready", url.Values{"s": {sim.EncodePermalink("publish pay-1 amount=10000\npublish pay-2 amount=1\ndeliver pay-1\n")}, "verb": {"deliver"}, "op": {"pay-1"}}, 400, "after step 3 no message of pay-1 is ready to deliver"},
+		{"batch without a size", url.Values{"s": {published}, "verb": {"deliver-batch"}}, 400, "batch=&#34;&#34; is not a batch size"},
+		{"batch of zero", url.Values{"s": {published}, "verb": {"deliver-batch"}, "batch": {"0"}}, 400, "batch=&#34;0&#34; is not a batch size"},
+		{"batch too big", url.Values{"s": {published}, "verb": {"deliver-batch"}, "batch": {"51"}}, 400, "from 1 to 50"},
+		{"batch with an unknown commit", url.Values{"s": {published}, "verb": {"deliver-batch"}, "batch": {"2"}, "commit": {"never"}}, 400, "commit=never: unknown commit mode"},
+		{"batch with a commit with a space", url.Values{"s": {published}, "verb": {"deliver-batch"}, "batch": {"2"}, "commit": {"before crash=after-message:1"}}, 400, "commit must be one word"},
+		{"batch crash past the batch", url.Values{"s": {published}, "verb": {"deliver-batch"}, "batch": {"2"}, "crash": {"after-message:3"}}, 400, "crash=after-message:3: unknown batch crash point"},
+		{"batch on an empty queue", url.Values{"verb": {"deliver-batch"}, "batch": {"2"}}, 400, "after step 0 nothing is ready to deliver"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

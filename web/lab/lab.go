@@ -70,7 +70,7 @@ func (s *Lab) AddStep(w http.ResponseWriter, r *http.Request) error {
 		e.Back = labview.URL(s.Query(st), st.Step, st.DefaultStep())
 		return e
 	}
-	if err := s.checkPending(r.Context(), st, f.Get("verb")); err != nil {
+	if err := s.checkPending(r.Context(), st, sc.Steps[len(sc.Steps)-1]); err != nil {
 		return err
 	}
 	next := s.retarget(st, sc)
@@ -81,11 +81,14 @@ func (s *Lab) AddStep(w http.ResponseWriter, r *http.Request) error {
 // checkPending refuses a deliver or drain step when no handler has a
 // message ready at the step shown, a redeliver when none has one in
 // flight, and a DLQ replay when every DLQ is empty: the step would change
-// nothing, and its narration would say otherwise.
-func (s *Lab) checkPending(ctx context.Context, st labview.State, verb string) error {
+// nothing, and its narration would say otherwise. A batch is refused as a
+// delivery is; deliver OP also when no message of OP is ready. A relay
+// needs nothing: with no pending outbox rows it says so.
+func (s *Lab) checkPending(ctx context.Context, st labview.State, step sim.Step) error {
 	var key string
+	verb := step.Verb
 	switch verb {
-	case sim.VerbDeliver, sim.VerbDeliverConcurrent, sim.VerbDrain:
+	case sim.VerbDeliver, sim.VerbDeliverConcurrent, sim.VerbDrain, sim.VerbDeliverBatch:
 		key = "err.nothingready"
 	case sim.VerbRedeliver:
 		key = "err.nothinginflight"
@@ -99,6 +102,10 @@ func (s *Lab) checkPending(ctx context.Context, st labview.State, verb string) e
 		return err
 	}
 	ready, inFlight := run.Pending()
+	if verb == sim.VerbDeliver && step.Op != "" && ready && !readyOf(run, step.Op) {
+		return &page.Error{Status: http.StatusBadRequest, Key: "err.opnotready", Args: []any{st.Step, step.Op},
+			Back: labview.URL(s.Query(st), st.Step, st.DefaultStep())}
+	}
 	switch {
 	case verb == sim.VerbRedeliver && inFlight, verb == sim.VerbDLQReplay && run.DeadLetters(),
 		verb != sim.VerbRedeliver && verb != sim.VerbDLQReplay && ready:
@@ -106,6 +113,18 @@ func (s *Lab) checkPending(ctx context.Context, st labview.State, verb string) e
 	}
 	return &page.Error{Status: http.StatusBadRequest, Key: key, Args: []any{st.Step},
 		Back: labview.URL(s.Query(st), st.Step, st.DefaultStep())}
+}
+
+// readyOf says whether any handler has a message of operation op ready.
+func readyOf(run *sim.Run, op string) bool {
+	for _, res := range run.Results {
+		for _, m := range res.Broker.Ready {
+			if m.Op == op {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Undo drops the script's last step. The view stays on the step it showed,

@@ -256,6 +256,10 @@ func playgroundCatalog() page.Catalog {
 		"h.effect-first":           {"commits the credit, then the marker: a crash in between doubles it", "сначала коммитит зачисление, потом маркер: падение между ними удваивает"},
 		"h.broker-key":             {"deduplicates on the broker's transport id, not the producer's key", "отсекает дубли по транспортному идентификатору брокера, а не по ключу продюсера"},
 		"h.setnx-no-release":       {"SET NX without DEL when the gateway fails: the retry is skipped", "SET NX без DEL при ошибке шлюза: повтор пропускается"},
+		"h.version-guard":          {"writes the balance the message states, only if its version is newer: stale and repeated messages change nothing", "записывает баланс, указанный в сообщении, только если его версия новее: устаревшие и повторные сообщения ничего не меняют"},
+		"h.absolute-update":        {"writes the balance the message states: a repeat is harmless, a stale message overwrites a newer one", "записывает баланс, указанный в сообщении: повтор безвреден, а устаревшее сообщение затирает более новое"},
+		"h.redelivered-flag":       {"checks for a repeat only when the broker's redelivered flag is set: a producer's retry arrives with it false", "ищет повтор, только когда брокер поставил флаг redelivered: повтор продюсера приходит с флагом false"},
+		"h.offset-in-db":           {"stores the consumer's offset in the credit's transaction: survives a replayed batch, not a producer's retry or an out-of-order requeue", "хранит смещение консьюмера в транзакции зачисления: переживает повтор пачки, но не повтор продюсера и не возврат в очередь не по порядку"},
 		"h.inbox-no-hash":          {"inbox without a payload hash: a changed amount passes as a repeat", "inbox без хеша содержимого: изменённая сумма проходит как повтор"},
 
 		// Holding a class: progress that could not be saved, the import

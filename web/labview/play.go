@@ -70,7 +70,8 @@ func stepPath(events []sim.Event, label func(tid string) string) msgPath {
 		}
 		switch e.Kind {
 		case sim.KindPublish:
-			if e.Actor == "producer" {
+			if e.Actor == "producer" || e.Actor == "relay" {
+				// The outbox relay publishes for the order service.
 				at(partProducer)
 			}
 			at(partBroker)

@@ -552,11 +552,60 @@ func StepLine(f url.Values, api bool) (string, error) {
 			words = append(words, op)
 		}
 		err = errors.Join(opt("amount", "amount"), opt("tenant", "tenant"), opt("key", "key"))
+		if err == nil && strings.TrimSpace(f.Get("kind")) == sim.KindRefund {
+			// The refund form: order= is the paid order, "TENANT OP" as
+			// the again form's target; the refund is that tenant's.
+			tenant, order, ok := strings.Cut(strings.TrimSpace(f.Get("order")), " ")
+			if !ok || tenant == "" || order == "" || strings.ContainsFunc(order, isSpace) || strings.ContainsFunc(tenant, isSpace) {
+				return "", page.BadRequest("err.order")
+			}
+			words = append(words, "kind=refund", "order="+order)
+			if tenant != sim.DefaultTenant && strings.TrimSpace(f.Get("tenant")) == "" {
+				words = append(words, "tenant="+tenant)
+			}
+		} else if err == nil {
+			err = opt("kind", "kind")
+		}
+	case sim.VerbProduce:
+		// A new order: the operation id it needs, and how the order
+		// service commits and publishes it. The parser judges mode= and
+		// crash=, and says the valid ones.
+		if err = op(); err == nil {
+			err = errors.Join(opt("amount", "amount"), opt("tenant", "tenant"))
+		}
+		if err == nil && strings.TrimSpace(f.Get("mode")) != sim.ModeDualWrite {
+			err = opt("mode", "mode")
+		}
+		if err == nil {
+			err = opt("crash", "crash")
+		}
+	case sim.VerbRelay:
+		err = opt("crash", "crash")
+	case sim.VerbDeliverBatch:
+		n := strings.TrimSpace(f.Get("batch"))
+		if k, aerr := strconv.Atoi(n); aerr != nil || k < 1 || k > sim.MaxBatch || strconv.Itoa(k) != n {
+			return "", page.BadRequest("err.batch", n, sim.MaxBatch)
+		}
+		words = append(words, n)
+		if strings.TrimSpace(f.Get("commit")) != sim.CommitAfter {
+			err = opt("commit", "commit")
+		}
+		if err == nil {
+			err = opt("crash", "crash")
+		}
 	case sim.VerbRetry, sim.VerbShip:
 		err = target()
 	case sim.VerbChangePayload:
 		err = errors.Join(target(), opt("amount", "amount"))
 	case sim.VerbDeliver:
+		// deliver OP: the oldest ready message of that operation (the
+		// "Deliver…" form's choice), out of order.
+		if o := strings.TrimSpace(f.Get("op")); o != "" {
+			if strings.ContainsFunc(o, isSpace) {
+				return "", page.BadRequest("err.field", "op")
+			}
+			words = append(words, o)
+		}
 		err = crash()
 	case sim.VerbAdvance:
 		d := strings.TrimSpace(f.Get("duration"))

@@ -84,12 +84,19 @@ type View struct {
 	Truncates                     int          // steps after the current one that a new step replaces
 	NextOp                        string
 	Targets                       []page.Option
-	Script                        string      // the whole script, both languages: what the editor posts
-	ScriptView                    string      // the script for reading, in the page's language only
-	Guide                         []guideItem // the newcomer's four clicks, while the script follows them
-	GuideDone                     bool
-	GuideURL                      string
-	Suggest                       string // the id of the control the guide says to press next
+	// NextRefund is the refund form's suggested operation id (ref-N);
+	// Orders the payments published so far that a refund may take back
+	// ("TENANT OP"); ReadyOps the operations with a message ready in
+	// some handler's queue at the step shown (the "Deliver…" form's).
+	NextRefund string
+	Orders     []page.Option
+	ReadyOps   []page.Option
+	Script     string      // the whole script, both languages: what the editor posts
+	ScriptView string      // the script for reading, in the page's language only
+	Guide      []guideItem // the newcomer's four clicks, while the script follows them
+	GuideDone  bool
+	GuideURL   string
+	Suggest    string // the id of the control the guide says to press next
 	// ControlsOpen shows the step controls at first: for a script of one's
 	// own. A preset opens with them folded, so the cards come first.
 	ControlsOpen bool
@@ -125,7 +132,8 @@ type Card struct {
 	Calls            []sim.GatewayCall
 	HiddenCalls      int
 	Timeline         templ.Component
-	TimelineFrom     int // the first step the timeline shows, when it does not start at 1
+	TimelineFrom     int  // the first step the timeline shows, when it does not start at 1
+	Versions         bool // the handler goes by the messages' versions: the queues show them
 	Source           sourceView
 	Crashes          map[string][]int // crash point -> steps where the worker died there
 	CrashedBeforeAck []int
@@ -230,7 +238,7 @@ func (s *Lab) NewView(t page.Text, r *http.Request, st State, run *sim.Run) View
 		v.Narration = narrate(t, cur)
 		if cur.NarrationEN == "" && cur.NarrationRU == "" && idleStep(run, st.Step) {
 			switch cur.Verb {
-			case sim.VerbDeliver, sim.VerbDeliverConcurrent:
+			case sim.VerbDeliver, sim.VerbDeliverConcurrent, sim.VerbDeliverBatch:
 				v.Narration = t.S("do.deliver.none")
 			case sim.VerbRedeliver:
 				v.Narration = t.S("do.redeliver.none")
@@ -284,22 +292,54 @@ func (s *Lab) NewView(t page.Text, r *http.Request, st State, run *sim.Run) View
 	// What the producer controls offer.
 	used := map[string]bool{}
 	for _, stp := range st.Script.Steps[:st.Step] {
-		if stp.Verb == sim.VerbPublish || stp.Verb == sim.VerbRequest || (stp.Verb == sim.VerbRequestConcurrent && !used[stp.Op]) {
+		if stp.Op != "" {
 			used[stp.Op] = true
+		}
+	}
+	seen := map[string]bool{}
+	for _, stp := range st.Script.Steps[:st.Step] {
+		// A publish-first order whose service died after publishing
+		// was rolled back: it may be produced again, not retried.
+		phantom := stp.Verb == sim.VerbProduce && stp.Mode == sim.ModePublishFirst && stp.Crash == sim.CrashAfterPublish
+		if (stp.Verb == sim.VerbPublish || stp.Verb == sim.VerbRequest || stp.Verb == sim.VerbProduce && !phantom || stp.Verb == sim.VerbRequestConcurrent) && !seen[stp.Tenant+" "+stp.Op] {
+			seen[stp.Tenant+" "+stp.Op] = true
 			label := stp.Op
 			if stp.Tenant != sim.DefaultTenant {
 				label += " · " + stp.Tenant
 			}
 			v.Targets = append(v.Targets, page.Option{Value: stp.Tenant + " " + stp.Op, Label: label})
+			if stp.Kind != sim.KindRefund && !st.Script.API {
+				v.Orders = append(v.Orders, page.Option{Value: stp.Tenant + " " + stp.Op, Label: label})
+			}
 		}
 	}
 	if n := len(v.Targets); n > 0 {
 		v.Targets[n-1].Selected = true
 	}
+	if n := len(v.Orders); n > 0 {
+		v.Orders[n-1].Selected = true
+	}
 	for n := 1; ; n++ {
 		if op := "pay-" + strconv.Itoa(n); !used[op] {
 			v.NextOp = op
 			break
+		}
+	}
+	for n := 1; ; n++ {
+		if op := "ref-" + strconv.Itoa(n); !used[op] {
+			v.NextRefund = op
+			break
+		}
+	}
+	if run != nil && !st.Script.API {
+		ready := map[string]bool{}
+		for _, res := range run.Results {
+			for _, m := range res.Broker.Ready {
+				if !ready[m.Op] {
+					ready[m.Op] = true
+					v.ReadyOps = append(v.ReadyOps, page.Option{Value: m.Op, Label: m.Op})
+				}
+			}
 		}
 	}
 
@@ -347,6 +387,7 @@ func (s *Lab) card(t page.Text, st State, res sim.Result, scale int64) Card {
 	for _, h := range s.SideHandlers(st.Script) {
 		if h.Name == res.Handler {
 			c.Summary, c.Core, c.Variant, c.Redis = page.HandlerSummary(t, h), h.Core, h.Variant, h.Redis
+			c.Versions = h.Absolute
 		}
 	}
 	c.API = st.Script.API
@@ -519,6 +560,28 @@ func narrate(t page.Text, st sim.Step) string {
 			key += "." + st.KeyMode
 		}
 		out = t.F(key, st.Op, page.Money(st.Amount))
+		if st.Kind == sim.KindRefund {
+			out = t.F("do.publish.refund", st.Op, st.Order, page.Money(st.Amount))
+		}
+	case sim.VerbProduce:
+		out = t.F("do.produce."+cmp.Or(st.Mode, sim.ModeDualWrite), st.Op, page.Money(st.Amount))
+		if st.Crash != "" {
+			out += " " + t.S("do.produce.crash."+st.Crash)
+		}
+	case sim.VerbRelay:
+		out = t.S("do.relay")
+		if st.Crash != "" {
+			out = t.S("do.relay.crash")
+		}
+	case sim.VerbDeliverBatch:
+		key := "do.deliver-batch"
+		if st.Commit == sim.CommitBefore {
+			key += ".before"
+		}
+		out = t.F(key, st.Batch)
+		if k, ok := strings.CutPrefix(st.Crash, "after-message:"); ok {
+			out += " " + t.F("do.deliver-batch.crash", k)
+		}
 	case sim.VerbRetry, sim.VerbShip:
 		out = t.F("do."+st.Verb, st.Op)
 	case sim.VerbChangePayload:
@@ -526,6 +589,15 @@ func narrate(t page.Text, st sim.Step) string {
 	case sim.VerbDeliver:
 		out = t.S(map[string]string{"": "do.deliver", sim.CrashBeforeEffect: "do.deliver.be",
 			sim.CrashAfterEffect: "do.deliver.ae", sim.CrashBeforeAck: "do.deliver.ba"}[st.Crash])
+		if st.Op != "" {
+			// deliver OP: the message of that operation first, out of
+			// order; the rest of the sentence says what the worker does.
+			out = t.F("do.deliver.op", st.Op)
+			if st.Crash != "" {
+				out += " " + t.S(map[string]string{sim.CrashBeforeEffect: "do.deliver.be",
+					sim.CrashAfterEffect: "do.deliver.ae", sim.CrashBeforeAck: "do.deliver.ba"}[st.Crash])
+			}
+		}
 	case sim.VerbAdvance:
 		out = t.F("do.advance", page.Duration(st.Advance))
 	case sim.VerbGateway:
@@ -648,10 +720,11 @@ func stepTip(v View, id string, off templ.Attributes) templ.Attributes {
 // StepTipIDs are the step controls stepTip describes, in page order.
 var StepTipIDs = []string{
 	"do-publish", "do-retry", "do-ship", "do-change-payload",
+	"do-refund", "do-produce", "do-relay", "do-relay-crash",
 	"do-deliver", "do-crash-before-effect", "do-crash-after-effect", "do-crash-before-ack",
 	"do-crash-call", "do-crash-after-call",
 	"do-deliver-concurrent", "do-drain", "do-deliver-same",
-	"do-redeliver", "do-dlq-replay",
+	"do-redeliver", "do-dlq-replay", "do-deliver-op", "do-deliver-batch",
 	"do-advance", "do-gateway-down", "do-gateway-up", "do-gateway-timeout",
 	"do-gateway-dedup-on", "do-gateway-dedup-off",
 	"do-undo",

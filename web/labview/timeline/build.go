@@ -411,10 +411,14 @@ func workerNumber(actor string) int {
 	return n
 }
 
-// col returns the column an actor draws on, or -1.
+// col returns the column an actor draws on, or -1. The outbox relay
+// draws on the producer's: it is the order service's own process.
 func (b *layout) col(actor string) int {
 	if c, ok := b.worker[actor]; ok {
 		return c
+	}
+	if actor == "relay" {
+		actor = "producer"
 	}
 	for i, c := range b.cols {
 		if c.actor == actor {
@@ -487,7 +491,9 @@ func (b *layout) item(tr sim.Trace, i int, e sim.Event) item {
 	}
 	switch e.Kind {
 	case sim.KindPublish:
-		if e.Actor == "producer" {
+		// The order service publishes from the producer's column, and so
+		// does its outbox relay: both are the producer side.
+		if e.Actor == "producer" || e.Actor == "relay" {
 			return item{shape: shArrow, from: b.col("producer"), to: broker, text: e.Text}
 		}
 		return note(broker, "↻ "+e.Text)
@@ -509,7 +515,7 @@ func (b *layout) item(tr sim.Trace, i int, e sim.Event) item {
 		switch {
 		case isWorker(e.Actor) && to >= 0:
 			return item{shape: shArrow, from: b.workerCol(e.Actor), to: to, text: numbered(e), result: &result}
-		case e.Kind == sim.KindSQL && (e.Actor == "reaper" || e.Actor == "warehouse"):
+		case e.Kind == sim.KindSQL && (e.Actor == "reaper" || e.Actor == "warehouse" || e.Actor == "producer" || e.Actor == "relay"):
 			return item{shape: shSide, to: b.sqlite, text: e.Text, result: &result,
 				tag: b.sideLabel(e.Actor), class: " tl-k-side"}
 		case e.Kind == sim.KindSQL && (e.Actor == "sqlite" || e.Actor == "postgres"):
@@ -627,8 +633,13 @@ func deliverTarget(tr sim.Trace, i int, e sim.Event) string {
 }
 
 func (b *layout) sideLabel(actor string) string {
-	if actor == "warehouse" {
+	switch actor {
+	case "warehouse":
 		return b.l.Warehouse
+	case "producer":
+		return b.l.OrderService
+	case "relay":
+		return b.l.Relay
 	}
 	return b.l.Clock
 }

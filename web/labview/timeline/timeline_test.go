@@ -458,3 +458,135 @@ func TestPreview(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// rowsOf are the event rows of one step, by actor and kind.
+func rowsOf(d Diagram, step int, actor, kind string) []Row {
+	var out []Row
+	for _, r := range d.Rows {
+		if r.Step == step && r.Actor == actor && r.Kind == kind {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// TestProducerSide: the order service's own statements and its outbox
+// relay's are side rows to SQLite under their own tags, a relay's
+// publish is an arrow from the producer's column to the broker, and the
+// relay's crash is drawn on the producer's column, not on a worker's.
+func TestProducerSide(t *testing.T) {
+	for _, lang := range []string{"en", "ru"} {
+		t.Run(lang, func(t *testing.T) {
+			l := EnglishLabels()
+			if lang == "ru" {
+				l = RussianLabels()
+			}
+			res := run(t, "outbox-relay-crash", "naive")
+			d := Build(res.Trace, 2, l)
+			if got := strings.Join(actors(d), " "); got != "producer broker worker sqlite" {
+				t.Errorf("lifelines = %q: the relay has no column of its own", got)
+			}
+			x := map[string]int{}
+			for _, ll := range d.Lifelines {
+				x[ll.Actor] = ll.X
+			}
+			side := func(step int, actor, tag string) {
+				t.Helper()
+				rows := rowsOf(d, step, actor, sim.KindSQL)
+				if len(rows) == 0 {
+					t.Fatalf("step %d: no SQL rows of %s", step, actor)
+				}
+				for _, r := range rows {
+					if !strings.Contains(r.Class, "tl-k-side") {
+						t.Errorf("step %d: %s's statement is not a side row: %q", step, actor, r.Class)
+					}
+					var texts []string
+					for _, tx := range r.Texts {
+						texts = append(texts, tx.S)
+					}
+					if !slicesContains(texts, tag) {
+						t.Errorf("step %d: %s's statement lacks its tag %q: %q", step, actor, tag, texts)
+					}
+					if len(r.Lines) == 0 || r.Lines[0].X2 < x["sqlite"]-tipLen-4 || r.Lines[0].X2 > x["sqlite"] || r.Lines[0].X1 <= x["worker"] {
+						t.Errorf("step %d: %s's statement does not reach SQLite: %+v", step, actor, r.Lines)
+					}
+				}
+			}
+			side(1, "producer", l.OrderService)
+			side(2, "relay", l.Relay)
+			side(4, "relay", l.Relay)
+			for _, step := range []int{2, 4} {
+				pubs := rowsOf(d, step, "relay", sim.KindPublish)
+				if len(pubs) != 1 {
+					t.Fatalf("step %d: %d relay publishes, want 1", step, len(pubs))
+				}
+				ln := pubs[0].Lines[0]
+				if ln.X1 != x["producer"] || ln.X2 > x["broker"] || ln.X2 < x["broker"]-tipLen-4 || len(pubs[0].Heads) == 0 {
+					t.Errorf("step %d: the relay's publish is not an arrow from the producer (%d) to the broker (%d): %+v", step, x["producer"], x["broker"], ln)
+				}
+			}
+			crash := rowsOf(d, 2, "relay", sim.KindCrash)
+			if len(crash) != 1 || !crash[0].Crash {
+				t.Fatalf("step 2: no crash row of the relay: %+v", crash)
+			}
+			if c := crash[0].Lines[0]; (c.X1+c.X2)/2 != x["producer"] {
+				t.Errorf("the relay's crash is at %d, not on the producer's column %d", (c.X1+c.X2)/2, x["producer"])
+			}
+			checkInside(t, d)
+			wellFormed(t, render(t, d))
+		})
+	}
+	// The order service's crash (dual write, after its commit) is on the
+	// producer's column too, after its side rows.
+	res := run(t, "dual-write-lost", "naive")
+	d := Build(res.Trace, 1, EnglishLabels())
+	x := map[string]int{}
+	for _, ll := range d.Lifelines {
+		x[ll.Actor] = ll.X
+	}
+	crash := rowsOf(d, 1, "producer", sim.KindCrash)
+	if len(crash) != 1 {
+		t.Fatalf("no crash row of the order service")
+	}
+	if c := crash[0].Lines[0]; (c.X1+c.X2)/2 != x["producer"] {
+		t.Errorf("the order service's crash is at %d, not on the producer's column %d", (c.X1+c.X2)/2, x["producer"])
+	}
+	if n := len(rowsOf(d, 1, "producer", sim.KindSQL)); n != 3 {
+		t.Errorf("%d order-service statements, want BEGIN, INSERT, COMMIT", n)
+	}
+	checkInside(t, d)
+}
+
+// TestBatchCommit: a batch's offset commit is worker-1's ack, an arrow
+// back to the broker after the batch's deliveries.
+func TestBatchCommit(t *testing.T) {
+	res := run(t, "batch-crash-replay", "naive")
+	d := Build(res.Trace, 0, EnglishLabels())
+	x := map[string]int{}
+	for _, ll := range d.Lifelines {
+		x[ll.Actor] = ll.X
+	}
+	found := false
+	for _, r := range d.Rows {
+		if r.Kind != sim.KindAck || !strings.Contains(r.Tip, "commit offset") {
+			continue
+		}
+		found = true
+		if ln := r.Lines[0]; ln.X1 != x["worker"] || ln.X2 < x["broker"] || ln.X2 > x["worker"] {
+			t.Errorf("the offset commit is not an arrow from the worker (%d) to the broker (%d): %+v", x["worker"], x["broker"], ln)
+		}
+	}
+	if !found {
+		t.Errorf("no offset commit on the timeline")
+	}
+	checkInside(t, d)
+}
+
+func slicesContains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
