@@ -37,7 +37,7 @@ const (
 type Options struct {
 	Handlers   []string // handler names, "core" or "all"; empty: core
 	Messages   int      // distinct messages; 0: DefaultMessages
-	Duplicates int      // percent of them sent a second time (a producer's retry); -1: none
+	Duplicates int      // percent of them sent a second time (a producer's retry); 0: DefaultDuplicates, -1: none
 	Engine     *sim.Engine
 	// Progress, when set, is called after each handler with how many are
 	// done and how many there are.
@@ -137,7 +137,13 @@ func Bench(ctx context.Context, opt Options) (*Report, error) {
 	case opt.Duplicates < -1 || opt.Duplicates > 100:
 		return nil, badInput{fmt.Errorf("duplicates: %d%% is out of range: from 0%% to 100%%", opt.Duplicates)}
 	}
-	dup := max(opt.Duplicates, 0)
+	dup := opt.Duplicates
+	switch {
+	case dup == 0:
+		dup = DefaultDuplicates
+	case dup < 0:
+		dup = 0 // none
+	}
 	hs, err := sim.Handlers(opt.Handlers)
 	if err != nil {
 		return nil, badInput{err}

@@ -252,3 +252,17 @@ func TestChartsGolden(t *testing.T) {
 		t.Errorf("unescaped: %s", svg)
 	}
 }
+
+// TestBenchDuplicateDefaults: 0 asks for the default share of copies, -1
+// for none.
+func TestBenchDuplicateDefaults(t *testing.T) {
+	for dup, copies := range map[int]int{0: 1, -1: 0, 50: 5} {
+		rep, err := Bench(context.Background(), Options{Handlers: []string{"naive"}, Messages: 10, Duplicates: dup, Clock: tick()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Copies != copies {
+			t.Errorf("Duplicates %d: %d copies, want %d", dup, rep.Copies, copies)
+		}
+	}
+}

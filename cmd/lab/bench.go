@@ -45,6 +45,9 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if engine != nil {
 		defer engine.Close()
 	}
+	if pct == 0 {
+		pct = -1 // none: 0 would mean the default to cost.Bench
+	}
 	if *messages < 1 { // 0 would mean the default to cost.Bench
 		fmt.Fprintf(stderr, "lab bench: messages: %d is out of range: from 1 to %d\n", *messages, cost.MaxMessages)
 		return exitUsage

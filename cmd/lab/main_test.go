@@ -437,7 +437,7 @@ func TestUsageErrors(t *testing.T) {
 		want  []string // substrings of stderr
 	}{
 		{"unknown command lists the valid commands", "", []string{"frobnicate"},
-			[]string{`lab: unknown command "frobnicate"; valid commands: `, "run, check, conform, scenarios, handlers, help", "Usage:"}},
+			[]string{`lab: unknown command "frobnicate"; valid commands: `, "run, check, conform, bench, scenarios, handlers, help", "Usage:"}},
 		{"run without a scenario", "", []string{"run"}, []string{"lab run: want one scenario (a preset name, a script file or -), got 0"}},
 		{"run with two scenarios", "", []string{"run", "happy-path", "crash-before-ack"}, []string{"want one scenario", "got 2"}},
 		{"run with two scenarios around a flag", "", []string{"run", "happy-path", "--json", "crash-before-ack"}, []string{"got 2"}},
