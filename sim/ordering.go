@@ -105,15 +105,7 @@ func (w *world) accountVerdict() (Verdict, string, bool, error) {
 		if totals == nil {
 			totals = []int64{0}
 		}
-		var next []int64
-		for _, t := range totals {
-			for _, v := range in.variants {
-				if !slices.Contains(next, t+v) {
-					next = append(next, t+v)
-				}
-			}
-		}
-		want[in.account] = next
+		want[in.account] = addEither(totals, in.variants)
 	}
 	rows, err := w.db.Query(`SELECT id, balance FROM accounts ORDER BY id`)
 	if err != nil {

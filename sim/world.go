@@ -419,21 +419,27 @@ func (w *world) expectedOneOf() []int64 {
 	totals, two := []int64{0}, false
 	for _, in := range w.intentList() {
 		two = two || len(in.variants) > 1
-		var next []int64
-		for _, t := range totals {
-			for _, v := range in.variants {
-				if !slices.Contains(next, t+v) {
-					next = append(next, t+v)
-				}
-			}
-		}
-		totals = next
+		totals = addEither(totals, in.variants)
 	}
 	if !two {
 		return nil
 	}
 	slices.Sort(totals)
 	return totals
+}
+
+// addEither is every total reached by adding one of variants to one of
+// totals, each once.
+func addEither(totals, variants []int64) []int64 {
+	var next []int64
+	for _, t := range totals {
+		for _, v := range variants {
+			if !slices.Contains(next, t+v) {
+				next = append(next, t+v)
+			}
+		}
+	}
+	return next
 }
 
 func (w *world) expected() int64 {
