@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/labview"
 	"github.com/idempotency-lab/lab/web/page"
@@ -25,6 +26,25 @@ import (
 // in one glance, the naive handler failing next to the inbox holding. A
 // script that declares handlers is shown on those.
 const presentHandlers = "naive,inbox"
+
+// presentAPIHandlers are the handlers an API story shows unless told
+// otherwise: the naive server failing next to the right one.
+const presentAPIHandlers = "api-naive,api-idempotency-key"
+
+// sideHandlers are the handlers of a script's side: the API handlers for
+// a script of requests, the message handlers for the rest.
+func (s *Classroom) sideHandlers(st labview.State) []handlers.Info {
+	if st.Script != nil && st.Script.API {
+		return sim.APIHandlers()
+	}
+	return s.Handlers
+}
+
+// findPreset looks a preset up on either side.
+func (s *Classroom) findPreset(name string) error {
+	_, err := sim.FindPreset(append(slices.Clip(s.Presets), s.APIPresets...), name)
+	return err
+}
 
 // HandlerKeys are the keys that toggle the handlers, in the order the lab
 // lists them: the digits 1–9 and 0, then the letters of the keyboard's
@@ -169,9 +189,9 @@ func (s *Classroom) presentView(t page.Text, r *http.Request, st labview.State, 
 	v.SourceURL = at(st.Step, st.Handlers, presentShow{Source: !show.Source, Timeline: show.Timeline, NoVerdicts: show.NoVerdicts})
 	v.VerdictsURL = at(st.Step, st.Handlers, presentShow{Source: show.Source, Timeline: show.Timeline, NoVerdicts: !show.NoVerdicts})
 	v.ExploreURL = labview.URL(s.Query(st), st.Step, st.DefaultStep())
-	for i, h := range s.Handlers {
+	for i, h := range s.sideHandlers(st) {
 		on := slices.Contains(st.Handlers, h.Name)
-		next := s.toggleHandler(st.Handlers, h.Name)
+		next := s.toggleHandler(st, h.Name)
 		key := ""
 		if i < len(HandlerKeys) {
 			key = HandlerKeys[i]
@@ -199,9 +219,10 @@ func (s *Classroom) presentView(t page.Text, r *http.Request, st labview.State, 
 
 // toggleHandler is the handler list with name added or removed, in the
 // order the lab lists handlers, so a toggled view has one address.
-func (s *Classroom) toggleHandler(shown []string, name string) []string {
+func (s *Classroom) toggleHandler(st labview.State, name string) []string {
+	shown := st.Handlers
 	var out []string
-	for _, h := range s.Handlers {
+	for _, h := range s.sideHandlers(st) {
 		on := slices.Contains(shown, h.Name)
 		if h.Name == name {
 			on = !on
@@ -245,7 +266,7 @@ func (s *Classroom) Present(w http.ResponseWriter, r *http.Request) error {
 	// A lab address with /lab changed to /present works as it is; an
 	// unknown preset there is the same 404 as in the path.
 	if name := v.Get("preset"); name != "" && v.Get("s") == "" && v.Get("script") == "" {
-		if _, err := sim.FindPreset(s.Presets, name); err != nil {
+		if err := s.findPreset(name); err != nil {
 			return s.renderPresentIndex(w, r, http.StatusNotFound, name)
 		}
 	}
@@ -256,7 +277,7 @@ func (s *Classroom) Present(w http.ResponseWriter, r *http.Request) error {
 // that lists the scenarios there are.
 func (s *Classroom) PresentPreset(w http.ResponseWriter, r *http.Request) error {
 	name := chi.URLParam(r, "preset")
-	if _, err := sim.FindPreset(s.Presets, name); err != nil {
+	if err := s.findPreset(name); err != nil {
 		return s.renderPresentIndex(w, r, http.StatusNotFound, name)
 	}
 	v := r.URL.Query()
@@ -304,9 +325,12 @@ func (s *Classroom) readPresentState(v url.Values) (labview.State, error) {
 	if err != nil {
 		return st, err
 	}
-	if len(st.Script.Handlers) > 0 {
+	switch {
+	case len(st.Script.Handlers) > 0:
 		st.Handlers = st.Script.Handlers
-	} else {
+	case st.Script.API:
+		st.Handlers = strings.Split(presentAPIHandlers, ",")
+	default:
 		st.Handlers = strings.Split(presentHandlers, ",")
 	}
 	return st, nil
@@ -336,7 +360,7 @@ type presetItem struct {
 func (s *Classroom) renderPresentIndex(w http.ResponseWriter, r *http.Request, status int, missing string) error {
 	t := s.Text(r)
 	v := presentIndexView{T: t, Missing: missing, Names: strings.Join(s.PresetNames(), ", ")}
-	for _, p := range s.Presets {
+	for _, p := range append(slices.Clip(s.Presets), s.APIPresets...) {
 		it := presetItem{Name: p.Name, Title: p.Script.Title, Summary: p.Script.Summary, Steps: len(p.Script.Steps),
 			URL: "/present/" + url.PathEscape(p.Name)}
 		if t.Is(page.RU) {
