@@ -267,3 +267,23 @@ func TestAPIFileInTheLab(t *testing.T) {
 		t.Errorf("a message file on an API story: %d\n%s", r.status, excerpt(r.body))
 	}
 }
+
+// TestCheckYourAPIHandler: Find a failure works for an API handler's file
+// too: the search takes the API side's alphabet, and finds the starter
+// of the api-fingerprint exercise replaying a reused key's answer.
+func TestCheckYourAPIHandler(t *testing.T) {
+	h := newCodeServer(t, sandbox.Limits{})
+	src, err := os.ReadFile("../practice/_exercises/api-fingerprint/starter.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := post(t, h, "/lab/code", url.Values{"code": {string(src)}, "name": {"mine"}, "state": {""}, "action": {"check"}})
+	loc := r.header.Get("Location")
+	if r.status != http.StatusSeeOther || !strings.HasPrefix(loc, "/check/code?code=") {
+		t.Fatalf("%d %q", r.status, loc)
+	}
+	page := get(t, h, loc)
+	if page.status != 200 || !strings.Contains(page.body, "silent-conflict") || !strings.Contains(page.body, "retry a amount=15000") {
+		t.Fatalf("%d\n%s", page.status, excerpt(page.body))
+	}
+}
