@@ -186,8 +186,11 @@ func checkPredictContent(t *testing.T, b *Bank, q Question) {
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	if !slices.Contains(Verdicts(), res.Verdict) {
-		t.Errorf("verdict %q is not offered by Verdicts()", res.Verdict)
+	if !slices.Contains(q.Verdicts(), res.Verdict) {
+		t.Errorf("verdict %q is not offered by the question's Verdicts()", res.Verdict)
+	}
+	if sc.API != slices.Contains(q.Verdicts(), sim.WrongStatus) {
+		t.Errorf("API script %v, but wrong-status offered: %v", sc.API, q.Verdicts())
 	}
 	// What the person sees must not give the answer away.
 	steps := q.Steps()

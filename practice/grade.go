@@ -185,7 +185,7 @@ func (b *Bank) GradePredict(id, balance, verdict string) (Grade, error) {
 	if err != nil {
 		return Grade{}, err
 	}
-	v, err := ParseVerdict(verdict)
+	v, err := q.ParseVerdict(verdict)
 	if err != nil {
 		return Grade{}, err
 	}
@@ -231,10 +231,25 @@ func (b *Bank) questionOf(id string, k Kind) (Question, error) {
 	return q, nil
 }
 
-// Verdicts lists the verdicts a prediction may name, in the order a form
-// should offer them: the message handlers' (practice predicts runs of
-// message handlers).
+// Verdicts lists the verdicts a prediction about message handlers may
+// name, in the order a form should offer them.
 func Verdicts() []sim.Verdict { return sim.MessageVerdicts() }
+
+// APIVerdicts are the verdicts a prediction about an API handler may name:
+// the answers are judged too (wrong-status), and nothing loops into a
+// dead-letter queue (no poison).
+func APIVerdicts() []sim.Verdict {
+	return []sim.Verdict{sim.OK, sim.Duplicate, sim.Lost, sim.SilentConflict, sim.WrongStatus}
+}
+
+// Verdicts lists the verdicts a prediction of this question may name: the
+// API side's for a script of requests, the message side's otherwise.
+func (q Question) Verdicts() []sim.Verdict {
+	if q.script != nil && q.script.API {
+		return APIVerdicts()
+	}
+	return Verdicts()
+}
 
 // VerdictLabel is a short explanation of a verdict for a form or a result,
 // from sim's words for it: the engine's name (what a person types), then,
@@ -248,16 +263,22 @@ func VerdictLabel(v sim.Verdict) Text {
 // ParseVerdict reads a predicted verdict: one of Verdicts, in any case, with
 // spaces or underscores allowed for the dash ("silent conflict").
 // Anything else is ErrUnknownVerdict.
-func ParseVerdict(s string) (sim.Verdict, error) {
+func ParseVerdict(s string) (sim.Verdict, error) { return parseVerdict(s, Verdicts()) }
+
+// ParseVerdict reads a predicted verdict among the question's choices
+// (Question.Verdicts), as the package's ParseVerdict does.
+func (q Question) ParseVerdict(s string) (sim.Verdict, error) { return parseVerdict(s, q.Verdicts()) }
+
+func parseVerdict(s string, choices []sim.Verdict) (sim.Verdict, error) {
 	norm := strings.ToLower(strings.TrimSpace(s))
 	norm = strings.NewReplacer(" ", "-", "_", "-").Replace(norm)
-	for _, v := range Verdicts() {
+	for _, v := range choices {
 		if norm == string(v) {
 			return v, nil
 		}
 	}
-	names := make([]string, 0, 5)
-	for _, v := range Verdicts() {
+	names := make([]string, 0, len(choices))
+	for _, v := range choices {
 		names = append(names, string(v))
 	}
 	return "", fmt.Errorf("%w %q; valid verdicts: %s", ErrUnknownVerdict, s, strings.Join(names, ", "))

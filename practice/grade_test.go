@@ -246,3 +246,21 @@ func TestParseVerdict(t *testing.T) {
 		}
 	}
 }
+
+// An API predict offers the API side's verdicts, wrong-status among them,
+// and grades it; a message predict refuses wrong-status, naming its
+// choices.
+func TestAPIPredictVerdicts(t *testing.T) {
+	b := mustLoad(t)
+	g, err := b.GradePredict("predict-api-naive-missing-key", "100.00", "wrong status")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !g.Correct() || g.Outcome.Verdict != sim.WrongStatus {
+		t.Errorf("grade %+v, outcome %+v", g, g.Outcome)
+	}
+	_, err = b.GradePredict("predict-naive-two-topups", "250.00", "wrong-status")
+	if !errors.Is(err, ErrUnknownVerdict) || !strings.Contains(err.Error(), "valid verdicts: ok, duplicate, lost, poison, silent-conflict") {
+		t.Errorf("a message predict took wrong-status: %v", err)
+	}
+}

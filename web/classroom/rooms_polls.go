@@ -51,7 +51,11 @@ func (s *Classroom) readQuestion(ctx context.Context, f url.Values, ls labview.S
 		}
 		q = room.Question{Kind: kind, Handler: h, Step: ls.Step + 1}
 		if kind == room.KindVerdict {
-			for _, v := range practice.Verdicts() {
+			choices := practice.Verdicts()
+			if ls.Script.API {
+				choices = practice.APIVerdicts() // wrong-status, and no poison
+			}
+			for _, v := range choices {
 				q.Options = append(q.Options, string(v))
 			}
 		}

@@ -518,11 +518,11 @@ func (s *Practice) grade(ctx context.Context, q drill.Question, v url.Values) (d
 		if _, err := drill.ParseMoney(balance); err != nil {
 			return drill.Grade{}, nil, page.BadRequest("err.money", balance)
 		}
-		if _, err := drill.ParseVerdict(verdict); err != nil {
+		if _, err := q.ParseVerdict(verdict); err != nil {
 			if strings.TrimSpace(verdict) == "" {
-				return drill.Grade{}, nil, page.BadRequest("pr.err.noverdict", VerdictNames())
+				return drill.Grade{}, nil, page.BadRequest("pr.err.noverdict", VerdictNamesOf(q))
 			}
-			return drill.Grade{}, nil, page.BadRequest("pr.err.verdict", verdict, VerdictNames())
+			return drill.Grade{}, nil, page.BadRequest("pr.err.verdict", verdict, VerdictNamesOf(q))
 		}
 		g, err := s.bank.GradePredict(q.ID, balance, verdict)
 		if err != nil {
@@ -556,10 +556,15 @@ func OptionIDs(q drill.Question) string {
 	return strings.Join(ids, ", ")
 }
 
-func VerdictNames() string {
-	var names []string
-	for _, v := range drill.Verdicts() {
-		names = append(names, string(v))
+func VerdictNames() string { return verdictNames(drill.Verdicts()) }
+
+// VerdictNamesOf lists the verdicts a question's prediction may name.
+func VerdictNamesOf(q drill.Question) string { return verdictNames(q.Verdicts()) }
+
+func verdictNames(vs []sim.Verdict) string {
+	names := make([]string, len(vs))
+	for i, v := range vs {
+		names[i] = string(v)
 	}
 	return strings.Join(names, ", ")
 }

@@ -506,16 +506,16 @@ func (s *Practice) askView(t page.Text, q drill.Question, m practiceMode) answer
 	case drill.KindOpen:
 		a.MaxOwn = MaxOwnAnswer
 	case drill.KindPredict:
-		a.Verdicts = verdictOptions(t, "")
+		a.Verdicts = verdictOptions(t, q, "")
 	case drill.KindCode:
 		a.Code, a.EditorSrc = q.Code.Starter(), s.Assets.URL(page.EditorScript)
 	}
 	return a
 }
 
-func verdictOptions(t page.Text, chosen sim.Verdict) []page.Option {
+func verdictOptions(t page.Text, q drill.Question, chosen sim.Verdict) []page.Option {
 	out := []page.Option{{Value: "", Label: t.S("pr.predict.choose"), Selected: chosen == ""}}
-	for _, v := range drill.Verdicts() {
+	for _, v := range q.Verdicts() {
 		out = append(out, page.Option{Value: string(v), Label: drill.VerdictLabel(v).In(t.Lang()), Selected: v == chosen})
 	}
 	return out
@@ -593,7 +593,7 @@ func (s *Practice) resultView(t page.Text, q drill.Question, m practiceMode, p d
 		if !g.Correct() {
 			retry := s.answerBase(t, q, m, "ask")
 			retry.Balance = strconv.FormatInt(o.PredictedBalance, 10)
-			retry.Verdicts = verdictOptions(t, o.PredictedVerdict)
+			retry.Verdicts = verdictOptions(t, q, o.PredictedVerdict)
 			a.Retry = &retry
 		}
 	}
