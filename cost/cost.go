@@ -172,9 +172,6 @@ func Bench(ctx context.Context, opt Options) (*Report, error) {
 	return rep, nil
 }
 
-// ErrBusy is what a caller returns when a bench is already running.
-var ErrBusy = errors.New("a bench is already running: one at a time")
-
 // measure turns a run into figures: its deliver steps' times and the
 // calls their workers made.
 func measure(r sim.Result, h handlers.Info) Result {
@@ -223,9 +220,7 @@ func measure(r sim.Result, h handlers.Info) Result {
 			res.RedisPerKey = float64(st.RedisBytes) / float64(st.RedisKeys)
 		}
 	}
-	if distinct := len(took); distinct > 0 {
-		res.BytesPer = float64(res.Bytes) / float64(messages(r))
-	}
+	res.BytesPer = float64(res.Bytes) / float64(messages(r))
 	return res
 }
 

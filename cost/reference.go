@@ -1,6 +1,7 @@
 package cost
 
 import (
+	"context"
 	_ "embed"
 	"encoding/json"
 	"sync"
@@ -11,6 +12,34 @@ type Measurement struct {
 	Handlers  *Report          `json:"handlers"`
 	Keys      *KeysReport      `json:"keys,omitempty"`
 	Retention *RetentionReport `json:"retention,omitempty"`
+}
+
+// MeasureOptions choose a whole cost run: the bench, then the keys
+// experiment (KeyRows rows; 0 skips it) and the retention experiment.
+type MeasureOptions struct {
+	Bench     Options
+	KeyRows   int
+	Retention bool
+}
+
+// Measure runs what opt asks for, on opt.Bench.Engine.
+func Measure(ctx context.Context, opt MeasureOptions) (*Measurement, error) {
+	var m Measurement
+	var err error
+	if m.Handlers, err = Bench(ctx, opt.Bench); err != nil {
+		return nil, err
+	}
+	if opt.KeyRows > 0 {
+		if m.Keys, err = Keys(ctx, KeysOptions{Rows: opt.KeyRows, Engine: opt.Bench.Engine}); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Retention {
+		if m.Retention, err = Retention(ctx, RetentionOptions{}); err != nil {
+			return nil, err
+		}
+	}
+	return &m, nil
 }
 
 // ReferenceRun is a measurement committed with the lab: lesson 8 shows

@@ -122,9 +122,7 @@ func (w *world) turnEnd(wk *worker, paused bool) {
 
 // durable is the balance read by the lab, not by the worker.
 func (w *world) durable() int64 {
-	actor := w.t.actor
-	w.t.actor = ""
-	defer func() { w.t.actor = actor }()
+	defer w.t.quiet()()
 	b, err := w.balance()
 	if err != nil && w.engineErr == nil {
 		w.engineErr = err

@@ -254,9 +254,7 @@ func Rebind(query string) string {
 
 // realRedisKeys lists a real Redis database's keys, sorted.
 func (w *world) realRedisKeys() []string {
-	actor := w.t.actor
-	w.t.actor = ""
-	defer func() { w.t.actor = actor }()
+	defer w.t.quiet()()
 	keys, _ := w.rdb.Keys(context.Background(), "*").Result()
 	slices.Sort(keys)
 	return keys
@@ -266,9 +264,7 @@ func (w *world) realRedisKeys() []string {
 // does not move with the lab's: every key's remaining lifetime shortens by
 // d, and a key whose lifetime runs out is deleted, as it would expire.
 func (w *world) advanceRealRedis(d time.Duration) {
-	actor := w.t.actor
-	w.t.actor = ""
-	defer func() { w.t.actor = actor }()
+	defer w.t.quiet()()
 	ctx := context.Background()
 	for _, k := range w.realRedisKeys() {
 		ttl, err := w.rdb.PTTL(ctx, k).Result()

@@ -341,9 +341,7 @@ func (w *world) pendingOutbox() (bool, error) {
 	if !w.tables["outbox"] {
 		return false, nil
 	}
-	actor := w.t.actor
-	w.t.actor = ""
-	defer func() { w.t.actor = actor }()
+	defer w.t.quiet()()
 	var n int
 	err := w.db.QueryRow(`SELECT COUNT(*) FROM outbox WHERE published_at IS NULL`).Scan(&n)
 	return n > 0, err

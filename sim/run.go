@@ -1267,9 +1267,7 @@ func (w *world) checkQuarantined(m *Message, quarantinedBefore, appliedBefore in
 // quietQuarantined counts the quarantined deliveries without tracing the
 // query: it is the lab looking, not the worker.
 func (w *world) quietQuarantined() int {
-	actor := w.t.actor
-	w.t.actor = ""
-	defer func() { w.t.actor = actor }()
+	defer w.t.quiet()()
 	n, _ := w.quarantinedDeliveries()
 	return n
 }

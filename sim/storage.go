@@ -58,9 +58,7 @@ func (w *world) ownTables() []string {
 
 // storedRows counts the rows of the handler's own tables, as the lab.
 func (w *world) storedRows() (int64, error) {
-	actor := w.t.actor
-	w.t.actor = ""
-	defer func() { w.t.actor = actor }()
+	defer w.t.quiet()()
 	var total int64
 	for _, name := range w.ownTables() {
 		var n int64
@@ -74,9 +72,7 @@ func (w *world) storedRows() (int64, error) {
 
 // storage measures the world's storage, as the lab (no actor traces it).
 func (w *world) storage() (*Storage, error) {
-	actor := w.t.actor
-	w.t.actor = ""
-	defer func() { w.t.actor = actor }()
+	defer w.t.quiet()()
 	st := &Storage{}
 	for _, name := range w.ownTables() {
 		ts := TableStorage{Table: name}

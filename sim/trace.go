@@ -128,6 +128,15 @@ func (t *tracer) emit(kind, text, args string) int {
 	return t.add(Event{Actor: t.actor, Kind: kind, Text: text, Args: args})
 }
 
+// quiet stops recording until the returned function restores the actor:
+// the lab's own reads (balances, counts, state) are nobody's events.
+// Use as: defer w.t.quiet()().
+func (t *tracer) quiet() (restore func()) {
+	actor := t.actor
+	t.actor = ""
+	return func() { t.actor = actor }
+}
+
 // say records an event by the current actor in both languages.
 func (t *tracer) say(kind, en, ru string) {
 	if t.actor != "" {

@@ -99,7 +99,11 @@ func TestCostEvents(t *testing.T) {
 		}
 	}
 	done := r.body[strings.Index(r.body, "event: done"):]
-	if !strings.Contains(done, `id="cost-results-title"`) || strings.Contains(done, "id=\"run-keysize\"") {
-		t.Errorf("the done event is not the results section (no keys asked):\n%s", excerpt(done))
+	if !strings.Contains(done, `id="cost-results-title"`) || strings.Contains(done, `id="run-keysize"`) || strings.Contains(done, `id="run-retention"`) {
+		t.Errorf("the done event is not the results section (no keys, no retention asked):\n%s", excerpt(done))
+	}
+	// The retention box ticked: its chart comes too.
+	if r := get(t, h, "/cost/events?handlers=core&messages=5&keys=0&retention=1"); !strings.Contains(r.body, `id="run-retention"`) {
+		t.Errorf("a ticked retention box gave no retention chart:\n%s", excerpt(r.body))
 	}
 }

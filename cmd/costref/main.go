@@ -27,20 +27,8 @@ func main() {
 func run() error {
 	ctx := context.Background()
 	measure := func(e *sim.Engine, messages int, retention bool) (*cost.Measurement, error) {
-		var m cost.Measurement
-		var err error
-		if m.Handlers, err = cost.Bench(ctx, cost.Options{Handlers: []string{"all"}, Messages: messages, Engine: e}); err != nil {
-			return nil, err
-		}
-		if m.Keys, err = cost.Keys(ctx, cost.KeysOptions{Engine: e}); err != nil {
-			return nil, err
-		}
-		if retention {
-			if m.Retention, err = cost.Retention(ctx, cost.RetentionOptions{}); err != nil {
-				return nil, err
-			}
-		}
-		return &m, nil
+		return cost.Measure(ctx, cost.MeasureOptions{KeyRows: cost.DefaultKeyRows, Retention: retention,
+			Bench: cost.Options{Handlers: []string{"all"}, Messages: messages, Engine: e}})
 	}
 	ref := cost.ReferenceRun{Date: time.Now().UTC().Format("2006-01-02"),
 		Command: "make cost-reference (lab bench --handlers all --messages 2000; with LAB_POSTGRES_URL and LAB_REDIS_URL, lab bench --engine real --handlers all --messages 1000 --retention=false)",

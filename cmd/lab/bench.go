@@ -63,19 +63,10 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		return exitError
 	}
-	var out cost.Measurement
-	if out.Handlers, err = cost.Bench(ctx, cost.Options{Handlers: strings.Split(*names, ","), Messages: *messages, Duplicates: pct, Engine: engine}); err != nil {
+	out, err := cost.Measure(ctx, cost.MeasureOptions{KeyRows: *keys, Retention: *retention,
+		Bench: cost.Options{Handlers: strings.Split(*names, ","), Messages: *messages, Duplicates: pct, Engine: engine}})
+	if err != nil {
 		return failed(err)
-	}
-	if *keys > 0 {
-		if out.Keys, err = cost.Keys(ctx, cost.KeysOptions{Rows: *keys, Engine: engine}); err != nil {
-			return failed(err)
-		}
-	}
-	if *retention {
-		if out.Retention, err = cost.Retention(ctx, cost.RetentionOptions{}); err != nil {
-			return failed(err)
-		}
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)

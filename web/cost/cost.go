@@ -63,9 +63,11 @@ func (q request) values() url.Values {
 }
 
 // readRequest reads the form, refusing anything out of range with the
-// field, the value and the valid choices.
-func readRequest(q url.Values) (request, error) {
-	req := request{Messages: DefaultMessages, Dup: measure.DefaultDuplicates, Keys: DefaultKeyRows, Retention: q.Get("run") == "" || q.Get("retention") != ""}
+// field, the value and the valid choices. submitted: the form was sent,
+// so an unticked retention box (absent) means no retention; a fresh page
+// shows it ticked.
+func readRequest(q url.Values, submitted bool) (request, error) {
+	req := request{Messages: DefaultMessages, Dup: measure.DefaultDuplicates, Keys: DefaultKeyRows, Retention: !submitted || q.Get("retention") != ""}
 	switch h := q.Get("handlers"); h {
 	case "", "core":
 	case "all":
@@ -126,29 +128,15 @@ func run(ctx context.Context, req request, progress func(done, total int)) (*mea
 	if dup == 0 {
 		dup = -1 // none, not the default
 	}
-	var m measure.Measurement
-	var err error
-	if m.Handlers, err = measure.Bench(ctx, measure.Options{Handlers: names, Messages: req.Messages, Duplicates: dup, Progress: progress}); err != nil {
-		return nil, err
-	}
-	if req.Keys > 0 {
-		if m.Keys, err = measure.Keys(ctx, measure.KeysOptions{Rows: req.Keys}); err != nil {
-			return nil, err
-		}
-	}
-	if req.Retention {
-		if m.Retention, err = measure.Retention(ctx, measure.RetentionOptions{}); err != nil {
-			return nil, err
-		}
-	}
-	return &m, nil
+	return measure.Measure(ctx, measure.MeasureOptions{KeyRows: req.Keys, Retention: req.Retention,
+		Bench: measure.Options{Handlers: names, Messages: req.Messages, Duplicates: dup, Progress: progress}})
 }
 
 // Index is GET /cost: the form, the reference run and, with run=1, a
 // bench run now.
 func (c *Cost) Index(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	req, err := readRequest(q)
+	req, err := readRequest(q, q.Get("run") != "")
 	if err != nil {
 		return err
 	}
@@ -193,7 +181,7 @@ func (c *Cost) failed(err error) error {
 // last one ("done": the results section's HTML). A reader who leaves
 // closes the stream, and the bench stops.
 func (c *Cost) Events(w http.ResponseWriter, r *http.Request) error {
-	req, err := readRequest(r.URL.Query())
+	req, err := readRequest(r.URL.Query(), true) // the script sends the form's fields
 	if err != nil {
 		return err
 	}
