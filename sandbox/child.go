@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
+	"regexp"
 	"runtime/debug"
 	"runtime/metrics"
 	"strconv"
@@ -27,8 +27,10 @@ type Request struct {
 	Op     string `json:"op"` // "run", "check" or "grade"
 	Name   string `json:"name"`
 	Code   string `json:"code"`
-	Memory int64  `json:"memory"` // bytes the child may allocate
+	Memory int64  `json:"memory"` // bytes the child may keep resident
 	CPU    int    `json:"cpu"`    // seconds of CPU the child may use
+	// selftest: a file the server made, which the child must not read.
+	Path string `json:"path,omitempty"`
 
 	// run
 	// Postgres and Redis, both set, run on the real engine (sim.NewEngine)
@@ -67,6 +69,9 @@ type Response struct {
 	Grade  *Grade           `json:"grade,omitempty"`
 	Schema string           `json:"schema"`
 	Redis  bool             `json:"redis"`
+	// SelfTest is what an isolated child could do that it should not
+	// (Op "selftest"): empty when the isolation holds.
+	SelfTest []string `json:"self_test,omitempty"`
 }
 
 // RunResult is a sim.Result with the parts its JSON leaves out.
@@ -105,33 +110,83 @@ func wrap(res sim.Result) *RunResult {
 	return r
 }
 
-// Exit statuses of a child, besides 0 (a response written).
+// Exit statuses of a child, besides 0 (a response written) and the Go
+// runtime's 2 (a fatal error: a panic in a goroutine of the handler's
+// own, a stack overflow). A handler file cannot exit with a status of its
+// choosing: it has no os package.
 const (
-	exitMemory  = 3 // over its memory
-	exitRequest = 4 // the request could not be read
+	exitMemory    = 3 // over its memory
+	exitRequest   = 4 // the request could not be read
+	exitIsolation = 5 // the child could not isolate itself: the lab's failure, never the handler's
 )
 
 // maxRequest bounds what a child reads: a file, a script, options.
 const maxRequest = 1 << 20
 
+// notesFD is the child's third descriptor (Runner's ExtraFiles[0]): where
+// it writes notes for the server, one JSON object a line, as things
+// happen, so that the server learns what happened to a child that died
+// without answering. The handler cannot write there: it has no os
+// package, and what it prints goes to stderr, which nobody reads for
+// meaning.
+const notesFD = 3
+
+// note is one line on notesFD.
+type note struct {
+	PanicLine int    `json:"panic_line,omitempty"` // yaegi reported a panic on this line of the file
+	Memory    int64  `json:"memory,omitempty"`     // the child stopped itself at this many bytes resident
+	Isolation string `json:"isolation,omitempty"`  // why the child could not isolate itself
+}
+
+// notes writes notes; nil (and then silent) outside a child.
+var notes *json.Encoder
+
+func writeNote(n note) {
+	if notes != nil {
+		notes.Encode(n) // a note that cannot be written changes nothing
+	}
+}
+
 // IsChild reports whether this process was started as a sandbox child:
 // test binaries call Child from TestMain when it is.
 func IsChild() bool { return os.Getenv("LAB_SANDBOX_CHILD") == "1" }
 
-// Child is a sandbox child's main: it reads one Request on stdin, limits
-// itself, interprets the file, does what was asked and writes the Response
-// on stdout. It returns the process's exit status. Whatever the handler
-// prints goes to stderr, which the server caps.
+// Child is a sandbox child's main: it isolates itself (when the server
+// asked), reads one Request on stdin, limits itself, interprets the file,
+// does what was asked and writes the Response on stdout. It returns the
+// process's exit status. Whatever the handler prints goes to stderr,
+// which the server discards.
 func Child() int {
 	out := os.Stdout
 	os.Stdout = os.Stderr
+	if f := os.NewFile(notesFD, "notes"); f != nil {
+		notes = json.NewEncoder(f)
+	}
+	// What needs the machine's files is read before they are gone: the
+	// process's mapped size (for its address-space limit) and the local
+	// time zone.
+	vm := vmSize()
+	rss, _ := os.Open("/proc/self/statm") // nil where there is no /proc
+	_ = time.Now().Local()
+	if mode := os.Getenv(isolateEnv); mode != "" {
+		if err := isolate(mode); err != nil {
+			writeNote(note{Isolation: err.Error()})
+			return exitIsolation
+		}
+	}
+	interpStderr = panicLines{}
 	var req Request
 	if err := json.NewDecoder(io.LimitReader(os.Stdin, maxRequest)).Decode(&req); err != nil {
 		fmt.Fprintln(os.Stderr, "sandbox: request:", err)
 		return exitRequest
 	}
-	limit(req.Memory, req.CPU)
-	resp := serve(req)
+	limit(req.Memory, req.CPU, vm, rss)
+	var resp *Response
+	if req.Op == "selftest" {
+		resp = &Response{SelfTest: selfTest(req.Path)}
+	} else {
+		resp = serve(req)
+	}
 	w := bufio.NewWriter(out)
 	if err := json.NewEncoder(w).Encode(resp); err != nil {
 		fmt.Fprintln(os.Stderr, "sandbox: response:", err)
@@ -142,6 +197,24 @@ func Child() int {
 	}
 	return 0
 }
+
+// panicLines is the interpreter's stderr in a child: yaegi writes
+// "LINE:COL: panic: ..." there for each frame a panic unwinds, and each
+// becomes a note, so that the server can say where a panic that killed
+// the process happened. Nothing else yaegi writes is kept.
+type panicLines struct{}
+
+func (panicLines) Write(p []byte) (int, error) {
+	for _, m := range panicAt.FindAllSubmatch(p, -1) {
+		if n, err := strconv.Atoi(string(m[1])); err == nil {
+			writeNote(note{PanicLine: n})
+		}
+	}
+	return len(p), nil
+}
+
+// panicAt finds the line yaegi reports a panic at ("10:14: panic: ...").
+var panicAt = regexp.MustCompile(`(?m)^(?:[^\n:]*\.go:)?(\d+):\d+: panic`)
 
 func serve(req Request) *Response {
 	f, err := Parse(req.Code)
@@ -217,40 +290,70 @@ func asError(err error) *Error {
 	return errf(0, "%v", "%v", err)
 }
 
-// limit caps this process: its address space (the runtime's own mapping
-// plus memory, a hard stop), a watchdog that exits with exitMemory once
-// the heap and stacks pass memory (so the server can say what happened),
-// its CPU seconds (the kernel sends SIGXCPU, then kills), the files it may
-// write (none) and open.
-func limit(memory int64, cpu int) {
+// limit caps this process: a watchdog that exits with exitMemory once
+// its resident memory (the Go heap, goroutine stacks and SQLite's own
+// allocations alike, read from rss) passes memory, so the server can say what happened;
+// its address space as a hard stop far behind it (the runtime's own
+// mapping, vm, plus four times memory and 256 MB: the Go heap reserves
+// address space in 64 MB arenas, and reserved is not used);
+// each goroutine's stack; its CPU seconds (the kernel kills it at cpu);
+// the files it may write (none) and open.
+func limit(memory int64, cpu int, vm int64, rss *os.File) {
 	if memory > 0 {
 		debug.SetMemoryLimit(memory * 3 / 4)
-		if vm := vmSize(); vm > 0 {
-			as := uint64(vm + memory*2)
+		debug.SetMaxStack(int(min(memory/4, 256<<20)))
+		if vm > 0 {
+			as := uint64(vm + memory*4 + 256<<20)
 			syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: as, Max: as})
 		}
-		go watch(memory)
+		go watch(memory, rss)
 	}
 	if cpu > 0 {
-		syscall.Setrlimit(syscall.RLIMIT_CPU, &syscall.Rlimit{Cur: uint64(cpu), Max: uint64(cpu) + 1})
+		syscall.Setrlimit(syscall.RLIMIT_CPU, &syscall.Rlimit{Cur: uint64(cpu), Max: uint64(cpu)})
 	}
 	syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: 0, Max: 0})
 	syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: 64, Max: 64})
 }
 
-// watch exits the process when its heap and goroutine stacks pass memory.
-func watch(memory int64) {
-	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/stacks:bytes"}}
+// watch exits the process when its resident memory, or its Go heap's
+// live objects and stacks, pass memory: SQLite's own allocations
+// (outside the Go heap) included. It reads
+// /proc/self/statm through a descriptor opened before the child's root
+// was emptied (rss); where there is none, the kernel's peak resident set
+// (getrusage), which starts from the server's own peak, since a child
+// begins as a copy of it, and so stops a child early rather than late.
+func watch(memory int64, rss *os.File) {
+	buf := make([]byte, 128)
+	page := int64(os.Getpagesize())
+	heap := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/stacks:bytes"}}
 	for {
-		metrics.Read(samples)
-		var used uint64
-		for _, s := range samples {
-			if s.Value.Kind() == metrics.KindUint64 {
-				used += s.Value.Uint64()
+		used := int64(-1)
+		if rss != nil {
+			if n, err := rss.ReadAt(buf, 0); n > 0 && (err == nil || err == io.EOF) {
+				if f := strings.Fields(string(buf[:n])); len(f) > 1 {
+					if pages, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+						used = pages * page
+					}
+				}
 			}
 		}
-		if int64(used) > memory {
-			fmt.Fprintf(os.Stderr, "sandbox: memory limit: %d bytes in use, %d goroutines\n", used, runtime.NumGoroutine())
+		if used < 0 {
+			var ru syscall.Rusage
+			if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+				used = ru.Maxrss << 10
+			}
+		}
+		// The Go heap's live objects too: a fresh allocation is not
+		// resident until it is written, but it is the handler's.
+		metrics.Read(heap)
+		var live int64
+		for _, s := range heap {
+			if s.Value.Kind() == metrics.KindUint64 {
+				live += int64(s.Value.Uint64())
+			}
+		}
+		if used = max(used, live); used > memory {
+			writeNote(note{Memory: used})
 			os.Exit(exitMemory)
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -273,3 +376,7 @@ func vmSize() int64 {
 	}
 	return 0
 }
+
+// interpStderr is where the interpreter writes what it reports (panics):
+// the process's stderr, or panicLines in a child.
+var interpStderr io.Writer = os.Stderr

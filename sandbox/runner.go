@@ -1,15 +1,15 @@
 package sandbox
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
-	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,11 +18,20 @@ import (
 
 // Limits bound every child.
 type Limits struct {
-	Memory      int64         // bytes a child may allocate (default 512 MB)
-	Timeout     time.Duration // wall-clock time before the child is killed (default 5 s)
-	MaxChildren int           // children at once; past it Run returns ErrBusy (default 4)
-	MaxOutput   int           // bytes of response a child may write (default 16 MB)
-	MaxLog      int           // bytes of what a handler prints kept for the message (default 4 KB)
+	Memory int64 // bytes of resident memory a child may use (default 512 MB)
+	// Timeout is the CPU time a child may use (default 5 s): the kernel
+	// stops it there, however loaded the machine is.
+	Timeout time.Duration
+	// Wall is the wall-clock time after which a child is killed whatever
+	// its CPU (default 3 × Timeout, at least 15 s): a handler waiting for
+	// something that never comes uses no CPU.
+	Wall        time.Duration
+	MaxChildren int // children at once; past it Run returns ErrBusy, or a grade waits (default 4)
+	MaxOutput   int // bytes of response a child may write (default 16 MB)
+	// Unisolated lets the Runner run a child without isolation where the
+	// system cannot isolate it. Only for one's own files on one's own
+	// machine (lab run --code): a server never sets it.
+	Unisolated bool
 }
 
 func (l Limits) withDefaults() Limits {
@@ -32,14 +41,14 @@ func (l Limits) withDefaults() Limits {
 	if l.Timeout <= 0 {
 		l.Timeout = 5 * time.Second
 	}
+	if l.Wall <= 0 {
+		l.Wall = max(3*l.Timeout, 15*time.Second)
+	}
 	if l.MaxChildren <= 0 {
 		l.MaxChildren = 4
 	}
 	if l.MaxOutput <= 0 {
 		l.MaxOutput = 16 << 20
-	}
-	if l.MaxLog <= 0 {
-		l.MaxLog = 4 << 10
 	}
 	return l
 }
@@ -55,8 +64,8 @@ type Runner struct {
 	limits  Limits
 	slots   chan struct{}
 
-	netOnce sync.Once
-	netNS   uintptr // the clone flags that give a child no network, if this system allows them
+	isoOnce sync.Once
+	iso     isolation
 }
 
 // NewRunner makes a Runner that starts command (its program and
@@ -69,38 +78,141 @@ func NewRunner(command []string, limits Limits) *Runner {
 // Limits returns the runner's limits, defaults filled in.
 func (r *Runner) Limits() Limits { return r.limits }
 
+// Isolation says how this Runner isolates its children, finding out the
+// first time: it runs the self-test (a child tries to read a file this
+// process made, to see /proc, /dev and the root's files, and to write a
+// file) in each way this system may allow, and keeps the first that
+// holds. The error says why none does.
+func (r *Runner) Isolation() (string, error) {
+	r.isoOnce.Do(func() {
+		var why []string
+		for _, iso := range ways() {
+			err := r.selfTest(iso)
+			if err == nil {
+				r.iso = iso
+				return
+			}
+			why = append(why, fmt.Sprintf("%s: %v", iso.mode, err))
+		}
+		r.iso = isolation{err: fmt.Errorf("%w (%s)", ErrNoIsolation, strings.Join(why, "; "))}
+	})
+	return r.iso.mode, r.iso.err
+}
+
+// selfTest runs a child isolated one way and checks that it cannot read
+// a file made here, nor see or write anything else.
+func (r *Runner) selfTest(iso isolation) error {
+	f, err := os.CreateTemp("", "lab-sandbox-selftest-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.WriteString("a secret the child must not read\n"); err != nil {
+		f.Close()
+		return err
+	}
+	f.Close()
+	os.Chmod(f.Name(), 0o644) // readable by anyone: only the isolation may stop the child
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	resp, err := r.start(ctx, iso, Request{Op: "selftest", Path: f.Name()})
+	if err != nil {
+		return err
+	}
+	if len(resp.SelfTest) > 0 {
+		return fmt.Errorf("the child %s", strings.Join(resp.SelfTest, "; "))
+	}
+	return nil
+}
+
 // Run starts a child, hands it req and returns its response. A file that
 // does not compile is a Response with Error. A child that ran too long,
 // used too much memory or CPU, crashed or wrote too much is killed and
 // Run returns an *Error that says which. ctx ending kills the child too.
+// A grade waits for a free slot (its context bounds the wait); anything
+// else finds one free or gets ErrBusy. Where the system cannot isolate a
+// child, Run runs nothing and returns an error wrapping ErrNoIsolation
+// (unless Limits.Unisolated).
 func (r *Runner) Run(ctx context.Context, req Request) (*Response, error) {
-	select {
-	case r.slots <- struct{}{}:
-		defer func() { <-r.slots }()
-	default:
-		return nil, ErrBusy
+	if req.Op == "grade" {
+		select {
+		case r.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	} else {
+		select {
+		case r.slots <- struct{}{}:
+		default:
+			return nil, ErrBusy
+		}
 	}
+	defer func() { <-r.slots }()
 	if _, err := Parse(req.Code); err != nil {
 		return &Response{Error: asError(err)}, nil // no child for a file that cannot run
 	}
+	_, isoErr := r.Isolation()
+	var iso isolation
+	switch {
+	case req.Postgres != "" && !r.limits.Unisolated:
+		return nil, errors.New("sandbox: the real engine is for unisolated runs only (lab run --code --engine real)")
+	case req.Postgres != "":
+		// The real engine's servers are on the network and the machine:
+		// only one's own runs (lab run --code --engine real) ask for it.
+	case isoErr == nil:
+		iso = r.iso
+	case !r.limits.Unisolated:
+		return nil, isoErr
+	}
+	return r.start(ctx, iso, req)
+}
+
+// start runs one child isolated as iso (not at all when iso.mode is "").
+func (r *Runner) start(ctx context.Context, iso isolation, req Request) (*Response, error) {
 	req.Memory = r.limits.Memory
-	req.CPU = int(r.limits.Timeout/time.Second) + 1
+	cpu := int((r.limits.Timeout + time.Second - 1) / time.Second)
+	req.CPU = cpu
 	in, err := json.Marshal(req)
 	if err != nil {
 		return nil, err
 	}
 	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, r.limits.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, r.limits.Wall)
 	defer cancel()
+	notesR, notesW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	defer notesR.Close()
 	stdout := &capped{max: r.limits.MaxOutput}
-	stderr := &tail{max: r.limits.MaxLog}
 	cmd := exec.Command(r.command[0], r.command[1:]...)
 	cmd.Env = []string{"LAB_SANDBOX_CHILD=1", "GOMAXPROCS=1", "GOTRACEBACK=single"}
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = bytes.NewReader(in), stdout, stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL, Cloneflags: r.noNetwork(req)}
-	if err := cmd.Start(); err != nil {
+	if iso.mode != "" {
+		cmd.Env = append(cmd.Env, isolateEnv+"="+iso.mode)
+		cmd.SysProcAttr = iso.attr()
+	} else {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	}
+	cmd.Stdin, cmd.Stdout = bytes.NewReader(in), stdout // stderr: what the handler prints, read by nobody
+	cmd.ExtraFiles = []*os.File{notesW}
+	err = spawn(cmd.Start)
+	notesW.Close()
+	if err != nil {
 		return nil, fmt.Errorf("sandbox: start: %w", err)
 	}
+	var read []note
+	noted := make(chan struct{})
+	go func() {
+		defer close(noted)
+		sc := bufio.NewScanner(io.LimitReader(notesR, 1<<20))
+		for sc.Scan() {
+			var n note
+			if json.Unmarshal(sc.Bytes(), &n) == nil && len(read) < 1000 {
+				read = append(read, n)
+			}
+		}
+		io.Copy(io.Discard, notesR) // past the limit: let the child go on writing
+	}()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	var waitErr error
@@ -109,18 +221,20 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Response, error) {
 	case <-ctx.Done():
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		<-done
+		<-noted
 		if parent.Err() == nil { // the child's own time ran out
-			return nil, errf(0, "the handler ran for more than %s and was stopped: an endless loop, or waiting for something that never comes?",
-				"обработчик работал дольше %s и был остановлен: бесконечный цикл или ожидание того, что не наступит?", r.limits.Timeout)
+			return nil, errf(0, "the handler waited for more than %s without finishing and was stopped: waiting for something that never comes?",
+				"обработчик ждал дольше %s и не закончил, поэтому был остановлен: ждёт того, что не наступит?", r.limits.Wall)
 		}
-		return nil, ctx.Err()
+		return nil, parent.Err()
 	}
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // any process it left behind
+	<-noted
 	if stdout.over {
 		return nil, errf(0, "the result was larger than %d MB and was dropped", "результат оказался больше %d МБ и отброшен", r.limits.MaxOutput>>20)
 	}
 	if waitErr != nil {
-		return nil, r.failure(waitErr, stderr.String())
+		return nil, r.failure(waitErr, cmd.ProcessState, read, cpu)
 	}
 	var resp Response
 	if err := json.Unmarshal(stdout.Bytes(), &resp); err != nil {
@@ -129,77 +243,49 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Response, error) {
 	return &resp, nil
 }
 
-// panicAt finds the line yaegi reports a panic at ("10:14: panic: ...");
-// panicValue the value Go reports.
-var (
-	panicAt    = regexp.MustCompile(`(?m)^(\d+):\d+: panic`)
-	panicValue = regexp.MustCompile(`(?m)^panic: (.*)$`)
-)
-
-// failure says why a child ended badly.
-func (r *Runner) failure(err error, stderr string) *Error {
+// failure says why a child ended badly, from what the kernel says (its
+// exit status or signal, its CPU time and peak memory) and the notes the
+// child wrote: never from what it printed, which the handler controls.
+func (r *Runner) failure(err error, ps *os.ProcessState, read []note, cpu int) error {
 	var exit *exec.ExitError
-	if !errors.As(err, &exit) {
-		return errf(0, "the child process failed: %v", "дочерний процесс завершился с ошибкой: %v", err)
+	if !errors.As(err, &exit) || ps == nil {
+		return fmt.Errorf("sandbox: the child process failed: %w", err)
 	}
-	ws, _ := exit.Sys().(syscall.WaitStatus)
+	ws, _ := ps.Sys().(syscall.WaitStatus)
+	used := ps.UserTime() + ps.SystemTime()
+	panicLine, isolationErr := 0, ""
+	for _, n := range read {
+		if n.PanicLine > 0 {
+			panicLine = n.PanicLine // the fatal panic is the last reported
+		}
+		if n.Isolation != "" {
+			isolationErr = n.Isolation
+		}
+	}
 	mb := r.limits.Memory >> 20
+	outOfMemory := errf(0, "the handler used more than %d MB of memory and was stopped (an allocation in a loop, or goroutines started without end?)",
+		"обработчик занял больше %d МБ памяти и был остановлен (выделение памяти в цикле или бесконечный запуск горутин?)", mb)
 	switch {
-	case ws.Exited() && ws.ExitStatus() == exitMemory,
-		strings.Contains(stderr, "out of memory"), strings.Contains(stderr, "cannot allocate memory"):
-		return errf(0, "the handler used more than %d MB of memory and was stopped (an allocation in a loop, or goroutines started without end?)",
-			"обработчик занял больше %d МБ памяти и был остановлен (выделение памяти в цикле или бесконечный запуск горутин?)", mb)
-	case ws.Signaled() && (ws.Signal() == syscall.SIGXCPU || ws.Signal() == syscall.SIGKILL):
+	case ws.Exited() && ws.ExitStatus() == exitIsolation:
+		return fmt.Errorf("%w: the child could not isolate itself: %s", ErrNoIsolation, isolationErr)
+	case ws.Exited() && ws.ExitStatus() == exitMemory:
+		return outOfMemory
+	case ws.Signaled() && (ws.Signal() == syscall.SIGXCPU || ws.Signal() == syscall.SIGKILL) && used >= time.Duration(cpu)*time.Second*9/10:
 		return errf(0, "the handler used more than %d s of CPU and was stopped: an endless loop?",
-			"обработчик израсходовал больше %d с процессорного времени и был остановлен: бесконечный цикл?", int(r.limits.Timeout/time.Second)+1)
-	case strings.Contains(stderr, "panic:"):
-		// yaegi writes "10:14: panic: ..." at the panic's place, then Go
-		// writes "panic: VALUE [recovered, repanicked]".
-		// The engine's own crash points panic through the interpreter
-		// too, and yaegi reports each: the fatal one is the last.
-		line := 0
-		if all := panicAt.FindAllStringSubmatch(stderr, -1); len(all) > 0 {
-			line, _ = strconv.Atoi(all[len(all)-1][1])
-		}
-		what := "panic"
-		if m := panicValue.FindStringSubmatch(stderr); m != nil {
-			what = "panic: " + strings.TrimSuffix(m[1], " [recovered, repanicked]")
-		}
-		return &Error{Line: line, Msg: "the handler crashed its process: " + what + " (a panic in a goroutine of its own?)",
-			MsgRU: "обработчик обрушил свой процесс: " + what + " (паника в собственной горутине?)"}
+			"обработчик израсходовал больше %d с процессорного времени и был остановлен: бесконечный цикл?", cpu)
+	case ws.Exited() && ws.ExitStatus() == 2 && panicLine > 0:
+		return errf(panicLine, "the handler crashed its process with a panic (a panic in a goroutine of its own ends the process, as in Go)",
+			"обработчик обрушил свой процесс паникой (паника в собственной горутине завершает процесс, как и в Go)")
+	case ws.Exited() && ws.ExitStatus() == 2:
+		// The Go runtime's own end: out of address space (the hard stop
+		// behind the watchdog) or a goroutine's stack over its limit.
+		return errf(0, "the handler's process ended with a fatal error: out of memory, or a stack overflow from endless recursion?",
+			"процесс обработчика завершился фатальной ошибкой: не хватило памяти или стек переполнен бесконечной рекурсией?")
+	case ws.Signaled():
+		return errf(0, "the handler's process was killed by the system (%v)", "процесс обработчика убит системой (%v)", ws.Signal())
 	}
-	tail := strings.TrimSpace(stderr)
-	if len(tail) > 300 {
-		tail = tail[len(tail)-300:]
-	}
-	return errf(0, "the child process failed (%v): %s", "дочерний процесс завершился с ошибкой (%v): %s", err, tail)
+	return errf(0, "the handler's process failed (%v)", "процесс обработчика завершился с ошибкой (%v)", err)
 }
-
-// noNetwork returns the clone flags that put a child in a network
-// namespace of its own, with no interface but loopback, where this system
-// allows it (root, or unprivileged user namespaces); else none. A handler
-// cannot reach the network from the interpreter anyway: no net package,
-// and no way to open a connection of its own (see denied).
-func (r *Runner) noNetwork(req Request) uintptr {
-	if req.Postgres != "" {
-		return 0 // the real engine's servers are on the network
-	}
-	r.netOnce.Do(func() {
-		flags := uintptr(syscall.CLONE_NEWNET)
-		if os.Geteuid() != 0 {
-			flags |= syscall.CLONE_NEWUSER
-		}
-		cmd := exec.Command("/bin/true")
-		cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: flags}
-		if cmd.Run() == nil {
-			r.netNS = flags
-		}
-	})
-	return r.netNS
-}
-
-// NoNetwork reports whether children run without a network.
-func (r *Runner) NoNetwork() bool { return r.noNetwork(Request{}) != 0 }
 
 // capped keeps at most max bytes and says whether more came.
 type capped struct {
@@ -218,27 +304,3 @@ func (c *capped) Write(p []byte) (int, error) {
 	}
 	return c.Buffer.Write(p)
 }
-
-// tail keeps the first and the last max/2 bytes written to it: how a
-// crash report starts says what happened (out of memory), how it ends
-// where (the fatal panic comes last).
-type tail struct {
-	head, buf []byte
-	max       int
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	n := len(p)
-	if room := t.max/2 - len(t.head); room > 0 {
-		k := min(room, len(p))
-		t.head = append(t.head, p[:k]...)
-		p = p[k:]
-	}
-	t.buf = append(t.buf, p...)
-	if over := len(t.buf) - t.max/2; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return n, nil
-}
-
-func (t *tail) String() string { return string(t.head) + "\n" + string(t.buf) }

@@ -87,6 +87,10 @@ type Config struct {
 	// Sandbox runs the handler files people write in the lab's editor,
 	// each in a child process under its limits; nil hides the editor.
 	Sandbox *sandbox.Runner
+	// NoCode, with Sandbox nil, says why: this machine cannot isolate a
+	// child (lab serve's self-test failed). The pages that would run a
+	// file say so instead of running it.
+	NoCode string
 	// Engine is a real PostgreSQL and Redis the lab may run its handlers
 	// on (engine=real); nil: the embedded engine only.
 	Engine *sim.Engine
@@ -169,7 +173,7 @@ func newServer(cfg Config) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	lv.Sandbox, lv.Engine = cfg.Sandbox, cfg.Engine
+	lv.Sandbox, lv.Engine, lv.NoCode = cfg.Sandbox, cfg.Engine, cfg.NoCode
 	s.practice = practicepart.New(s.Shell, bank, store, now)
 	s.practice.Sandbox = cfg.Sandbox
 	// The lessons' bars come from practice.

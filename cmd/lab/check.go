@@ -115,7 +115,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		var rep check.Report
 		if h.Handle == nil && h.API == nil { // the --code handler
 			resp, status, err := code.do(ctx, sandbox.Request{Op: "check", Code: src, Check: sandbox.CheckOptions{
-				Depth: opt.Depth, Runs: opt.Runs, Len: opt.Len, Seed: opt.Seed, Budget: opt.Budget, Header: opt.Header}})
+				Depth: opt.Depth, Runs: opt.Runs, Len: opt.Len, Seed: opt.Seed, Budget: opt.Budget, Header: opt.Header}}, stderr)
 			if err != nil {
 				fmt.Fprintf(stderr, "lab check: %v\n", err)
 				return status

@@ -120,7 +120,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 			// The child connects on its own, to the same servers.
 			req.Postgres, req.Redis = *eng.postgres, *eng.redis
 		}
-		resp, status, cerr := code.do(ctx, req)
+		resp, status, cerr := code.do(ctx, req, stderr)
 		if cerr != nil {
 			fmt.Fprintf(stderr, "lab run: %v\n", cerr)
 			return status

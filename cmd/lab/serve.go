@@ -47,8 +47,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	checkBudget := fs.Duration("check-budget", 2*time.Second, "how long the checker (/check) may search one handler's schedules")
 	bench := fs.Bool("bench", true, "let the cost page (/cost) run benches on this server, one at a time (false for a public server: the page shows the reference run only)")
 	code := fs.Bool("code", true, "let people run handler files they write (in a sandboxed child process); false hides the editor")
-	codeMemory := fs.Int64("code-memory", 512, "megabytes a handler file's child process may allocate")
-	codeTimeout := fs.Duration("code-timeout", 5*time.Second, "a handler file's child process is killed after this long")
+	codeMemory := fs.Int64("code-memory", 512, "megabytes of resident memory a handler file's child process may use")
+	codeTimeout := fs.Duration("code-timeout", 5*time.Second, "CPU time a handler file's child process may use (its wall clock: 3 times this, at least 15s)")
 	maxSandboxes := fs.Int("max-sandboxes", 200, "how many sandboxes of the live API endpoint (/try-api) may exist at once (more: 503 with Retry-After)")
 	sandboxIdle := fs.Duration("sandbox-idle", time.Hour, "drop a sandbox of the live API endpoint after this long without a payment")
 	codeChildren := fs.Int("code-children", 4, "handler-file child processes at once (more: 503 with Retry-After)")
@@ -157,6 +157,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		defer engine.Close()
 	}
 	var runner *sandbox.Runner
+	noCode, isolated := "", ""
 	if *code {
 		exe, err := os.Executable()
 		if err != nil {
@@ -165,9 +166,18 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		runner = sandbox.NewRunner([]string{exe, "sandbox-child"}, sandbox.Limits{Memory: *codeMemory << 20,
 			Timeout: *codeTimeout, MaxChildren: *codeChildren})
+		// The self-test: a child isolated as visitors' files will be tries
+		// to read a file made here, and must fail. Where it cannot be
+		// isolated, no visitor's code runs at all.
+		if mode, err := runner.Isolation(); err != nil {
+			fmt.Fprintf(stderr, "lab serve: %v\nlab serve: the editor, the coding exercises and \"Find a failure\" on files are off: a visitor's code never runs unisolated\n", err)
+			noCode, runner = err.Error(), nil
+		} else {
+			isolated = mode
+		}
 	}
 	h, err := web.NewServer(web.Config{Dev: *dev, Logger: logger, Practice: store, Bank: bank, Now: time.Now,
-		Rooms: rooms, Stop: streamsEnd, Sandbox: runner, Engine: engine,
+		Rooms: rooms, Stop: streamsEnd, Sandbox: runner, NoCode: noCode, Engine: engine,
 		Budget: *budget, MaxReplays: *maxReplays, ReplayWait: *replayWait, CacheBytes: cacheBytes, CheckBudget: *checkBudget, NoBench: !*bench,
 		MaxSandboxes: *maxSandboxes, SandboxIdle: *sandboxIdle})
 	if err != nil {
@@ -195,6 +205,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stdout, "Practice progress is kept in PostgreSQL, schema lab_progress")
 	} else {
 		fmt.Fprintf(stdout, "Practice progress is kept in %s\n", *data)
+	}
+	if isolated != "" {
+		fmt.Fprintf(stdout, "Handler files run in isolated child processes (%s; see the README's sandbox section)\n", isolated)
 	}
 	if engine != nil {
 		fmt.Fprintln(stdout, "Lab pages offer the real engine: PostgreSQL + Redis")

@@ -198,7 +198,7 @@ func (c *Check) Handler(w http.ResponseWriter, r *http.Request) error {
 func (c *Check) Code(w http.ResponseWriter, r *http.Request) error {
 	lv := c.lab
 	if lv.Sandbox == nil {
-		return &page.Error{Status: http.StatusNotFound, Key: "err.nocode"}
+		return lv.CodeOff()
 	}
 	q := r.URL.Query()
 	st, err := lv.ReadState(url.Values{"code": {q.Get("code")}, "name": {q.Get("name")}})

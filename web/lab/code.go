@@ -18,7 +18,7 @@ import (
 // in an editor with the message, on its line: nothing is lost.
 func (s *Lab) Code(w http.ResponseWriter, r *http.Request) error {
 	if s.Sandbox == nil {
-		return &page.Error{Status: http.StatusNotFound, Key: "err.nocode"}
+		return s.CodeOff()
 	}
 	f, err := page.ReadForm(w, r)
 	if err != nil {

@@ -281,6 +281,7 @@ func playgroundCatalog() page.Catalog {
 		"ed.run":                {"Run it beside the others", "Запустить рядом с остальными"},
 		"ed.remove":             {"Remove it", "Убрать"},
 		"err.nocode":            {"This lab runs no handler files: it was started without a sandbox.", "Эта лаборатория не запускает файлы обработчиков: она запущена без песочницы."},
+		"err.noisolation":       {"This lab runs no handler files: this machine cannot isolate them from itself (%s), and a visitor's code never runs unisolated. The editor, the coding exercises and \"Find a failure\" on files are off.", "Эта лаборатория не запускает файлы обработчиков: на этой машине их нельзя изолировать (%s), а чужой код без изоляции не запускается. Редактор, задания на код и «Найти сбой» для файлов выключены."},
 		"err.codename":          {"%s is not a name for your handler: use up to 30 lower-case letters, digits and dashes, and no name a lab handler has.", "%s — неподходящее имя обработчика: нужно до 30 строчных латинских букв, цифр и дефисов, и не имя обработчика лаборатории."},
 		"err.handlerfile":       {"Your handler: %s", "Ваш обработчик: %s"},
 		"err.codeaction":        {"%s is not something the editor does: run, check or remove.", "%s — такого действия у редактора нет: run, check или remove."},

@@ -36,6 +36,9 @@ type Lab struct {
 	Gate        *replayGate // replays running at once
 	// Sandbox runs handler files people write; nil turns the editor off.
 	Sandbox *sandbox.Runner
+	// NoCode says why Sandbox is nil when this machine cannot isolate a
+	// child (the pages say so); "" when it was turned off by a flag.
+	NoCode string
 	// Engine is the server's real PostgreSQL and Redis, which a page may
 	// run on (engine=real); nil: the embedded engine only.
 	Engine *sim.Engine

@@ -645,6 +645,16 @@ func isSpace(r rune) bool {
 	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f' || r == 0x85 || r == 0xa0
 }
 
+// CodeOff is the error of a page that would run a handler file on a lab
+// that runs none: turned off, or unable to isolate a child (and then
+// saying why).
+func (s *Lab) CodeOff() *page.Error {
+	if s.NoCode != "" {
+		return &page.Error{Status: http.StatusServiceUnavailable, Key: "err.noisolation", Args: []any{s.NoCode}}
+	}
+	return &page.Error{Status: http.StatusNotFound, Key: "err.nocode"}
+}
+
 // DefaultCodeName is the name of a person's handler when they give none.
 const DefaultCodeName = "yours"
 
@@ -653,7 +663,7 @@ const DefaultCodeName = "yours"
 // it runs in the sandbox when the state is replayed.
 func (s *Lab) readCode(packed, name, state string) (code, codeName string, err error) {
 	if s.Sandbox == nil {
-		return "", "", &page.Error{Status: http.StatusNotFound, Key: "err.nocode"}
+		return "", "", s.CodeOff()
 	}
 	text, derr := DecodePermalink(packed)
 	var pe *PermalinkError

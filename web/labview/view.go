@@ -40,6 +40,7 @@ type View struct {
 	// what the editor shows (Code, or the starter), CodeState the state
 	// (a query, with its step) the editor's form runs it in.
 	CodeOn                              bool
+	NoCode                              string // why the editor is off, when the machine cannot isolate a child
 	Code, CodeText, CodeName, CodeState string
 	EditorSrc                           string // page.EditorScript's address
 	// Engines, when the server has real ones, links the same state on
@@ -282,6 +283,7 @@ func (s *Lab) NewView(t page.Text, r *http.Request, st State, run *sim.Run) View
 		v.Engines[1].URL = URL(s.Query(real), st.Step, st.DefaultStep())
 	}
 	v.CodeOn, v.Code, v.CodeName = s.Sandbox != nil, st.Code, st.CodeName
+	v.NoCode = s.NoCode
 	v.CodeText = st.Code
 	if v.CodeText == "" {
 		v.CodeText, v.CodeName = sandbox.Starter, DefaultCodeName
