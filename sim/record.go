@@ -71,8 +71,10 @@ func (c *sharedConn) run(call func()) {
 	c.around(call)
 }
 
+// newRecConnector makes the connector of a world's SQLite database, its
+// connections guarded (guard.go).
 func newRecConnector(dsn string, t *tracer) (*recConnector, error) {
-	c, err := sqlite.NewConnector(dsn)
+	c, err := newGuardedConnector(dsn)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +93,10 @@ func (c *recConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	return &recConn{sharedConn: c.shared, t: c.t, postgres: c.postgres}, nil
 }
 
-func (c *recConnector) Driver() driver.Driver { return c.inner.Driver() }
+// Driver is the driver d.DB.Driver() returns to a handler: it opens
+// nothing (see refusingDriver). database/sql itself connects through
+// Connect.
+func (c *recConnector) Driver() driver.Driver { return refusingDriver{} }
 
 // close finalizes the cached statements and closes the connection, once
 // database/sql has let go of it (recConn.Close leaves it open). SQLite
@@ -504,6 +509,10 @@ func formatArgs(args []driver.NamedValue) string {
 
 func sqlResult(res driver.Result, err error) string {
 	if err != nil {
+		var re *refusedError
+		if errors.As(err, &re) {
+			return "error: " + re.Error()
+		}
 		var se *sqlite.Error
 		if errors.As(err, &se) {
 			return fmt.Sprintf("error %d: %s", se.Code(), se.Error())

@@ -16,7 +16,6 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
-	"modernc.org/sqlite"
 
 	"github.com/idempotency-lab/lab/handlers"
 )
@@ -158,11 +157,13 @@ func newWorld(s *Script, h handlers.Info, eng *Engine) (w *world, err error) {
 		ctx:                context.Background(),
 		share:              -1,
 	}
-	defer func() {
+	// The world made so far is closed on an error: every error return
+	// sets w to nil, so the deferred call keeps its own copy.
+	defer func(made *world) {
 		if err != nil {
-			w.close()
+			made.close()
 		}
-	}()
+	}(w)
 	if eng != nil {
 		if err := w.openReal(eng, handlers.BaseSchema+h.Schema); err != nil {
 			return nil, err
@@ -208,7 +209,9 @@ func newWorld(s *Script, h handlers.Info, eng *Engine) (w *world, err error) {
 		// (miniredis.Dial): the same bytes as over TCP, without a port or a
 		// system call per command, which made Redis handlers ten times
 		// slower than the others.
-		w.mr = miniredis.NewMiniRedis()
+		if w.mr, err = newRedis(); err != nil {
+			return nil, fmt.Errorf("redis: %w", err)
+		}
 		w.rdb = redis.NewClient(&redis.Options{
 			// Only a name: the dialer below connects. An IP literal, as a
 			// host name would make go-redis look it up in DNS.
@@ -276,9 +279,10 @@ func templateFor(schema string) (*template, error) {
 }
 
 // newTemplate runs a schema on a fresh in-memory database and serializes it.
+// The schema may be a stranger's: its connection is guarded as a world's.
 func newTemplate(schema string) (*template, error) {
 	ctx := context.Background()
-	c, err := sqlite.NewConnector(":memory:")
+	c, err := newGuardedConnector(":memory:")
 	if err != nil {
 		return nil, err
 	}
