@@ -270,7 +270,7 @@ func (r *Runner) failure(err error, ps *os.ProcessState, read []note, cpu int) e
 		return fmt.Errorf("%w: the child could not isolate itself: %s", ErrNoIsolation, isolationErr)
 	case ws.Exited() && ws.ExitStatus() == exitMemory:
 		return outOfMemory
-	case ws.Signaled() && (ws.Signal() == syscall.SIGXCPU || ws.Signal() == syscall.SIGKILL) && used >= time.Duration(cpu)*time.Second*9/10:
+	case ws.Signaled() && (ws.Signal() == syscall.SIGXCPU || ws.Signal() == syscall.SIGKILL) && used >= time.Duration(cpu)*time.Second/2:
 		return errf(0, "the handler used more than %d s of CPU and was stopped: an endless loop?",
 			"обработчик израсходовал больше %d с процессорного времени и был остановлен: бесконечный цикл?", cpu)
 	case ws.Exited() && ws.ExitStatus() == 2 && panicLine > 0:

@@ -130,10 +130,10 @@ func TestBadHandlerFiles(t *testing.T) {
 		{"a forbidden import", forbidden, `import &#34;os&#34; is not allowed`, 422},
 		{"a file too long", strings.Repeat("// x\n", 5000), "a handler file may have at most 16384 bytes", 422},
 		{"a syntax error", before("return nil nil"), "syntax error", 422},
-		{"an endless loop", before("for {\n\t}"), "ran for more than 1s and was stopped", 422},
+		{"an endless loop", before("for {\n\t}"), "used more than 1 s of CPU and was stopped", 422},
 		{"an allocation bomb", before("var keep [][]byte\n\tfor {\n\t\tkeep = append(keep, make([]byte, 1<<20))\n\t}"), "more than 64 MB of memory", 422},
 		{"a goroutine bomb", before("for {\n\t\tgo func() { select {} }()\n\t}"), "more than 64 MB of memory", 422},
-		{"a panic in a goroutine", before("go func() { panic(\"boom\") }()\n\tselect {}"), "crashed its process: panic: boom", 422},
+		{"a panic in a goroutine", before("go func() { panic(\"boom\") }()\n\tselect {}"), "crashed its process with a panic", 422},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := post(t, h, "/lab/code", url.Values{"code": {c.code}, "state": {"?preset=crash-before-ack&step=4"}, "action": {"run"}})

@@ -84,12 +84,12 @@ func TestBadCode(t *testing.T) {
 		want string
 	}{
 		{"a forbidden import", nil, strings.Replace(fixed, `"context"`, `"context"`+"\n\t\"os\"", 1), `line 5: import "os" is not allowed`},
-		{"an endless loop", []string{"--timeout", "1s"}, before("for {\n\t}"), "ran for more than 1s and was stopped"},
+		{"an endless loop", []string{"--timeout", "1s"}, before("for {\n\t}"), "used more than 1 s of CPU and was stopped"},
 		{"a syntax error", nil, before("return nil nil"), "syntax error"},
 		{"an undefined name", nil, before("return nothing"), "does not compile: undefined: nothing"},
 		{"an allocation bomb", []string{"--memory", "64"}, before("var keep [][]byte\n\tfor {\n\t\tkeep = append(keep, make([]byte, 1<<20))\n\t}"), "more than 64 MB of memory"},
 		{"a goroutine bomb", []string{"--memory", "64"}, before("for {\n\t\tgo func() { select {} }()\n\t}"), "more than 64 MB of memory"},
-		{"a panic in a goroutine", nil, before("go func() { panic(\"boom\") }()\n\tselect {}"), "crashed its process: panic: boom"},
+		{"a panic in a goroutine", nil, before("go func() { panic(\"boom\") }()\n\tselect {}"), "crashed its process with a panic"},
 		{"a 10,000-line file", nil, strings.Repeat("// a line\n", 10000), "a handler file may have at most 16384 bytes"},
 		{"a bad memory flag", []string{"--memory", "1"}, fixed, "--memory 1: must be from 32 to 16384"},
 	} {
