@@ -96,3 +96,17 @@ func TestIsolatedChildReachesNoFile(t *testing.T) {
 		t.Errorf("the secret file changed: %q", b)
 	}
 }
+
+// Where the self-test fails (here: a "child" that answers nothing), Run
+// runs no file at all and says why.
+func TestNoIsolationRunsNothing(t *testing.T) {
+	r := sandbox.NewRunner([]string{"/bin/true"}, sandbox.Limits{})
+	if _, err := r.Isolation(); !errors.Is(err, sandbox.ErrNoIsolation) {
+		t.Fatalf("isolation: %v", err)
+	}
+	_, err := r.Run(context.Background(), sandbox.Request{Op: "run", Name: "yours", Code: file("", naiveBody),
+		Script: "publish a amount=100\ndeliver\n"})
+	if !errors.Is(err, sandbox.ErrNoIsolation) {
+		t.Errorf("Run without isolation: %v", err)
+	}
+}
