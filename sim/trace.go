@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Event is one thing that happened during a step: a message published or
@@ -62,6 +63,9 @@ type tracer struct {
 	writes int
 	// io, when set, is told of every I/O call (world.beforeCall).
 	io ioHook
+	// spent counts the bytes of text the world's events have kept, for
+	// MaxRunText.
+	spent int
 }
 
 // ioHook is told of each call to SQLite, Redis or the gateway: the world
@@ -109,14 +113,121 @@ func (t *tracer) endCall(i int, res string) {
 }
 
 // add records an event and returns its index, or -1 when the step already
-// holds limit events and it is only counted.
+// holds limit events and it is only counted. Its texts are cut to their
+// bounds here, the one place events come in (see cutEvent).
 func (t *tracer) add(e Event) int {
 	if t.limit > 0 && len(t.events) >= t.limit {
 		t.omitted++
 		return -1
 	}
-	t.events = append(t.events, e)
+	t.events = append(t.events, t.cutEvent(e))
 	return len(t.events) - 1
+}
+
+// Bounds on the texts of events. A handler's texts (its log lines, its
+// statements and their arguments, its Redis commands, the errors it
+// returns, what comes back) may be as long as it likes; a trace keeps
+// the start of each and says how much more there was, so that a page
+// drawing it, or a sandbox child sending it, has bounded work. The lab's
+// own texts are far shorter than every bound: they are kept whole.
+const (
+	// MaxEventText bounds each text of an event (Text, TextRU, Args,
+	// Result), in bytes, the note that says what was cut included.
+	MaxEventText = 2048
+	// MaxArgText bounds one bound argument of a statement, as quoted.
+	MaxArgText = 256
+	// MaxRunText bounds the bytes of text the events of one world keep
+	// in full; past it, each further text is cut to TightEventText.
+	MaxRunText = 64 << 10
+	// TightEventText bounds each text once a world has used MaxRunText.
+	TightEventText = 256
+)
+
+// cutEvent cuts e's texts to their bounds, counting what is kept against
+// the world's MaxRunText.
+func (t *tracer) cutEvent(e Event) Event {
+	e.Text = t.cutSpend(e.Text, false)
+	e.TextRU = t.cutSpend(e.TextRU, true)
+	e.Args = t.cutSpend(e.Args, false)
+	e.Result = t.cutSpend(e.Result, false)
+	return e
+}
+
+// cutSpend cuts s to the bound in force and counts what it keeps.
+func (t *tracer) cutSpend(s string, ru bool) string {
+	max := MaxEventText
+	if t.spent >= MaxRunText {
+		max = TightEventText
+	}
+	s = cutText(s, max, ru)
+	t.spent += len(s)
+	return s
+}
+
+// cutNote is what ends a cut text, in English and in Russian.
+const (
+	cutNoteEN = "… %d more bytes"
+	cutNoteRU = "… ещё %d байт"
+)
+
+// cutText shortens s to at most max bytes (max above 64), the note
+// included: the start of s, cut where a character begins, then "… N more
+// bytes" (in Russian with ru). A text within max is returned as it is, so
+// a text cut once is never cut again; a cut text cut tighter counts the
+// bytes cut the first time too.
+func cutText(s string, max int, ru bool) string {
+	if len(s) <= max {
+		return s
+	}
+	note := cutNoteEN
+	if ru {
+		note = cutNoteRU
+	}
+	more := 0
+	if head, n, ok := readNote(s); ok {
+		s, more = head, n
+	}
+	// The note is at most len(note) - 2 + 20 bytes: keep room for it.
+	keep := max - (len(note) + 18)
+	for keep > 0 && !utf8.RuneStart(s[keep]) {
+		keep--
+	}
+	return s[:keep] + fmt.Sprintf(note, len(s)-keep+more)
+}
+
+// CutText is the trace's cut for a page's own bounds: s shortened to at
+// most max bytes (max above 64), ending "… N more bytes" (in Russian with
+// ru), N counting what the trace cut before.
+func CutText(s string, max int, ru bool) string { return cutText(s, max, ru) }
+
+// readNote splits a cut text into what was kept and the bytes cut, the
+// note in English or in Russian.
+func readNote(s string) (head string, n int, ok bool) {
+	i := strings.LastIndex(s, "… ")
+	if i < 0 {
+		return s, 0, false
+	}
+	for _, note := range []string{cutNoteEN, cutNoteRU} {
+		if _, err := fmt.Sscanf(s[i:], note, &n); err == nil && n > 0 && fmt.Sprintf(note, n) == s[i:] {
+			return s[:i], n, true
+		}
+	}
+	return s, 0, false
+}
+
+// CutInRussian says the note of a text the trace cut ("… N more bytes") in
+// Russian ("… ещё N байт"); any other text is returned as it is. A page in
+// Russian shows a handler's texts, which have no Russian of their own,
+// with it.
+func CutInRussian(s string) string {
+	if !strings.HasSuffix(s, " more bytes") {
+		return s
+	}
+	head, n, ok := readNote(s)
+	if !ok {
+		return s
+	}
+	return head + fmt.Sprintf(cutNoteRU, n)
 }
 
 // emit records an event by the current actor, if any, and returns its
@@ -146,7 +257,7 @@ func (t *tracer) say(kind, en, ru string) {
 
 func (t *tracer) result(i int, res string) {
 	if i >= 0 {
-		t.events[i].Result = res
+		t.events[i].Result = t.cutSpend(res, false)
 	}
 }
 
@@ -155,6 +266,13 @@ func (t *tracer) result(i int, res string) {
 func (t *tracer) take() (events []Event, omitted int) {
 	ev, n := t.events, t.omitted
 	t.events, t.omitted = nil, 0
+	for i := range ev {
+		// A text set on an event after add (a pipeline's first command)
+		// is held to the bound too.
+		e := &ev[i]
+		e.Text, e.TextRU = cutText(e.Text, MaxEventText, false), cutText(e.TextRU, MaxEventText, true)
+		e.Args, e.Result = cutText(e.Args, MaxEventText, false), cutText(e.Result, MaxEventText, false)
+	}
 	if ev == nil {
 		ev = []Event{} // a step where nothing happened still lists its events: none
 	}
@@ -173,10 +291,18 @@ func quoteArg(v any) string {
 	case nil:
 		return "NULL"
 	case string:
+		if len(x) > MaxArgText {
+			// Cut before quoting: a long argument costs no more than
+			// its bound, and its quotes stay paired.
+			x = cutText(x, MaxArgText-2, false)
+		}
 		return "'" + strings.ReplaceAll(x, "'", "''") + "'"
 	case []byte:
+		if len(x) > MaxArgText/2 {
+			return fmt.Sprintf("x'%x'", x[:MaxArgText/2-20]) + fmt.Sprintf(cutNoteEN, len(x)-(MaxArgText/2-20))
+		}
 		return fmt.Sprintf("x'%x'", x)
 	default:
-		return fmt.Sprint(x)
+		return cutText(fmt.Sprint(x), MaxArgText, false)
 	}
 }

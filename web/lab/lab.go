@@ -19,21 +19,23 @@ func (s *Lab) Show(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return s.ServeCached(w, r, page.CacheKey(r, "lab"), func(w http.ResponseWriter, r *http.Request) error {
-		run, err := s.Replay(r.Context(), st)
-		if err != nil {
-			return err
-		}
-		t := s.Text(r)
-		v := s.NewView(t, r, st, run)
-		w.Header().Set("Vary", "HX-Request, HX-Request-Type, Accept-Language, Cookie")
-		w.Header().Set("Cache-Control", "no-cache")
-		if page.IsPartial(r) {
-			// Forms send their fields in any order; the address bar gets the
-			// canonical form of the same state.
-			w.Header().Set("HX-Push-Url", v.URL)
-			return s.Render(w, r, http.StatusOK, labview.Fragment(v))
-		}
-		return s.Render(w, r, http.StatusOK, labview.Page(s.PageFor(t, r, v.PageTitle), v))
+		// The page is drawn in the replay's slot, into a buffer that is
+		// dropped when the request ends (the timelines stop with it):
+		// a long trace's layout is counted by the gate and stops with
+		// the reader.
+		return s.ReplayAndShow(r.Context(), st, func(run *sim.Run) error {
+			t := s.Text(r)
+			v := s.NewView(t, r, st, run)
+			w.Header().Set("Vary", "HX-Request, HX-Request-Type, Accept-Language, Cookie")
+			w.Header().Set("Cache-Control", "no-cache")
+			if page.IsPartial(r) {
+				// Forms send their fields in any order; the address bar gets
+				// the canonical form of the same state.
+				w.Header().Set("HX-Push-Url", v.URL)
+				return s.Render(w, r, http.StatusOK, labview.Fragment(v))
+			}
+			return s.Render(w, r, http.StatusOK, labview.Page(s.PageFor(t, r, v.PageTitle), v))
+		})
 	})
 }
 

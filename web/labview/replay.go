@@ -72,6 +72,33 @@ func (s *Lab) Replay(ctx context.Context, st State) (*sim.Run, error) {
 		return nil, err
 	}
 	defer release()
+	return s.replay(ctx, st)
+}
+
+// ReplayAndShow replays as Replay does and, still holding the slot, hands
+// the run to show, which draws the page from it: laying out a handler's
+// trace is work as a replay is, so the gate counts it too. show should
+// draw with ctx (timelines stop when it ends); a show that ran after ctx
+// ended returns ctx's error, so that its page, drawn in part, is never
+// served or kept.
+func (s *Lab) ReplayAndShow(ctx context.Context, st State, show func(*sim.Run) error) error {
+	release, err := s.Gate.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer release()
+	run, err := s.replay(ctx, st)
+	if err != nil {
+		return err
+	}
+	if err := show(run); err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// replay is Replay's work, in a slot the caller holds.
+func (s *Lab) replay(ctx context.Context, st State) (*sim.Run, error) {
 	sc := st.Script
 	if st.Step < st.Total() {
 		sc = WithSteps(sc, st.Step)

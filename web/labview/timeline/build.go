@@ -9,6 +9,7 @@
 package timeline
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"regexp"
@@ -156,6 +157,16 @@ type layout struct {
 
 // Build lays out the steps of one handler's run (traces[0..n]) as a diagram; current is the 1-based step to highlight (0: none).
 func Build(traces []sim.Trace, current int, l Labels) Diagram {
+	d, _ := BuildContext(context.Background(), traces, current, l)
+	return d
+}
+
+// BuildContext is Build that stops, with ctx's error, when ctx ends: it
+// looks at ctx before each event it lays out.
+func BuildContext(ctx context.Context, traces []sim.Trace, current int, l Labels) (Diagram, error) {
+	if err := ctx.Err(); err != nil {
+		return Diagram{}, err
+	}
 	traces = localize(traces, l)
 	b := newLayout(traces, l)
 	d := Diagram{Width: b.width, Current: current}
@@ -168,6 +179,9 @@ func Build(traces []sim.Trace, current int, l Labels) Diagram {
 		top := b.y
 		b.band(tr, current)
 		for i, e := range tr.Events {
+			if err := ctx.Err(); err != nil {
+				return Diagram{}, err
+			}
 			b.event(tr, i, e)
 		}
 		if current != 0 && tr.Step == current {
@@ -192,7 +206,7 @@ func Build(traces []sim.Trace, current int, l Labels) Diagram {
 	d.Rows = b.rows
 	d.Title = title(b.cols, traces, l)
 	d.Desc = desc(traces, l)
-	return d
+	return d, nil
 }
 
 func newLayout(traces []sim.Trace, l Labels) *layout {
@@ -931,6 +945,9 @@ func localize(traces []sim.Trace, l Labels) []sim.Trace {
 			if e.TextRU != "" {
 				e.Text = e.TextRU
 			}
+			// A handler's own text, cut by the trace, has its note
+			// ("… N more bytes") said in Russian.
+			e.Text, e.Args, e.Result = sim.CutInRussian(e.Text), sim.CutInRussian(e.Args), sim.CutInRussian(e.Result)
 			evs[j] = e
 		}
 		tr.Events = evs

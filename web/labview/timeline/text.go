@@ -64,64 +64,105 @@ func truncate(s string, max int) string {
 // wrap breaks s into lines of at most max cells, breaking at spaces where it
 // can, and into at most lines lines: what does not fit ends in an ellipsis.
 func wrap(s string, max, lines int) []string {
+	out, _ := wrapSteps(s, max, lines)
+	return out
+}
+
+// wrapSteps is wrap, also counting the bytes it measured, one pass each:
+// the work done, which stays a small multiple of len(s) (a test holds it
+// there), however long a word is. Each width is measured once and carried:
+// a word longer than a line is cut from the front, never measured again.
+func wrapSteps(s string, max, lines int) ([]string, int) {
 	if lines < 1 {
 		lines = 1
 	}
+	steps := 0
 	var out []string
-	cur := ""
+	cur, curW := "", 0 // the line being filled and its width in cells
 	for _, word := range strings.Fields(s) {
-		for cells(word) > max {
+		ww := cells(word)
+		steps += len(word)
+		for ww > max {
 			// A word longer than a line: fill the line, carry the rest.
 			room := max
 			if cur != "" {
-				room = max - cells(cur) - 1
+				room = max - curW - 1
 			}
 			if room < 4 { // too little room to be worth splitting into
 				out = append(out, cur)
-				cur = ""
+				cur, curW = "", 0
 				room = max
 			}
-			head, tail := splitCells(word, room)
+			head, tail, hw := splitCells(word, room)
+			steps += len(head)
 			if cur != "" {
 				head = cur + " " + head
 			}
 			out = append(out, head)
-			cur, word = "", tail
+			cur, curW = "", 0
+			word, ww = tail, ww-hw
 		}
 		switch {
 		case cur == "":
-			cur = word
-		case cells(cur)+1+cells(word) <= max:
+			cur, curW = word, ww
+		case curW+1+ww <= max:
 			cur += " " + word
+			curW += 1 + ww
 		default:
 			out = append(out, cur)
-			cur = word
+			cur, curW = word, ww
 		}
 	}
 	if cur != "" || len(out) == 0 {
 		out = append(out, cur)
 	}
 	if len(out) > lines {
-		last := strings.Join(out[lines-1:], " ")
-		out = append(out[:lines-1], truncate(last, max))
+		// What is left from the last line on is cut to one line: only its
+		// first max cells are read, not the whole rest of a long text.
+		last := truncateLines(out[lines-1:], max)
+		steps += len(last)
+		out = append(out[:lines-1], last)
 		if !strings.HasSuffix(out[lines-1], "…") {
 			out[lines-1] = truncate(out[lines-1]+" …", max)
 		}
 	}
-	return out
+	return out, steps
 }
 
-// splitCells splits s after at most n cells (at least one rune).
-func splitCells(s string, n int) (string, string) {
+// truncateLines is truncate(strings.Join(ls, " "), max), reading no more of
+// ls than the result needs.
+func truncateLines(ls []string, max int) string {
+	var b strings.Builder
 	w := 0
+	for i, l := range ls {
+		if i > 0 {
+			b.WriteByte(' ')
+			w++
+		}
+		for _, r := range l {
+			w += runeCells(r)
+			b.WriteRune(r)
+			if w > max {
+				// Wider than max: truncate cuts it at max-1 cells
+				// whatever follows, so the rest need not be read.
+				return truncate(b.String(), max)
+			}
+		}
+	}
+	return truncate(b.String(), max)
+}
+
+// splitCells splits s after at most n cells (at least one rune), and says
+// how wide the head is.
+func splitCells(s string, n int) (head, tail string, w int) {
 	for i, r := range s {
 		rw := runeCells(r)
 		if w+rw > n && i > 0 {
-			return s[:i], s[i:]
+			return s[:i], s[i:], w
 		}
 		w += rw
 	}
-	return s, ""
+	return s, "", w
 }
 
 // balance wraps s like wrap, but when the text fits whole in the lines it
