@@ -225,7 +225,11 @@
       if (same && m.dataset.role === "student") {
         m.dataset.version = st.version;
         setText(m, "students", st.students);
-        if (st.poll) setText(m, "votes", st.poll.votes);
+        if (st.poll) {
+          setText(m, "votes", st.poll.votes);
+          setText(m, "voters", st.poll.voters || 0);
+        }
+        setText(m, "joined", st.joined || 0);
         return;
       }
       refresh();

@@ -162,6 +162,8 @@ func TestBrowserA11yEveryPage(t *testing.T) {
 				do(t, ctx, "open a room", chromedp.Navigate(b.base+"/present/crash-before-ack"), waitStep(0),
 					chromedp.Click(chromedp.ID("open-room")), chromedp.WaitVisible(chromedp.ID("room-code")))
 				code := attr(t, ctx, "#room-code", "data-code")
+				do(t, ctx, "join the room as a student", chromedp.Navigate(b.base+"/rooms/"+code),
+					chromedp.Click(chromedp.ID("join-go")), chromedp.WaitVisible(chromedp.CSS(`#p-live[data-state="live"]`)))
 
 				// axe does not check the focus ring: it must stand out, 3:1,
 				// from the page and from the cards it is drawn on.

@@ -327,9 +327,10 @@ func TestStopSendsStoppedEvent(t *testing.T) {
 	ts := httptest.NewServer(h)
 	defer ts.Close()
 	code, cookie := openRoom(t, h, crashBeforeAck())
+	student := issuedStudent(t, h, code)
 	for _, tc := range []struct{ target, cookie, lang, want string }{
-		{"/rooms/" + code, "", "en", "The lab has stopped, and this room with it"},
-		{"/rooms/" + code, "", "ru", "Лаборатория остановлена, а с ней и эта комната"},
+		{"/rooms/" + code, student, "en", "The lab has stopped, and this room with it"},
+		{"/rooms/" + code, student, "ru", "Лаборатория остановлена, а с ней и эта комната"},
 		{"/rooms/" + code + "/present", cookie, "en", "The lab has stopped, and this room with it"},
 	} {
 		r := getAt(t, h, "example.com", tc.target+"?lang="+tc.lang, tc.cookie)

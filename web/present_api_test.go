@@ -55,7 +55,7 @@ func TestRoomOfAnAPIStory(t *testing.T) {
 	if r := request(t, hr, http.MethodPost, base+"/step", url.Values{"step": {"2"}}, "Cookie", cookie); r.status != http.StatusSeeOther {
 		t.Fatalf("a step: %d\n%s", r.status, excerpt(r.body))
 	}
-	s := get(t, hr, base)
+	s := get(t, hr, base, "Cookie", issuedStudent(t, hr, code))
 	if s.status != http.StatusOK || !strings.Contains(s.body, "api-idempotency-key") {
 		t.Errorf("the student's page (%d) does not show the API handlers", s.status)
 	}

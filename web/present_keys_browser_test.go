@@ -132,7 +132,7 @@ func TestBrowserPollHidesVerdicts(t *testing.T) {
 		t.Error("at 1280×720 the room's step buttons are not in sight")
 	}
 	code := attr(t, teacher, "#room-code", "data-code")
-	do(t, student, "join", chromedp.EmulateViewport(360, 800), chromedp.Navigate(b.base+"/rooms/"+code), waitStep(3),
+	do(t, student, "join", chromedp.EmulateViewport(360, 800), chromedp.Navigate(b.base+"/rooms/"+code), chromedp.Click(chromedp.ID("join-go")), waitStep(3),
 		chromedp.WaitVisible(chromedp.CSS(`#p-live[data-state="live"]`)))
 	if got := verdicts(t, student); got["naive"] != "duplicate 100.00" {
 		t.Fatalf("before the poll: %v", got)

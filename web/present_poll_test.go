@@ -42,7 +42,7 @@ func TestPollHidesVerdicts(t *testing.T) {
 	pages := map[string]response{
 		"projector": get(t, h, base+"/present", "Cookie", cookie),
 		"student":   get(t, h, base, "Cookie", student+"; "+classroom.VoteCookie+"="+id+":20000"),
-		"newcomer":  get(t, h, base),
+		"newcomer":  get(t, h, base, "Cookie", issuedStudent(t, h, code)),
 	}
 	for name, r := range pages {
 		for _, bad := range givesAway {
@@ -124,7 +124,7 @@ func TestPresentVerdictsToggle(t *testing.T) {
 	if r := request(t, hr, http.MethodPost, base+"/step", url.Values{"step": {"2"}, "show": {"noverdicts"}}, "Cookie", cookie); r.header.Get("Location") != base+"/present?show=noverdicts" {
 		t.Errorf("a step goes to %q", r.header.Get("Location"))
 	}
-	if s := get(t, hr, base); strings.Contains(s.body, `id="p-verdicts"`) {
+	if s := get(t, hr, base, "Cookie", issuedStudent(t, hr, code)); !strings.Contains(s.body, `data-role="student"`) || strings.Contains(s.body, `id="p-verdicts"`) {
 		t.Error("a student has the presenter's verdicts toggle")
 	}
 }
@@ -171,7 +171,7 @@ func TestVoteFormSaysMajorUnits(t *testing.T) {
 		"en": {`placeholder="in major units, e.g. 200.00"`, "In major units, e.g. 200.00", `aria-describedby="vote-hint"`},
 		"ru": {`placeholder="в основных единицах, например 200.00"`, "В основных единицах, например 200.00"},
 	} {
-		r := get(t, h, base+"?lang="+lang)
+		r := get(t, h, base+"?lang="+lang, "Cookie", issuedStudent(t, h, code))
 		for _, w := range want {
 			if !strings.Contains(r.body, w) {
 				t.Errorf("%s: the vote form lacks %q", lang, w)

@@ -32,7 +32,8 @@ func TestBrowserRoomStopped(t *testing.T) {
 	stop := make(chan struct{})
 	b := newBrowserWith(t, Config{Rooms: hub, Stop: stop, Heartbeat: -1})
 	student := b.tab(true, true)
-	do(t, student, "follow the room in Russian", chromedp.Navigate(b.base+"/rooms/"+code+"?lang=ru"), waitStep(1),
+	do(t, student, "follow the room in Russian", chromedp.Navigate(b.base+"/rooms/"+code+"?lang=ru"),
+		chromedp.Click(chromedp.ID("join-go")), waitStep(1),
 		chromedp.WaitVisible(chromedp.CSS(`#p-live[data-state="live"]`)),
 		chromedp.WaitNotVisible(chromedp.ID("room-stopped")))
 	markPage(t, student)

@@ -20,7 +20,7 @@ func TestBrowserVerdictPoll(t *testing.T) {
 		chromedp.Navigate(b.base+"/present/crash-before-ack?handlers=naive,inbox&step=3"), waitStep(3),
 		chromedp.Click(chromedp.ID("open-room")), chromedp.WaitVisible(chromedp.ID("room-code")), waitStep(3))
 	code := attr(t, teacher, "#room-code", "data-code")
-	do(t, student, "join", chromedp.Navigate(b.base+"/rooms/"+code), waitStep(3),
+	do(t, student, "join", chromedp.Navigate(b.base+"/rooms/"+code), chromedp.Click(chromedp.ID("join-go")), waitStep(3),
 		chromedp.WaitVisible(chromedp.CSS(`#p-live[data-state="live"]`)))
 	markPage(t, student)
 
@@ -70,7 +70,7 @@ func TestBrowserRoomVerdictsKey(t *testing.T) {
 		chromedp.Navigate(b.base+"/present/crash-before-ack?handlers=naive,inbox&step=4"), waitStep(4),
 		chromedp.Click(chromedp.ID("open-room")), chromedp.WaitVisible(chromedp.ID("room-code")), waitStep(4))
 	code := attr(t, teacher, "#room-code", "data-code")
-	do(t, student, "join", chromedp.Navigate(b.base+"/rooms/"+code), waitStep(4),
+	do(t, student, "join", chromedp.Navigate(b.base+"/rooms/"+code), chromedp.Click(chromedp.ID("join-go")), waitStep(4),
 		chromedp.WaitVisible(chromedp.CSS(`#p-live[data-state="live"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#card-naive[data-verdict="duplicate"]`)))
 	do(t, teacher, "press V", chromedp.KeyEvent("v"), chromedp.WaitVisible(chromedp.CSS("main.verdicts-hidden")))

@@ -167,7 +167,7 @@ func TestPollEscapesQuestion(t *testing.T) {
 	askChoice(t, h, hub, code, cookie, url.Values{"question": {"<script>alert(1)</script>"}, "option": {`<img src=x onerror=alert(2)>`, `"quoted" & 'single'`}})
 	for name, r := range map[string]response{
 		"instructor": get(t, h, base+"/present", "Cookie", cookie),
-		"student":    get(t, h, base),
+		"student":    get(t, h, base, "Cookie", issuedStudent(t, h, code)),
 	} {
 		if strings.Contains(r.body, "<script>alert(1)") || strings.Contains(r.body, "<img src=x") {
 			t.Errorf("the %s page runs the typed text", name)
@@ -178,7 +178,7 @@ func TestPollEscapesQuestion(t *testing.T) {
 			}
 		}
 	}
-	if s := get(t, h, base); !strings.Contains(s.body, "&lt;img src=x onerror=alert(2)&gt;") || !strings.Contains(s.body, "&#34;quoted&#34; &amp; &#39;single&#39;") {
+	if s := get(t, h, base, "Cookie", issuedStudent(t, h, code)); !strings.Contains(s.body, "&lt;img src=x onerror=alert(2)&gt;") || !strings.Contains(s.body, "&#34;quoted&#34; &amp; &#39;single&#39;") {
 		t.Error("the answers are not shown as typed")
 	}
 	st, _ := hub.State(code, false)
@@ -305,7 +305,7 @@ func TestResultsCSV(t *testing.T) {
 	if p := get(t, h, base+"/present?lang=ru", "Cookie", cookie); !strings.Contains(p.body, `href="/rooms/`+code+`/results.csv?lang=ru"`) || !strings.Contains(p.body, "Выгрузить результаты (CSV)") {
 		t.Error("the Russian instructor page has no export link in Russian")
 	}
-	if s := get(t, h, base); strings.Contains(s.body, "results.csv") {
+	if s := get(t, h, base, "Cookie", issuedStudent(t, h, code)); !strings.Contains(s.body, `data-role="student"`) || strings.Contains(s.body, "results.csv") {
 		t.Error("a student's page links to the results")
 	}
 

@@ -99,17 +99,32 @@ func TestRoomLifecycle(t *testing.T) {
 		t.Error("the page should warn that 127.0.0.1 is this machine only")
 	}
 
-	// A student joins with the code as typed and sees step 0.
+	// A student types the code as they like: the room's page offers the
+	// join button, and issues nothing on a GET.
 	r = get(t, h, "/join?code="+url.QueryEscape(strings.ToLower(code[:3])+"-"+code[3:]))
 	if r.status != http.StatusSeeOther || r.header.Get("Location") != "/rooms/"+code {
 		t.Fatalf("join: %d to %q, want 303 to /rooms/%s", r.status, r.header.Get("Location"), code)
 	}
 	r = get(t, h, "/rooms/"+code)
+	if r.status != http.StatusOK || studentCookie(r) != nil {
+		t.Fatalf("room page without an identity: status %d, Set-Cookie %q\n%s", r.status, r.header.Values("Set-Cookie"), excerpt(r.body))
+	}
+	for _, want := range []string{`id="join-room" data-code="` + code + `"`, `<form method="post" action="/join"`, `name="code" value="` + code + `"`, `id="join-go"`} {
+		if !strings.Contains(r.body, want) {
+			t.Errorf("the room page without an identity lacks %q", want)
+		}
+	}
+	// The join posts the code as typed, issues the identity and goes to
+	// the room, where the student sees step 0.
+	r = post(t, h, "/join", url.Values{"code": {strings.ToLower(code[:3]) + " " + code[3:]}})
+	c := studentCookie(r)
+	if r.status != http.StatusSeeOther || r.header.Get("Location") != "/rooms/"+code || c == nil || c.Path != "/rooms/"+code || !c.HttpOnly {
+		t.Fatalf("POST /join: %d to %q, student cookie %q", r.status, r.header.Get("Location"), r.header.Values("Set-Cookie"))
+	}
+	me := c.Name + "=" + c.Value
+	r = get(t, h, "/rooms/"+code, "Cookie", me)
 	if r.status != http.StatusOK {
 		t.Fatalf("student page: status %d\n%s", r.status, excerpt(r.body))
-	}
-	if c, err := http.ParseSetCookie(r.header.Get("Set-Cookie")); err != nil || c.Name != classroom.StudentCookie || c.Path != "/rooms" || !c.HttpOnly {
-		t.Errorf("student cookie %q (%v)", r.header.Get("Set-Cookie"), err)
 	}
 	for _, want := range []string{`data-role="student"`, `data-step="0" data-total="4"`, `data-events="/rooms/` + code + `/events"`,
 		`id="p-explore" href="/lab?preset=crash-before-ack&amp;handlers=naive,inbox" target="_blank"`, "No question right now"} {
@@ -130,12 +145,12 @@ func TestRoomLifecycle(t *testing.T) {
 			t.Fatalf("step %d: %d to %q", step, r.status, r.header.Get("Location"))
 		}
 	}
-	r = get(t, h, "/rooms/"+code)
+	r = get(t, h, "/rooms/"+code, "Cookie", me)
 	if got := cards(r.body); got["naive"] != "duplicate" || got["inbox"] != "ok" || !strings.Contains(r.body, `data-step="4"`) {
 		t.Errorf("student page after four steps: %v", got)
 	}
-	if st, _ := hub.State(code, false); st.Step != 4 || st.Version != 5 {
-		t.Errorf("room state %+v: want step 4, version 5", st)
+	if st, _ := hub.State(code, false); st.Step != 4 || st.Version != 6 || st.Joined != 1 {
+		t.Errorf("room state %+v: want step 4, version 6 (a join and four steps), one joined", st)
 	}
 
 	// The panels and the handlers: shown with the room, kept on a step.
@@ -143,7 +158,7 @@ func TestRoomLifecycle(t *testing.T) {
 	if r.status != http.StatusSeeOther || r.header.Get("Location") != "/rooms/"+code+"/present?show=source" {
 		t.Fatalf("handlers: %d to %q", r.status, r.header.Get("Location"))
 	}
-	r = get(t, h, "/rooms/"+code+"?show=source")
+	r = get(t, h, "/rooms/"+code+"?show=source", "Cookie", me)
 	if got := cards(r.body); len(got) != 1 || got["naive"] != "duplicate" || !strings.Contains(r.body, "p-source-panel") {
 		t.Errorf("student page with one handler and the source: %v", got)
 	}
@@ -220,9 +235,9 @@ func TestRoomErrors(t *testing.T) {
 		{"a bad panel, page", "GET", base + "?show=slides", nil, "", 400, "show=slides"},
 		{"a poll about a handler not shown", "POST", base + "/poll", url.Values{"handler": {"unique"}}, cookie, 400, "There is no handler &#34;unique&#34; in this room"},
 		{"vote without a poll", "POST", base + "/vote", url.Values{"poll": {"1"}, "balance": {"200"}}, student, 409, "There is no question open"},
-		{"vote without having opened the room", "POST", base + "/vote", url.Values{"poll": {"1"}, "balance": {"200"}}, "", 403, "Only students who opened the room page"},
+		{"vote without having opened the room", "POST", base + "/vote", url.Values{"poll": {"1"}, "balance": {"200"}}, "", 403, "Only students who joined the room"},
 		{"the instructor votes", "POST", base + "/vote", url.Values{"poll": {"1"}, "balance": {"200"}}, cookie + "; " + student, 403, "does not vote"},
-		{"vote with a made-up identity", "POST", base + "/vote", url.Values{"poll": {"1"}, "balance": {"200"}}, classroom.StudentCookie + "=s1", 403, "Only students who opened the room page"},
+		{"vote with a made-up identity", "POST", base + "/vote", url.Values{"poll": {"1"}, "balance": {"200"}}, classroom.StudentCookie + "=s1", 403, "Only students who joined the room"},
 		{"vote for no poll id", "POST", base + "/vote", url.Values{"balance": {"200"}}, "", 400, "poll= is not a poll of this room"},
 		{"vote with letters", "POST", base + "/vote", url.Values{"poll": {"1"}, "balance": {"lots"}}, "", 400, "&#34;lots&#34; is not an amount"},
 		{"a room without a script", "POST", "/rooms", url.Values{}, "", 400, "A room needs a scenario"},
@@ -332,7 +347,7 @@ func TestPoll(t *testing.T) {
 	}
 	id := strconv.Itoa(st.Poll.ID)
 
-	student := get(t, h, base)
+	student := get(t, h, base, "Cookie", issuedStudent(t, h, code))
 	for _, want := range []string{"What will naive&#39;s balance be after step 4?", `id="vote-balance"`, `name="poll" value="` + id + `"`} {
 		if !strings.Contains(student.body, want) {
 			t.Errorf("student page lacks %q", want)
@@ -358,7 +373,7 @@ func TestPoll(t *testing.T) {
 	if err != nil || voteCk.Name != classroom.VoteCookie || voteCk.Value != id+":20000" || voteCk.Path != base {
 		t.Fatalf("vote cookie %q (%v)", lastA, err)
 	}
-	mine := classroom.VoteCookie + "=" + voteCk.Value
+	mine := identity["a"] + "; " + classroom.VoteCookie + "=" + voteCk.Value
 
 	teacher := get(t, h, base+"/present", "Cookie", cookie)
 	for _, want := range []string{`id="poll-votes" data-votes="3"`, `<span class="poll-label">100.00</span>`, `<span class="poll-label">200.00</span>`,
@@ -385,7 +400,7 @@ func TestPoll(t *testing.T) {
 	if strings.Contains(s.body, `id="vote-balance"`) {
 		t.Error("the vote form stays after the reveal")
 	}
-	wrong := get(t, h, base, "Cookie", classroom.VoteCookie+"="+id+":10000")
+	wrong := get(t, h, base, "Cookie", identity["b"]+"; "+classroom.VoteCookie+"="+id+":10000")
 	if !strings.Contains(wrong.body, "You said 100.00; it was 200.00.") {
 		t.Error("a wrong answer is not told so")
 	}

@@ -20,14 +20,21 @@ func (s *server) routes() http.Handler {
 	// No address of the lab is 1 KiB long; no other site's page may make a
 	// reader's browser post here (csrf.go). Throttles per client address
 	// guard the posts a script could repeat (throttle.go).
-	r.Use(s.boundPath, s.crossOrigin())
+	// No GET that runs a visitor's handler file (a code= address, a check
+	// of a file, a grade) runs it for another site's page either (csrf.go).
+	cop := s.crossOrigin()
+	r.Use(s.boundPath, cop.Handler)
+	runs := r.With(s.sameSiteRun(cop))
 	limit := newLimits(s.Now)
+	// Joining a room is throttled per address and per room, which only
+	// the join knows once it has read the code (throttle.go).
+	s.classroom.Admit = s.admitJoin(limit.joins)
 
 	r.Get("/", http.RedirectHandler("/lab", http.StatusFound).ServeHTTP)
 	r.Get("/healthz", healthz)
 	r.Get("/static/*", s.Handle(s.Assets.Serve))
 
-	r.Get("/lab", s.Handle(s.lab.Show))              // the lab: ?preset= | ?s= | ?script=, &handlers=, &step=
+	runs.Get("/lab", s.Handle(s.lab.Show))           // the lab: ?preset= | ?s= | ?script=, &handlers=, &step=
 	r.Post("/lab/step", s.Handle(s.lab.AddStep))     // append one step, then 303 to the new /lab address
 	r.Post("/lab/code", s.Handle(s.lab.Code))        // run or check a person's handler file, then 303
 	r.Post("/lab/undo", s.Handle(s.lab.Undo))        // drop the last step, then 303
@@ -40,7 +47,7 @@ func (s *server) routes() http.Handler {
 	// The checker (web/check): every handler's shortest failure, found by
 	// searching schedules, each story a link to the lab.
 	r.Get("/check", s.Handle(s.check.Index))
-	r.Get("/check/code", s.Handle(s.check.Code)) // a person's handler file, searched in the sandbox
+	runs.Get("/check/code", s.Handle(s.check.Code)) // a person's handler file, searched in the sandbox
 	r.Get("/check/{handler}", s.Handle(s.check.Handler))
 
 	// The cost lab (web/cost): the reference run's charts and, unless
@@ -60,10 +67,10 @@ func (s *server) routes() http.Handler {
 	r.Get("/practice", s.practice.Only(s.practice.Home))
 	r.Get("/practice/interview", s.practice.Only(s.practice.Interview)) // ?seed=N; without it, a new run
 	r.Get("/practice/review", s.practice.Only(s.practice.Review))
-	r.Get("/practice/q/{id}", s.practice.Only(s.practice.Question))        // &topic= | &seed= | &review=1
-	r.Post("/practice/q/{id}", s.practice.Only(s.practice.Answer))         // grade, record, 303 to the result
-	r.Get("/practice/q/{id}/result", s.practice.Only(s.practice.Result))   // the answer in the query, graded
-	r.Get("/practice/q/{id}/compare", s.practice.Only(s.practice.Compare)) // an open answer beside the model
+	r.Get("/practice/q/{id}", s.practice.Only(s.practice.Question))         // &topic= | &seed= | &review=1
+	r.Post("/practice/q/{id}", s.practice.Only(s.practice.Answer))          // grade, record, 303 to the result
+	runs.Get("/practice/q/{id}/result", s.practice.Only(s.practice.Result)) // the answer in the query, graded
+	r.Get("/practice/q/{id}/compare", s.practice.Only(s.practice.Compare))  // an open answer beside the model
 	r.Get("/practice/export", s.practice.Only(s.practice.Export))
 
 	// Challenges (challenges.go): goals reached in the lab (?challenge=ID),
@@ -75,10 +82,11 @@ func (s *server) routes() http.Handler {
 	// Instructor mode (present.go, rooms.go): the presenter view of a preset
 	// or a permalink (&handlers=, &step=, &show=source,timeline), and live
 	// rooms that students follow over server-sent events and vote in.
-	r.Get("/present", s.Handle(s.classroom.Present))                                   // the scenarios to present, or ?s=PERMALINK
-	r.Get("/present/{preset}", s.Handle(s.classroom.PresentPreset))                    // an unknown preset: 404 listing the presets
+	runs.Get("/present", s.Handle(s.classroom.Present))                                // the scenarios to present, or ?s=PERMALINK
+	runs.Get("/present/{preset}", s.Handle(s.classroom.PresentPreset))                 // an unknown preset: 404 listing the presets
 	r.Get("/rooms", s.Handle(s.classroom.RoomsIndex))                                  // 303 to /present, the instructor's entry point (rooms_index.go)
 	r.Get("/join", s.Handle(s.classroom.Join))                                         // the form to type a code; ?code= goes to the room
+	r.Post("/join", s.classroom.HandleRoom(s.classroom.JoinPost))                      // code=: issue the reader's identity in the room (throttled, see Admit), 303 to it
 	r.Get("/join/{code}", s.Handle(s.classroom.JoinPath))                              // the same, as a short address
 	r.Get("/rooms/{code}", s.classroom.HandleRoom(s.classroom.RoomStudent))            // a student's page, following the room
 	r.Get("/rooms/{code}/events", s.classroom.HandleRoom(s.classroom.RoomEvents))      // the room's state as server-sent events

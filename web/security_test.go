@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,21 +18,39 @@ import (
 	"github.com/idempotency-lab/lab/web/page"
 )
 
-// issuedStudent opens a room's page as a new student and returns the
-// identity the server issued, as a Cookie header value "lab_student=ID.SIG".
+// issuedStudent joins a room as a new student would, by the join form's
+// POST, and returns the identity it issued as "lab_student=ID.SIG". Each
+// call joins from an address of its own, so that many students stay
+// within the per-address join throttle (TestJoinsAreThrottled).
 func issuedStudent(tb testing.TB, h http.Handler, code string) string {
 	tb.Helper()
-	r := get(tb, h, "/rooms/"+code)
-	if r.status != http.StatusOK {
-		tb.Fatalf("student page: status %d\n%s", r.status, excerpt(r.body))
+	n := joinAddrs.Add(1)
+	addr := fmt.Sprintf("10.%d.%d.%d:4321", n>>16&255, n>>8&255, n&255)
+	r := from(tb, h, addr, "/join", url.Values{"code": {code}})
+	if r.status != http.StatusSeeOther || r.header.Get("Location") != "/rooms/"+code {
+		tb.Fatalf("join: status %d to %q, want 303 to /rooms/%s\n%s", r.status, r.header.Get("Location"), code, excerpt(r.body))
 	}
+	if c := studentCookie(r); c != nil {
+		if c.Path != "/rooms/"+code || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode {
+			tb.Errorf("student cookie %+v: want Path=/rooms/%s, HttpOnly, SameSite=Lax", c, code)
+		}
+		return c.Name + "=" + c.Value
+	}
+	tb.Fatalf("the join issued no %s cookie: %q", classroom.StudentCookie, r.header.Values("Set-Cookie"))
+	return ""
+}
+
+// joinAddrs numbers the addresses issuedStudent joins from.
+var joinAddrs atomic.Uint32
+
+// studentCookie is the student cookie a response sets, if any.
+func studentCookie(r response) *http.Cookie {
 	for _, line := range r.header.Values("Set-Cookie") {
 		if c, err := http.ParseSetCookie(line); err == nil && c.Name == classroom.StudentCookie {
-			return c.Name + "=" + c.Value
+			return c
 		}
 	}
-	tb.Fatalf("the student page issued no %s cookie: %q", classroom.StudentCookie, r.header.Values("Set-Cookie"))
-	return ""
+	return nil
 }
 
 // openPoll opens a room on crash-before-ack at step 3 and asks about
@@ -120,15 +139,24 @@ func TestVotesNeedAnIssuedIdentity(t *testing.T) {
 		t.Fatalf("a second vote should replace the first: %+v", p)
 	}
 
-	// The student's page keeps the identity it issued.
-	if r := get(t, h, base, "Cookie", real); strings.Contains(strings.Join(r.header.Values("Set-Cookie"), " "), classroom.StudentCookie+"=") {
-		t.Errorf("a valid identity was issued again: %q", r.header.Values("Set-Cookie"))
+	// The student's page keeps the identity, and issues none: not to the
+	// student, not to a forged cookie, which gets the join button.
+	if r := get(t, h, base, "Cookie", real); studentCookie(r) != nil || !strings.Contains(r.body, `data-role="student"`) {
+		t.Errorf("the page of a student who joined: Set-Cookie %q", r.header.Values("Set-Cookie"))
 	}
-	// A forged one is replaced by a signed one.
 	r := get(t, h, base, "Cookie", classroom.StudentCookie+"=s1")
-	c, err := http.ParseSetCookie(r.header.Get("Set-Cookie"))
-	if err != nil || c.Name != classroom.StudentCookie || !strings.Contains(c.Value, ".") || c.Path != "/rooms" || !c.HttpOnly {
-		t.Errorf("a forged identity should be replaced by a signed one: %q", r.header.Get("Set-Cookie"))
+	if studentCookie(r) != nil || !strings.Contains(r.body, `id="join-go"`) || strings.Contains(r.body, `data-role="student"`) {
+		t.Errorf("a forged identity should get the join button and no identity: %q", r.header.Values("Set-Cookie"))
+	}
+	// Joining again with an identity keeps it.
+	if r := request(t, h, http.MethodPost, "/join", url.Values{"code": {code}}, "Cookie", real); r.status != http.StatusSeeOther || studentCookie(r) != nil {
+		t.Errorf("a second join of a student: status %d, Set-Cookie %q", r.status, r.header.Values("Set-Cookie"))
+	}
+	// An identity issued in another room of this server (one the
+	// visitor opened for the purpose, say) does not vote here.
+	elsewhere, _ := openRoom(t, h, crashBeforeAck())
+	if r := vote(issuedStudent(t, h, elsewhere), "200"); r.status != http.StatusForbidden {
+		t.Errorf("another room's identity votes: status %d, want 403", r.status)
 	}
 
 	// The instructor asks and does not answer, even holding a student's

@@ -1,7 +1,8 @@
 package web
 
 // Throttles per client address for the few requests a script could repeat
-// to hurt everyone else: opening rooms, importing progress, voting. Each
+// to hurt everyone else: opening rooms, importing progress, joining a
+// room, voting. Each
 // is a token bucket (golang.org/x/time/rate) per address, refilled at a
 // steady rate; past it the answer is 429 with Retry-After and a page that
 // says how long to wait.
@@ -48,6 +49,20 @@ const (
 	votesPerMinute = 300
 	votesBurst     = 300
 
+	// Joins: joining a room issues a student's identity in it, the name
+	// its polls count votes by (one per identity). A script that drops
+	// its cookies and joins again would vote again, so joins are counted
+	// per address and per room: ten at once, then ten a minute (one every
+	// six seconds). A class of thirty behind one address (a school's NAT,
+	// the lab's own Wi-Fi) is in within two minutes, about the time it
+	// takes to type the code; a script gets ten names in a room, then ten
+	// a minute, however many cookies it drops, and the poll says how many
+	// voted of how many joined. The bucket is the room's: joining another
+	// room takes nothing from it, and an identity counts in its own room
+	// only (rooms.go signs the room with it).
+	joinsPerMinute = 10
+	joinsBurst     = 10
+
 	// Payments to the live API endpoint (/api/v1): people curl it by hand,
 	// a class behind one address together, and a retry loop may repeat a
 	// request a few times a second. Each costs a few statements on an
@@ -65,13 +80,14 @@ const (
 // limits are the server's throttles, made once in routes on the server's
 // clock (Config.Now: time.Now, or a test's fake clock).
 type limits struct {
-	rooms, imports, votes, payments *throttle
+	rooms, imports, joins, votes, payments *throttle
 }
 
 func newLimits(now func() time.Time) limits {
 	return limits{
 		rooms:    newThrottle("rooms", roomsPerMinute, roomsBurst, maxClients, now),
 		imports:  newThrottle("imports", importsPerMinute, importsBurst, maxClients, now),
+		joins:    newThrottle("joins", joinsPerMinute, joinsBurst, maxClients, now),
 		votes:    newThrottle("votes", votesPerMinute, votesBurst, maxClients, now),
 		payments: newThrottle("payments", paymentsPerMinute, paymentsBurst, maxClients, now),
 	}
@@ -197,6 +213,24 @@ func (s *server) throttled(t *throttle) func(http.Handler) http.Handler {
 			s.Log.Warn("throttled", "limit", t.name, "client", key, "method", r.Method, "path", page.InputExcerpt(r.URL.Path), "retry_after", secs)
 			s.RenderError(w, r, &page.Error{Status: http.StatusTooManyRequests, Key: "err.throttle", Args: []any{secs}, RetryAfter: secs})
 		})
+	}
+}
+
+// admitJoin takes a token of t for a join of room code from the request's
+// address (the key is the address and the room), for Classroom.Admit:
+// past the limit, the same 429 page with Retry-After as throttled's. The
+// room is known to be open before a token is taken, so made-up codes
+// cannot fill the throttle's map.
+func (s *server) admitJoin(t *throttle) func(r *http.Request, code string) error {
+	return func(r *http.Request, code string) error {
+		key := clientKey(r)
+		ok, wait := t.allow(key + " " + code)
+		if ok {
+			return nil
+		}
+		secs := max(1, int(math.Ceil(wait.Seconds())))
+		s.Log.Warn("throttled", "limit", t.name, "client", key, "room", code, "method", r.Method, "path", page.InputExcerpt(r.URL.Path), "retry_after", secs)
+		return &page.Error{Status: http.StatusTooManyRequests, Key: "err.throttle", Args: []any{secs}, RetryAfter: secs}
 	}
 }
 

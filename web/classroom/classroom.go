@@ -4,6 +4,7 @@
 package classroom
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/idempotency-lab/lab/web/classroom/room"
@@ -17,6 +18,11 @@ type Classroom struct {
 	Heartbeat time.Duration   // between comments on a quiet event stream; <= 0: none
 	Stop      <-chan struct{} // closed at shutdown: event streams end
 	IDKey     []byte          // signs students' ids; random per process
+	// Admit takes a token for a join, the request that issues a student's
+	// identity in room code, and returns the error to answer instead (a
+	// 429 page) when the reader's address has had its share in that room
+	// lately; nil admits every join. The server sets it (web/throttle.go).
+	Admit func(r *http.Request, code string) error
 }
 
 // New builds instructor mode on the lab. A nil hub opens rooms in a hub

@@ -162,8 +162,16 @@ func TestRoomAcrossTwoServers(t *testing.T) {
 	until(t, teacherEvents, "the first state", func(ev classroom.LiveEvent) bool { return ev.Step == 0 })
 
 	page := getPage(t, student, onB) // the room, opened on the other server
-	if !strings.Contains(page, code[:3]) {
-		t.Fatalf("the student's page on B does not name the room:\n%.500s", page)
+	if !strings.Contains(page, code[:3]) || !strings.Contains(page, `id="join-go"`) {
+		t.Fatalf("the room's page on B does not offer to join it:\n%.500s", page)
+	}
+	// The student joins on A; the identity A issued counts on B too.
+	if resp := postForm(t, student, a.URL+"/join", url.Values{"code": {code}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("joining on A: status %d", resp.StatusCode)
+	}
+	until(t, teacherEvents, "1 joined", func(ev classroom.LiveEvent) bool { return ev.Joined == 1 })
+	if page := getPage(t, student, onB); !strings.Contains(page, `data-role="student"`) {
+		t.Fatalf("the student's page on B, after joining on A:\n%.500s", page)
 	}
 	studentEvents := events(t, student, onB+"/events")
 	until(t, studentEvents, "step 0", func(ev classroom.LiveEvent) bool { return ev.Step == 0 })
@@ -186,7 +194,7 @@ func TestRoomAcrossTwoServers(t *testing.T) {
 	}
 	postForm(t, student, onB+"/vote", url.Values{"poll": {strconv.Itoa(ev.Poll.ID)}, "balance": {"2.00"}})
 
-	got := until(t, teacherEvents, "the vote", func(ev classroom.LiveEvent) bool { return ev.Poll != nil && ev.Poll.Votes == 1 })
+	got := until(t, teacherEvents, "the vote", func(ev classroom.LiveEvent) bool { return ev.Poll != nil && ev.Poll.Votes == 1 && ev.Poll.Voters == 1 })
 	if len(got.Poll.Counts) != 1 || got.Poll.Counts[0].Balance != 200 || got.Poll.Counts[0].Count != 1 {
 		t.Fatalf("the instructor's tally on A: %+v, want one vote for 200", got.Poll.Counts)
 	}

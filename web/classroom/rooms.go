@@ -37,7 +37,7 @@ import (
 
 const (
 	SecretCookie  = "lab_room"    // the instructor's secret, scoped to /rooms/{code}
-	StudentCookie = "lab_student" // a student's id for polls, scoped to /rooms
+	StudentCookie = "lab_student" // a student's identity in one room, for its polls, scoped to /rooms/{code}
 	VoteCookie    = "lab_vote"    // "poll:answer" (a balance, or an option's index), the student's last answer, scoped to /rooms/{code}
 )
 
@@ -226,14 +226,24 @@ func (s *Classroom) RoomStudent(w http.ResponseWriter, r *http.Request) error {
 	}
 	// A full room says so here rather than leave the page silently
 	// unable to follow.
-	student, _ := s.studentFrom(cookieValue(r, StudentCookie))
+	student, joined := s.studentFrom(r, code)
 	if ok, err := s.Hub.HasPlace(code, student); err != nil || !ok {
 		if err == nil {
 			err = room.ErrRoomFull
 		}
 		return problemFor(code, err)
 	}
-	s.studentID(w, r)
+	if !joined {
+		// A reader without an identity in this room (a QR code scanned, a
+		// link followed) gets the join button, not an identity: one is
+		// issued only by the join itself, a POST (JoinPost), so that
+		// reloading the page without cookies mints nothing.
+		show, err := readShow(r.URL.Query())
+		if err != nil {
+			return badRoomInput(code, err)
+		}
+		return s.renderJoin(w, r, http.StatusOK, joinView{Room: code, Shown: displayCode(code), Show: show.param()})
+	}
 	return s.renderRoom(w, r, code, st, modeStudent)
 }
 
@@ -325,6 +335,8 @@ type pollView struct {
 	StepText   string // the step predicted (balance, verdict)
 	Text       string // the question, in the reader's language or as typed
 	Votes      int
+	Voters     int // the distinct identities that answered
+	Joined     int // the identities the room has issued
 	Revealed   bool
 	Bars       []pollBar    // the distribution, when the reader may see it
 	Actual     string       // the right answer, once revealed: the balance after the step, the verdict, the option
@@ -380,7 +392,7 @@ func (s *Classroom) roomView(r *http.Request, code string, st room.State, ls lab
 		if p.Revealed {
 			v.PollKey += "r"
 		}
-		v.Poll = s.pollView(r, p, ls, run)
+		v.Poll = s.pollView(r, p, st.Joined, ls, run)
 	}
 	openChoice := st.Poll != nil && !st.Poll.Revealed && st.Poll.Kind == room.KindChoice
 	if v.Instructor && ls.Step < ls.Total() && !openChoice && (st.Poll == nil || st.Poll.Revealed || st.Poll.Step != ls.Step+1) {
@@ -475,9 +487,9 @@ func (s *Classroom) optionPollView(r *http.Request, v *pollView, p *room.Poll) *
 	return v
 }
 
-func (s *Classroom) pollView(r *http.Request, p *room.Poll, ls labview.State, run *sim.Run) *pollView {
-	v := &pollView{ID: p.ID, Kind: p.Kind, Handler: p.Handler, Step: p.Step, Votes: p.Votes, Revealed: p.Revealed, Open: !p.Revealed,
-		Text: pollQuestion(s.Text(r), p)}
+func (s *Classroom) pollView(r *http.Request, p *room.Poll, joined int, ls labview.State, run *sim.Run) *pollView {
+	v := &pollView{ID: p.ID, Kind: p.Kind, Handler: p.Handler, Step: p.Step, Votes: p.Votes, Voters: p.Voters, Joined: joined,
+		Revealed: p.Revealed, Open: !p.Revealed, Text: pollQuestion(s.Text(r), p)}
 	if p.Kind != room.KindChoice && p.Step >= 1 && p.Step <= ls.Total() {
 		v.StepText = ls.Script.Steps[p.Step-1].String()
 	}
@@ -710,12 +722,13 @@ func (s *Classroom) RoomVote(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return badRoomInput(code, err)
 	}
-	// One vote per student who opened the room page, which issued their
-	// signed identity: a cookie the server did not sign (missing, made up,
-	// or from before a restart) is refused and not counted, so a script
-	// cannot vote again and again under new names. The instructor asks,
-	// and does not answer.
-	student, ok := s.studentFrom(cookieValue(r, StudentCookie))
+	// One vote per student who joined the room, which issued their
+	// signed identity in it: a cookie the server did not sign for this
+	// room (missing, made up, another room's, or from before a restart)
+	// is refused and not counted, and the joins that issue identities are
+	// throttled per address (JoinPost), so a script cannot vote again and
+	// again under new names. The instructor asks, and does not answer.
+	student, ok := s.studentFrom(r, code)
 	if !ok || s.Hub.IsInstructor(code, cookieValue(r, SecretCookie)) {
 		return &roomProblem{status: http.StatusForbidden, title: "rm.novote.t", msg: "rm.novote.m", code: code}
 	}
@@ -731,21 +744,13 @@ func (s *Classroom) RoomVote(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// studentID is the reader's id in polls. The server issues it when a
-// student opens a room page: a random id and its signature, "id.signature",
-// in a cookie. A cookie that does not carry a valid signature is replaced
-// by a new one.
-func (s *Classroom) studentID(w http.ResponseWriter, r *http.Request) string {
-	if id, ok := s.studentFrom(cookieValue(r, StudentCookie)); ok {
-		return id
-	}
+// mintStudent issues the reader's identity in a room, for its polls: a
+// random id and its signature, "id.signature", in a cookie only that
+// room's addresses receive. Only a join (JoinPost) calls it.
+func (s *Classroom) mintStudent(w http.ResponseWriter, r *http.Request, code string) {
 	id := rand.Text()
-	value := id + "." + s.signStudent(id)
-	http.SetCookie(w, &http.Cookie{Name: StudentCookie, Value: value, Path: "/rooms", MaxAge: 24 * 3600,
-		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
-	// Later reads in this request see it too.
-	r.AddCookie(&http.Cookie{Name: StudentCookie, Value: value})
-	return id
+	http.SetCookie(w, &http.Cookie{Name: StudentCookie, Value: id + "." + s.signStudent(code, id), Path: "/rooms/" + code,
+		MaxAge: 24 * 3600, HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
 }
 
 // maxStudentCookie bounds a student cookie before it is checked: an id
@@ -754,29 +759,46 @@ const maxStudentCookie = 128
 
 // newIDKey is the key that signs students' ids: random, made once per
 // process, so a restart (which closes every room anyway) invalidates the
-// ids it issued and the room pages issue new ones.
+// ids it issued and students join again.
 func newIDKey() []byte {
 	key := make([]byte, 32)
 	rand.Read(key) // never fails: crypto/rand crashes the program instead
 	return key
 }
 
-// signStudent is id's signature: HMAC-SHA256 under the server's key, in
-// unpadded base64url.
-func (s *Classroom) signStudent(id string) string {
+// signStudent is the signature of id in room code: HMAC-SHA256 under the
+// server's key, in unpadded base64url. The room is part of what is
+// signed, so an identity issued in one room (say one the visitor opened
+// for the purpose) counts in no other.
+func (s *Classroom) signStudent(code, id string) string {
 	m := hmac.New(sha256.New, s.IDKey)
-	m.Write([]byte("lab_student:" + id))
+	m.Write([]byte("lab_student:" + code + ":" + id))
 	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
-// studentFrom checks a student cookie's value, "id.signature", and
-// returns the id when this server signed it.
-func (s *Classroom) studentFrom(value string) (string, bool) {
+// studentFrom returns the reader's identity in room code: the id of the
+// first student cookie, "id.signature", that this server signed for this
+// room. A browser may hold cookies of that name for other paths too (an
+// older one scoped to all of /rooms): they are skipped.
+func (s *Classroom) studentFrom(r *http.Request, code string) (string, bool) {
+	for i, c := range r.CookiesNamed(StudentCookie) {
+		if i == 4 {
+			break // a handful is every path a browser could send it for
+		}
+		if id, ok := s.checkStudent(code, c.Value); ok {
+			return id, true
+		}
+	}
+	return "", false
+}
+
+// checkStudent checks one student cookie's value for room code.
+func (s *Classroom) checkStudent(code, value string) (string, bool) {
 	if len(value) > maxStudentCookie {
 		return "", false
 	}
 	id, sig, ok := strings.Cut(value, ".")
-	if !ok || id == "" || !hmac.Equal([]byte(sig), []byte(s.signStudent(id))) {
+	if !ok || id == "" || !hmac.Equal([]byte(sig), []byte(s.signStudent(code, id))) {
 		return "", false
 	}
 	return id, true
@@ -793,7 +815,8 @@ func parseVoteCookie(v string) (poll int, balance int64, ok bool) {
 }
 
 // Join takes a typed room code (any case, dashes and spaces ignored) to
-// the room; with no code it is the form to type one.
+// the room; with no code it is the form to type one. A GET joins nobody:
+// the room's page offers the join button to a reader not yet in it.
 func (s *Classroom) Join(w http.ResponseWriter, r *http.Request) error {
 	return s.joinCode(w, r, r.URL.Query().Get("code"))
 }
@@ -805,28 +828,103 @@ func (s *Classroom) JoinPath(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Classroom) joinCode(w http.ResponseWriter, r *http.Request, raw string) error {
-	t := s.Text(r)
-	v := joinView{T: t}
+	code, status, v := s.findRoom(s.Text(r), raw)
+	if code != "" {
+		http.Redirect(w, r, "/rooms/"+code, http.StatusSeeOther)
+		return nil
+	}
+	if status != http.StatusOK {
+		w.Header().Set("Cache-Control", "no-store")
+	}
+	return s.renderJoin(w, r, status, v)
+}
+
+// findRoom reads a typed room code. It returns the room's code when one
+// is open under it; otherwise the status and the join form to show, with
+// what was typed and, for a code that is none or names no open room, the
+// problem.
+func (s *Classroom) findRoom(t page.Text, raw string) (string, int, joinView) {
+	var v joinView
 	// What was typed is offered back to correct, when it fits the field;
 	// a longer value is quoted once, as an excerpt, in the message.
 	if utf8.RuneCountInString(raw) <= maxCodeField {
 		v.Code = raw
 	}
-	status := http.StatusOK
-	if strings.TrimSpace(raw) != "" {
-		code := room.NormalizeCode(strings.TrimSpace(raw))
-		switch _, err := s.Hub.State(code, false); {
-		case !validCode(code):
-			status, v.Problem = http.StatusBadRequest, t.F("err.code", page.InputExcerpt(raw))
-		case err != nil:
-			status, v.Problem = http.StatusNotFound, t.F("rm.nosuch", displayCode(code))
-		default:
-			http.Redirect(w, r, "/rooms/"+code, http.StatusSeeOther)
-			return nil
+	if strings.TrimSpace(raw) == "" {
+		return "", http.StatusOK, v
+	}
+	code := room.NormalizeCode(strings.TrimSpace(raw))
+	switch _, err := s.Hub.State(code, false); {
+	case !validCode(code):
+		v.Problem = t.F("err.code", page.InputExcerpt(raw))
+		return "", http.StatusBadRequest, v
+	case err != nil:
+		v.Problem = t.F("rm.nosuch", displayCode(code))
+		return "", http.StatusNotFound, v
+	}
+	return code, http.StatusOK, v
+}
+
+// JoinPost is the join itself, posted by the join form (code=, and the
+// panels as show=): it issues the reader's identity in the room, once,
+// and takes them to the room's page. A reader who holds one already goes
+// straight there with it. Each identity issued takes one of Admit's
+// tokens for the reader's address in that room, so a script that drops
+// its cookies gets a few identities, not one per request.
+func (s *Classroom) JoinPost(w http.ResponseWriter, r *http.Request) error {
+	f, err := page.ReadForm(w, r)
+	if err != nil {
+		return err
+	}
+	t := s.Text(r)
+	code, status, v := s.findRoom(t, f.Get("code"))
+	if code == "" {
+		if status == http.StatusOK { // nothing typed
+			status, v.Problem = http.StatusBadRequest, t.F("err.code", page.InputExcerpt(""))
 		}
 		w.Header().Set("Cache-Control", "no-store")
+		return s.renderJoin(w, r, status, v)
 	}
-	p := s.presentPageFor(t, r, t.S("rm.join.title")+" · "+t.S("app.name"))
+	show, err := readShow(f)
+	if err != nil {
+		return badRoomInput(code, err)
+	}
+	to := roomURL(code, "", show)
+	if _, ok := s.studentFrom(r, code); ok {
+		http.Redirect(w, r, to, http.StatusSeeOther)
+		return nil
+	}
+	// A full room issues no identity: there is no place to use it in.
+	if ok, err := s.Hub.HasPlace(code, ""); err != nil || !ok {
+		if err == nil {
+			err = room.ErrRoomFull
+		}
+		return problemFor(code, err)
+	}
+	if s.Admit != nil {
+		if err := s.Admit(r, code); err != nil {
+			return err
+		}
+	}
+	if err := s.Hub.Join(code); err != nil {
+		return problemFor(code, err)
+	}
+	s.mintStudent(w, r, code)
+	http.Redirect(w, r, to, http.StatusSeeOther)
+	return nil
+}
+
+// renderJoin writes the join form: to type a code, or, for a room given
+// (v.Room), the button that joins it.
+func (s *Classroom) renderJoin(w http.ResponseWriter, r *http.Request, status int, v joinView) error {
+	t := s.Text(r)
+	v.T = t
+	title := t.S("rm.join.title")
+	if v.Room != "" {
+		title = t.F("rm.join.room", v.Shown)
+		w.Header().Set("Cache-Control", "no-store")
+	}
+	p := s.presentPageFor(t, r, title+" · "+t.S("app.name"))
 	return s.Render(w, r, status, joinPage(page.ShortLangs(p, "/join"), v))
 }
 
@@ -837,6 +935,10 @@ type joinView struct {
 	T       page.Text
 	Code    string // what was typed, offered back
 	Problem string
+	// Room is the room the page joins (a room's page, to a reader not
+	// yet in it), with its code as people read it and the panels to
+	// keep; "" for the form to type a code.
+	Room, Shown, Show string
 }
 
 // validCode: six letters and digits, the shape of every room code.
@@ -854,6 +956,7 @@ type LiveEvent struct {
 	Step     int        `json:"step"`
 	Handlers []string   `json:"handlers"`
 	Students int        `json:"students"`
+	Joined   int        `json:"joined"` // identities issued in the room
 	Poll     *room.Poll `json:"poll,omitempty"`
 	// HideVerdicts is the instructor's V (room.State.HideVerdicts).
 	HideVerdicts bool `json:"hide_verdicts,omitempty"`
@@ -870,7 +973,7 @@ func (s *Classroom) RoomEvents(w http.ResponseWriter, r *http.Request) error {
 	code := roomCode(r)
 	// The instructor's own page watches: it takes no student's place and
 	// hears every vote.
-	student, _ := s.studentFrom(cookieValue(r, StudentCookie))
+	student, _ := s.studentFrom(r, code)
 	subscribe := func(code string) (*room.Subscription, error) { return s.Hub.SubscribeStudent(code, student) }
 	if secret := cookieValue(r, SecretCookie); s.Hub.IsInstructor(code, secret) {
 		subscribe = func(code string) (*room.Subscription, error) { return s.Hub.Watch(code, secret) }
@@ -916,7 +1019,7 @@ func (s *Classroom) RoomEvents(w http.ResponseWriter, r *http.Request) error {
 				}
 				return nil
 			}
-			data, err := json.Marshal(LiveEvent{Version: st.Version, Step: st.Step, Handlers: st.Handlers, Students: st.Students, Poll: st.Poll, HideVerdicts: st.HideVerdicts})
+			data, err := json.Marshal(LiveEvent{Version: st.Version, Step: st.Step, Handlers: st.Handlers, Students: st.Students, Joined: st.Joined, Poll: st.Poll, HideVerdicts: st.HideVerdicts})
 			if err != nil {
 				return err
 			}

@@ -32,6 +32,7 @@ func shellCatalog() Catalog {
 		"err.back":              {"Back to the lab", "Вернуться в лабораторию"},
 		"err.busy":              {"Every replay slot is taken right now. Wait a couple of seconds and reload the page: nothing is lost, the address keeps the whole state.", "Сейчас заняты все слоты прогона. Подождите пару секунд и обновите страницу: ничего не потеряно, адрес хранит всё состояние."},
 		"err.crossorigin":       {"This form was sent by a page of another site, so the lab did nothing. If you meant to send it, open the lab itself and send it from there.", "Эту форму отправила страница другого сайта, поэтому лаборатория ничего не сделала. Если вы хотели её отправить, откройте саму лабораторию и отправьте оттуда."},
+		"err.crosssite":         {"This address runs a handler file in the lab's sandbox, and a page of another site opened it, so the lab ran nothing. If you meant to run it, paste the address into the address bar yourself, or follow the link from the lab's own pages.", "Этот адрес запускает файл обработчика в песочнице лаборатории, а открыла его страница другого сайта, поэтому лаборатория ничего не запустила. Если вы хотели его запустить, вставьте адрес в адресную строку сами или перейдите по ссылке со страниц самой лаборатории."},
 		"err.empty":             {"Start an empty lab", "Открыть пустую лабораторию"},
 		"err.fix":               {"Fix the script and run it again", "Исправьте сценарий и запустите снова"},
 		"err.fixcode":           {"Fix the handler and run it again", "Исправьте обработчик и запустите снова"},

@@ -55,6 +55,9 @@ type State struct {
 	Version  int      `json:"version"` // grows on every change
 	Poll     *Poll    `json:"poll,omitempty"`
 	Students int      `json:"students"`
+	// Joined is how many identities the room has issued: each student
+	// gets one when they join (Join), and keeps it.
+	Joined int `json:"joined,omitempty"`
 	// HideVerdicts is the instructor's V: every page of the room leaves
 	// out the verdicts and expected balances, poll or no poll, until the
 	// instructor shows them again.
@@ -168,7 +171,8 @@ type Poll struct {
 	Step     int         `json:"step"` // the step whose outcome is being predicted; for a choice, the step when asked
 	Question string      `json:"question,omitempty"`
 	Options  []string    `json:"options,omitempty"`
-	Votes    int         `json:"votes"`
+	Votes    int         `json:"votes"`  // answers counted: each identity's last one
+	Voters   int         `json:"voters"` // the distinct identities that answered
 	Revealed bool        `json:"revealed"`
 	Counts   []VoteCount `json:"counts,omitempty"` // the distribution, once revealed or for the instructor
 	// Answer is the right answer, when known (see Question.Answer): for
@@ -566,7 +570,19 @@ func (h *Hub) Vote(code, student string, pollID int, answer int64) error {
 			r.Votes = map[string]int64{}
 		}
 		r.Votes[student] = answer
-		p.Votes = len(r.Votes)
+		// An identity's second answer replaces its first, so the votes
+		// are the voters: both count identities, never requests.
+		p.Votes, p.Voters = len(r.Votes), len(r.Votes)
+		return nil
+	})
+	return err
+}
+
+// Join counts a new identity the server issued for the room (see
+// State.Joined). Only the instructor's pages hear of it, as of a vote.
+func (h *Hub) Join(code string) error {
+	_, err := h.change(code, true, func(r *record) error {
+		r.State.Joined++
 		return nil
 	})
 	return err
