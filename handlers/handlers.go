@@ -130,6 +130,17 @@ type Info struct {
 	// API, for an API handler (api.go), serves a client's requests
 	// instead of a broker's messages; Handle is then nil.
 	API APIFunc
+	// Fresh, when set, makes the handler's code anew: it returns a Handle
+	// (or, for an API handler, an API) whose state is its own, shared
+	// with no earlier call of Fresh. The engine calls it for every
+	// delivery (and every request), as each is a worker process of its
+	// own that may die, so nothing a handler keeps outside the database
+	// and Redis (a package-level variable of a person's file, which the
+	// sandbox interprets) outlives the worker or reaches another run.
+	// Handle and API stay set all the same: they say which side the
+	// handler serves. Nil for a handler that keeps no state of its own,
+	// which the engine then calls as it is.
+	Fresh func() (Func, APIFunc, error)
 }
 
 // List returns every handler: the five core patterns first, then the

@@ -81,6 +81,10 @@ type Handler struct {
 	// compiled one: a failure's permalink then carries the file, and the
 	// lab replays the story on it.
 	Source string
+	// fresh interprets the file anew (handlers.Info.Fresh), for a file
+	// that declares package-level variables: each delivery starts with
+	// them as the file declares them, as in the lab.
+	fresh func() (handlers.Func, handlers.APIFunc, error)
 }
 
 // File loads a handler file, the shape the lab's editor and `lab run
@@ -96,11 +100,16 @@ func File(path string) (Handler, error) {
 	if err != nil {
 		return Handler{}, fmt.Errorf("%s: %w", path, err)
 	}
-	fn, err := sandbox.Load(f)
+	if f.API {
+		_, err := sandbox.Load(f) // refused, with the reason
+		return Handler{}, fmt.Errorf("%s: %w", path, err)
+	}
+	in, err := sandbox.LoadHandler(f)
 	if err != nil {
 		return Handler{}, fmt.Errorf("%s: %w", path, err)
 	}
-	return Handler{Name: fileName(path), Schema: f.Schema, Redis: f.Redis, Absolute: f.Absolute, Handle: fn, Source: f.Source}, nil
+	return Handler{Name: fileName(path), Schema: f.Schema, Redis: f.Redis, Absolute: f.Absolute, Handle: in.Handle,
+		Source: f.Source, fresh: in.Fresh}, nil
 }
 
 // fileName is the handler's name for a file: its base name when the lab
@@ -163,7 +172,7 @@ func Run(ctx context.Context, h Handler, opts ...Option) (check.Report, error) {
 }
 
 func info(h Handler) handlers.Info {
-	return handlers.Info{Name: h.Name, Schema: h.Schema, Redis: h.Redis, Absolute: h.Absolute, Handle: h.Handle}
+	return handlers.Info{Name: h.Name, Schema: h.Schema, Redis: h.Redis, Absolute: h.Absolute, Handle: h.Handle, Fresh: h.fresh}
 }
 
 // Check searches h and reports each failure found with t.Errorf: its

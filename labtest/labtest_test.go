@@ -214,3 +214,24 @@ func TestCheckFile(t *testing.T) {
 		t.Error("a missing file loaded")
 	}
 }
+
+// TestFileStateIsFresh: a file that dedups in a package-level map is
+// judged as the lab judges it, whatever ran before in the test's process:
+// the map is empty at every delivery, so the crash before the ack is a
+// duplicate, and the story replays to the same verdict every time.
+func TestFileStateIsFresh(t *testing.T) {
+	h, err := labtest.File("testdata/map-dedup.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := labtest.Run(context.Background(), h, labtest.Depth(2), labtest.Runs(-1))
+	if err != nil || !rep.Failed() || rep.Failures[0].Verdict != sim.Duplicate || rep.Failures[0].Steps != 2 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	for i := range 3 {
+		res, err := labtest.Replay(context.Background(), h, "publish a amount=100\ndeliver crash=before-ack\n")
+		if err != nil || res.Verdict != sim.Duplicate {
+			t.Errorf("replay %d: %v %v", i+1, res.Verdict, err)
+		}
+	}
+}

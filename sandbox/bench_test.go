@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/idempotency-lab/lab/check"
@@ -98,4 +99,39 @@ func presetSource(b *testing.B, name string) string {
 		b.Fatal(err)
 	}
 	return p.Script.String()
+}
+
+// BenchmarkCheckFreshState is the checker's speed, in scripts a second,
+// on inbox's file as it is (no package-level variable: one interpreter
+// serves every delivery) and with one package-level variable added
+// (interpreted anew for every delivery, so that no state outlives a
+// worker: handlers.Info.Fresh).
+func BenchmarkCheckFreshState(b *testing.B) {
+	src := inboxFile(b)
+	withVar := strings.Replace(src, "\nfunc Handle(", "\nvar errUnused = errors.New(\"unused\")\n\nfunc Handle(", 1)
+	if !strings.Contains(withVar, "\"errors\"") {
+		withVar = strings.Replace(withVar, "import (", "import (\n\t\"errors\"", 1)
+	}
+	for _, c := range []struct{ name, src string }{{"no-vars", src}, {"a-var", withVar}} {
+		b.Run(c.name, func(b *testing.B) {
+			f, err := sandbox.Parse(c.src)
+			if err != nil {
+				b.Fatal(err)
+			}
+			h, err := sandbox.LoadHandler(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			h.Name = "inbox"
+			explored := 0
+			for b.Loop() {
+				rep, err := check.CheckHandler(context.Background(), h, check.Options{Depth: 3, Runs: -1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				explored += rep.Explored
+			}
+			b.ReportMetric(float64(explored)/b.Elapsed().Seconds(), "scripts/s")
+		})
+	}
 }

@@ -93,6 +93,10 @@ type File struct {
 	// handlers.APIRequest) handlers.APIResponse) instead of consuming
 	// messages.
 	API bool
+	// vars: the file declares package-level variables, which could carry
+	// state from one run to the next; LoadHandler interprets such a file
+	// anew for each world.
+	vars bool
 }
 
 // The two shapes of Handle, as the errors name them.
@@ -185,6 +189,9 @@ func Parse(src string) (*File, error) {
 					"func init запрещена: всё, что делает обработчик, происходит в Handle")
 			}
 		case *ast.GenDecl:
+			if d.Tok == token.VAR {
+				file.vars = true
+			}
 			if d.Tok != token.CONST {
 				continue
 			}
@@ -221,6 +228,9 @@ func Parse(src string) (*File, error) {
 		return nil, errf(fset.Position(handle.Pos()).Line, "Handle must be "+shapes, "Handle должна быть одной из двух: "+shapesRU)
 	}
 	file.API = api
+	if err := importedVarWrites(fset, f); err != nil {
+		return nil, err
+	}
 	ast.Inspect(f, func(n ast.Node) bool {
 		if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "Redis" {
 			file.Redis = true
@@ -228,6 +238,82 @@ func Parse(src string) (*File, error) {
 		return !file.Redis
 	})
 	return file, nil
+}
+
+// importedVarWrites refuses a file that assigns, increments or takes the
+// address of an imported package's variable (strconv.ErrRange = …,
+// &sql.ErrNoRows, *time.UTC = …). Such a variable is a global of the
+// process the file runs in: a value stored there would outlive the worker
+// that stored it and reach the next run, where no crash clears it.
+func importedVarWrites(fset *token.FileSet, f *ast.File) error {
+	byName := map[string]importVars{} // by the name the file gives the import
+	for _, imp := range f.Imports {
+		path, _ := strconv.Unquote(imp.Path.Value)
+		iv, ok := packageVars()[path]
+		if !ok || len(iv.vars) == 0 {
+			continue
+		}
+		name := iv.name
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		byName[name] = iv
+	}
+	if len(byName) == 0 {
+		return nil
+	}
+	// imported names the variable e is (pkg.Var, or *pkg.Var), if it is one.
+	imported := func(e ast.Expr) (string, bool) {
+		e = ast.Unparen(e)
+		if star, ok := e.(*ast.StarExpr); ok {
+			e = ast.Unparen(star.X)
+		}
+		sel, ok := e.(*ast.SelectorExpr)
+		if !ok {
+			return "", false
+		}
+		pkg, ok := sel.X.(*ast.Ident)
+		if !ok || !byName[pkg.Name].vars[sel.Sel.Name] {
+			return "", false
+		}
+		return pkg.Name + "." + sel.Sel.Name, true
+	}
+	var bad *Error
+	refuse := func(e ast.Expr) {
+		if name, ok := imported(e); ok && bad == nil {
+			pkg, _, _ := strings.Cut(name, ".")
+			bad = errf(fset.Position(e.Pos()).Line,
+				"%s is a variable of package %s, shared by every run in this process: a handler may not assign it, change it or take its address; state belongs in the database or Redis",
+				"%s — переменная пакета %s, общая для всех прогонов в этом процессе: обработчику нельзя присваивать её, менять или брать её адрес; состояние хранится в базе данных или Redis",
+				name, pkg)
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, lhs := range n.Lhs {
+				refuse(lhs)
+			}
+		case *ast.IncDecStmt:
+			refuse(n.X)
+		case *ast.RangeStmt:
+			if n.Tok == token.ASSIGN {
+				refuse(n.Key)
+				if n.Value != nil {
+					refuse(n.Value)
+				}
+			}
+		case *ast.UnaryExpr:
+			if n.Op == token.AND {
+				refuse(n.X)
+			}
+		}
+		return bad == nil
+	})
+	if bad != nil {
+		return bad
+	}
+	return nil
 }
 
 // valueAt is the i-th value of a const spec, nil when it has none.

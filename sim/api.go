@@ -353,21 +353,24 @@ func (w *world) judge(r *apiReq, resp handlers.APIResponse, applied bool) {
 	}
 }
 
-// callAPI runs the API handler, turning the crash signal into a dead
-// server and a panic into a 500.
+// callAPI runs the API handler, fresh when it keeps state
+// (handlers.Info.Fresh), on a goroutine of its own, which ends at a crash
+// point (a dead server: see dies.go), and turns a panic into a 500.
 func (w *world) callAPI(wk *worker, point func(string)) (resp handlers.APIResponse) {
-	defer func() {
-		if r := recover(); r != nil {
-			if _, ok := r.(crashSignal); ok {
-				return // wk.dead says so
-			}
-			resp = handlers.APIResponse{Status: http.StatusInternalServerError, Body: fmt.Sprintf(`{"title":"handler panicked: %v"}`, r)}
-		}
-	}()
 	m := wk.msg
 	req := handlers.APIRequest{Tenant: m.Tenant, Key: m.Key, Method: http.MethodPost, Path: "/payments",
 		Body: []byte(w.api.reqs[m].body), Account: m.Account, Amount: m.Amount}
-	return w.handler.API(context.Background(), w.deps(wk, point), req)
+	api := w.handler.API
+	if w.handler.Fresh != nil {
+		var err error
+		if _, api, err = w.handler.Fresh(); err != nil {
+			return handlers.APIResponse{Status: http.StatusInternalServerError, Body: fmt.Sprintf(`{"title":%q}`, err.Error())}
+		}
+	}
+	if r := onOwnGoroutine(func() { resp = api(context.Background(), w.deps(wk, point), req) }); r != nil {
+		resp = handlers.APIResponse{Status: http.StatusInternalServerError, Body: fmt.Sprintf(`{"title":"handler panicked: %v"}`, r)}
+	}
+	return resp
 }
 
 // clientBackoff is how long the client waits before each of its retries

@@ -910,11 +910,6 @@ func (w *world) ship(st Step) error {
 	return nil
 }
 
-// crashSignal unwinds a handler that reached the crash point it was told to
-// die at. Only deferred tx.Rollback calls run, which is what the database
-// does for a dead connection anyway.
-type crashSignal struct{ point string }
-
 // worker is one consumer process handling one delivery.
 type worker struct {
 	name     string
@@ -1176,7 +1171,7 @@ func (w *world) pointFunc(wk *worker) func(string) {
 		}
 		if name == wk.crash {
 			w.crashNow(wk, "worker dies at "+name, "воркер падает в точке "+name)
-			panic(crashSignal{name})
+			die() // the handler's goroutine ends here: see dies.go
 		}
 	}
 }
@@ -1272,21 +1267,14 @@ func (w *world) quietQuarantined() int {
 	return n
 }
 
-// call runs the handler, turning the crash signal back into a value. The
-// handler's context never ends: a cancelled run stops between deliveries,
-// not inside one, so no handler is cut off at a point the script did not
-// name. (A context that can end would also cost the SQLite driver a
+// call runs the handler, fresh when it keeps state (handlers.Info.Fresh),
+// on a goroutine of its own, which ends at a crash point (see dies.go),
+// and turns a panic into an error. The handler's context never ends: a
+// cancelled run stops between deliveries, not inside one, so no handler
+// is cut off at a point the script did not name. (A context that can end would also cost the SQLite driver a
 // goroutine per statement, to watch it.)
 func (w *world) call(wk *worker, point func(string)) (err error) {
 	ctx := context.Background()
-	defer func() {
-		if r := recover(); r != nil {
-			if _, ok := r.(crashSignal); ok {
-				return // wk.dead says so
-			}
-			err = fmt.Errorf("handler panicked: %v", r)
-		}
-	}()
 	m := wk.msg
 	order := m.Op
 	if m.Order != "" {
@@ -1303,5 +1291,14 @@ func (w *world) call(wk *worker, point func(string)) (err error) {
 		msg.Partition = m.TransportID[:i]
 		msg.Offset, _ = strconv.ParseInt(m.TransportID[i+1:], 10, 64)
 	}
-	return w.handler.Handle(ctx, w.deps(wk, point), msg)
+	handle := w.handler.Handle
+	if w.handler.Fresh != nil {
+		if handle, _, err = w.handler.Fresh(); err != nil {
+			return err
+		}
+	}
+	if r := onOwnGoroutine(func() { err = handle(ctx, w.deps(wk, point), msg) }); r != nil {
+		err = fmt.Errorf("handler panicked: %v", r)
+	}
+	return err // nil from a dead worker, which wk.dead tells
 }
