@@ -93,9 +93,9 @@ type File struct {
 	// handlers.APIRequest) handlers.APIResponse) instead of consuming
 	// messages.
 	API bool
-	// vars: the file declares package-level variables, which could carry
-	// state from one run to the next; LoadHandler interprets such a file
-	// anew for each world.
+	// vars: the file declares package-level variables that could carry
+	// state from one delivery to the next; LoadHandler interprets such a
+	// file anew for each delivery. Sentinels (see sentinels) do not count.
 	vars bool
 }
 
@@ -189,7 +189,7 @@ func Parse(src string) (*File, error) {
 					"func init запрещена: всё, что делает обработчик, происходит в Handle")
 			}
 		case *ast.GenDecl:
-			if d.Tok == token.VAR {
+			if d.Tok == token.VAR && !sentinels(f, d) {
 				file.vars = true
 			}
 			if d.Tok != token.CONST {
@@ -229,6 +229,9 @@ func Parse(src string) (*File, error) {
 	}
 	file.API = api
 	if err := importedVarWrites(fset, f); err != nil {
+		return nil, err
+	}
+	if err := pointerWrites(fset, f); err != nil {
 		return nil, err
 	}
 	ast.Inspect(f, func(n ast.Node) bool {
@@ -306,6 +309,108 @@ func importedVarWrites(fset *token.FileSet, f *ast.File) error {
 		case *ast.UnaryExpr:
 			if n.Op == token.AND {
 				refuse(n.X)
+			}
+		}
+		return bad == nil
+	})
+	if bad != nil {
+		return bad
+	}
+	return nil
+}
+
+// sentinels reports whether a var declaration holds only values no run
+// can change: each variable is an error or a Redis script made from
+// constants (errors.New("…"), fmt.Errorf("…", …), redis.NewScript(…)),
+// and the file never assigns one, increments it or takes its address
+// (by name, wherever: a local of the same name counts too). The values
+// are immutable, so one interpreter may keep them for every delivery;
+// any other variable makes the file fresh per delivery, which costs the
+// checker about six times the time.
+func sentinels(f *ast.File, d *ast.GenDecl) bool {
+	names := map[string]bool{}
+	for _, spec := range d.Specs {
+		vs := spec.(*ast.ValueSpec)
+		if len(vs.Values) != len(vs.Names) {
+			return false
+		}
+		for i, name := range vs.Names {
+			call, ok := vs.Values[i].(*ast.CallExpr)
+			if !ok || !isSelector(call.Fun, "New") && !isSelector(call.Fun, "Errorf") && !isSelector(call.Fun, "NewScript") {
+				return false
+			}
+			sel := call.Fun.(*ast.SelectorExpr)
+			pkg, ok := sel.X.(*ast.Ident)
+			if !ok || !(pkg.Name == "errors" && sel.Sel.Name == "New" || pkg.Name == "fmt" && sel.Sel.Name == "Errorf" ||
+				pkg.Name == "redis" && sel.Sel.Name == "NewScript") {
+				return false
+			}
+			for _, a := range call.Args {
+				if _, lit := a.(*ast.BasicLit); !lit {
+					if _, id := a.(*ast.Ident); !id { // a constant, or another sentinel
+						return false
+					}
+				}
+			}
+			names[name.Name] = true
+		}
+	}
+	written := false
+	named := func(e ast.Expr) {
+		if id, ok := ast.Unparen(e).(*ast.Ident); ok && names[id.Name] {
+			written = true
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, lhs := range n.Lhs {
+				named(lhs)
+			}
+		case *ast.IncDecStmt:
+			named(n.X)
+		case *ast.RangeStmt:
+			named(n.Key)
+			if n.Value != nil {
+				named(n.Value)
+			}
+		case *ast.UnaryExpr:
+			if n.Op == token.AND {
+				named(n.X)
+			}
+		}
+		return !written
+	})
+	return !written
+}
+
+// pointerWrites refuses a write through a pointer (*p = v, *p++): the
+// one way left to change a value the process shares with every run, as
+// *d.Now().Location() = … would change time.UTC itself. A handler has no
+// need of it: its state belongs in the database or Redis.
+func pointerWrites(fset *token.FileSet, f *ast.File) error {
+	var bad *Error
+	star := func(e ast.Expr) {
+		if _, ok := ast.Unparen(e).(*ast.StarExpr); ok && bad == nil {
+			bad = errf(fset.Position(e.Pos()).Line,
+				"writing through a pointer (*p = …) is not allowed in a handler file: it could change a value every run shares; state belongs in the database or Redis",
+				"запись через указатель (*p = …) в файле обработчика запрещена: она может изменить значение, общее для всех прогонов; состояние хранится в базе данных или Redis")
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, lhs := range n.Lhs {
+				star(lhs)
+			}
+		case *ast.IncDecStmt:
+			star(n.X)
+		case *ast.RangeStmt:
+			if n.Tok == token.ASSIGN {
+				star(n.Key)
+				if n.Value != nil {
+					star(n.Value)
+				}
 			}
 		}
 		return bad == nil

@@ -275,3 +275,56 @@ func TestAFileCannotRecoverItsCrash(t *testing.T) {
 		})
 	}
 }
+
+// Parse refuses a write through a pointer: the way left to change a
+// value every run shares (time.UTC, reached from the clock's time).
+func TestPointerWritesAreRefused(t *testing.T) {
+	for _, c := range []struct{ name, imports, body string }{
+		{"the clock's location", "\t\"time\"", "\t*d.Now().Location() = *time.FixedZone(m.Key, 0)\n\treturn nil"},
+		{"through a local", "\t\"time\"", "\tp := d.Now().Location()\n\t*p = *time.FixedZone(m.Key, 0)\n\treturn nil"},
+		{"an increment", "", "\tn := 1\n\tp := &n\n\t*p++\n\treturn nil"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := sandbox.Parse(file(c.imports, c.body))
+			var e *sandbox.Error
+			if !errors.As(err, &e) || !strings.Contains(e.Msg, "writing through a pointer") || e.Line == 0 || e.MsgRU == "" {
+				t.Errorf("got %v, want the refusal on its line", err)
+			}
+		})
+	}
+}
+
+// A file whose package-level variables are only sentinels (errors and
+// Redis scripts made from constants, never written) shares one
+// interpreter: the checker keeps its speed. Any other variable, or a
+// sentinel the file writes, makes the file fresh for every delivery.
+func TestSentinelsShareAnInterpreter(t *testing.T) {
+	for _, c := range []struct {
+		name, decl string
+		fresh      bool
+	}{
+		{"error sentinels", "var (\n\terrBusy = errors.New(\"busy\")\n\terrLate = fmt.Errorf(\"late: %w\", errBusy)\n)\n", false},
+		{"a map", "var seen = map[string]bool{}\n", true},
+		{"a counter", "var n int\n", true},
+		// A sentinel the file assigns is a variable like any other.
+		{"a sentinel written", "var errBusy = errors.New(\"busy\")\n\nfunc reset() { errBusy = errors.New(\"again\") }\n", true},
+		// An error made from a run's own value is not a constant.
+		{"an error from a call", "var errAt = errors.New(fmt.Sprint(1))\n", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := "package handler\n\nimport (\n\t\"context\"\n\t\"errors\"\n\t\"fmt\"\n\n\t\"github.com/idempotency-lab/lab/handlers\"\n)\n\n" + c.decl +
+				"\nfunc Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {\n\t_ = errors.New\n\t_ = fmt.Sprint\n\treturn nil\n}\n"
+			f, err := sandbox.Parse(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			info, err := sandbox.LoadHandler(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := info.Fresh != nil; got != c.fresh {
+				t.Errorf("fresh per delivery: %v, want %v", got, c.fresh)
+			}
+		})
+	}
+}
