@@ -52,16 +52,17 @@ const (
 	// Joins: joining a room issues a student's identity in it, the name
 	// its polls count votes by (one per identity). A script that drops
 	// its cookies and joins again would vote again, so joins are counted
-	// per address and per room: ten at once, then ten a minute (one every
-	// six seconds). A class of thirty behind one address (a school's NAT,
-	// the lab's own Wi-Fi) is in within two minutes, about the time it
-	// takes to type the code; a script gets ten names in a room, then ten
-	// a minute, however many cookies it drops, and the poll says how many
-	// voted of how many joined. The bucket is the room's: joining another
-	// room takes nothing from it, and an identity counts in its own room
-	// only (rooms.go signs the room with it).
-	joinsPerMinute = 10
-	joinsBurst     = 10
+	// per address and per room: forty at once, then twenty a minute (one
+	// every three seconds). A class of forty behind one address (a
+	// school's NAT, the lab's own Wi-Fi) gets in at once, a hall of a
+	// hundred within three minutes; a script gets forty names in a room,
+	// then twenty a minute, however many cookies it drops, and the poll
+	// says how many voted of how many joined, so the instructor sees it.
+	// The bucket is the room's: joining another room takes nothing from
+	// it, and an identity counts in its own room only (rooms.go signs the
+	// room with it).
+	joinsPerMinute = 20
+	joinsBurst     = 40
 
 	// Payments to the live API endpoint (/api/v1): people curl it by hand,
 	// a class behind one address together, and a retry loop may repeat a
