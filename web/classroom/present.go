@@ -295,18 +295,18 @@ func (s *Classroom) presentSolo(w http.ResponseWriter, r *http.Request, v url.Va
 		return err
 	}
 	return s.ServeCached(w, r, page.CacheKey(r, "present"), func(w http.ResponseWriter, r *http.Request) error {
-		run, err := s.Replay(r.Context(), st)
-		if err != nil {
-			return err
-		}
-		t := s.Text(r)
-		at := func(step int, handlers []string, show presentShow) string {
-			return presentURL(st, step, handlers, show)
-		}
-		pv := s.presentView(t, r, st, run, show, modeSolo, at)
-		w.Header().Set("Vary", "Accept-Language, Cookie")
-		w.Header().Set("Cache-Control", "no-cache")
-		return s.Render(w, r, http.StatusOK, presentPage(s.presentPageFor(t, r, pv.PageTitle), pv))
+		// Drawn in the replay's slot, as the lab's page is: a long
+		// trace's layout is counted by the gate and stops with the reader.
+		return s.ReplayAndShow(r.Context(), st, func(run *sim.Run) error {
+			t := s.Text(r)
+			at := func(step int, handlers []string, show presentShow) string {
+				return presentURL(st, step, handlers, show)
+			}
+			pv := s.presentView(t, r, st, run, show, modeSolo, at)
+			w.Header().Set("Vary", "Accept-Language, Cookie")
+			w.Header().Set("Cache-Control", "no-cache")
+			return s.Render(w, r, http.StatusOK, presentPage(s.presentPageFor(t, r, pv.PageTitle), pv))
+		})
 	})
 }
 
