@@ -79,12 +79,28 @@ func (a *attackLab) answer(t *testing.T) response {
 // a visitor's link would, and returns the page.
 func (a *attackLab) attack(t *testing.T, imports, body string) response {
 	t.Helper()
+	code := attackFile(t, imports, body)
+	return get(t, a.h, "/lab?s="+sim.EncodePermalink("publish a amount=100\ndeliver\n")+"&code="+sim.EncodePermalink(code))
+}
+
+// attackForm runs the same file from the editor's form, as a visitor
+// typing it would, and returns the page the form leads to.
+func (a *attackLab) attackForm(t *testing.T, imports, body string) response {
+	t.Helper()
+	_, page := follow(t, a.h, "/lab/code", url.Values{"code": {attackFile(t, imports, body)}, "name": {""},
+		"state": {"?s=" + sim.EncodePermalink("publish a amount=100\ndeliver\n")}, "action": {"run"}})
+	return page
+}
+
+// attackFile is a handler file whose Handle has body.
+func attackFile(t *testing.T, imports, body string) string {
+	t.Helper()
 	code := "package handler\n\nimport (\n\t\"context\"\n" + imports + "\n\t\"github.com/idempotency-lab/lab/handlers\"\n)\n\n" +
 		"func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {\n" + body + "\n}\n"
 	if _, err := sandbox.Parse(code); err != nil {
 		t.Fatalf("the attack does not parse: %v\n%s", err, code)
 	}
-	return get(t, a.h, "/lab?s="+sim.EncodePermalink("publish a amount=100\ndeliver\n")+"&code="+sim.EncodePermalink(code))
+	return code
 }
 
 // snapshot keeps a file's bytes to compare later.
@@ -117,11 +133,12 @@ func sqlAttack(stmts ...string) string {
 
 // 1. Any file opened through SQLite: the progress database's profile ids
 // (each one the cookie that opens a person's progress) stay unread, by
-// ATTACH and by the driver's own Open.
+// ATTACH and by the driver's own Open, from a lab address and from the
+// editor's form.
 func TestAttackReadsTheProgressDatabase(t *testing.T) {
 	a := newAttackLab(t, sandbox.Limits{})
 	before := snapshot(t, a.db)
-	r := a.attack(t, "", sqlAttack("ATTACH DATABASE 'file:"+a.db+"?mode=ro' AS p")+`	var ids string
+	body := sqlAttack("ATTACH DATABASE 'file:"+a.db+"?mode=ro' AS p")+`	var ids string
 	if err := d.DB.QueryRowContext(ctx, "SELECT group_concat(id) FROM p.profiles").Scan(&ids); err != nil {
 		d.Log("refused: %v", err)
 	} else {
@@ -133,15 +150,17 @@ func TestAttackReadsTheProgressDatabase(t *testing.T) {
 		c.Close()
 		d.Log("%s the progress database", "open"+"ed") // spelled apart: the page shows the source too
 	}
-	return nil`)
-	if r.status != http.StatusOK {
-		t.Fatalf("status %d: %s", r.status, excerpt(r.body))
-	}
-	if strings.Contains(r.body, a.profile) || strings.Contains(r.body, "opened the progress database") {
-		t.Error("the progress database was read")
-	}
-	if !strings.Contains(r.body, "refused: ") {
-		t.Error("the page does not show the refusals")
+	return nil`
+	for _, r := range []response{a.attack(t, "", body), a.attackForm(t, "", body)} {
+		if r.status != http.StatusOK {
+			t.Fatalf("status %d: %s", r.status, excerpt(r.body))
+		}
+		if strings.Contains(r.body, a.profile) || strings.Contains(r.body, "opened the progress database") {
+			t.Error("the progress database was read")
+		}
+		if !strings.Contains(r.body, "refused: ") {
+			t.Error("the page does not show the refusals")
+		}
 	}
 	if !bytes.Equal(before, snapshot(t, a.db)) {
 		t.Error("the progress database changed")
