@@ -138,13 +138,13 @@ func sqlAttack(stmts ...string) string {
 func TestAttackReadsTheProgressDatabase(t *testing.T) {
 	a := newAttackLab(t, sandbox.Limits{})
 	before := snapshot(t, a.db)
-	body := sqlAttack("ATTACH DATABASE 'file:"+a.db+"?mode=ro' AS p")+`	var ids string
+	body := sqlAttack("ATTACH DATABASE 'file:"+a.db+"?mode=ro' AS p") + `	var ids string
 	if err := d.DB.QueryRowContext(ctx, "SELECT group_concat(id) FROM p.profiles").Scan(&ids); err != nil {
 		d.Log("refused: %v", err)
 	} else {
 		d.Log("ids: %s", ids)
 	}
-	if c, err := d.DB.Driver().Open("`+a.db+`"); err != nil {
+	if c, err := d.DB.Driver().Open("` + a.db + `"); err != nil {
 		d.Log("refused: %v", err)
 	} else {
 		c.Close()
