@@ -96,6 +96,15 @@ func pgMigrations() []string {
 			solved_at BIGINT NOT NULL,
 			PRIMARY KEY (profile, challenge)
 		);`,
+		`CREATE TABLE code_grades (
+			profile   TEXT   NOT NULL REFERENCES profiles (id) ON DELETE CASCADE,
+			question  TEXT   NOT NULL,
+			hash      TEXT   NOT NULL,
+			outcome   TEXT   NOT NULL,
+			graded_at BIGINT NOT NULL,
+			PRIMARY KEY (profile, question, hash)
+		);
+		CREATE INDEX code_grades_by_time ON code_grades (profile, graded_at);`,
 	}
 }
 

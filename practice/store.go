@@ -239,6 +239,18 @@ func migrations() []string {
 			solved_at INTEGER NOT NULL, -- Unix milliseconds
 			PRIMARY KEY (profile, challenge)
 		) STRICT;`,
+		// 4: the graded files of coding exercises, so that a result is
+		// shown, not graded again, and the same file posted again counts
+		// no new try (see codegrade.go).
+		`CREATE TABLE code_grades (
+			profile   TEXT    NOT NULL REFERENCES profiles (id) ON DELETE CASCADE,
+			question  TEXT    NOT NULL,
+			hash      TEXT    NOT NULL, -- SHA-256 of the file's text, hex
+			outcome   TEXT    NOT NULL, -- what the checks found, JSON
+			graded_at INTEGER NOT NULL, -- Unix milliseconds
+			PRIMARY KEY (profile, question, hash)
+		) STRICT;
+		CREATE INDEX code_grades_by_time ON code_grades (profile, graded_at);`,
 	}
 }
 
@@ -349,14 +361,14 @@ func trimAttempts(ctx context.Context, tx *sql.Tx, profile, keep string) error {
 		return err
 	}
 	_, err = tx.ExecContext(ctx, `
-		DELETE FROM attempts WHERE profile = ?1 AND id IN (
+		DELETE FROM attempts WHERE profile = ? AND id IN (
 			SELECT a.id FROM attempts a
-			WHERE a.profile = ?1 AND a.id <> ?2 AND EXISTS (
+			WHERE a.profile = ? AND a.id <> ? AND EXISTS (
 				SELECT 1 FROM attempts b
 				WHERE b.profile = a.profile AND b.question = a.question
 				  AND (b.answered_at, b.id) > (a.answered_at, a.id))
 			ORDER BY a.answered_at, a.id
-			LIMIT ?3)`, profile, keep, n-MaxAttempts)
+			LIMIT ?)`, profile, profile, keep, n-MaxAttempts) // plain ? (Rebind numbers them for PostgreSQL)
 	if err != nil {
 		return fmt.Errorf("drop old attempts: %w", err)
 	}

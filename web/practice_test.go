@@ -927,10 +927,11 @@ func answerFor(tb testing.TB, q practice.Question, right bool) form {
 		}
 	case practice.KindCode:
 		// The model solution is right (the sandbox grades it); a file
-		// that does not parse is wrong at once, with no child started.
+		// that parses but does not compile is wrong (a file that does
+		// not parse would count nothing).
 		f["code"] = []string{q.Code.Solution()}
 		if !right {
-			f["code"] = []string{"package handler\n\nfunc Handle(\n"}
+			f["code"] = []string{notCompiling}
 		}
 	}
 	return f
@@ -1105,7 +1106,7 @@ func TestPracticeConcurrentProfiles(t *testing.T) {
 					form.Set("balance", "0")
 					form.Set("verdict", "ok")
 				case practice.KindCode:
-					form.Set("code", "package handler\n") // wrong at once: no Handle
+					form.Set("code", notCompiling) // wrong, and a try
 				}
 				if r := v.post("/practice/q/"+q.ID, form); r.status != http.StatusSeeOther {
 					errs <- fmt.Sprintf("browser %d, %s: status %d", i, q.ID, r.status)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/idempotency-lab/lab/check"
@@ -15,8 +16,15 @@ import (
 )
 
 // A coding exercise is answered with a handler file. The form posts it raw
-// (code=); the result's address carries it packed like a permalink (c=),
-// so the result grades it again, the same, when opened.
+// (code=); the result's address carries it packed like a permalink (c=).
+// A grade costs a sandbox child and seconds of CPU, so it is kept in the
+// progress store by profile, exercise and the SHA-256 of the file: the
+// result page shows the kept grade and never runs the file, and the same
+// file posted again by the same profile gets its kept grade, with no child
+// and no new try. A file that does not parse (sandbox.Parse) runs nothing
+// and counts nothing: its result says why and leaves the tries as they
+// were. Only a file that parses is a try, whether it then fails to
+// compile, fails the checks or passes.
 
 // codeOf reads the answer's file: the form's code, or the result
 // address's c.
@@ -42,19 +50,127 @@ func codeOf(v map[string][]string) (string, error) {
 	return code, nil
 }
 
+// codeResultURL is the address of a file's result in the mode.
+func codeResultURL(m practiceMode, id, code string) string {
+	return m.itemURL(id, "/result", url.Values{"c": {sim.EncodePermalink(code)}})
+}
+
+// GradeRuns is how many files this server has handed to the sandbox to
+// grade: a kept grade, a file that does not parse and a result page run
+// none (the tests count on it).
+func (s *Practice) GradeRuns() int64 { return s.gradeRuns.Load() }
+
+// answerCode is Answer for a coding exercise: the file is graded once per
+// profile, kept with its grade and recorded as a try, then 303 to its
+// result. A file the profile had graded already is not graded again and
+// counts no new try; a file that does not parse is neither graded nor
+// counted. A reader who leaves while the grade waits for a free child
+// (the sandbox queues grades) or runs gets nothing recorded.
+func (s *Practice) answerCode(w http.ResponseWriter, r *http.Request, q drill.Question, m practiceMode, f url.Values) error {
+	if s.Sandbox == nil && s.run == nil {
+		return &page.Error{Status: http.StatusServiceUnavailable, Key: "pr.err.nosandbox"}
+	}
+	code, err := codeOf(f)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	done := func() error {
+		http.Redirect(w, r, codeResultURL(m, q.ID, code), http.StatusSeeOther)
+		return nil
+	}
+	if _, err := sandbox.Parse(code); err != nil {
+		return done() // the result page says why; no child, no try
+	}
+	if profile := page.ProfileOf(r); profile != "" {
+		_, kept, err := s.progress.KeptCodeGrade(ctx, profile, q.ID, code)
+		if err != nil {
+			return err
+		}
+		if kept {
+			return done()
+		}
+	}
+	g, err := s.gradeCode(ctx, q, code)
+	if ctx.Err() != nil {
+		return nil // the reader has gone: nothing graded is kept or counted
+	}
+	if err != nil {
+		return err
+	}
+	if _, _, err := s.progress.SaveCodeGrade(ctx, page.EnsureProfile(w, r), g, s.now()); err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case errors.Is(err, drill.ErrNotSaved):
+			return s.NotSaved(r, err)
+		}
+		return err
+	}
+	return done()
+}
+
+// resultCode is Result for a coding exercise. It runs nothing: a file
+// that does not parse shows why (not counted); a file this reader had
+// graded shows its kept grade; any other file (a result address from
+// someone else, or a grade that was dropped) opens in the editor with a
+// note, to grade with the button, which counts as a try. A GET that
+// graded would spend a child on every visit to a shared address and
+// count tries the reader never asked for.
+func (s *Practice) resultCode(w http.ResponseWriter, r *http.Request, q drill.Question, m practiceMode, p drill.Progress, query url.Values) error {
+	code, err := codeOf(query)
+	if err != nil {
+		return err
+	}
+	t := s.Text(r)
+	v := s.questionView(t, q, m, p)
+	if _, err := sandbox.Parse(code); err != nil {
+		se := &sandbox.Error{Msg: err.Error(), MsgRU: err.Error()}
+		errors.As(err, &se)
+		g, err := s.bank.GradeCode(q.ID, drill.CodeOutcome{Code: code, Error: drill.Text{EN: se.In("en"), RU: se.In("ru")}, ErrorLine: se.Line})
+		if err != nil {
+			return err
+		}
+		a := s.resultView(t, q, m, p, g)
+		a.Result, a.Headline, a.ScoreText = "unparsed", t.S("pr.code.unparsed"), t.S("pr.code.notcounted")
+		v.Answer = a
+		return s.renderItem(w, r, v)
+	}
+	if profile := page.ProfileOf(r); profile != "" {
+		g, kept, err := s.progress.KeptCodeGrade(r.Context(), profile, q.ID, code)
+		if err != nil {
+			return err
+		}
+		if kept {
+			v.Answer = s.resultView(t, q, m, p, g)
+			return s.renderItem(w, r, v)
+		}
+	}
+	a := s.askView(t, q, m)
+	a.Code, a.Note = code, t.S("pr.code.ungraded")
+	v.Answer = a
+	return s.renderItem(w, r, v)
+}
+
 // gradeCode runs the exercise's hidden checks on the file in the sandbox
 // and grades what they found. A file that does not compile, or stops on a
-// limit, is a wrong answer that says why.
+// limit (CPU, memory), is a wrong answer that says why. The sandbox queues
+// a grade until a child is free; ctx ending, while it waits or runs, is
+// ctx's error.
 func (s *Practice) gradeCode(ctx context.Context, q drill.Question, code string) (drill.Grade, error) {
-	if s.Sandbox == nil {
-		return drill.Grade{}, &page.Error{Status: http.StatusServiceUnavailable, Key: "pr.err.nosandbox"}
-	}
 	e := q.Code
 	o := drill.CodeOutcome{Code: code}
-	resp, err := s.Sandbox.Run(ctx, sandbox.Request{Op: "grade", Name: "yours", Code: code,
+	run := s.run
+	if run == nil {
+		run = s.Sandbox.Run
+	}
+	s.gradeRuns.Add(1)
+	resp, err := run(ctx, sandbox.Request{Op: "grade", Name: "yours", Code: code,
 		Exercise: sandbox.Exercise{Presets: e.Presets, Forbid: e.Forbid, Depth: e.Depth, Header: e.Header, NoRefunds: e.NoRefunds}})
 	var se *sandbox.Error
 	switch {
+	case ctx.Err() != nil:
+		return drill.Grade{}, ctx.Err()
 	case errors.Is(err, sandbox.ErrBusy):
 		return drill.Grade{}, &page.Error{Status: http.StatusServiceUnavailable, Key: "err.busy", RetryAfter: 2}
 	case errors.As(err, &se):
@@ -85,7 +201,7 @@ type codeResult struct {
 	Presets   []presetRow
 	Failure   *failureRow
 	Passed    string // what the search covered, when it found nothing forbidden
-	Solution  string // the model solution, after a pass or three tries
+	Solution  string // the model solution, after a pass or three tries (files that parse)
 	SolNote   string
 }
 

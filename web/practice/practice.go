@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -39,6 +40,9 @@ type Practice struct {
 	// Sandbox runs the handler files of coding exercises; nil: they
 	// answer 503.
 	Sandbox *sandbox.Runner
+	// run stands in for Sandbox.Run in tests; nil: Sandbox.Run.
+	run       func(context.Context, sandbox.Request) (*sandbox.Response, error)
+	gradeRuns atomic.Int64 // files handed to the sandbox to grade
 }
 
 // New builds the practice part on the shell.
@@ -66,7 +70,8 @@ func New(shell *page.Shell, bank *drill.Bank, store *drill.Store, now func() tim
 // review=1, so "next" stays in the mode and every address can be reloaded
 // or shared. Only the POST records: the result page grades the answer in
 // its own address again (the engine reruns a prediction), so reloading it
-// never records twice.
+// never records twice. A coding exercise's file is the exception: its
+// grade is kept, and the result page shows it (see code.go).
 
 // MaxOwnAnswer bounds the answer a person writes to an open question; it
 // travels in the address of the comparison page and is never stored.
@@ -407,7 +412,10 @@ func (s *Practice) Answer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	g, answer, err := s.grade(r.Context(), q, f)
+	if q.Kind == drill.KindCode {
+		return s.answerCode(w, r, q, m, f)
+	}
+	g, answer, err := s.grade(q, f)
 	if err != nil {
 		return err
 	}
@@ -430,7 +438,10 @@ func (s *Practice) Result(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	g, _, err := s.grade(r.Context(), q, query)
+	if q.Kind == drill.KindCode {
+		return s.resultCode(w, r, q, m, p, query)
+	}
+	g, _, err := s.grade(q, query)
 	if err != nil {
 		return err
 	}
@@ -468,7 +479,7 @@ func (s *Practice) renderItem(w http.ResponseWriter, r *http.Request, v question
 // grade grades the answer in v for q and returns it as the canonical
 // parameters of the result's address. Bad answers are 400s that say what
 // to give instead.
-func (s *Practice) grade(ctx context.Context, q drill.Question, v url.Values) (drill.Grade, url.Values, error) {
+func (s *Practice) grade(q drill.Question, v url.Values) (drill.Grade, url.Values, error) {
 	answer := url.Values{}
 	switch q.Kind {
 	case drill.KindChoice:
@@ -534,16 +545,8 @@ func (s *Practice) grade(ctx context.Context, q drill.Question, v url.Values) (d
 		answer.Set("verdict", string(g.Outcome.PredictedVerdict))
 		return g, answer, nil
 	case drill.KindCode:
-		code, err := codeOf(v)
-		if err != nil {
-			return drill.Grade{}, nil, err
-		}
-		g, err := s.gradeCode(ctx, q, code)
-		if err != nil {
-			return g, nil, err
-		}
-		answer.Set("c", sim.EncodePermalink(code))
-		return g, answer, nil
+		// Graded once and kept: answerCode and resultCode.
+		return drill.Grade{}, nil, errors.New("practice: coding exercise " + q.ID + " graded outside grade")
 	}
 	return drill.Grade{}, nil, errors.New("practice: question " + q.ID + " has unknown kind " + string(q.Kind))
 }

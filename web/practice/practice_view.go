@@ -440,6 +440,7 @@ type answerView struct {
 	Code       string
 	EditorSrc  string
 	CodeResult *codeResult
+	Note       string // above the editor: why the file is back in it
 	// The result.
 	Result    string // right, partial or wrong
 	Headline  string
