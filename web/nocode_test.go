@@ -4,9 +4,11 @@ import (
 	"html"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -15,7 +17,13 @@ import (
 // why, and the lab page says it where the editor would be.
 func TestNoIsolationTurnsCodeOff(t *testing.T) {
 	const why = "sandbox: this system cannot isolate a child (mount: operation not permitted)"
-	h, err := NewServer(Config{NoCode: why})
+	bank := mustBank(t)
+	store, err := practice.Open(filepath.Join(t.TempDir(), "progress.db"), bank)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	h, err := NewServer(Config{NoCode: why, Practice: store, Bank: bank})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,6 +40,7 @@ func TestNoIsolationTurnsCodeOff(t *testing.T) {
 		{"a code= address", get(t, h, "/lab?s="+sim.EncodePermalink("publish a amount=100\n")+"&code="+code)},
 		{"the editor's form", post(t, h, "/lab/code", url.Values{"state": {"preset=crash-before-ack"}, "code": {"package handler\n"}, "action": {"run"}})},
 		{"a check of a file", get(t, h, "/check/code?code="+code)},
+		{"a coding exercise", post(t, h, "/practice/q/"+findQuestion(t, practice.KindCode, nil).ID, url.Values{"code": {"package handler\n\nfunc Handle() {}\n"}})},
 	} {
 		if c.r.status != http.StatusServiceUnavailable || !strings.Contains(html.UnescapeString(c.r.body), why) {
 			t.Errorf("%s: status %d, want 503 naming why: %s", c.name, c.r.status, excerpt(c.r.body))

@@ -175,7 +175,7 @@ func newServer(cfg Config) (*server, error) {
 	}
 	lv.Sandbox, lv.Engine, lv.NoCode = cfg.Sandbox, cfg.Engine, cfg.NoCode
 	s.practice = practicepart.New(s.Shell, bank, store, now)
-	s.practice.Sandbox = cfg.Sandbox
+	s.practice.Sandbox, s.practice.NoCode = cfg.Sandbox, cfg.NoCode
 	// The lessons' bars come from practice.
 	if s.course, err = course.New(s.Shell, course.Config{Course: cfg.Course, Dev: cfg.Dev, Dir: cfg.LessonsDir, Progress: s.practice.TopicPercents}); err != nil {
 		return nil, err

@@ -227,6 +227,8 @@ func (c *Check) Code(w http.ResponseWriter, r *http.Request) error {
 	switch {
 	case errors.Is(err, sandbox.ErrBusy):
 		return &page.Error{Status: http.StatusServiceUnavailable, Key: "err.busy", RetryAfter: 2}
+	case errors.Is(err, sandbox.ErrNoIsolation):
+		return labview.NoIsolation(err)
 	case errors.As(err, &se):
 		return labview.CodeError(se, st.Code, st.CodeName, "")
 	case err != nil:

@@ -138,6 +138,8 @@ func (s *Lab) runCode(ctx context.Context, st State, sc *sim.Script) (sim.Result
 	switch {
 	case errors.Is(err, sandbox.ErrBusy):
 		return sim.Result{}, busy()
+	case errors.Is(err, sandbox.ErrNoIsolation):
+		return sim.Result{}, NoIsolation(err)
 	case errors.As(err, &se):
 		return sim.Result{}, CodeError(se, st.Code, st.CodeName, s.withoutCode(st))
 	case err != nil:

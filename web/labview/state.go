@@ -645,12 +645,19 @@ func isSpace(r rune) bool {
 	return r == ' ' || r == '\t' || r == '\n' || r == '\r' || r == '\v' || r == '\f' || r == 0x85 || r == 0xa0
 }
 
+// NoIsolation is the error of a page whose file the sandbox refused to
+// run because this machine cannot isolate a child (sandbox.ErrNoIsolation):
+// the lab's failure, said with its reason, never the file's.
+func NoIsolation(err error) *page.Error {
+	return &page.Error{Status: http.StatusServiceUnavailable, Key: "err.noisolation", Args: []any{err.Error()}}
+}
+
 // CodeOff is the error of a page that would run a handler file on a lab
 // that runs none: turned off, or unable to isolate a child (and then
 // saying why).
 func (s *Lab) CodeOff() *page.Error {
 	if s.NoCode != "" {
-		return &page.Error{Status: http.StatusServiceUnavailable, Key: "err.noisolation", Args: []any{s.NoCode}}
+		return NoIsolation(errors.New(s.NoCode))
 	}
 	return &page.Error{Status: http.StatusNotFound, Key: "err.nocode"}
 }

@@ -67,6 +67,9 @@ func (s *Practice) GradeRuns() int64 { return s.gradeRuns.Load() }
 // counted. A reader who leaves while the grade waits for a free child
 // (the sandbox queues grades) or runs gets nothing recorded.
 func (s *Practice) answerCode(w http.ResponseWriter, r *http.Request, q drill.Question, m practiceMode, f url.Values) error {
+	if s.Sandbox == nil && s.run == nil && s.NoCode != "" {
+		return labview.NoIsolation(errors.New(s.NoCode))
+	}
 	if s.Sandbox == nil && s.run == nil {
 		return &page.Error{Status: http.StatusServiceUnavailable, Key: "pr.err.nosandbox"}
 	}
@@ -173,6 +176,8 @@ func (s *Practice) gradeCode(ctx context.Context, q drill.Question, code string)
 		return drill.Grade{}, ctx.Err()
 	case errors.Is(err, sandbox.ErrBusy):
 		return drill.Grade{}, &page.Error{Status: http.StatusServiceUnavailable, Key: "err.busy", RetryAfter: 2}
+	case errors.Is(err, sandbox.ErrNoIsolation):
+		return drill.Grade{}, labview.NoIsolation(err)
 	case errors.As(err, &se):
 		o.Error, o.ErrorLine = drill.Text{EN: se.In("en"), RU: se.In("ru")}, se.Line
 	case err != nil:

@@ -40,6 +40,9 @@ type Practice struct {
 	// Sandbox runs the handler files of coding exercises; nil: they
 	// answer 503.
 	Sandbox *sandbox.Runner
+	// NoCode, with Sandbox nil, says why: this machine cannot isolate a
+	// child (lab serve's self-test failed).
+	NoCode string
 	// run stands in for Sandbox.Run in tests; nil: Sandbox.Run.
 	run       func(context.Context, sandbox.Request) (*sandbox.Response, error)
 	gradeRuns atomic.Int64 // files handed to the sandbox to grade
