@@ -2,10 +2,12 @@ package web
 
 import (
 	"bytes"
+	"html"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -290,5 +292,61 @@ func TestAttackSpoofsTheLabsMessage(t *testing.T) {
 	}
 	if strings.Contains(r.body, "lab-is-owned") || strings.Contains(r.body, "MB of memory") {
 		t.Error("the handler's own text made the lab's message")
+	}
+}
+
+// mapDedup dedups in a package-level map: no table, no transaction. It
+// used to pass most coding exercises, because the map outlived the
+// worker that filled it; every delivery's worker now starts it empty.
+const mapDedup = `package handler
+
+import (
+	"context"
+
+	"github.com/idempotency-lab/lab/handlers"
+)
+
+var seen = map[string]bool{}
+
+func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
+	if seen[m.Tenant+"/"+m.Key] {
+		return nil
+	}
+	if _, err := d.DB.ExecContext(ctx, "UPDATE accounts SET balance = balance + ? WHERE id = ?", m.Amount, m.Account); err != nil {
+		return err
+	}
+	seen[m.Tenant+"/"+m.Key] = true
+	return nil
+}
+`
+
+// 7. State survives between scripts: the map's file fails the coding
+// exercises it used to pass, on its behaviour (not a limit), and the
+// checker's first story for it, opened in the lab, gets the same verdict
+// there.
+func TestAttackKeepsStateInAPackageMap(t *testing.T) {
+	h, bank := codePracticeServer(t)
+	v := newVisitor(t, h)
+	for _, id := range []string{"code-crash-before-ack", "code-unique-error", "code-tenant-key"} {
+		q, ok := bank.Question(id)
+		if !ok {
+			t.Fatalf("no exercise %s", id)
+		}
+		_, res := v.answer(q.ID, url.Values{"code": {mapDedup}})
+		if got := resultOf(t, res.body); got != "wrong" || strings.Contains(res.body, "and was stopped") {
+			t.Errorf("%s: the map's file graded %q\n%s", id, got, excerpt(res.body))
+		}
+	}
+	lab := newCodeServer(t, sandbox.Limits{})
+	chk := get(t, lab, "/check/code?code="+sim.EncodePermalink(mapDedup))
+	story := regexp.MustCompile(`<li class="chk-story" data-verdict="([a-z-]+)"`).FindStringSubmatch(chk.body)
+	open := regexp.MustCompile(`href="([^"]+)" id="open-1"`).FindStringSubmatch(chk.body)
+	if chk.status != http.StatusOK || story == nil || open == nil {
+		t.Fatalf("the checker found no story: status %d\n%s", chk.status, excerpt(chk.body))
+	}
+	page := get(t, lab, html.UnescapeString(open[1]))
+	card := regexp.MustCompile(`id="card-yours" data-handler="yours" data-verdict="([a-z-]+)"`).FindStringSubmatch(page.body)
+	if card == nil || card[1] != story[1] {
+		t.Errorf("the story says %s; replayed in the lab: %v", story[1], card)
 	}
 }
