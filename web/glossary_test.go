@@ -31,11 +31,26 @@ const glossaryFile = "../lessons/GLOSSARY.md"
 
 // glossaryRule is one ruled-out form of GLOSSARY.md.
 type glossaryRule struct {
-	form string         // as written, inside «…»
-	use  string         // what to write instead: the term line's Russian
-	line int            // its line in GLOSSARY.md
-	re   *regexp.Regexp // matches the folded text
+	form   string          // as written, inside «…»
+	use    string          // what to write instead: the term line's Russian
+	line   int             // its line in GLOSSARY.md
+	re     *regexp.Regexp  // matches the folded text
+	scopes map[string]bool // the texts it applies to ("not in lessons, practice:"); nil: every text
 }
+
+// The texts a rule can be scoped to, one per test below.
+const (
+	scopeLessons   = "lessons"   // the Russian lessons
+	scopePractice  = "practice"  // the practice bank
+	scopeCatalogue = "catalogue" // the UI catalogue
+	scopePresets   = "presets"   // the presets' titles, summaries and narration
+	scopeEngine    = "engine"    // the Russian string literals of the Go source
+)
+
+var glossaryScopes = map[string]bool{scopeLessons: true, scopePractice: true, scopeCatalogue: true, scopePresets: true, scopeEngine: true}
+
+// applies reports whether the rule rules its form out in texts of scope.
+func (r glossaryRule) applies(scope string) bool { return r.scopes == nil || r.scopes[scope] }
 
 // foldRU lower-cases s and writes ё as е, so that a rule matches either
 // spelling. Line breaks are kept, so offsets still give line numbers.
@@ -75,7 +90,8 @@ func compileForm(form string) (*regexp.Regexp, error) {
 var guillemets = regexp.MustCompile(`«([^»]*)»`)
 
 // parseGlossary reads the term lines of GLOSSARY.md: "- English → Russian"
-// with an optional " — not: «form», «form»".
+// with an optional " — not: «form», «form»" (every text) or
+// " — not in lessons, practice: «form»" (only the texts named).
 func parseGlossary(text string) ([]glossaryRule, int, error) {
 	var rules []glossaryRule
 	terms := 0
@@ -95,7 +111,26 @@ func parseGlossary(text string) ([]glossaryRule, int, error) {
 			return nil, 0, fmt.Errorf("GLOSSARY.md:%d: a term line is \"- English → Russian [— not: «form», …]\"", n)
 		}
 		terms++
+		var scopes map[string]bool
 		use, not, hasNot := strings.Cut(ru, " — not: ")
+		if !hasNot {
+			var in string
+			if use, in, hasNot = strings.Cut(ru, " — not in "); hasNot {
+				var list string
+				var ok bool
+				if list, not, ok = strings.Cut(in, ": "); !ok {
+					return nil, 0, fmt.Errorf("GLOSSARY.md:%d: write \" — not in lessons, practice: «form»\"", n)
+				}
+				scopes = map[string]bool{}
+				for _, sc := range strings.Split(list, ",") {
+					sc = strings.TrimSpace(sc)
+					if !glossaryScopes[sc] {
+						return nil, 0, fmt.Errorf("GLOSSARY.md:%d: unknown text %q after \"not in\" (lessons, practice, catalogue, presets, engine)", n, sc)
+					}
+					scopes[sc] = true
+				}
+			}
+		}
 		if strings.TrimSpace(use) == "" {
 			return nil, 0, fmt.Errorf("GLOSSARY.md:%d: no Russian for %q", n, en)
 		}
@@ -114,7 +149,7 @@ func parseGlossary(text string) ([]glossaryRule, int, error) {
 			if err != nil {
 				return nil, 0, fmt.Errorf("GLOSSARY.md:%d: %v", n, err)
 			}
-			rules = append(rules, glossaryRule{form: f[1], use: strings.TrimSpace(use), line: n, re: re})
+			rules = append(rules, glossaryRule{form: f[1], use: strings.TrimSpace(use), line: n, re: re, scopes: scopes})
 		}
 	}
 	return rules, terms, sc.Err()
@@ -133,12 +168,16 @@ func mustGlossary(tb testing.TB) []glossaryRule {
 	return rules
 }
 
-// glossaryHits lists every ruled-out form in text. where names the text;
-// when line is true, each hit adds the line it starts on (for files).
-func glossaryHits(rules []glossaryRule, where string, text string, line bool) []string {
+// glossaryHits lists every form ruled out in text, a text of scope. where
+// names the text; when line is true, each hit adds the line it starts on
+// (for files).
+func glossaryHits(rules []glossaryRule, scope, where string, text string, line bool) []string {
 	folded := foldRU(text)
 	var hits []string
 	for _, r := range rules {
+		if !r.applies(scope) {
+			continue
+		}
 		for _, m := range r.re.FindAllStringSubmatchIndex(folded, -1) {
 			at := where
 			if line {
@@ -177,13 +216,71 @@ func TestGlossaryParses(t *testing.T) {
 	if terms < 10 || len(rules) < 10 {
 		t.Fatalf("%d terms and %d ruled-out forms: is the \"## Terms\" list there?", terms, len(rules))
 	}
-	have := map[string]bool{}
+	have := map[string]glossaryRule{}
 	for _, r := range rules {
-		have[r.form] = true
+		have[r.form] = r
 	}
-	for _, f := range []string{"идентичност*", "хэш*", "ядовит*", "мёртв* писем", "переигр*", "ретранслятор*", "досчит*", "едет в заголов*"} {
-		if !have[f] {
+	for _, f := range []string{"идентичност*", "хэш*", "ядовит*", "мёртв* писем", "переигр*", "ретранслятор*", "досчит*", "едет в заголов*",
+		"кэш*", "ретрай*", "ретраи", "оффсет*"} {
+		if r, ok := have[f]; !ok {
 			t.Errorf("GLOSSARY.md has lost the rule «%s»", f)
+		} else if r.scopes != nil {
+			t.Errorf("GLOSSARY.md:%d: «%s» is ruled out only in some texts; it was ruled out in every one", r.line, f)
+		}
+	}
+	// One Russian term per idea (issue 25): the rejected variants of these
+	// are ruled out at least in the lessons and the practice bank.
+	for _, f := range []string{"консьюмер*", "референс*", "шаблон*", "убира* дубл*"} {
+		r, ok := have[f]
+		if !ok {
+			t.Errorf("GLOSSARY.md has lost the rule «%s»", f)
+			continue
+		}
+		for _, sc := range []string{scopeLessons, scopePractice} {
+			if !r.applies(sc) {
+				t.Errorf("GLOSSARY.md:%d: «%s» must be ruled out in the %s", r.line, f, sc)
+			}
+		}
+	}
+}
+
+// TestGlossaryChosenTerms: the terms GLOSSARY.md chose are the ones the
+// lessons use, so a rule cannot stand in for a word the course never
+// writes.
+func TestGlossaryChosenTerms(t *testing.T) {
+	b, err := os.ReadFile(glossaryFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	glossary := foldRU(string(b))
+	files, err := fs.Glob(lessons.Embedded(), "content/*.ru.md")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Russian lessons: %v", err)
+	}
+	var all strings.Builder
+	for _, f := range files {
+		b, err := fs.ReadFile(lessons.Embedded(), f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(b)
+	}
+	text := foldRU(all.String())
+	for _, term := range []struct{ en, ru, stem string }{
+		{"consumer", "потребитель", "потребител"},
+		{"offset", "смещение (offset)", "смещени"},
+		{"reference", "идентификатор списания", "идентификатор списания"},
+		{"relay", "релей", "релей"},
+		{"cache", "кеш", "кеш"},
+		{"pattern", "паттерн", "паттерн"},
+		{"retry", "повтор", "повтор"},
+		{"to deduplicate", "дедуплицировать", "дедуплицир"},
+	} {
+		if !regexp.MustCompile(`(?m)^- (?:[^→\n]*[ ,])?` + regexp.QuoteMeta(term.en) + `[ ,(][^→\n]*→ [^\n]*` + regexp.QuoteMeta(term.ru)).MatchString(glossary) {
+			t.Errorf("GLOSSARY.md has no term line for %q → %s", term.en, term.ru)
+		}
+		if !strings.Contains(text, term.stem) {
+			t.Errorf("no Russian lesson writes «%s…», the term GLOSSARY.md chose for %q (%s)", term.stem, term.en, term.ru)
 		}
 	}
 }
@@ -193,26 +290,45 @@ func TestGlossaryParses(t *testing.T) {
 func TestGlossaryMatching(t *testing.T) {
 	rules := mustGlossary(t)
 	for _, tc := range []struct {
-		text string
-		bad  bool
+		text  string
+		bad   bool
+		scope string
 	}{
-		{"Хэш содержимого", true},
-		{"хеш содержимого", false},
-		{"это бизнес-идентичность операции", true},
-		{"идентичный ответ", false},
-		{"очередь мертвых\nписем", true},
-		{"оператор переигрывает DLQ", true},
-		{"POISON: ЯД", true},
-		{"пришло десять раз подряд", false},
-		{"ключ едет в\nзаголовке", true},
-		{"ключ передаётся в заголовке", false},
-		{"досчёт прогона", true},
-		{"под высокой нагрузкой", false},
-		{"с другой нагрузкой", true},
-		{"на авторитетном primary", true},
-		{"на основном узле (primary)", false},
+		{"Хэш содержимого", true, scopeLessons},
+		{"хеш содержимого", false, scopeLessons},
+		{"это бизнес-идентичность операции", true, scopeLessons},
+		{"идентичный ответ", false, scopeLessons},
+		{"очередь мертвых\nписем", true, scopeLessons},
+		{"оператор переигрывает DLQ", true, scopeLessons},
+		{"POISON: ЯД", true, scopeLessons},
+		{"пришло десять раз подряд", false, scopeLessons},
+		{"ключ едет в\nзаголовке", true, scopeLessons},
+		{"ключ передаётся в заголовке", false, scopeLessons},
+		{"досчёт прогона", true, scopeLessons},
+		{"под высокой нагрузкой", false, scopeLessons},
+		{"с другой нагрузкой", true, scopeLessons},
+		{"на авторитетном primary", true, scopeLessons},
+		{"на основном узле (primary)", false, scopeLessons},
+		{"консьюмер делает nack", true, scopeLessons},
+		{"консьюмеров несколько", true, scopePractice},
+		{"потребитель делает nack", false, scopeLessons},
+		{"консьюмер в старой строке каталога", false, scopeCatalogue},
+		{"списание с тем же референсом", true, scopeLessons},
+		{"по идентификатору списания", false, scopeLessons},
+		{"провайдер убирает дубли по ссылке", true, scopePractice},
+		{"провайдер дедуплицирует", false, scopePractice},
+		{"промахи кэша", true, scopeEngine},
+		{"промахи кеша", false, scopeLessons},
+		{"каждый ретрай", true, scopeLessons},
+		{"ретраи продюсера", true, scopePresets},
+		{"ретранслятор", true, scopeLessons},
+		{"каждый повтор", false, scopeLessons},
+		{"паттерн inbox", false, scopeLessons},
+		{"шаблон inbox", true, scopeLessons},
+		{"оффсет партиции", true, scopeLessons},
+		{"смещение (offset) партиции", false, scopeLessons},
 	} {
-		hits := glossaryHits(rules, "text", tc.text, false)
+		hits := glossaryHits(rules, tc.scope, "text", tc.text, false)
 		if got := len(hits) > 0; got != tc.bad {
 			t.Errorf("%q: flagged %v, want %v (%v)", tc.text, got, tc.bad, hits)
 		}
@@ -232,7 +348,7 @@ func TestGlossaryLessons(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hits = append(hits, glossaryHits(rules, "lessons/"+f, string(b), true)...)
+		hits = append(hits, glossaryHits(rules, scopeLessons, "lessons/"+f, string(b), true)...)
 	}
 	reportHits(t, hits)
 }
@@ -246,18 +362,18 @@ func TestGlossaryPractice(t *testing.T) {
 	}
 	var hits []string
 	for _, tp := range bank.Topics() {
-		hits = append(hits, glossaryHits(rules, "practice topic "+tp.Slug+" title", tp.Title.RU, false)...)
+		hits = append(hits, glossaryHits(rules, scopePractice, "practice topic "+tp.Slug+" title", tp.Title.RU, false)...)
 	}
 	for _, q := range bank.Questions() {
 		at := "practice question " + q.ID
-		hits = append(hits, glossaryHits(rules, at+" text", q.Text.RU, false)...)
+		hits = append(hits, glossaryHits(rules, scopePractice, at+" text", q.Text.RU, false)...)
 		for _, o := range q.Options {
-			hits = append(hits, glossaryHits(rules, at+" option "+o.ID, o.Text.RU, false)...)
-			hits = append(hits, glossaryHits(rules, at+" option "+o.ID+" why", o.Why.RU, false)...)
+			hits = append(hits, glossaryHits(rules, scopePractice, at+" option "+o.ID, o.Text.RU, false)...)
+			hits = append(hits, glossaryHits(rules, scopePractice, at+" option "+o.ID+" why", o.Why.RU, false)...)
 		}
-		hits = append(hits, glossaryHits(rules, at+" answer", q.Answer.RU, false)...)
+		hits = append(hits, glossaryHits(rules, scopePractice, at+" answer", q.Answer.RU, false)...)
 		for i, p := range q.Points {
-			hits = append(hits, glossaryHits(rules, fmt.Sprintf("%s point %d", at, i+1), p.RU, false)...)
+			hits = append(hits, glossaryHits(rules, scopePractice, fmt.Sprintf("%s point %d", at, i+1), p.RU, false)...)
 		}
 	}
 	reportHits(t, hits)
@@ -268,7 +384,7 @@ func TestGlossaryCatalogue(t *testing.T) {
 	rules := mustGlossary(t)
 	var hits []string
 	for key, v := range newCatalog() {
-		hits = append(hits, glossaryHits(rules, "web catalogue key "+key, v[1], false)...)
+		hits = append(hits, glossaryHits(rules, scopeCatalogue, "web catalogue key "+key, v[1], false)...)
 	}
 	reportHits(t, hits)
 }
@@ -284,10 +400,10 @@ func TestGlossaryPresets(t *testing.T) {
 	var hits []string
 	for _, p := range presets {
 		at := "sim/presets/" + p.Name + ".lab"
-		hits = append(hits, glossaryHits(rules, at+" title-ru", p.Script.TitleRU, false)...)
-		hits = append(hits, glossaryHits(rules, at+" summary-ru", p.Script.SummaryRU, false)...)
+		hits = append(hits, glossaryHits(rules, scopePresets, at+" title-ru", p.Script.TitleRU, false)...)
+		hits = append(hits, glossaryHits(rules, scopePresets, at+" summary-ru", p.Script.SummaryRU, false)...)
 		for _, st := range p.Script.Steps {
-			hits = append(hits, glossaryHits(rules, fmt.Sprintf("%s:%d #ru", at, st.Line), st.NarrationRU, false)...)
+			hits = append(hits, glossaryHits(rules, scopePresets, fmt.Sprintf("%s:%d #ru", at, st.Line), st.NarrationRU, false)...)
 		}
 	}
 	reportHits(t, hits)
@@ -321,7 +437,7 @@ func TestGlossaryEngine(t *testing.T) {
 			}
 			for _, lit := range russianLiterals(src) {
 				n++
-				hits = append(hits, glossaryHits(rules, fmt.Sprintf("%s:%d", name, lit.line), lit.text, false)...)
+				hits = append(hits, glossaryHits(rules, scopeEngine, fmt.Sprintf("%s:%d", name, lit.line), lit.text, false)...)
 			}
 		}
 	}

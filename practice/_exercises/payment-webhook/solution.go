@@ -1,9 +1,11 @@
-// A solution: insert the event first, in the transaction of the credit.
-// The primary key on (tenant, event_id) lets exactly one copy through;
-// every other copy loses on the insert and is judged by the row it lost
-// to: the same payload is a resend (200, nothing credited), another
-// payload is a conflict (quarantined for a person, and 200 as well, or
-// the provider would resend it for ever).
+// A solution: record the payment first, in the transaction of the credit.
+// The primary key on (tenant, payment_id) lets exactly one copy of a
+// payment through, whichever event or resend brings it; every other copy
+// loses on the insert and is judged by the row it lost to: the same
+// payload is a repeat (200, nothing credited), another payload is a
+// conflict (quarantined for a person, and 200 as well: a webhook sender
+// resends on any other status, so a 422 would only bring the conflict
+// back on every retry). The delivery's own id goes to the log.
 package handler
 
 import (
@@ -18,27 +20,28 @@ import (
 )
 
 const Schema = `
-CREATE TABLE webhook_events (
+CREATE TABLE received_payments (
     tenant       TEXT NOT NULL,
-    event_id     TEXT NOT NULL,
+    payment_id   TEXT NOT NULL,
     payload_hash TEXT NOT NULL,
+    delivery_id  TEXT NOT NULL, -- the first delivery's id, for the log
     received_at  TEXT NOT NULL,
-    PRIMARY KEY (tenant, event_id)
+    PRIMARY KEY (tenant, payment_id)
 );
 CREATE TABLE quarantine (
     tenant       TEXT    NOT NULL,
-    event_id     TEXT    NOT NULL,
+    payment_id   TEXT    NOT NULL,
     payload_hash TEXT    NOT NULL,
     saved_hash   TEXT    NOT NULL,
     amount       INTEGER NOT NULL,
     transport_id TEXT    NOT NULL,
     received_at  TEXT    NOT NULL,
     count        INTEGER NOT NULL DEFAULT 1,
-    PRIMARY KEY (tenant, event_id, payload_hash)
+    PRIMARY KEY (tenant, payment_id, payload_hash)
 );
 `
 
-// payloadHash is the hex SHA-256 of the event's business fields in a
+// payloadHash is the hex SHA-256 of the payment's business fields in a
 // fixed order: never of the raw body, whose key order and whitespace may
 // change between resends.
 func payloadHash(m handlers.Message) string {
@@ -59,14 +62,14 @@ func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 
 	d.Point(handlers.BeforeEffect)
 	_, err = tx.ExecContext(ctx,
-		`INSERT INTO webhook_events (tenant, event_id, payload_hash, received_at) VALUES (?, ?, ?, ?)`,
-		m.Tenant, m.Key, hash, now)
-	if handlers.IsUniqueViolation(err, "webhook_events.tenant, webhook_events.event_id") {
+		`INSERT INTO received_payments (tenant, payment_id, payload_hash, delivery_id, received_at) VALUES (?, ?, ?, ?, ?)`,
+		m.Tenant, m.Key, hash, m.TransportID, now)
+	if handlers.IsUniqueViolation(err, "received_payments.tenant, received_payments.payment_id") {
 		tx.Rollback()
 		return seenBefore(ctx, d, m, hash, now)
 	}
 	if err != nil {
-		return fmt.Errorf("record event: %w", err) // 500: the provider retries
+		return fmt.Errorf("record payment: %w", err) // 500: the provider retries
 	}
 	if err := credit(ctx, tx, m.Account, m.Amount); err != nil {
 		return fmt.Errorf("credit %s: %w", m.Account, err)
@@ -78,30 +81,31 @@ func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 	return nil // 200 OK
 }
 
-// seenBefore answers an event whose id is recorded, by the row it lost to.
+// seenBefore answers a payment that is recorded already, by the row it
+// lost to.
 func seenBefore(ctx context.Context, d handlers.Deps, m handlers.Message, hash, now string) error {
 	var saved string
 	err := d.DB.QueryRowContext(ctx,
-		`SELECT payload_hash FROM webhook_events WHERE tenant = ? AND event_id = ?`,
+		`SELECT payload_hash FROM received_payments WHERE tenant = ? AND payment_id = ?`,
 		m.Tenant, m.Key).Scan(&saved)
 	if err != nil {
-		return fmt.Errorf("read event: %w", err)
+		return fmt.Errorf("read payment: %w", err)
 	}
 	if saved == hash {
-		d.Log("resend of event %s/%s: 200, nothing credited", m.Tenant, m.Key)
+		d.Log("payment %s/%s again (delivery %s): 200, nothing credited", m.Tenant, m.Key, m.TransportID)
 		return nil
 	}
-	// The same event id with another payload: keep the evidence, one row
+	// The same payment with another payload: keep the evidence, one row
 	// per conflicting payload, counting its resends.
 	_, err = d.DB.ExecContext(ctx,
-		`INSERT INTO quarantine (tenant, event_id, payload_hash, saved_hash, amount, transport_id, received_at)
+		`INSERT INTO quarantine (tenant, payment_id, payload_hash, saved_hash, amount, transport_id, received_at)
 		 VALUES (?, ?, ?, ?, ?, ?, ?)
-		 ON CONFLICT (tenant, event_id, payload_hash) DO UPDATE SET count = quarantine.count + 1`,
+		 ON CONFLICT (tenant, payment_id, payload_hash) DO UPDATE SET count = quarantine.count + 1`,
 		m.Tenant, m.Key, hash, saved, m.Amount, m.TransportID, now)
 	if err != nil {
 		return fmt.Errorf("quarantine: %w", err)
 	}
-	d.Log("event %s/%s reuses its id with another payload: quarantined, 200", m.Tenant, m.Key)
+	d.Log("payment %s/%s came back with another payload (delivery %s): quarantined, 200", m.Tenant, m.Key, m.TransportID)
 	return nil
 }
 

@@ -1,12 +1,15 @@
 // Exercise: the payment webhook from the interview question.
 //
-// A payment provider posts events; m.Key is the event's event_id, the
-// same on every resend, and m.Tenant is the provider account it came
-// from. The provider resends an event until it gets a 200 OK: here,
-// until Handle returns nil. This first attempt answers an event it has
-// seen with an error (a 409), so the provider never stops resending, and
-// it cannot tell a resend from an event that reuses an id with another
-// amount.
+// A payment provider posts events about payments. Key the posting on the
+// payment, not on the event: m.Key is the id of the payment the event is
+// about (the same in every resend and in every other event about that
+// payment), m.Tenant is the tenant it belongs to (the merchant whose
+// provider account sent it), and m.Account is the account to credit.
+// m.TransportID names this delivery: log it, do not key on it. The
+// provider resends until it gets a 200 OK: here, until Handle returns
+// nil. This first attempt answers a payment it has seen with an error (a
+// 409), so the provider never stops resending, and it cannot tell a
+// repeat from a payment that comes back with another amount.
 package handler
 
 import (
@@ -18,24 +21,24 @@ import (
 )
 
 const Schema = `
-CREATE TABLE webhook_events (
-    tenant   TEXT    NOT NULL,
-    event_id TEXT    NOT NULL,
-    amount   INTEGER NOT NULL,
-    PRIMARY KEY (tenant, event_id)
+CREATE TABLE received_payments (
+    tenant     TEXT    NOT NULL,
+    payment_id TEXT    NOT NULL,
+    amount     INTEGER NOT NULL,
+    PRIMARY KEY (tenant, payment_id)
 );
 `
 
 func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 	var n int
 	err := d.DB.QueryRowContext(ctx,
-		`SELECT COUNT(*) FROM webhook_events WHERE tenant = ? AND event_id = ?`,
+		`SELECT COUNT(*) FROM received_payments WHERE tenant = ? AND payment_id = ?`,
 		m.Tenant, m.Key).Scan(&n)
 	if err != nil {
-		return fmt.Errorf("look up event: %w", err)
+		return fmt.Errorf("look up payment: %w", err)
 	}
 	if n > 0 {
-		return fmt.Errorf("409: event %s/%s already processed", m.Tenant, m.Key)
+		return fmt.Errorf("409: payment %s/%s already received", m.Tenant, m.Key)
 	}
 
 	d.Point(handlers.Yield)
@@ -47,10 +50,10 @@ func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 
 	d.Point(handlers.BeforeEffect)
 	_, err = tx.ExecContext(ctx,
-		`INSERT INTO webhook_events (tenant, event_id, amount) VALUES (?, ?, ?)`,
+		`INSERT INTO received_payments (tenant, payment_id, amount) VALUES (?, ?, ?)`,
 		m.Tenant, m.Key, m.Amount)
 	if err != nil {
-		return fmt.Errorf("record event: %w", err)
+		return fmt.Errorf("record payment: %w", err)
 	}
 	if err := credit(ctx, tx, m.Account, m.Amount); err != nil {
 		return fmt.Errorf("credit %s: %w", m.Account, err)
