@@ -109,8 +109,17 @@ func TestRunCodeOnRealEngines(t *testing.T) {
 	if v := verdicts(decodeRun(t, labOK(t, "", "run", "crash-before-ack", "--code", path, "--json"))); v["yours"] == "ok" {
 		t.Errorf("embedded: %v, want a failure (SQLite has no current_setting)", v)
 	}
-	out := labOK(t, "", "run", "crash-before-ack", "--code", path, "--json", "--engine", "real", "--postgres", pg, "--redis", rd)
+	args := []string{"run", "crash-before-ack", "--code", path, "--json", "--engine", "real", "--postgres", pg, "--redis", rd}
+	code, out, errOut := lab(t, "", args...)
+	if code != exitOK {
+		t.Fatalf("lab %s: exit %d\nstderr: %s", strings.Join(args, " "), code, errOut)
+	}
 	if v := verdicts(decodeRun(t, out)); v["yours"] != "ok" {
 		t.Errorf("real: %v, want ok\n%s", v, out)
+	}
+	// The child keeps the network to reach the servers: one's own file
+	// on one's own machine, unisolated, and said so once.
+	if want := "lab: " + path + " runs unisolated, with your own rights (the real engine's servers are reached over the network)\n"; errOut != want {
+		t.Errorf("stderr %q, want %q", errOut, want)
 	}
 }
