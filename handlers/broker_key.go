@@ -35,7 +35,7 @@ func BrokerKey(ctx context.Context, d Deps, m Message) error {
 	_, err = tx.ExecContext(ctx,
 		`INSERT INTO deliveries (transport_id, account, amount) VALUES (?, ?, ?)`,
 		m.TransportID, m.Account, m.Amount)
-	if IsUniqueViolation(err, "deliveries.transport_id") {
+	if IsUniqueViolation(err, "uq_deliveries_transport_id", "deliveries.transport_id") {
 		d.Log("duplicate delivery %s: already processed, ack", m.TransportID)
 		return nil
 	}

@@ -38,7 +38,7 @@ func EffectFirst(ctx context.Context, d Deps, m Message) error {
 	_, err = d.DB.ExecContext(ctx,
 		`INSERT INTO processed (idempotency_key, processed_at) VALUES (?, ?)`,
 		m.Key, d.Now().Format(time.RFC3339))
-	if IsUniqueViolation(err, "processed.idempotency_key") {
+	if IsUniqueViolation(err, "processed_pkey", "processed.idempotency_key") {
 		// Too late to refuse: our credit is already committed. Failing
 		// now would only make the broker credit it once more.
 		d.Log("key %s: marker written by a concurrent worker, credited twice", m.Key)

@@ -208,14 +208,17 @@ CREATE TABLE orders (
 `
 
 // IsUniqueViolation reports whether err is the database's answer to a
-// duplicate in the constraint the handler means, named by its columns as
-// SQLite names them ("transactions.idempotency_key", or "inbox.tenant,
-// inbox.operation_id" for a composite key). The columns matter: a table may
-// have more than one unique index, and a violation of another one is a bug
-// in the data, not a repeat of this message. One small function per engine:
-// SQLite's and PostgreSQL's.
-func IsUniqueViolation(err error, columns string) bool {
-	return sqliteUnique(err, columns) || postgresUnique(err, columns)
+// duplicate in the constraint the handler means. Each engine names that
+// constraint its own way, so the handler gives both: constraint, the name
+// PostgreSQL reports (the one in the schema's CONSTRAINT clause, or
+// PostgreSQL's default such as "inbox_pkey" for a primary key), and
+// columns, the list SQLite reports ("transactions.idempotency_key", or
+// "inbox.tenant, inbox.operation_id" for a composite key). Which one
+// matters: a table may have more than one unique index, and a violation of
+// another one is a bug in the data, not a repeat of this message. One small
+// function per engine: SQLite's and PostgreSQL's.
+func IsUniqueViolation(err error, constraint, columns string) bool {
+	return sqliteUnique(err, columns) || postgresUnique(err, constraint)
 }
 
 // sqliteUnique: the code must be the extended 2067 (UNIQUE) or 1555
@@ -232,23 +235,15 @@ func sqliteUnique(err error, columns string) bool {
 	return named == columns
 }
 
-// postgresUnique: SQLSTATE 23505 (unique_violation), on the table and
-// columns meant. PostgreSQL names the columns in the detail: "Key (tenant,
-// operation_id)=(acme, pay-1) already exists."
-func postgresUnique(err error, columns string) bool {
+// postgresUnique: SQLSTATE 23505 (unique_violation, pgerrcode.UniqueViolation)
+// on the constraint meant, by the name PostgreSQL reports in its own field.
+// Not the DETAIL ("Key (idempotency_key)=(pay-1) already exists."): it is
+// text, translated per lc_messages, and left out when the role may not read
+// the row (no SELECT right, or row-level security); a duplicate read from
+// it would become an error, and the message would loop.
+func postgresUnique(err error, constraint string) bool {
 	var e *pgconn.PgError
-	if !errors.As(err, &e) || e.Code != "23505" {
-		return false
-	}
-	cols, _, ok := strings.Cut(strings.TrimPrefix(e.Detail, "Key ("), ")=(")
-	if !ok {
-		return false
-	}
-	var named []string
-	for _, c := range strings.Split(cols, ", ") {
-		named = append(named, e.TableName+"."+c)
-	}
-	return strings.Join(named, ", ") == columns
+	return errors.As(err, &e) && e.Code == "23505" && e.ConstraintName == constraint
 }
 
 // execer is what *sql.DB and *sql.Tx have in common.

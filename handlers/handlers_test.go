@@ -30,27 +30,34 @@ func mustDB(t *testing.T) *sql.DB {
 	return db
 }
 
-// TestIsUniqueViolation runs real statements: only a duplicate in the
-// constraint named counts, not the other constraint failures that share
-// SQLite's primary code 19, nor a duplicate in another unique index.
+// TestIsUniqueViolation runs real statements on SQLite: only a duplicate
+// in the columns named counts, not the other constraint failures that share
+// SQLite's primary code 19, nor a duplicate in another unique index. SQLite
+// reports no constraint name, so the name given does not matter here (each
+// case gives the one PostgreSQL would report); TestIsUniqueViolationPostgres
+// is the other side.
 func TestIsUniqueViolation(t *testing.T) {
 	db := mustDB(t)
 	tests := []struct {
-		name    string
-		stmt    string
-		columns string
-		want    bool
+		name       string
+		stmt       string
+		constraint string
+		columns    string
+		want       bool
 	}{
-		{"UNIQUE constraint (extended code 2067)", `INSERT INTO u (k) VALUES ('a')`, "u.k", true},
-		{"PRIMARY KEY (extended code 1555)", `INSERT INTO p (k, v, n) VALUES ('a', 'y', 1)`, "p.k", true},
-		{"composite PRIMARY KEY", `INSERT INTO c (a, b) VALUES ('a', 'b')`, "c.a, c.b", true},
-		{"another UNIQUE index of the same table is no duplicate of this key", `INSERT INTO u (k, other) VALUES ('b', 'o')`, "u.k", false},
-		{"the other index, when it is the one meant", `INSERT INTO u (k, other) VALUES ('b', 'o')`, "u.other", true},
-		{"a part of a composite key is not the key", `INSERT INTO c (a, b) VALUES ('a', 'b')`, "c.a", false},
-		{"the same column name in another table", `INSERT INTO p (k, v, n) VALUES ('a', 'y', 1)`, "u.k", false},
-		{"NOT NULL is code 19 too, but no duplicate", `INSERT INTO p (k, v, n) VALUES ('b', NULL, 1)`, "p.k", false},
-		{"CHECK is code 19 too, but no duplicate", `INSERT INTO p (k, v, n) VALUES ('c', 'z', 0)`, "p.k", false},
-		{"a syntax error", `INSERT INTO nowhere VALUES (1)`, "p.k", false},
+		{"UNIQUE constraint (extended code 2067)", `INSERT INTO u (k) VALUES ('a')`, "uq", "u.k", true},
+		{"PRIMARY KEY (extended code 1555)", `INSERT INTO p (k, v, n) VALUES ('a', 'y', 1)`, "p_pkey", "p.k", true},
+		{"composite PRIMARY KEY", `INSERT INTO c (a, b) VALUES ('a', 'b')`, "c_pkey", "c.a, c.b", true},
+		{"another UNIQUE index of the same table is no duplicate of this key", `INSERT INTO u (k, other) VALUES ('b', 'o')`, "uq", "u.k", false},
+		{"the other index, when it is the one meant", `INSERT INTO u (k, other) VALUES ('b', 'o')`, "uq_other", "u.other", true},
+		{"a part of a composite key is not the key", `INSERT INTO c (a, b) VALUES ('a', 'b')`, "c_pkey", "c.a", false},
+		{"the same column name in another table", `INSERT INTO p (k, v, n) VALUES ('a', 'y', 1)`, "uq", "u.k", false},
+		// SQLite ignores the name: the right name with the wrong columns is
+		// no match (on PostgreSQL it would be the other way round).
+		{"SQLite reads the columns, not the name", `INSERT INTO u (k) VALUES ('a')`, "uq", "u.other", false},
+		{"NOT NULL is code 19 too, but no duplicate", `INSERT INTO p (k, v, n) VALUES ('b', NULL, 1)`, "p_pkey", "p.k", false},
+		{"CHECK is code 19 too, but no duplicate", `INSERT INTO p (k, v, n) VALUES ('c', 'z', 0)`, "p_pkey", "p.k", false},
+		{"a syntax error", `INSERT INTO nowhere VALUES (1)`, "p_pkey", "p.k", false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -58,12 +65,12 @@ func TestIsUniqueViolation(t *testing.T) {
 			if err == nil {
 				t.Fatal("statement succeeded; the test needs it to fail")
 			}
-			if got := IsUniqueViolation(err, tc.columns); got != tc.want {
-				t.Errorf("IsUniqueViolation(%v, %q) = %v, want %v", err, tc.columns, got, tc.want)
+			if got := IsUniqueViolation(err, tc.constraint, tc.columns); got != tc.want {
+				t.Errorf("IsUniqueViolation(%v, %q, %q) = %v, want %v", err, tc.constraint, tc.columns, got, tc.want)
 			}
 		})
 	}
-	if IsUniqueViolation(nil, "u.k") {
+	if IsUniqueViolation(nil, "uq", "u.k") {
 		t.Error("IsUniqueViolation(nil) = true")
 	}
 }

@@ -99,7 +99,7 @@ func Inbox(ctx context.Context, d Deps, m Message) error {
 		`INSERT INTO inbox (tenant, operation_id, payload_hash, response, created_at) VALUES (?, ?, ?, ?, ?)`,
 		m.Tenant, m.Key, hash, fmt.Sprintf("credited %d to %s", m.Amount, m.Account),
 		d.Now().Format(time.RFC3339))
-	if IsUniqueViolation(err, "inbox.tenant, inbox.operation_id") {
+	if IsUniqueViolation(err, "inbox_pkey", "inbox.tenant, inbox.operation_id") {
 		// The racing duplicate committed first. Nack: the redelivery reads
 		// its row and compares the hashes, like any repeat.
 		return fmt.Errorf("inbox %s/%s written concurrently: %w", m.Tenant, m.Key, err)

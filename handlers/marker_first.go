@@ -25,7 +25,7 @@ func MarkerFirst(ctx context.Context, d Deps, m Message) error {
 	_, err := d.DB.ExecContext(ctx,
 		`INSERT INTO processed (idempotency_key, processed_at) VALUES (?, ?)`,
 		m.Key, d.Now().Format(time.RFC3339))
-	if IsUniqueViolation(err, "processed.idempotency_key") {
+	if IsUniqueViolation(err, "processed_pkey", "processed.idempotency_key") {
 		d.Log("duplicate key %s: marker exists, ack", m.Key)
 		return nil
 	}

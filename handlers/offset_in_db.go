@@ -23,10 +23,12 @@ CREATE TABLE consumer_offsets (
 // The offset names a position in the log, not an operation. A producer's
 // retry or an outbox relay's second publish is a new record at a new
 // offset and is credited again. And the rule "below the stored offset
-// means done" holds only where the partition is consumed in order: a
-// broker that requeues one message behind newer ones (as a queue with
-// per-message acks does) makes the handler skip a message it never
-// applied.
+// means done" holds only where the partition is consumed in order: on a
+// queue with per-message acks a newer message can be handled while an
+// older one is out with a worker that dies (other consumers take it, or
+// SQS hands it out during the older one's visibility timeout; RabbitMQ
+// requeues the older one to its original place where it can, but too
+// late), and the handler then skips a message it never applied.
 func OffsetInDB(ctx context.Context, d Deps, m Message) error {
 	d.Point(Yield)
 	tx, err := d.DB.BeginTx(ctx, nil)

@@ -25,7 +25,7 @@ func UniqueError(ctx context.Context, d Deps, m Message) error {
 	_, err = tx.ExecContext(ctx,
 		`INSERT INTO transactions (idempotency_key, account, amount) VALUES (?, ?, ?)`,
 		m.Key, m.Account, m.Amount)
-	if IsUniqueViolation(err, "transactions.idempotency_key") {
+	if IsUniqueViolation(err, "uq_transactions_idempotency_key", "transactions.idempotency_key") {
 		// The bug: a duplicate is the expected outcome, not an error.
 		// Nothing will ever make this insert succeed.
 		return fmt.Errorf("duplicate key %s: %w", m.Key, err)

@@ -43,7 +43,7 @@ func UniqueSameTx(ctx context.Context, d Deps, m Message) error {
 	_, err = tx.ExecContext(ctx,
 		`INSERT INTO transactions (idempotency_key, account, amount) VALUES (?, ?, ?)`,
 		m.Key, m.Account, m.Amount)
-	if IsUniqueViolation(err, "transactions.idempotency_key") {
+	if IsUniqueViolation(err, "uq_transactions_idempotency_key", "transactions.idempotency_key") {
 		// The bug: this transaction has just had an error. SQLite lets
 		// it go on; on PostgreSQL it is aborted, this UPDATE fails with
 		// 25P02, and even a COMMIT would only roll it back.

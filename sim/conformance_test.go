@@ -483,7 +483,10 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "offset-in-db", verdict: lost, settled: 100},
 		}},
 
-		// A queue that requeues pay-1 behind pay-2: consumed out of order.
+		// pay-2 is handled while pay-1 is out with a worker that dies (another
+		// consumer takes pay-2; SQS would hand it out during pay-1's visibility
+		// timeout, RabbitMQ requeues pay-1 to its old place, but too late):
+		// consumed out of order.
 		{"offset-out-of-order", 300, []cell{
 			{handler: "naive", verdict: ok, settled: 300},
 			{handler: "unique", verdict: ok, settled: 300},

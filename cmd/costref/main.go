@@ -32,7 +32,7 @@ func run() error {
 	}
 	ref := cost.ReferenceRun{Date: time.Now().UTC().Format("2006-01-02"),
 		Command: "make cost-reference (lab bench --handlers all --messages 2000; with LAB_POSTGRES_URL and LAB_REDIS_URL, lab bench --engine real --handlers all --messages 1000 --retention=false)",
-		Note:    "A shared virtual machine: the timings are noisy, so read them as ratios between handlers of one run. The counters (calls, transactions, rows, bytes) are exact and do not depend on the machine."}
+		Note:    "A shared virtual machine: the timings are noisy, so read them as ratios between handlers of one run. The counters (calls, transactions, rows) are exact and do not depend on the machine. Bytes are whole pages, and on PostgreSQL they depend on when vacuum ran: a table gains its free-space map (24 KB) and visibility map (8 KB) then, and dead rows stay until it runs."}
 	emb, err := measure(nil, 2000, true)
 	if err != nil {
 		return err

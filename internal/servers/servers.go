@@ -57,6 +57,13 @@ func unavailable(tb testing.TB, pkg string, err error) {
 	tb.Skipf("%v: install Debian's %s to run this test", err, pkg)
 }
 
+// Unavailable skips the test for want of what pkg (a Debian package, or
+// what to run) provides, or fails it in CI, where it must run.
+func Unavailable(tb testing.TB, pkg string, err error) {
+	tb.Helper()
+	unavailable(tb, pkg, err)
+}
+
 // Postgres returns the URL of a throwaway PostgreSQL, started on first use.
 func Postgres(tb testing.TB) string {
 	tb.Helper()

@@ -9,7 +9,7 @@ func Catalog() page.Catalog {
 		"cost.lead":      {"Each handler gets the same stream of top-ups, some of them sent twice as a producer's retry, and the lab counts what it did: SQL statements, Redis commands and transactions per message, the rows and bytes it keeps, and how long a message took. Counters are exact; timings are this machine's, now, so compare them as ratios within one run.", "Каждый обработчик получает один и тот же поток пополнений, часть из них отправлена дважды как повтор продюсера, и лаборатория считает, что он сделал: SQL-запросы, команды Redis и транзакции на сообщение, строки и байты, которые он хранит, и сколько заняло сообщение. Счётчики точны; время — этой машины и этого момента, поэтому сравнивайте его как отношения внутри одного прогона."},
 		"cost.form":      {"Run it here", "Запустить здесь"},
 		"cost.handlers":  {"Handlers", "Обработчики"},
-		"cost.core":      {"the five core patterns", "пять основных шаблонов"},
+		"cost.core":      {"the five core patterns", "пять основных паттернов"},
 		"cost.all":       {"all message handlers", "все обработчики сообщений"},
 		"cost.messages":  {"Messages per handler (1 to %d)", "Сообщений на обработчик (от 1 до %d)"},
 		"cost.dup":       {"Sent twice, % (0 to 100)", "Отправлено дважды, % (от 0 до 100)"},

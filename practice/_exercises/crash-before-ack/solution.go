@@ -28,7 +28,7 @@ func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 	d.Point(handlers.BeforeEffect)
 	_, err = tx.ExecContext(ctx,
 		`INSERT INTO processed (idempotency_key) VALUES (?)`, m.Key)
-	if handlers.IsUniqueViolation(err, "processed.idempotency_key") {
+	if handlers.IsUniqueViolation(err, "processed_pkey", "processed.idempotency_key") {
 		// The first delivery committed its credit: this is its copy.
 		// Ack it; an error would only bring it back.
 		d.Log("key %s already processed: ack", m.Key)

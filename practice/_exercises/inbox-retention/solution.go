@@ -102,7 +102,7 @@ func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 	_, err = tx.ExecContext(ctx,
 		`INSERT INTO operations (tenant, operation_id, payload_hash) VALUES (?, ?, ?)`,
 		m.Tenant, m.Key, hash)
-	if handlers.IsUniqueViolation(err, "operations.tenant, operations.operation_id") {
+	if handlers.IsUniqueViolation(err, "operations_pkey", "operations.tenant, operations.operation_id") {
 		// A racing copy committed first: nack, and the redelivery
 		// compares hashes like any repeat.
 		return fmt.Errorf("operation %s/%s written concurrently: %w", m.Tenant, m.Key, err)

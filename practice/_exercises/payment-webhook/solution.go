@@ -64,7 +64,7 @@ func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 	_, err = tx.ExecContext(ctx,
 		`INSERT INTO received_payments (tenant, payment_id, payload_hash, delivery_id, received_at) VALUES (?, ?, ?, ?, ?)`,
 		m.Tenant, m.Key, hash, m.TransportID, now)
-	if handlers.IsUniqueViolation(err, "received_payments.tenant, received_payments.payment_id") {
+	if handlers.IsUniqueViolation(err, "received_payments_pkey", "received_payments.tenant, received_payments.payment_id") {
 		tx.Rollback()
 		return seenBefore(ctx, d, m, hash, now)
 	}

@@ -34,7 +34,7 @@ func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 	_, err = tx.ExecContext(ctx,
 		`INSERT INTO operations (idempotency_key, transport_id, account, amount) VALUES (?, ?, ?, ?)`,
 		m.Key, m.TransportID, m.Account, m.Amount)
-	if handlers.IsUniqueViolation(err, "operations.idempotency_key") {
+	if handlers.IsUniqueViolation(err, "operations_pkey", "operations.idempotency_key") {
 		// Same intent, whatever transport id it came under: ack.
 		d.Log("key %s already processed (now as %s): ack", m.Key, m.TransportID)
 		return nil

@@ -33,7 +33,7 @@ func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 	_, err = tx.ExecContext(ctx,
 		`INSERT INTO deliveries (transport_id, account, amount) VALUES (?, ?, ?)`,
 		m.TransportID, m.Account, m.Amount)
-	if handlers.IsUniqueViolation(err, "deliveries.transport_id") {
+	if handlers.IsUniqueViolation(err, "deliveries_pkey", "deliveries.transport_id") {
 		d.Log("delivery %s seen before: ack", m.TransportID)
 		return nil
 	}

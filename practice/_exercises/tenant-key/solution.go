@@ -35,9 +35,9 @@ func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 	_, err = tx.ExecContext(ctx,
 		`INSERT INTO transactions (tenant, idempotency_key, account, amount) VALUES (?, ?, ?, ?)`,
 		m.Tenant, m.Key, m.Account, m.Amount)
-	// The violation is now of the composite constraint, named by both
-	// columns as SQLite reports them.
-	if handlers.IsUniqueViolation(err, "transactions.tenant, transactions.idempotency_key") {
+	// The violation is now of the composite constraint: its name for
+	// PostgreSQL, both columns as SQLite reports them.
+	if handlers.IsUniqueViolation(err, "uq_transactions_tenant_key", "transactions.tenant, transactions.idempotency_key") {
 		d.Log("duplicate key %s/%s: already processed, ack", m.Tenant, m.Key)
 		return nil
 	}

@@ -36,7 +36,7 @@ func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 	_, err = tx.ExecContext(ctx,
 		`INSERT INTO transactions (idempotency_key, account, amount) VALUES (?, ?, ?)`,
 		m.Key, m.Account, m.Amount)
-	if handlers.IsUniqueViolation(err, "transactions.idempotency_key") {
+	if handlers.IsUniqueViolation(err, "uq_transactions_idempotency_key", "transactions.idempotency_key") {
 		d.Log("duplicate key %s: already processed, ack", m.Key)
 		return nil
 	}

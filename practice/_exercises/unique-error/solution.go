@@ -33,9 +33,9 @@ func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 	_, err = tx.ExecContext(ctx,
 		`INSERT INTO transactions (idempotency_key, account, amount) VALUES (?, ?, ?)`,
 		m.Key, m.Account, m.Amount)
-	// Match exactly the key's constraint, named by its column: a NOT NULL
+	// Match exactly the key's constraint, by its name and column: a NOT NULL
 	// failure or another unique index is a real error, not a repeat.
-	if handlers.IsUniqueViolation(err, "transactions.idempotency_key") {
+	if handlers.IsUniqueViolation(err, "uq_transactions_idempotency_key", "transactions.idempotency_key") {
 		// Nothing will ever make this insert succeed, and nothing needs
 		// to: the first delivery credited the account. Ack.
 		d.Log("duplicate key %s: already processed, ack", m.Key)

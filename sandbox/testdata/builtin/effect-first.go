@@ -43,7 +43,7 @@ func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 	_, err = d.DB.ExecContext(ctx,
 		`INSERT INTO processed (idempotency_key, processed_at) VALUES (?, ?)`,
 		m.Key, d.Now().Format(time.RFC3339))
-	if handlers.IsUniqueViolation(err, "processed.idempotency_key") {
+	if handlers.IsUniqueViolation(err, "processed_pkey", "processed.idempotency_key") {
 		// Too late to refuse: our credit is already committed. Failing
 		// now would only make the broker credit it once more.
 		d.Log("key %s: marker written by a concurrent worker, credited twice", m.Key)

@@ -25,7 +25,7 @@ func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 	_, err := d.DB.ExecContext(ctx,
 		`INSERT INTO processed (idempotency_key, processed_at) VALUES (?, ?)`,
 		m.Key, d.Now().Format(time.RFC3339))
-	if handlers.IsUniqueViolation(err, "processed.idempotency_key") {
+	if handlers.IsUniqueViolation(err, "processed_pkey", "processed.idempotency_key") {
 		d.Log("duplicate key %s: marker exists, ack", m.Key)
 		return nil
 	}

@@ -34,7 +34,7 @@ func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 	_, err = tx.ExecContext(ctx,
 		`INSERT INTO transactions (idempotency_key, account, amount) VALUES (?, ?, ?)`,
 		m.Key, m.Account, m.Amount)
-	if handlers.IsUniqueViolation(err, "transactions.idempotency_key") {
+	if handlers.IsUniqueViolation(err, "uq_transactions_idempotency_key", "transactions.idempotency_key") {
 		// The bug: a duplicate is the expected outcome, not an error.
 		// Nothing will ever make this insert succeed.
 		return fmt.Errorf("duplicate key %s: %w", m.Key, err)

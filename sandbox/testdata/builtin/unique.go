@@ -35,9 +35,9 @@ func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 	_, err = tx.ExecContext(ctx,
 		`INSERT INTO transactions (idempotency_key, account, amount) VALUES (?, ?, ?)`,
 		m.Key, m.Account, m.Amount)
-	// The violation we expect is of the key's constraint, named by its
-	// columns; any other constraint failing is an error, not a repeat.
-	if handlers.IsUniqueViolation(err, "transactions.idempotency_key") {
+	// The violation we expect is of the key's constraint (its name for
+	// PostgreSQL, its columns for SQLite); any other is an error.
+	if handlers.IsUniqueViolation(err, "uq_transactions_idempotency_key", "transactions.idempotency_key") {
 		// Not a failure: this key was processed before. Ack it, or the
 		// broker will redeliver it for ever.
 		d.Log("duplicate key %s: already processed, ack", m.Key)
