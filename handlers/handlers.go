@@ -209,16 +209,26 @@ CREATE TABLE orders (
 
 // IsUniqueViolation reports whether err is the database's answer to a
 // duplicate in the constraint the handler means. Each engine names that
-// constraint its own way, so the handler gives both: constraint, the name
-// PostgreSQL reports (the one in the schema's CONSTRAINT clause, or
-// PostgreSQL's default such as "inbox_pkey" for a primary key), and
-// columns, the list SQLite reports ("transactions.idempotency_key", or
-// "inbox.tenant, inbox.operation_id" for a composite key). Which one
-// matters: a table may have more than one unique index, and a violation of
-// another one is a bug in the data, not a repeat of this message. One small
-// function per engine: SQLite's and PostgreSQL's.
-func IsUniqueViolation(err error, constraint, columns string) bool {
-	return sqliteUnique(err, columns) || postgresUnique(err, constraint)
+// constraint its own way, so the handler gives both names: the one
+// PostgreSQL reports (the schema's CONSTRAINT clause, or PostgreSQL's
+// default such as "inbox_pkey" for a primary key) and the columns SQLite
+// reports ("transactions.idempotency_key", or "inbox.tenant,
+// inbox.operation_id" for a composite key), as in
+//
+//	handlers.IsUniqueViolation(err, "uq_transactions_key", "transactions.idempotency_key")
+//
+// Which one matters: a table may have more than one unique index, and a
+// violation of another one is a bug in the data, not a repeat of this
+// message. One small function per engine: SQLite's and PostgreSQL's. (A
+// file written for the older form, the columns alone, still compiles and
+// still works on SQLite.)
+func IsUniqueViolation(err error, names ...string) bool {
+	for _, name := range names {
+		if sqliteUnique(err, name) || postgresUnique(err, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // sqliteUnique: the code must be the extended 2067 (UNIQUE) or 1555

@@ -73,6 +73,11 @@ func TestIsUniqueViolation(t *testing.T) {
 	if IsUniqueViolation(nil, "uq", "u.k") {
 		t.Error("IsUniqueViolation(nil) = true")
 	}
+	// A file written for the older form (the columns alone) still
+	// compiles and still works on SQLite.
+	if _, err := db.Exec(`INSERT INTO u (k) VALUES ('a')`); !IsUniqueViolation(err, "u.k") {
+		t.Errorf("the columns alone: IsUniqueViolation(%v, \"u.k\") = false", err)
+	}
 }
 
 // TestCreditToAMissingAccount: every handler that credits the database
