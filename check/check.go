@@ -45,6 +45,14 @@ type Options struct {
 	// NoRefunds keeps refunds out of the alphabet: for a handler written
 	// for payments only, as the exercises before lesson 11 are.
 	NoRefunds bool
+	// VisibilitySweep runs every script that redelivers a message after
+	// a crash or a timeout under more visibility timeouts than the
+	// header's: a minute below and a minute above each of its lifetimes,
+	// and redelivery at once (see sweepTimeouts).
+	VisibilitySweep bool
+	// beforeReplay, when set, is called before the stories found are
+	// replayed: tests make a handler change its mind there.
+	beforeReplay func()
 	// now reads the clock for Budget; tests replace it.
 	now func() time.Time
 }
@@ -76,6 +84,8 @@ type Failure struct {
 	Settled  int64       `json:"settled"`
 	Expected int64       `json:"expected"`
 	Reason   string      `json:"reason"`
+	// res is the search's run of the story, for a replay that differs.
+	res sim.Result
 }
 
 // Report is what a search found for one handler.
@@ -90,6 +100,10 @@ type Report struct {
 	Len      int       `json:"len"`
 	Seed     uint64    `json:"seed"`
 	Partial  bool      `json:"partial,omitempty"` // the time budget ended the search early
+	// Visibility is the visibility timeouts the scripts ran under: the
+	// header's first (0: redelivery at once), then the sweep's. Empty on
+	// the API side. Redelivery says it in words.
+	Visibility []time.Duration `json:"visibility_timeouts,omitempty"`
 }
 
 // Failed reports whether any failure was found.
@@ -110,6 +124,10 @@ type searcher struct {
 	deadline time.Time
 	explored int
 	found    map[sim.Verdict]Failure
+	// vt is the visibility timeout of the scripts run now: the header's,
+	// or one of vts, the sweep's (redelivery.go).
+	vt  time.Duration
+	vts []time.Duration
 }
 
 // apiScript stands for any script of requests, to resolve API handlers.
@@ -144,7 +162,9 @@ func CheckHandler(ctx context.Context, h handlers.Info, opt Options) (Report, er
 	if len(header.Steps) > 0 {
 		return Report{}, errors.New("header: only header lines, no steps")
 	}
-	s := &searcher{ctx: ctx, info: h, opt: opt, header: header, found: map[sim.Verdict]Failure{}, api: h.API != nil}
+	s := &searcher{ctx: ctx, info: h, opt: opt, header: header, found: map[sim.Verdict]Failure{}, api: h.API != nil,
+		vt: header.VisibilityTimeout}
+	s.vts = s.sweepTimeouts()
 	if s.calls, s.gateway, err = s.probe(); err != nil {
 		return Report{}, err
 	}
@@ -152,6 +172,9 @@ func CheckHandler(ctx context.Context, h handlers.Info, opt Options) (Report, er
 		s.deadline = opt.now().Add(opt.Budget)
 	}
 	rep := Report{Handler: h.Name, Depth: opt.Depth, Runs: max(opt.Runs, 0), Len: opt.Len, Seed: opt.Seed}
+	if !s.api {
+		rep.Visibility = append([]time.Duration{header.VisibilityTimeout}, s.vts...)
+	}
 	err = s.exhaustive()
 	if err == nil && opt.Runs > 0 {
 		err = s.random()
@@ -164,6 +187,17 @@ func CheckHandler(ctx context.Context, h handlers.Info, opt Options) (Report, er
 	}
 	for _, f := range s.found {
 		rep.Failures = append(rep.Failures, f)
+	}
+	// Every story is replayed as lab run would run it before it is
+	// reported: one that does not give its verdict again is the lab's
+	// fault, never a report.
+	if opt.beforeReplay != nil {
+		opt.beforeReplay()
+	}
+	for _, f := range rep.Failures {
+		if err := replayStory(ctx, h, f); err != nil {
+			return Report{}, err
+		}
 	}
 	slices.SortFunc(rep.Failures, func(a, b Failure) int {
 		if a.Steps != b.Steps {
@@ -204,7 +238,9 @@ func (s *searcher) run(steps []string) (sim.Result, *sim.Script, error) {
 }
 
 func (s *searcher) text(steps []string) string {
-	return s.header.String() + strings.Join(steps, "\n") + "\n"
+	header := *s.header
+	header.VisibilityTimeout = s.vt
+	return header.String() + strings.Join(steps, "\n") + "\n"
 }
 
 // judge records a failing run, shrunk, unless a story as short is known
@@ -220,6 +256,22 @@ func (s *searcher) judge(steps []string, res sim.Result) error {
 	if err != nil {
 		return err
 	}
+	if s.vt != s.header.VisibilityTimeout {
+		// A story the sweep found is told under the header's own
+		// timeout when it fails the same way there.
+		swept := s.vt
+		s.vt = s.header.VisibilityTimeout
+		r, sc, err := s.run(min)
+		if err != nil {
+			return err
+		}
+		if sc != nil && r.Verdict == res.Verdict {
+			res = r
+		} else {
+			s.vt = swept
+		}
+		defer func() { s.vt = swept }()
+	}
 	if f, ok := s.found[res.Verdict]; ok && f.Steps <= len(min) {
 		return nil
 	}
@@ -228,7 +280,7 @@ func (s *searcher) judge(steps []string, res sim.Result) error {
 		return err
 	}
 	s.found[res.Verdict] = Failure{Verdict: res.Verdict, Script: sc.String(), Steps: len(min),
-		Settled: res.Settled, Expected: res.Expected, Reason: res.Reason}
+		Settled: res.Settled, Expected: res.Expected, Reason: res.Reason, res: res}
 	return nil
 }
 
@@ -265,6 +317,9 @@ func (s *searcher) exhaustive() error {
 				if err := s.judge(steps, res); err != nil {
 					return err
 				}
+				if err := s.sweep(steps, res); err != nil {
+					return err
+				}
 				next = append(next, steps)
 			}
 		}
@@ -299,6 +354,9 @@ func (s *searcher) random() error {
 			continue
 		}
 		if err := s.judge(steps, res); err != nil {
+			return err
+		}
+		if err := s.sweep(steps, res); err != nil {
 			return err
 		}
 	}

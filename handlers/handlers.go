@@ -94,6 +94,14 @@ type Deps struct {
 	Point func(name string)
 	// Log records what the handler decided, as a logger would.
 	Log func(format string, args ...any)
+	// Quarantine says that the handler set this message aside for a
+	// person to look at, with the reason (a changed payload under a key
+	// it has applied, say), instead of applying it: the lab records it in
+	// the trace and the oracle counts it, so a conflict acked this way is
+	// not silent. It records at once, as a log line does, inside a
+	// transaction or not. A table named quarantine counts too (see the
+	// README), for a handler that keeps its own.
+	Quarantine func(reason string)
 }
 
 // The places a handler marks with Deps.Point.

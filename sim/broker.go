@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // Message is one message as the broker holds it.
 type Message struct {
@@ -36,6 +39,27 @@ type Broker struct {
 	Acked         []*Message
 	DLQ           []*Message
 	offset        int
+	// now, when set, is the world's clock; leased is when a worker last
+	// took each message: its visibility timeout
+	// (Script.VisibilityTimeout) runs from there.
+	now    func() time.Time
+	leased map[*Message]time.Time
+}
+
+// lease starts m's lease, from which its visibility timeout runs.
+func (b *Broker) lease(m *Message) {
+	if b.now == nil {
+		return
+	}
+	if b.leased == nil {
+		b.leased = map[*Message]time.Time{}
+	}
+	b.leased[m] = b.now()
+}
+
+// leaseEnd is when m's lease runs out under the visibility timeout vt.
+func (b *Broker) leaseEnd(m *Message, vt time.Duration) time.Time {
+	return b.leased[m].Add(vt)
 }
 
 // BrokerState is a copy of the broker's queues at one moment.
@@ -66,6 +90,7 @@ func (b *Broker) Take() *Message {
 	b.Ready = b.Ready[1:]
 	m.Deliveries++
 	b.InFlight = append(b.InFlight, m)
+	b.lease(m)
 	return m
 }
 
@@ -75,6 +100,7 @@ func (b *Broker) Take() *Message {
 func (b *Broker) TakeAgain(m *Message) int {
 	m.Deliveries++
 	m.Redelivered = true
+	b.lease(m)
 	return m.Deliveries
 }
 

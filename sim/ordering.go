@@ -75,6 +75,7 @@ func (b *Broker) TakeOp(op string) *Message {
 			b.Ready = append(b.Ready[:i:i], b.Ready[i+1:]...)
 			m.Deliveries++
 			b.InFlight = append(b.InFlight, m)
+			b.lease(m)
 			return m
 		}
 	}

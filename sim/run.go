@@ -94,7 +94,11 @@ type Result struct {
 	GatewayCalls  int     `json:"gateway_calls"`
 	// Conflicts counts the changed payloads acked as a success without
 	// quarantine, settlement included: the KindConflict events.
-	Conflicts  int     `json:"-"`
+	Conflicts int `json:"-"`
+	// Timeouts counts the redeliveries after a crash or a timeout,
+	// settlement included: the ones a visibility timeout delays
+	// (Script.VisibilityTimeout), whether or not the script sets one.
+	Timeouts   int     `json:"-"`
 	Trace      []Trace `json:"trace"`
 	Settlement Trace   `json:"settlement"`
 	// Broker and Final are the broker's queues and the world's state after
@@ -410,7 +414,11 @@ func runHandler(ctx context.Context, s *Script, h handlers.Info, steps int, lim 
 	}
 	res.Deliveries, res.DeadLettered, res.GatewayCalls = w.deliveries, len(w.broker.DLQ), len(w.gateway.calls)
 	res.Conflicts, res.open = w.conflicts, len(w.broker.Ready)+len(w.broker.InFlight)
-	res.Verdict, res.Reason = w.verdict(res.Settled, res.Expected)
+	res.Timeouts = w.timeouts
+	if res.Verdict, res.Reason, err = w.verdict(res.Settled, res.Expected); err != nil {
+		// The oracle could not read what it judges by: no verdict.
+		return res, fmt.Errorf("%s: the oracle: %w", h.Name, err)
+	}
 	if lim.storage {
 		if res.Storage, err = w.storage(); err != nil {
 			return res, err
@@ -431,15 +439,16 @@ func runHandler(ctx context.Context, s *Script, h handlers.Info, steps int, lim 
 // lost, and another payload acked without applying or quarantining it is a
 // silent conflict (checkQuarantined). The totals cannot judge such a run:
 // the expected total is one of several.
-func (w *world) verdict(settled, expected int64) (Verdict, string) {
+func (w *world) verdict(settled, expected int64) (Verdict, string, error) {
 	if w.handler.Absolute {
 		// A handler that writes absolute state is judged by the state.
 		if v, why, bad, err := w.accountVerdict(); err != nil {
-			return Lost, "cannot read the accounts: " + err.Error()
+			return "", "", fmt.Errorf("cannot read the accounts: %w", err)
 		} else if bad {
-			return v, why
+			return v, why, nil
 		}
-		return w.laterVerdicts(settled)
+		v, why := w.laterVerdicts(settled)
+		return v, why, nil
 	}
 	twoPayloads, refunds := false, false
 	for _, in := range w.intents {
@@ -457,9 +466,9 @@ func (w *world) verdict(settled, expected int64) (Verdict, string) {
 		// Judged operation by operation: a refund never applied and a
 		// payment credited twice would look the same in the total.
 	case settled > expected+optional:
-		return Duplicate, fmt.Sprintf("credited %d, expected %d: %d too much", settled, expected, settled-expected) + w.producerStory()
+		return Duplicate, fmt.Sprintf("credited %d, expected %d: %d too much", settled, expected, settled-expected) + w.producerStory(), nil
 	case settled < expected:
-		return Lost, fmt.Sprintf("credited %d, expected %d: %d never arrived", settled, expected, expected-settled) + w.producerStory()
+		return Lost, fmt.Sprintf("credited %d, expected %d: %d never arrived", settled, expected, expected-settled) + w.producerStory(), nil
 	}
 	var over, under []string
 	for _, in := range w.intentList() {
@@ -499,12 +508,13 @@ func (w *world) verdict(settled, expected int64) (Verdict, string) {
 		prefix = ""
 	}
 	if len(over) > 0 {
-		return Duplicate, prefix + strings.Join(append(over, under...), "; ")
+		return Duplicate, prefix + strings.Join(append(over, under...), "; "), nil
 	}
 	if len(under) > 0 {
-		return Lost, prefix + strings.Join(under, "; ")
+		return Lost, prefix + strings.Join(under, "; "), nil
 	}
-	return w.laterVerdicts(settled)
+	v, why := w.laterVerdicts(settled)
+	return v, why, nil
 }
 
 // laterVerdicts are the oracle's checks once the money is right: poison
@@ -542,7 +552,9 @@ func (w *world) settle() error {
 		return w.settleAPI()
 	}
 	if w.gateway.mode != GatewayUp || w.gateway.stall > 0 {
-		w.step(Step{Verb: VerbGateway, Gateway: GatewayUp, Up: true})
+		if err := w.step(Step{Verb: VerbGateway, Gateway: GatewayUp, Up: true}); err != nil {
+			return err
+		}
 	}
 	// A relay that died restarts: what the outbox holds gets published.
 	if pending, err := w.pendingOutbox(); err != nil {
@@ -553,7 +565,9 @@ func (w *world) settle() error {
 		}
 	}
 	if len(w.broker.InFlight) > 0 {
-		w.step(Step{Verb: VerbRedeliver})
+		if err := w.step(Step{Verb: VerbRedeliver}); err != nil {
+			return err
+		}
 	}
 	return w.step(Step{Verb: VerbDrain})
 }
@@ -631,7 +645,11 @@ func (w *world) do(st Step) error {
 			w.deliver(ws)
 		}
 	case VerbRedeliver:
+		if err := w.awaitLeases(w.broker.InFlight); err != nil {
+			return err
+		}
 		moved, dead := w.broker.Redeliver()
+		w.timeouts += len(moved)
 		if len(moved) == 0 {
 			w.note("broker", "no message is in flight", "неподтверждённых сообщений нет")
 		}
@@ -651,6 +669,9 @@ func (w *world) do(st Step) error {
 			}
 			m := w.broker.Take()
 			w.deliver([]*worker{newWorker(1, m, "")})
+			if w.engineErr != nil {
+				return nil // step returns it
+			}
 		}
 	case VerbDLQReplay:
 		replayed := w.broker.ReplayDLQ()
@@ -846,6 +867,30 @@ func (w *world) brokerMoved(m *Message, dead bool, why string) {
 func (w *world) advance(d time.Duration) error {
 	return w.passTime(d, fmt.Sprintf("+%s: now %s", formatDuration(d), w.now.Add(d).Format(time.RFC3339)),
 		fmt.Sprintf("+%s: теперь %s", formatDuration(d), w.now.Add(d).Format(time.RFC3339)))
+}
+
+// awaitLeases is the broker waiting out the visibility timeout
+// (Script.VisibilityTimeout) of messages it is about to hand out again
+// after a crash or a timeout: the clock moves to when the last of their
+// leases runs out. It stays when they have run out already, and when the
+// script sets no visibility timeout: redelivery at once.
+func (w *world) awaitLeases(ms []*Message) error {
+	vt := w.script.VisibilityTimeout
+	if vt <= 0 || w.api != nil {
+		return nil
+	}
+	var end time.Time
+	for _, m := range ms {
+		if e := w.broker.leaseEnd(m, vt); e.After(end) {
+			end = e
+		}
+	}
+	if !end.After(w.now) {
+		return nil
+	}
+	d, at := end.Sub(w.now), end.Format(time.RFC3339)
+	return w.passTime(d, fmt.Sprintf("the broker waits out the %s visibility timeout: +%s, now %s", formatDuration(vt), formatDuration(d), at),
+		fmt.Sprintf("брокер выжидает visibility timeout %s: +%s, теперь %s", formatDuration(vt), formatDuration(d), at))
 }
 
 // wait is a worker waiting d for the gateway: the clock moves as for an
@@ -1058,6 +1103,10 @@ func (w *world) deliver(ws []*worker) {
 						fmt.Sprintf("%s закончил, не дожидаясь шлюза: его visibility timeout не истёк, и второй доставки нет", ws[0].name))
 					continue
 				}
+				if err := w.awaitLeases([]*Message{wk.msg}); err != nil && w.engineErr == nil {
+					w.engineErr = err
+				}
+				w.timeouts++
 				wk.delivery = w.broker.TakeAgain(wk.msg)
 			}
 			w.t.actor = wk.name
@@ -1119,7 +1168,11 @@ func (w *world) work(wk *worker, yielded chan bool) {
 	twoPayloads := w.intents[ik] != nil && len(w.intents[ik].variants) > 1
 	quarantinedBefore, appliedBefore := 0, 0
 	if twoPayloads {
-		quarantinedBefore, appliedBefore = w.quietQuarantined(), w.applications[ik][m.Amount]
+		var err error
+		if quarantinedBefore, err = w.quietQuarantined(); err != nil {
+			w.failEngine(err)
+		}
+		appliedBefore = w.applications[ik][m.Amount]
 	}
 
 	point := w.pointFunc(wk)
@@ -1185,6 +1238,18 @@ func (w *world) settleDelivery(wk *worker, err error, twoPayloads bool, quaranti
 			fmt.Sprintf("%s медлит с ack: сейчас работает другой воркер", wk.name))
 		w.t.actor = wk.name
 	}
+	if twoPayloads && !w.setAside[m] {
+		// Quarantined in this delivery, whether the worker lives to ack
+		// or not. A message set aside once stays so: its redelivery,
+		// acked as a repeat of the quarantine, is no silent conflict,
+		// whether or not the handler counts it again.
+		if q, err := w.quietQuarantined(); err != nil {
+			w.failEngine(err)
+			return
+		} else if q > quarantinedBefore {
+			w.setAside[m] = true
+		}
+	}
 	_, _, callCrash := CallCrash(wk.crash)
 	switch {
 	case wk.dead:
@@ -1231,7 +1296,7 @@ func (w *world) settleDelivery(wk *worker, err error, twoPayloads bool, quaranti
 	w.t.say(KindAck, "ack "+m.TransportID, "ack "+m.TransportID)
 	w.broker.Ack(m)
 	if twoPayloads {
-		w.checkQuarantined(m, quarantinedBefore, appliedBefore)
+		w.checkQuarantined(m, appliedBefore)
 	}
 }
 
@@ -1241,10 +1306,14 @@ func (w *world) settleDelivery(wk *worker, err error, twoPayloads bool, quaranti
 // message counts as a silent conflict when the handler acked it without
 // applying it and without quarantining it, while another payload of the
 // key was applied. (Applied is judged by verdict; quarantined is what the
-// lab wants.)
-func (w *world) checkQuarantined(m *Message, quarantinedBefore, appliedBefore int) {
+// lab wants: in this delivery or an earlier one, by Deps.Quarantine or a
+// quarantine table, see settleDelivery.)
+func (w *world) checkQuarantined(m *Message, appliedBefore int) {
 	ik := intentKey{m.Tenant, m.Op}
-	if w.applications[ik][m.Amount] > appliedBefore || w.quietQuarantined() > quarantinedBefore {
+	if w.applications[ik][m.Amount] > appliedBefore {
+		return
+	}
+	if w.setAside[m] {
 		return
 	}
 	other := false
@@ -1261,10 +1330,18 @@ func (w *world) checkQuarantined(m *Message, quarantinedBefore, appliedBefore in
 
 // quietQuarantined counts the quarantined deliveries without tracing the
 // query: it is the lab looking, not the worker.
-func (w *world) quietQuarantined() int {
+func (w *world) quietQuarantined() (int, error) {
 	defer w.t.quiet()()
-	n, _ := w.quarantinedDeliveries()
-	return n
+	return w.quarantinedDeliveries()
+}
+
+// failEngine keeps the first error of the engine's own met inside a
+// delivery, where it cannot be returned: the step returns it (step), and
+// the run ends with it instead of a verdict.
+func (w *world) failEngine(err error) {
+	if w.engineErr == nil {
+		w.engineErr = err
+	}
 }
 
 // call runs the handler, fresh when it keeps state (handlers.Info.Fresh),

@@ -126,6 +126,15 @@ type Script struct {
 	DedupWindow time.Duration
 	// KeyTTL is how long an API server keeps an Idempotency-Key (key-ttl:).
 	KeyTTL time.Duration
+	// VisibilityTimeout (visibility-timeout:) is how long the broker
+	// waits before it hands out again a message whose worker died or
+	// never answered: SQS's visibility timeout, JetStream's ack wait. A
+	// redelivery after a crash or a timeout (redeliver, the settlement's
+	// redelivery, the second worker of deliver-concurrent same) moves the
+	// clock to when the message's lease runs out. An explicit nack is
+	// redelivered at once, as RabbitMQ and JetStream's Nak do. 0 (the
+	// default, or off): redelivery at once, the clock stays.
+	VisibilityTimeout time.Duration
 	// API: the script tells the API side (request verbs), run by the API
 	// handlers; otherwise the broker side, run by the message handlers.
 	API bool
@@ -294,7 +303,7 @@ type parser struct {
 }
 
 var headers = []string{"title", "title-ru", "summary", "summary-ru",
-	"max-deliveries", "processing-ttl", "done-ttl", "inbox-retention", "key-ttl", "dedup-window", "handlers"}
+	"max-deliveries", "processing-ttl", "done-ttl", "inbox-retention", "key-ttl", "dedup-window", "visibility-timeout", "handlers"}
 
 func (p *parser) line(n int, line string) error {
 	if strings.ContainsFunc(line, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) {
@@ -364,6 +373,12 @@ func (p *parser) header(n int, name, value string) error {
 			return nil
 		}
 		p.s.DedupWindow, err = parseDuration(value)
+	case "visibility-timeout":
+		if value == "off" {
+			p.s.VisibilityTimeout = 0
+			return nil
+		}
+		p.s.VisibilityTimeout, err = parseDuration(value)
 	case "inbox-retention":
 		if value == "off" {
 			p.s.InboxRetention = 0
@@ -781,6 +796,9 @@ func switchText(calls []int) string {
 	return strings.Join(parts, ",")
 }
 
+// FormatDuration writes a duration as scripts write it: 2m, 1h30m, 3d.
+func FormatDuration(d time.Duration) string { return formatDuration(d) }
+
 // formatDuration writes whole days as Nd and everything else as Go does,
 // without the zero units Go adds (1h0m0s becomes 1h).
 func formatDuration(d time.Duration) string {
@@ -828,6 +846,9 @@ func (s *Script) String() string {
 	}
 	if s.KeyTTL != DefaultKeyTTL {
 		header("key-ttl", formatDuration(s.KeyTTL))
+	}
+	if s.VisibilityTimeout != 0 {
+		header("visibility-timeout", formatDuration(s.VisibilityTimeout))
 	}
 	header("handlers", strings.Join(s.Handlers, ","))
 	for _, st := range s.Steps {

@@ -43,6 +43,9 @@ const (
 	KindSwitch   = "switch"   // the gateway goes down or up
 	KindNote     = "note"     // the engine explains a no-op
 	KindConflict = "conflict" // a changed payload was acked without quarantine
+	// KindQuarantine is a handler setting a message aside for a person
+	// (Deps.Quarantine).
+	KindQuarantine = "quarantine"
 	// The API side (api.go).
 	KindRequest     = "request"      // client -> server: an API request
 	KindResponse    = "response"     // server -> client: its answer

@@ -10,6 +10,7 @@ import (
 	"net"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -84,9 +85,17 @@ type world struct {
 	// their operation was already applied: the makings of a poison message.
 	failedAfterApplied map[*Message]bool
 	conflicts          int // changed payloads acked without quarantine
+	quarantines        int // calls of Deps.Quarantine
 	crashes            int // workers that died
+	timeouts           int // redeliveries after a crash or a timeout (Result.Timeouts)
 	deliveries         int
 	scripts            int // Lua scripts the handler ran in Redis: each costs luaCost of the budget
+	// setAside marks the messages the handler quarantined, in any of
+	// their deliveries (see checkQuarantined).
+	setAside map[*Message]bool
+	// quarantineCount says whether the handler's quarantine table has a
+	// count column; nil until looked at.
+	quarantineCount *bool
 	// engineErr is an error of the engine's own (the reaper, run when a
 	// stalled gateway call moves the clock) met inside a delivery, where
 	// it cannot be returned: the step returns it.
@@ -154,9 +163,11 @@ func newWorld(s *Script, h handlers.Info, eng *Engine) (w *world, err error) {
 		applied:            map[intentKey]int64{},
 		applications:       map[intentKey]map[int64]int{},
 		failedAfterApplied: map[*Message]bool{},
+		setAside:           map[*Message]bool{},
 		ctx:                context.Background(),
 		share:              -1,
 	}
+	w.broker.now = func() time.Time { return w.now }
 	// The world made so far is closed on an error: every error return
 	// sets w to nil, so the deferred call keeps its own copy.
 	defer func(made *world) {
@@ -337,6 +348,13 @@ func (w *world) deps(wk *worker, point func(string)) handlers.Deps {
 		Log: func(format string, args ...any) {
 			w.t.emit(KindLog, fmt.Sprintf(format, args...), "")
 		},
+		Quarantine: func(reason string) {
+			w.quarantines++
+			w.setAside[wk.msg] = true
+			w.t.add(Event{Actor: wk.name, Kind: KindQuarantine, Msg: wk.msg.TransportID,
+				Text:   fmt.Sprintf("%s set aside in quarantine: %s", wk.msg.TransportID, reason),
+				TextRU: fmt.Sprintf("%s отложено в карантин: %s", wk.msg.TransportID, reason)})
+		},
 	}
 }
 
@@ -378,27 +396,52 @@ func (w *world) balance() (int64, error) {
 	return w.sum + w.gateway.charged, nil
 }
 
-// quarantined counts the quarantine's rows: the conflicts waiting for a
-// person. A row counts every delivery of its conflict in its count column.
+// quarantined counts the conflicts waiting for a person: the rows of the
+// handler's quarantine table, and the messages it quarantined with
+// Deps.Quarantine.
 func (w *world) quarantined() (int, error) {
 	if !w.tables["quarantine"] {
-		return 0, nil
+		return w.quarantines, nil
 	}
 	var n int
-	err := w.db.QueryRow(`SELECT COUNT(*) FROM quarantine`).Scan(&n)
-	return n, err
+	if err := w.db.QueryRow(`SELECT COUNT(*) FROM quarantine`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("counting the quarantine's rows: %w", err)
+	}
+	return n + w.quarantines, nil
 }
 
-// quarantinedDeliveries counts the deliveries the quarantine recorded, a
-// row's repeats included: the oracle compares it before and after a
-// delivery of a changed payload.
+// quarantinedDeliveries counts the deliveries the handler quarantined:
+// each Deps.Quarantine, and what its quarantine table records, a row's
+// repeats included when the table has a count column (one row per key,
+// counting its conflicting deliveries), one per row when it has none (one
+// row per message). The oracle compares it before and after a delivery
+// of a changed payload.
 func (w *world) quarantinedDeliveries() (int, error) {
 	if !w.tables["quarantine"] {
-		return 0, nil
+		return w.quarantines, nil
+	}
+	if w.quarantineCount == nil {
+		rows, err := w.db.Query(`SELECT * FROM quarantine LIMIT 0`)
+		if err != nil {
+			return 0, fmt.Errorf("reading the quarantine table's columns: %w", err)
+		}
+		cols, err := rows.Columns()
+		rows.Close()
+		if err != nil {
+			return 0, fmt.Errorf("reading the quarantine table's columns: %w", err)
+		}
+		has := slices.ContainsFunc(cols, func(c string) bool { return strings.EqualFold(c, "count") })
+		w.quarantineCount = &has
+	}
+	q := `SELECT COUNT(*) FROM quarantine`
+	if *w.quarantineCount {
+		q = `SELECT COALESCE(SUM(count), 0) FROM quarantine`
 	}
 	var n int
-	err := w.db.QueryRow(`SELECT COALESCE(SUM(count), 0) FROM quarantine`).Scan(&n)
-	return n, err
+	if err := w.db.QueryRow(q).Scan(&n); err != nil {
+		return 0, fmt.Errorf("counting the quarantined deliveries: %w", err)
+	}
+	return n + w.quarantines, nil
 }
 
 // intentList is the intents in a stable order (maps have none).
