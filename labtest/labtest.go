@@ -28,9 +28,11 @@
 // d.Point(handlers.BeforeEffect) and d.Point(handlers.AfterEffect) are
 // crash points, d.Point(handlers.Yield) is a race window. A
 // message the handler sets aside for a person (the same key with another
-// payload) counts as quarantined when the handler adds to a table named
-// quarantine with a count column, as the lab's inbox does; the example
-// module under examples/ has a handler that does.
+// payload) counts as quarantined when the handler calls
+// d.Quarantine(reason), or adds to a table named quarantine: with a count
+// column, as the lab's inbox has, the column counts; without one, each
+// row is one message. The example module under examples/ has a handler
+// that keeps such a table.
 //
 // What the model covers: one consumer group on one queue with the lab's
 // broker semantics (at-least-once delivery, redelivery of unacked
@@ -42,7 +44,11 @@
 // its I/O calls; two workers racing at d.Point(handlers.Yield) or
 // switching at any pair of calls (a switch inside a transaction waits for
 // its end, as SQLite's lock makes the other worker wait); time moving past
-// the Redis TTLs and the inbox retention; a payment gateway that is down,
+// the Redis TTLs and the inbox retention, and, with a visibility-timeout:
+// header (Header), a redelivery after a crash that waits for the timeout
+// (without one, redelivery is at once, and the report says so;
+// VisibilitySweep tries timeouts around each lifetime); a nack redelivered
+// at once; a payment gateway that is down,
 // times out after charging, or stalls. What it does not cover: more than
 // two workers, crashes inside the database or Redis themselves (a call
 // either ran or did not), other isolation levels than SQLite's
@@ -161,6 +167,11 @@ func Budget(d time.Duration) Option { return func(o *check.Options) { o.Budget =
 // Header starts every script with header lines, such as
 // "inbox-retention: 1h" or "processing-ttl: 30s".
 func Header(lines string) Option { return func(o *check.Options) { o.Header = lines } }
+
+// VisibilitySweep also runs every script that redelivers after a crash
+// under visibility timeouts a minute below and above each lifetime of
+// the header, and at once (check.Options.VisibilitySweep).
+func VisibilitySweep() Option { return func(o *check.Options) { o.VisibilitySweep = true } }
 
 // Run searches h and returns the report, for callers that want it whole.
 func Run(ctx context.Context, h Handler, opts ...Option) (check.Report, error) {

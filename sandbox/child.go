@@ -58,6 +58,7 @@ type CheckOptions struct {
 	Seed             uint64
 	Budget           time.Duration
 	Header           string
+	VisibilitySweep  bool
 }
 
 // Response is what the child answers.
@@ -263,7 +264,7 @@ func serve(req Request) *Response {
 	case "check":
 		o := req.Check
 		rep, err := check.CheckHandler(ctx, info, check.Options{Depth: o.Depth, Runs: o.Runs, Len: o.Len,
-			Seed: o.Seed, Budget: o.Budget, Header: o.Header})
+			Seed: o.Seed, Budget: o.Budget, Header: o.Header, VisibilitySweep: o.VisibilitySweep})
 		if err != nil {
 			resp.Error = errf(0, "the check failed: %v", "проверка не удалась: %v", err)
 			return resp

@@ -34,6 +34,10 @@ type checkReport struct {
 	Runs      int            `json:"runs"`
 	Seed      uint64         `json:"seed"`
 	Partial   bool           `json:"partial,omitempty"`
+	// Redelivery says how the broker's redelivery after a crash was
+	// modelled ("redelivery at once" without a visibility-timeout:
+	// header); empty on the API side.
+	Redelivery string `json:"redelivery,omitempty"`
 	// PerSecond is how many scripts a second the search ran.
 	PerSecond int `json:"schedules_per_second"`
 }
@@ -59,6 +63,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	seed := fs.Uint64("seed", check.DefaultSeed, "the random scripts' seed (the same seed, the same report)")
 	budget := fs.Duration("budget", 0, "stop each handler's search after this long (0: no limit; the report then says partial)")
 	header := fs.String("header", "", `header lines every script starts with, such as "inbox-retention: 1h" (separate lines with ;)`)
+	sweep := fs.Bool("visibility-sweep", false, "also run every script that redelivers after a crash or a timeout under visibility timeouts a minute below and above each TTL of the header (and at once)")
 	asJSON := fs.Bool("json", false, "print the reports as JSON")
 	code := addCodeFlags(fs, 2*time.Minute)
 	pos, err := parseInterleaved(fs, args)
@@ -101,7 +106,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 	}
 	opt := check.Options{Depth: *depth, Runs: *runs, Len: *length, Seed: *seed, Budget: *budget,
-		Header: strings.ReplaceAll(*header, ";", "\n")}
+		Header: strings.ReplaceAll(*header, ";", "\n"), VisibilitySweep: *sweep}
 	if opt.Runs == 0 {
 		opt.Runs = -1 // the flag's 0 means none; the package's 0 means its default
 	}
@@ -115,7 +120,8 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		var rep check.Report
 		if h.Handle == nil && h.API == nil { // the --code handler
 			resp, status, err := code.do(ctx, sandbox.Request{Op: "check", Code: src, Check: sandbox.CheckOptions{
-				Depth: opt.Depth, Runs: opt.Runs, Len: opt.Len, Seed: opt.Seed, Budget: opt.Budget, Header: opt.Header}}, stderr)
+				Depth: opt.Depth, Runs: opt.Runs, Len: opt.Len, Seed: opt.Seed, Budget: opt.Budget, Header: opt.Header,
+				VisibilitySweep: opt.VisibilitySweep}}, stderr)
 			if err != nil {
 				fmt.Fprintf(stderr, "lab check: %v\n", err)
 				return status
@@ -130,7 +136,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		elapsed := time.Since(start)
 		cr := checkReport{Handler: h.Name, Failed: rep.Failed(), Explored: rep.Explored, Depth: rep.Depth,
-			Runs: rep.Runs, Seed: rep.Seed, Partial: rep.Partial, Failures: []checkFailure{}}
+			Runs: rep.Runs, Seed: rep.Seed, Partial: rep.Partial, Failures: []checkFailure{}, Redelivery: rep.Redelivery("en")}
 		if elapsed > 0 {
 			cr.PerSecond = int(float64(rep.Explored) / elapsed.Seconds())
 		}
@@ -182,6 +188,14 @@ func printCheck(w io.Writer, reports []checkReport) {
 		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\n", r.Handler, r.Verdict, r.Steps, strings.Join(others, ", "), r.Explored)
 	}
 	tw.Flush()
+	// The model of time the stories hold under: the same for every
+	// handler of the broker side, as they share the header.
+	for _, r := range reports {
+		if r.Redelivery != "" {
+			fmt.Fprintf(w, "\nmodel: %s\n", r.Redelivery)
+			break
+		}
+	}
 	for _, r := range reports {
 		for _, f := range r.Failures {
 			fmt.Fprintf(w, "\n%s: %s in %d steps (settled %s, expected %s)\n", r.Handler, f.Verdict, f.Steps,

@@ -89,6 +89,9 @@ type indexView struct {
 	T     page.Text
 	Depth int
 	Rows  []rowView
+	// Model says how the search modelled the broker's redelivery after a
+	// crash (check.Report.Redelivery): "redelivery at once" here.
+	Model string
 }
 
 type rowView struct {
@@ -110,6 +113,7 @@ type handlerView struct {
 	Failures []failureView
 	Note     string
 	Explored int
+	Model    string // as indexView's
 }
 
 type failureView struct {
@@ -155,6 +159,9 @@ func (c *Check) Index(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		v.Rows = append(v.Rows, c.row(t, h, rep))
+		if v.Model == "" {
+			v.Model = rep.Redelivery(t.Lang())
+		}
 	}
 	w.Header().Set("Cache-Control", "no-cache")
 	return c.Render(w, r, http.StatusOK, indexPage(c.PageFor(t, r, t.S("chk.title")+" · "+t.S("app.name")), v))
@@ -178,7 +185,7 @@ func (c *Check) Handler(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	t := c.Text(r)
-	v := handlerView{T: t, Handler: h.Name, Summary: page.HandlerSummary(t, h), Explored: rep.Explored}
+	v := handlerView{T: t, Handler: h.Name, Summary: page.HandlerSummary(t, h), Explored: rep.Explored, Model: rep.Redelivery(t.Lang())}
 	if !rep.Failed() {
 		v.Note = passNote(t, rep)
 	}
@@ -238,7 +245,7 @@ func (c *Check) Code(w http.ResponseWriter, r *http.Request) error {
 	}
 	rep := *resp.Report
 	t := c.Text(r)
-	v := handlerView{T: t, Handler: st.CodeName, Summary: t.S("code.summary"), Explored: rep.Explored}
+	v := handlerView{T: t, Handler: st.CodeName, Summary: t.S("code.summary"), Explored: rep.Explored, Model: rep.Redelivery(t.Lang())}
 	if !rep.Failed() {
 		v.Note = passNote(t, rep)
 	}
