@@ -720,7 +720,7 @@ func (w *world) setGateway(st Step) {
 	case GatewayDedupOn:
 		g.dedup = true
 		en = "the payment provider now deduplicates on the reference: a charge with a reference it has already charged succeeds without charging again"
-		ru = "платёжный провайдер теперь дедуплицирует по референсу: списание с уже списанным референсом завершается успешно, но повторно ничего не списывает"
+		ru = "платёжный провайдер теперь дедуплицирует по идентификатору списания: списание с уже знакомым идентификатором завершается успешно, но повторно ничего не списывает"
 	case GatewayDedupOff:
 		g.dedup = false
 		en = "the payment provider no longer deduplicates: every charge charges"

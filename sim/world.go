@@ -555,7 +555,7 @@ func (c callerGateway) Charge(ctx context.Context, account string, amount int64,
 		return err // a dead worker's request never leaves
 	}
 	if i >= 0 {
-		g.t.events[i].TextRU = fmt.Sprintf("списать %d со счёта %s, референс %s", amount, account, reference)
+		g.t.events[i].TextRU = fmt.Sprintf("списать %d со счёта %s, идентификатор списания %s", amount, account, reference)
 	}
 	call := GatewayCall{Account: account, Amount: amount, Reference: reference, Answer: AnswerOK}
 	var res string // the event's result: what really happened

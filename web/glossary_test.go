@@ -318,8 +318,8 @@ func TestGlossaryMatching(t *testing.T) {
 		{"списание с тем же референсом", true, scopeLessons},
 		{"по идентификатору списания", false, scopeLessons},
 		{"повтор референса", true, scopeCatalogue},
-		// The engine's strings still write it (GLOSSARY.md says where).
-		{"референс в строке движка", false, scopeEngine},
+		// Ruled out everywhere, the engine's strings too.
+		{"референс в строке движка", true, scopeEngine},
 		{"провайдер убирает дубли по ссылке", true, scopePractice},
 		{"провайдер дедуплицирует", false, scopePractice},
 		{"провайдер убирает дубли", true, scopePresets},
