@@ -95,20 +95,36 @@ func (s *searcher) alphabet(prefix []string) []string {
 // no key), a second operation; for each operation a retry, a retry whose
 // answer is lost, a retry with another amount, two copies at once; time
 // past the lock timeouts (2m) and the header's key lifetime; the
-// gateway's modes. The I/O boundaries and switch points are the random
-// search's (apiExtras).
+// gateway's modes. Right after the first request, besides: the same
+// operation id and body from a second tenant (the tenant collision: a key
+// store that is not the tenant's hands it the first tenant's saved
+// answer), and a retry with the key spelled as an RFC 8941 string ("a"
+// where the first send had the bare token a: one key, which a server
+// keying by the header as sent takes for two). Anywhere later they only
+// tell the same stories longer, at half again the search's cost: the
+// random search offers them there (apiExtras), with the I/O boundaries
+// and switch points.
 func (s *searcher) apiAlphabet(prefix []string) []string {
 	var out []string
-	for _, o := range s.apiOps(prefix) {
-		out = append(out, "retry "+o, "retry "+o+" lose-response", "retry "+o+" amount=15000", "request-concurrent "+o)
+	ops := s.apiOps(prefix)
+	for _, o := range ops {
+		out = append(out, "retry "+o.name())
+		if o.tenant == "" {
+			// The second tenant's operation is there for the collision:
+			// a plain retry of it is enough.
+			out = append(out, "retry "+o.name()+" lose-response", "retry "+o.name()+" amount=15000", "request-concurrent "+o.name())
+		}
 	}
-	switch len(s.apiOps(prefix)) {
+	switch len(ops) {
 	case 0:
 		out = append(out, "request a amount=10000", "request a amount=10000 lose-response",
 			"request a amount=10000 crash=before-effect", "request a amount=10000 crash=after-effect",
 			"request-concurrent a amount=10000", "request a amount=10000 key=none")
 	case 1:
 		out = append(out, "request b amount=5000")
+		if len(prefix) == 1 {
+			out = append(out, s.tenantsAndSpellings(ops)...)
+		}
 	}
 	out = append(out, "advance 2m")
 	if ttl := s.header.KeyTTL; ttl > 0 {
@@ -120,21 +136,53 @@ func (s *searcher) apiAlphabet(prefix []string) []string {
 	return out
 }
 
-// apiOps are the operations a prefix requested, as a retry names them.
-func (s *searcher) apiOps(prefix []string) []string {
-	var ops []string
+// tenantsAndSpellings are the steps after one operation that send its
+// key again under a second tenant (the same id and body, so that a key
+// store shared by the tenants has a saved answer that fits) and spelled
+// as an RFC 8941 string. None once a second tenant has sent.
+func (s *searcher) tenantsAndSpellings(ops []apiOp) []string {
+	if len(ops) != 1 || ops[0].tenant != "" {
+		return nil
+	}
+	o := ops[0]
+	return []string{"request " + o.id + " " + o.body + " tenant=globex", "retry " + o.name() + " key=" + sim.KeyQuoted}
+}
+
+// apiOp is an operation a prefix requested: its id, its tenant ("" for
+// the default one) and its first body's amount= word.
+type apiOp struct{ id, tenant, body string }
+
+// name is the operation as a retry names it: the id, and the tenant when
+// it is not the default.
+func (o apiOp) name() string {
+	if o.tenant == "" {
+		return o.id
+	}
+	return o.id + " tenant=" + o.tenant
+}
+
+// apiOps are the operations a prefix requested.
+func (s *searcher) apiOps(prefix []string) []apiOp {
+	var ops []apiOp
 	for _, line := range prefix {
 		f := strings.Fields(line)
 		if len(f) >= 3 && (f[0] == "request" || f[0] == "request-concurrent") && strings.HasPrefix(f[2], "amount=") {
-			ops = append(ops, f[1])
+			o := apiOp{id: f[1], body: f[2]}
+			for _, w := range f[3:] {
+				if t, ok := strings.CutPrefix(w, "tenant="); ok {
+					o.tenant = t
+				}
+			}
+			ops = append(ops, o)
 		}
 	}
 	return ops
 }
 
 // apiExtras are the random search's extra API steps: the server dying
-// right after each of its calls, in a first request and in a retry, and
-// two copies switching at each call.
+// right after each of its calls, in a first request and in a retry, two
+// copies switching at each call, and the second tenant and the quoted key
+// later than right after the first request.
 func (s *searcher) apiExtras(prefix []string) []string {
 	var out []string
 	ops := s.apiOps(prefix)
@@ -146,8 +194,11 @@ func (s *searcher) apiExtras(prefix []string) []string {
 			}
 		}
 		for _, o := range ops {
-			out = append(out, fmt.Sprintf("retry %s crash=after-call:%d", o, n))
+			out = append(out, fmt.Sprintf("retry %s crash=after-call:%d", o.name(), n))
 		}
+	}
+	if len(prefix) != 1 {
+		out = append(out, s.tenantsAndSpellings(ops)...) // the alphabet has them right after the first request
 	}
 	return out
 }

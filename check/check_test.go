@@ -2,7 +2,11 @@ package check
 
 import (
 	"context"
+	"database/sql"
+	"errors"
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -347,4 +351,144 @@ func TestAPIHandlers(t *testing.T) {
 			}
 		}
 	}
+}
+
+// savedByHeaderSchema is savedByHeader's key store: one row per
+// Idempotency-Key header as sent, whatever the tenant.
+const savedByHeaderSchema = `CREATE TABLE saved_by_header (
+    header      TEXT    PRIMARY KEY,
+    fingerprint TEXT    NOT NULL,
+    locked_at   INTEGER,
+    status      INTEGER,
+    body        TEXT
+);`
+
+// savedByHeader is an Idempotency-Key middleware of a common kind,
+// written for these tests: sound in every way but one. It fingerprints
+// the request, takes a lock on the key in one transaction before the
+// charge (a lock a minute old belongs to a dead server and is taken
+// over), and saves the answer under the lock; but it keys the saved
+// answers by the header's text alone: not the tenant's, and not parsed,
+// so "a" and a are two keys.
+func savedByHeader(ctx context.Context, d handlers.Deps, r handlers.APIRequest) handlers.APIResponse {
+	if r.Header == "" {
+		return handlers.APIResponse{Status: 400, Body: `{"title":"Idempotency-Key required"}`}
+	}
+	fp, now := handlers.Fingerprint(r), d.Now().UnixMilli()
+	tx, err := d.DB.BeginTx(ctx, nil)
+	if err != nil {
+		return handlers.APIResponse{Status: 500, Body: `{"title":"begin"}`}
+	}
+	defer tx.Rollback()
+	var savedFP string
+	var locked, status sql.NullInt64
+	var body sql.NullString
+	err = tx.QueryRowContext(ctx, `SELECT fingerprint, locked_at, status, body FROM saved_by_header WHERE header = ?`, r.Header).
+		Scan(&savedFP, &locked, &status, &body)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		_, err = tx.ExecContext(ctx, `INSERT INTO saved_by_header (header, fingerprint, locked_at) VALUES (?, ?, ?)`, r.Header, fp, now)
+	case err != nil:
+	case savedFP != fp:
+		return handlers.APIResponse{Status: 422, Body: `{"title":"Idempotency-Key reused"}`}
+	case status.Valid:
+		return handlers.APIResponse{Status: int(status.Int64), Body: body.String, Replayed: true}
+	case locked.Valid && locked.Int64 > now-time.Minute.Milliseconds():
+		return handlers.APIResponse{Status: 409, Body: `{"title":"Request in progress"}`}
+	default:
+		_, err = tx.ExecContext(ctx, `UPDATE saved_by_header SET locked_at = ? WHERE header = ?`, now, r.Header)
+	}
+	if err == nil {
+		err = tx.Commit()
+	}
+	if err != nil {
+		return handlers.APIResponse{Status: 500, Body: `{"title":"key store"}`}
+	}
+	if err := d.Gateway.Charge(ctx, r.Account, r.Amount, r.Header); err != nil {
+		d.DB.ExecContext(ctx, `UPDATE saved_by_header SET locked_at = NULL WHERE header = ? AND locked_at = ?`, r.Header, now)
+		return handlers.APIResponse{Status: 502, Body: `{"title":"Payment provider failed"}`}
+	}
+	resp := handlers.APIResponse{Status: 201, Body: fmt.Sprintf(`{"account":%q,"amount":%d,"status":"succeeded"}`, r.Account, r.Amount)}
+	res, err := d.DB.ExecContext(ctx, `UPDATE saved_by_header SET locked_at = NULL, status = ?, body = ? WHERE header = ? AND locked_at = ?`,
+		resp.Status, resp.Body, r.Header, now)
+	if err != nil {
+		return handlers.APIResponse{Status: 500, Body: `{"title":"save"}`}
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return handlers.APIResponse{Status: 409, Body: `{"title":"another request took the key over"}`}
+	}
+	return resp
+}
+
+// TestAPITenantsAndSpellings: the API alphabet sends a second tenant with
+// the same operation id and body, and the key spelled as an RFC 8941
+// string beside the bare token. A middleware that keys its saved answers
+// by the header as sent is found out by a two-tenant story (the second
+// tenant gets the first one's saved 201 and is never charged: lost), and
+// the spelling story replays to a second charge on it; the lab's
+// api-idempotency-key, which keys by tenant and the parsed key, gets
+// neither.
+func TestAPITenantsAndSpellings(t *testing.T) {
+	alpha := (&searcher{api: true, header: &sim.Script{}}).apiAlphabet([]string{"request a amount=10000"})
+	for _, want := range []string{"request a amount=10000 tenant=globex", "retry a key=quoted"} {
+		if !slices.Contains(alpha, want) {
+			t.Errorf("the API alphabet after one request lacks %q: %q", want, alpha)
+		}
+	}
+	alpha = (&searcher{api: true, header: &sim.Script{}}).apiAlphabet([]string{"request a amount=10000", "request a amount=10000 tenant=globex"})
+	if !slices.Contains(alpha, "retry a tenant=globex") {
+		t.Errorf("the second tenant's operation is not retried under its tenant: %q", alpha)
+	}
+	// Later than right after the first request, only the random search
+	// offers them.
+	later := []string{"request a amount=10000", "advance 2m"}
+	if s := (&searcher{api: true, header: &sim.Script{}}); slices.Contains(s.apiAlphabet(later), "retry a key=quoted") ||
+		!slices.Contains(s.apiExtras(later), "retry a key=quoted") || !slices.Contains(s.apiExtras(later), "request a amount=10000 tenant=globex") {
+		t.Errorf("after two steps: alphabet %q, extras %q", s.apiAlphabet(later), s.apiExtras(later))
+	}
+
+	raw := handlers.Info{Name: "saved-by-header", Schema: savedByHeaderSchema, API: savedByHeader}
+	rep, err := CheckHandler(context.Background(), raw, Options{Depth: 2, Runs: 100, Len: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, ok := failure(rep, sim.Lost)
+	if !ok || f.Script != "request a amount=10000\nrequest a amount=10000 tenant=globex\n" {
+		t.Fatalf("no two-tenant story for a key store keyed by the header: %+v", rep.Failures)
+	}
+	if strings.Contains(f.Reason, "publish") || strings.Contains(f.Reason, "message") {
+		t.Errorf("the API side's reason speaks of the broker: %s", f.Reason)
+	}
+	// The duplicate it also has (a crash right after the charge, which no
+	// key store can see) is the shortest of its verdict, so the spelling
+	// story is checked by replay.
+	const spelled = "request a amount=10000\nretry a key=quoted\n"
+	for _, tc := range []struct {
+		h    handlers.Info
+		want sim.Verdict
+	}{{raw, sim.Duplicate}, {apiHandler(t, "api-idempotency-key"), sim.OK}} {
+		run, err := sim.Execute(context.Background(), sim.MustParse(spelled), sim.Options{Custom: []handlers.Info{tc.h}})
+		if err != nil || run.Results[0].Verdict != tc.want {
+			t.Errorf("%s on %q: %v %v, want %s", tc.h.Name, spelled, run.Results[0].Verdict, err, tc.want)
+		}
+	}
+
+	// The lab's right handler: no new failure from either step.
+	rep = mustCheck(t, "api-idempotency-key", Options{Depth: 3, Runs: 200, Len: 6})
+	for _, f := range rep.Failures {
+		if f.Verdict != sim.Duplicate || !strings.Contains(f.Script, "crash=after-effect") {
+			t.Errorf("api-idempotency-key: a failure besides the crash after the charge: %+v", f)
+		}
+	}
+}
+
+func apiHandler(t *testing.T, name string) handlers.Info {
+	t.Helper()
+	for _, h := range sim.APIHandlers() {
+		if h.Name == name {
+			return h
+		}
+	}
+	t.Fatalf("no API handler %s", name)
+	return handlers.Info{}
 }

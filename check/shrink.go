@@ -130,8 +130,8 @@ func simplerSwitch(rest string) []string {
 }
 
 // simplerRequest lists the plainer forms of an API step: without its
-// crash, without its lost answer, a named crash point for a call, one
-// copy instead of two.
+// crash, without its lost answer, a named crash point for a call, the
+// key as a bare token rather than quoted, one copy instead of two.
 func simplerRequest(f []string) []string {
 	var out []string
 	without := func(drop func(string) bool) string {
@@ -152,7 +152,7 @@ func simplerRequest(f []string) []string {
 					out = append(out, strings.Replace(strings.Join(f, " "), w, named, 1))
 				}
 			}
-		case w == "lose-response", strings.HasPrefix(w, "switch="):
+		case w == "lose-response", strings.HasPrefix(w, "switch="), w == "key="+sim.KeyQuoted:
 			out = append(out, without(func(x string) bool { return x == w }))
 		}
 	}

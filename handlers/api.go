@@ -25,8 +25,15 @@ import (
 type APIRequest struct {
 	// Tenant is the caller, as its credentials say: keys are scoped to it.
 	Tenant string
-	// Key is the Idempotency-Key header; "" when the request has none.
+	// Key is the Idempotency-Key header's key, parsed: the draft makes
+	// the header an RFC 8941 string ("pay-1"), and Stripe's clients send
+	// a bare token (pay-1); both are the key pay-1. "" when the request
+	// has no key.
 	Key string
+	// Header is the Idempotency-Key header as the client sent it, quotes
+	// and escapes included. Key is what names the attempt: a server that
+	// keys by Header takes "pay-1" and pay-1 for two payments.
+	Header string
 	// Method and Path are the request line; Body is its JSON body as
 	// sent. A fingerprint covers all three: the same key with another
 	// body is a different request.

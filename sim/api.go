@@ -50,10 +50,11 @@ type bodyKey struct {
 
 // apiReq is one request as the client sent it.
 type apiReq struct {
-	msg  *Message
-	body string
-	lose bool
-	due  due
+	msg    *Message
+	body   string
+	header string // the Idempotency-Key header as sent: the key, bare or quoted (key=quoted)
+	lose   bool
+	due    due
 }
 
 // keyRecord is what the oracle knows of one key of one tenant.
@@ -109,7 +110,10 @@ func (w *world) request(st Step) error {
 	in := w.intents[ik]
 	if in == nil {
 		in = &intent{tenant: st.Tenant, op: st.Op, account: st.Account, amount: st.Amount, keyMode: st.KeyMode}
-		switch st.KeyMode {
+		if st.KeyMode == KeyQuoted {
+			in.keyMode = KeyOp // the operation id's key, quoted on this send only
+		}
+		switch in.keyMode {
 		case KeyOp:
 			in.key = st.Op
 		case KeyV7:
@@ -150,7 +154,7 @@ func (w *world) request(st Step) error {
 		w.api.n++
 		m := &Message{TransportID: fmt.Sprintf("req-%d", w.api.n), Key: key, Tenant: in.tenant, Op: in.op,
 			Account: in.account, Amount: amount, Deliveries: 1}
-		w.api.reqs[m] = &apiReq{msg: m, body: requestBody(in.account, amount), lose: st.Lose}
+		w.api.reqs[m] = &apiReq{msg: m, body: requestBody(in.account, amount), header: keyHeader(key, st.KeyMode == KeyQuoted), lose: st.Lose}
 		wk := newWorker(i+1, m, st.Crash)
 		wk.name = fmt.Sprintf("server-%d", i+1)
 		ws = append(ws, wk)
@@ -176,7 +180,7 @@ func (w *world) serve(wk *worker) {
 		w.onDeliver()
 	}
 	w.deliveries++
-	header := "Idempotency-Key: " + m.Key
+	header := "Idempotency-Key: " + r.header
 	headerRU := header
 	if m.Key == "" {
 		header, headerRU = "no Idempotency-Key", "без Idempotency-Key"
@@ -358,8 +362,9 @@ func (w *world) judge(r *apiReq, resp handlers.APIResponse, applied bool) {
 // point (a dead server: see dies.go), and turns a panic into a 500.
 func (w *world) callAPI(wk *worker, point func(string)) (resp handlers.APIResponse) {
 	m := wk.msg
-	req := handlers.APIRequest{Tenant: m.Tenant, Key: m.Key, Method: http.MethodPost, Path: "/payments",
-		Body: []byte(w.api.reqs[m].body), Account: m.Account, Amount: m.Amount}
+	r := w.api.reqs[m]
+	req := handlers.APIRequest{Tenant: m.Tenant, Key: m.Key, Header: r.header, Method: http.MethodPost, Path: "/payments",
+		Body: []byte(r.body), Account: m.Account, Amount: m.Amount}
 	api := w.handler.API
 	if w.handler.Fresh != nil {
 		var err error
@@ -410,6 +415,31 @@ func (w *world) settleAPI() error {
 		}
 	}
 	return nil
+}
+
+// apiStory names, for the oracle's reason, the operations the payment
+// provider never charged, with the success the client got for each, if
+// any (a saved answer replayed to it: another tenant's, say). "" when
+// there are none.
+func (w *world) apiStory() string {
+	var out []string
+	for _, in := range w.intentList() {
+		if in.optional || w.applied[intentKey{in.tenant, in.op}] != 0 {
+			continue
+		}
+		s := fmt.Sprintf("%s/%s was never charged", in.tenant, in.op)
+		if rec := w.api.keys[in.tenant+"\x00"+in.key]; in.key != "" && rec != nil && rec.final != nil && rec.final.Status < 300 {
+			s += fmt.Sprintf(", yet answered %d %s", rec.final.Status, http.StatusText(rec.final.Status))
+			if rec.final.Replayed {
+				s += " (Idempotent-Replayed: true)"
+			}
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(out, "; ") + ")"
 }
 
 // apiVerdict adds the API's own judgement to the money's: wrong answers.

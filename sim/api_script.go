@@ -10,14 +10,19 @@ import (
 // (POST /payments with an Idempotency-Key header), and one of the API
 // handlers serves it.
 //
-//	request pay-1 amount=100 [tenant=] [account=] [key=op|v7|fresh|none] [lose-response] [crash=POINT]
-//	retry pay-1 [amount=M] [tenant=] [lose-response] [crash=POINT]
+//	request pay-1 amount=100 [tenant=] [account=] [key=op|v7|fresh|none|quoted] [lose-response] [crash=POINT]
+//	retry pay-1 [amount=M] [tenant=] [key=quoted] [lose-response] [crash=POINT]
 //	request-concurrent pay-1 [amount=N …] [switch=A[,B]]
 //
 // request: the client wants a payment made once, and sends it (the key
 // as for publish: the operation id by default; none sends no header).
 // retry: it sends the same request again, the same key and body; with
-// amount=M the same key and another body. request-concurrent: two copies
+// amount=M the same key and another body. key=quoted spells the key of
+// this send as an RFC 8941 string, Idempotency-Key: "pay-1", as the
+// Idempotency-Key draft writes it; without it the key goes as a bare
+// token, Idempotency-Key: pay-1, as Stripe's clients send it. Both are
+// the same key: a handler gets it parsed (APIRequest.Key), and the header
+// as sent besides (APIRequest.Header). request-concurrent: two copies
 // of the request reach two server processes at once (a new one, with
 // amount=, or again). lose-response: the server answers and the answer
 // never reaches the client. crash=: the server process dies at that
@@ -45,6 +50,21 @@ func (p *parser) side(n int, verb string, args []string) error {
 		p.brokerLine = n
 	}
 	return nil
+}
+
+// KeyQuoted, in a request's or an API retry's key=, spells the key as an
+// RFC 8941 string on that send (on a first request: the operation id's
+// key, key=op, quoted).
+const KeyQuoted = "quoted"
+
+// keyHeader is the Idempotency-Key header's value for a key: the bare
+// token, or quoted as an RFC 8941 string (a backslash before each
+// quote and each backslash).
+func keyHeader(key string, quoted bool) string {
+	if !quoted || key == "" {
+		return key
+	}
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(key) + `"`
 }
 
 // requestTenant is the tenant= among a step's arguments, or the default.
@@ -81,7 +101,7 @@ func (p *parser) apiStep(n int, verb string, args []string) (Step, error) {
 	}
 	allowed := map[string][]string{
 		VerbRequest:           {"amount", "tenant", "account", "key", "crash"},
-		VerbRetry:             {"amount", "tenant", "crash"},
+		VerbRetry:             {"amount", "tenant", "key", "crash"},
 		VerbRequestConcurrent: {"amount", "tenant", "account", "key", "switch"},
 	}[verb]
 	opts, err := options(n, verb, kv, allowed)
@@ -98,8 +118,11 @@ func (p *parser) apiStep(n int, verb string, args []string) (Step, error) {
 		return st, errf(n, "operation %s of tenant %s is already sent; use retry to send it again", "операция %s тенанта %s уже отправлена; чтобы отправить её снова, используйте retry", st.Op, st.Tenant)
 	case !fresh && p.intents[ik] != requested:
 		return st, errf(n, "%s: operation %s of tenant %s has not been requested yet; send it with request first", "%s: операция %s тенанта %s ещё не отправлена; сначала отправьте её через request", verb, st.Op, st.Tenant)
-	case !fresh && (opts["account"] != "" || opts["key"] != ""):
-		return st, errf(n, "%s: account= and key= belong to the first request of an operation", "%s: account= и key= задаются в первом запросе операции", verb)
+	case !fresh && opts["key"] != "" && opts["key"] != KeyQuoted:
+		return st, errf(n, "%s: key=%s: a later send of an operation keeps its key; key=quoted only spells it as an RFC 8941 string, as in: retry %s key=quoted",
+			"%s: key=%s: повторная отправка операции сохраняет её ключ; key=quoted лишь записывает его строкой RFC 8941, например: retry %s key=quoted", verb, opts["key"], st.Op)
+	case !fresh && opts["account"] != "":
+		return st, errf(n, "%s: account= belongs to the first request of an operation", "%s: account= задаётся в первом запросе операции", verb)
 	case verb == VerbRequestConcurrent && !fresh && opts["amount"] != "":
 		return st, errf(n, "request-concurrent of a request sent before repeats it as it was: for another amount use retry %s amount=N", "request-concurrent уже отправленного запроса повторяет его как есть: для другой суммы используйте retry %s amount=N", st.Op)
 	}
@@ -110,11 +133,14 @@ func (p *parser) apiStep(n int, verb string, args []string) (Step, error) {
 		}
 		st.KeyMode = KeyOp
 		if k, ok := opts["key"]; ok {
-			if k != KeyOp && k != KeyV7 && k != KeyFresh && k != KeyNone {
-				return st, errf(n, "key=%s: unknown key mode; valid modes: op, v7, fresh, none", "key=%s: неизвестный режим ключа; допустимые: op, v7, fresh, none", k)
+			if k != KeyOp && k != KeyV7 && k != KeyFresh && k != KeyNone && k != KeyQuoted {
+				return st, errf(n, "key=%s: unknown key mode; valid modes: op, v7, fresh, none, quoted (op's key spelled as an RFC 8941 string)",
+					"key=%s: неизвестный режим ключа; допустимые: op, v7, fresh, none, quoted (ключ op, записанный строкой RFC 8941)", k)
 			}
 			st.KeyMode = k
 		}
+	} else if opts["key"] == KeyQuoted {
+		st.KeyMode = KeyQuoted // this send's spelling; the key is the operation's
 	}
 	if v, ok := opts["amount"]; ok {
 		var aerr *Error

@@ -1,6 +1,10 @@
 package sim
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
 
 // Crash anywhere. Besides the points a handler marks, a worker can die at
 // any of its I/O calls: every SQL statement (BEGIN, COMMIT and ROLLBACK
@@ -24,7 +28,7 @@ func (w *world) beforeCall(what string) (int, error) {
 		return 0, nil // the lab's own reads
 	}
 	if wk.dead {
-		return 0, errCrashed
+		return 0, w.crashedErr()
 	}
 	if w.t.actor != wk.name {
 		return 0, nil // the reaper, run while a worker waits for the gateway
@@ -50,7 +54,7 @@ func (w *world) beforeCall(what string) (int, error) {
 	if c, after, ok := CallCrash(wk.crash); ok && !after && c == n {
 		w.crashNow(wk, fmt.Sprintf("worker dies just before its call %d: %s", n, what),
 			fmt.Sprintf("воркер падает перед обращением %d: %s", n, what))
-		return 0, errCrashed
+		return 0, w.crashedErr()
 	}
 	return n, nil
 }
@@ -67,15 +71,35 @@ func (w *world) afterCall() {
 	}
 }
 
+// errServerCrashed is errCrashed on the API side, where the process that
+// died is a server.
+var errServerCrashed = errors.New("the server crashed: its connection is gone")
+
+// crashedErr is what a dead worker's (or server's) calls return.
+func (w *world) crashedErr() error {
+	if w.api != nil {
+		return errServerCrashed
+	}
+	return errCrashed
+}
+
 // crashNow kills the running worker at an I/O boundary.
 func (w *world) crashNow(wk *worker, en, ru string) {
 	w.crashes++
+	dropped := "the worker's connection dropped: rolled back"
+	if w.api != nil {
+		// On the API side the process that dies is a server (server-1,
+		// server-2), and the trace says which.
+		en = strings.Replace(en, "worker dies", wk.name+" dies", 1)
+		ru = strings.Replace(ru, "воркер падает", wk.name+" падает", 1)
+		dropped = wk.name + "'s connection dropped: rolled back"
+	}
 	w.t.say(KindCrash, en, ru)
 	wk.dead = true
 	// What runs from here on is the database cleaning up after the lost
 	// connection, not the worker.
 	w.t.actor = w.conn.actor()
-	w.connFor(wk).abandon("the worker's connection dropped: rolled back")
+	w.connFor(wk).abandon(dropped)
 }
 
 // The oracle counts a worker's effects from the data, not from what the

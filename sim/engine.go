@@ -36,6 +36,9 @@ type Engine struct {
 	slots chan int
 	seq   uint64
 	mu    sync.Mutex
+	// retired counts the databases taken out of line because they hold
+	// keys that are not a world's (guarded by mu).
+	retired int
 }
 
 // connectTimeout bounds every connection to a real server: a wrong
@@ -144,12 +147,21 @@ func (w *world) openReal(e *Engine, schema string) error {
 	}
 	// Other lab servers may use the same Redis: a database is this
 	// world's only while it holds the database's claim in database 0.
-	// A database another server holds goes back in line.
+	// A database another server holds goes back in line. One that holds
+	// keys is someone's data, which the world would mix with its own and
+	// empty at its end: it is left alone, out of line for the engine's
+	// life (retire).
 	var unclaim func()
 	for unclaim == nil {
+		if err := e.allRetired(); err != nil {
+			return err
+		}
 		select {
 		case w.slot = <-e.slots:
 		case <-ctx.Done():
+			if err := e.allRetired(); err != nil {
+				return err
+			}
 			return errors.New("redis: every database is in use")
 		}
 		var err error
@@ -157,25 +169,90 @@ func (w *world) openReal(e *Engine, schema string) error {
 			e.slots <- w.slot
 			return err
 		}
-		if unclaim == nil {
-			e.slots <- w.slot
-			select {
-			case <-ctx.Done():
-				return errors.New("redis: every database is in use, by this lab server or others sharing the Redis")
-			case <-time.After(5 * time.Millisecond):
+		if unclaim != nil {
+			empty, err := e.empty(ctx, w.slot)
+			if err != nil {
+				unclaim()
+				e.slots <- w.slot
+				return err
 			}
+			if empty {
+				break
+			}
+			unclaim()
+			unclaim = nil
+			e.retire()
+			continue
+		}
+		e.slots <- w.slot
+		select {
+		case <-ctx.Done():
+			return errors.New("redis: every database is in use, by this lab server or others sharing the Redis")
+		case <-time.After(5 * time.Millisecond):
 		}
 	}
-	w.release = func() { unclaim(); e.slots <- w.slot }
+	slot := w.slot
+	w.release = func() {
+		// The world's own client is closed by now: the database is
+		// emptied through one of its own, then given back.
+		ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
+		defer cancel()
+		opt := *e.redisOpt
+		opt.DB, opt.PoolSize = slot, 1
+		rdb := redis.NewClient(&opt)
+		rdb.FlushDB(ctx)
+		rdb.Close()
+		unclaim()
+		e.slots <- slot
+	}
 	opt := *e.redisOpt
 	opt.DB, opt.PoolSize, opt.Protocol, opt.DisableIdentity = w.slot, 1, 2, true
 	w.rdb = redis.NewClient(&opt)
-	if err := w.rdb.FlushDB(ctx).Err(); err != nil {
-		return fmt.Errorf("redis: %w", err)
-	}
 	w.rdb.AddHook(redisRecorder{t: w.t, scripts: &w.scripts})
 	w.real = true
 	return nil
+}
+
+// retire takes a database that holds someone's keys out of line.
+func (e *Engine) retire() {
+	e.mu.Lock()
+	e.retired++
+	e.mu.Unlock()
+}
+
+// allRetired is the error when every database holds someone's keys.
+func (e *Engine) allRetired() error {
+	e.mu.Lock()
+	n := e.retired
+	e.mu.Unlock()
+	if n < cap(e.slots) {
+		return nil
+	}
+	return fmt.Errorf("redis: databases 1 to %d all hold keys, and the lab runs each world in an empty database of its own and leaves it empty: "+
+		"empty one (FLUSHDB, if its keys are nobody's) or give --redis another server", cap(e.slots))
+}
+
+// empty reports whether a Redis database holds no key. SCAN, not DBSIZE
+// or INFO keyspace: those count keys whose lifetime ran out until
+// something touches them, and SCAN skips such keys.
+func (e *Engine) empty(ctx context.Context, slot int) (bool, error) {
+	opt := *e.redisOpt
+	opt.DB, opt.PoolSize = slot, 1
+	rdb := redis.NewClient(&opt)
+	defer rdb.Close()
+	var cursor uint64
+	for {
+		keys, next, err := rdb.Scan(ctx, cursor, "*", 100).Result()
+		if err != nil {
+			return false, fmt.Errorf("redis: reading database %d: %w", slot, err)
+		}
+		if len(keys) > 0 {
+			return false, nil
+		}
+		if cursor = next; cursor == 0 {
+			return true, nil
+		}
+	}
 }
 
 // claimTTL bounds how long a database stays claimed by a lab server that
@@ -209,13 +286,9 @@ func (e *Engine) claim(ctx context.Context, slot int) (unclaim func(), err error
 	}, nil
 }
 
-// closeReal drops the world's schema and empties its Redis database.
+// closeReal drops the world's schema, and empties its Redis database
+// and gives it back (release: the world's client is closed before).
 func (w *world) closeReal() {
-	if w.rdb != nil && w.real {
-		ctx, cancel := context.WithTimeout(context.Background(), connectTimeout)
-		w.rdb.FlushDB(ctx)
-		cancel()
-	}
 	if w.release != nil {
 		w.release()
 	}

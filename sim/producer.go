@@ -351,6 +351,9 @@ func (w *world) pendingOutbox() (bool, error) {
 // did wrong: operations credited though their order never committed, and
 // committed orders whose message was never published. "" when neither.
 func (w *world) producerStory() string {
+	if w.api != nil {
+		return w.apiStory() // a client's requests: no producer, no messages
+	}
 	var out []string
 	for _, ik := range w.phantoms() {
 		out = append(out, fmt.Sprintf("%s/%s credited %d though its order never committed", ik.tenant, ik.op, w.applied[ik]))

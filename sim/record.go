@@ -8,8 +8,10 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/redis/go-redis/v9"
@@ -362,6 +364,9 @@ type recTx struct {
 
 func (tx *recTx) Commit() error {
 	if tx.done {
+		if w, ok := tx.t.io.(*world); ok {
+			return w.crashedErr()
+		}
 		return errCrashed
 	}
 	i, err := tx.t.startCall(KindSQL, "COMMIT", "")
@@ -630,13 +635,27 @@ func isRedisKeyword(s string) bool {
 func redisCommand(cmd redis.Cmder) string {
 	parts := make([]string, len(cmd.Args()))
 	for i, a := range cmd.Args() {
-		s := fmt.Sprint(a)
+		s := redisArg(a)
 		if i == 0 || isRedisKeyword(s) {
 			s = strings.ToUpper(s)
 		}
 		parts[i] = s
 	}
 	return strings.Join(parts, " ")
+}
+
+// redisArg writes one argument of a command: bytes as the text they
+// hold, as redis-cli shows them (quoted, with escapes, when they are not
+// printable text), anything else as fmt prints it.
+func redisArg(a any) string {
+	b, ok := a.([]byte)
+	if !ok {
+		return fmt.Sprint(a)
+	}
+	if s := string(b); utf8.ValidString(s) && !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	return strconv.Quote(string(b))
 }
 
 func redisReply(cmd redis.Cmder, err error) string {
