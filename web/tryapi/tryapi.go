@@ -20,6 +20,7 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -78,8 +79,9 @@ type Problem struct {
 	RetryAfter int `json:"-"`
 }
 
-// The problem types this endpoint answers besides the handler's own
-// (which are about:blank): each a section of the /try-api page.
+// The problem types this endpoint answers, its own and the handler's:
+// each a row of the answers on the /try-api page (answerRows), in both
+// languages.
 const (
 	typeInvalid     = "/try-api#invalid-request"
 	typeTooLarge    = "/try-api#body-too-large"
@@ -89,6 +91,13 @@ const (
 	typeNotFound    = "/try-api#not-found"
 	typeMethod      = "/try-api#method-not-allowed"
 	typeThrottled   = "/try-api#too-many-requests"
+	typeServerError = "/try-api#server-error"
+	// The handler's own (linkProblem).
+	typeKeyRequired   = "/try-api#key-required"
+	typeNoAccount     = "/try-api#account-not-found"
+	typeInProgress    = "/try-api#in-progress"
+	typeKeyReused     = "/try-api#key-reused"
+	typeGatewayFailed = "/try-api#gateway-failed"
 )
 
 // WriteProblem writes p as application/problem+json.
@@ -186,9 +195,18 @@ func (a *TryAPI) pay(w http.ResponseWriter, r *http.Request) (*Problem, handlers
 			delay = d
 		}
 	}
-	key := r.Header.Get("Idempotency-Key")
-	if len(key) > MaxKeyLen {
-		errs = append(errs, FieldError{Field: "Idempotency-Key", In: "header", Detail: fmt.Sprintf("at most %d bytes; this one has %d", MaxKeyLen, len(key))})
+	// The key: one header, an RFC 8941 string or a bare token (ParseKey).
+	header, key := r.Header.Values("Idempotency-Key"), ""
+	switch {
+	case len(header) > 1:
+		errs = append(errs, FieldError{Field: "Idempotency-Key", In: "header",
+			Detail: fmt.Sprintf("sent %d times: send the header once, with one key", len(header))})
+	case len(header) == 1:
+		k, problem := ParseKey(header[0])
+		if problem != "" {
+			errs = append(errs, FieldError{Field: "Idempotency-Key", In: "header", Detail: "not a valid key: " + problem})
+		}
+		key = k
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, MaxBody))
 	var tooLarge *http.MaxBytesError
@@ -215,19 +233,55 @@ func (a *TryAPI) pay(w http.ResponseWriter, r *http.Request) (*Problem, handlers
 			Detail: fmt.Sprintf("the server keeps at most %d sandboxes and none has been idle long enough to go: retry in %d s", a.hub.max, full.retryAfter)}, handlers.APIResponse{}
 	case err != nil:
 		a.Log.Error("open sandbox", "sandbox", name, "err", err)
-		return &Problem{Type: "about:blank", Title: "Internal Server Error", Status: http.StatusInternalServerError, Detail: "the sandbox could not be opened"}, handlers.APIResponse{}
+		return &Problem{Type: typeServerError, Title: "Internal Server Error", Status: http.StatusInternalServerError, Detail: "the sandbox could not be opened"}, handlers.APIResponse{}
 	}
 	defer release()
 	if p := a.room(r.Context(), sb, key, pay.Account); p != nil {
 		return p, handlers.APIResponse{}
 	}
-	req := handlers.APIRequest{Tenant: name, Key: key, Method: r.Method, Path: r.URL.Path, Body: body,
+	req := handlers.APIRequest{Tenant: name, Key: key, Header: strings.Join(header, ", "), Method: r.Method, Path: r.URL.Path, Body: body,
 		Account: pay.Account, Amount: pay.Amount}
 	log := a.Log.With("sandbox", name)
 	d := handlers.Deps{DB: sb.db, Gateway: sb.gateway, Now: time.Now, KeyTTL: 24 * time.Hour,
 		Point: func(string) {},
 		Log:   func(format string, args ...any) { log.Debug(fmt.Sprintf(format, args...)) }}
-	return nil, a.handle(withCall(r.Context(), delay), d, req)
+	return nil, linkProblem(a.handle(withCall(r.Context(), delay), d, req))
+}
+
+// handlerTypes are the problem types of the handler's own answers, by
+// status: the handler runs in the engine too, where there is no page to
+// link, and answers about:blank; here each links to its explanation.
+var handlerTypes = map[int]string{
+	http.StatusBadRequest:          typeKeyRequired,
+	http.StatusNotFound:            typeNoAccount,
+	http.StatusConflict:            typeInProgress,
+	http.StatusUnprocessableEntity: typeKeyReused,
+	http.StatusInternalServerError: typeServerError,
+	http.StatusBadGateway:          typeGatewayFailed,
+}
+
+// linkProblem gives a handler's problem answer (type about:blank) the
+// type of its explanation on /try-api; any other answer is as it was.
+// The saved answer a repeat gets is rewritten the same way, so a replay
+// stays byte for byte the first answer.
+func linkProblem(resp handlers.APIResponse) handlers.APIResponse {
+	t, ok := handlerTypes[resp.Status]
+	if !ok {
+		return resp
+	}
+	var p handlers.Problem
+	dec := json.NewDecoder(strings.NewReader(resp.Body))
+	dec.DisallowUnknownFields()
+	if dec.Decode(&p) != nil || p.Type != "about:blank" {
+		return resp
+	}
+	p.Type = t
+	b, err := json.Marshal(p)
+	if err != nil {
+		return resp
+	}
+	resp.Body = string(b)
+	return resp
 }
 
 // room makes the payment's account if it is new and checks the sandbox's
@@ -270,7 +324,7 @@ func (a *TryAPI) dbProblem(ctx context.Context, what string, err error) *Problem
 	if ctx.Err() == nil {
 		a.Log.Error("sandbox database", "what", what, "err", err)
 	}
-	return &Problem{Type: "about:blank", Title: "Internal Server Error", Status: http.StatusInternalServerError, Detail: what + " failed"}
+	return &Problem{Type: typeServerError, Title: "Internal Server Error", Status: http.StatusInternalServerError, Detail: what + " failed"}
 }
 
 func quoteOrNothing(s string) string {
