@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -378,6 +379,29 @@ func vmSize() int64 {
 	return 0
 }
 
-// interpStderr is where the interpreter writes what it reports (panics):
-// the process's stderr, or panicLines in a child.
-var interpStderr io.Writer = os.Stderr
+// interpStderr is where the interpreter writes what it reports: a line
+// per frame of a panicking handler ("21:5: panic: handler.check(...)").
+// In a child, panicLines keeps the line numbers for the lab. In any other
+// process (labtest's, a test's) quietStderr drops them: the engine
+// reports a handler's panic in the story's trace already, and a search
+// that meets one in every other script would print hundreds of them.
+var interpStderr io.Writer = quietStderr{}
+
+// quietStderr passes what the interpreter writes to the process's stderr
+// (os.Stderr as it is at the time of writing), less its panic lines.
+type quietStderr struct{}
+
+func (quietStderr) Write(p []byte) (int, error) {
+	var keep []byte
+	for _, line := range bytes.SplitAfter(p, []byte("\n")) {
+		if len(line) > 0 && !panicAt.Match(line) {
+			keep = append(keep, line...)
+		}
+	}
+	if len(keep) > 0 {
+		if _, err := os.Stderr.Write(keep); err != nil {
+			return 0, err
+		}
+	}
+	return len(p), nil
+}
