@@ -37,18 +37,24 @@ Usage:
   lab [serve] [--addr 127.0.0.1:8080] [--dev] [--quiet] [--data FILE]
             [--max-rooms 50] [--max-students 300] [--room-idle 2h]
             [--budget 20000] [--max-replays N] [--replay-wait 500ms]
-            [--cache-size 64] [--grace 10s] [--bench=false]
+            [--cache-size 64] [--grace 10s] [--check-budget 2s]
+            [--bench=false] [--code=false] [--code-memory 512]
+            [--code-timeout 5s] [--code-children 4]
+            [--max-sandboxes 200] [--sandbox-idle 1h]
+            [--postgres URL] [--redis URL]
                           start the web lab (the default command)
   lab run PRESET|FILE|- [--handlers a,b|core|all] [--json] [--steps N]
             [--budget 20000] [--code my.go [--name yours] [--timeout 5s]
             [--memory 512]] [--engine embedded|real --postgres URL --redis URL]
                           run a scenario on each handler and print the outcome;
                           --code runs a handler file of your own, in a sandbox
-  lab check HANDLER[,HANDLER...]|core|all [--depth 4] [--runs 2000]
+  lab check HANDLER[,HANDLER...]|core|api|all [--depth 4] [--runs 2000]
             [--len 8] [--seed 1] [--budget DUR] [--header "..."] [--json]
   lab check --code my.go [--name yours] [--timeout 2m] [--memory 512] [...]
                           search every schedule up to a depth, then random
-                          ones, for the shortest failure of each handler
+                          ones, for the shortest failure of each handler;
+                          lab check api searches the API handlers with a
+                          client's requests
   lab conform --engine real --postgres URL --redis URL [--json]
                           run every preset on every handler on SQLite and on
                           PostgreSQL + Redis, and print where they differ

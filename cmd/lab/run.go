@@ -226,7 +226,7 @@ func printTable(w io.Writer, name string, s *sim.Script, res *sim.Run) {
 	if s.Title != "" {
 		title = s.Title + " (" + name + ")"
 	}
-	fmt.Fprintf(w, "%s: %d steps\n\n", title, res.Steps)
+	fmt.Fprintf(w, "%s: %s\n\n", title, plural(res.Steps, "step"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "handler\tbalance\tsettled\texpected\tverdict\tdeliveries\tdead-lettered\tquarantined\tgateway calls\t")
 	for _, r := range res.Results {

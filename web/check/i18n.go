@@ -15,7 +15,7 @@ func Catalog() page.Catalog {
 		"chk.none":        {"none found up to depth %d and %d random scripts (%d scripts run)", "не найдено до глубины %d и за %d случайных сценариев (прогнано %d)"},
 		"chk.partial":     {"The time budget ran out before the search finished.", "Время на поиск кончилось раньше, чем он завершился."},
 		"chk.stories":     {"Minimal stories", "Минимальные истории"},
-		"chk.story":       {"%s in %d steps: settled %s, expected %s", "%s за %d шагов: итог %s, ожидалось %s"},
+		"chk.story":       {"%s, steps in the story: %d; settled %s, expected %s", "%s, шагов в истории: %d; итог %s, ожидалось %s"},
 		"chk.open":        {"Open in the lab", "Открыть в лаборатории"},
 		"chk.back":        {"All handlers", "Все обработчики"},
 		"chk.minimal":     {"Removing any step, or making any simpler, makes this failure go away.", "Если убрать любой шаг или упростить его, этот сбой исчезает."},

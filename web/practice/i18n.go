@@ -79,7 +79,7 @@ func Catalog() page.Catalog {
 		"pr.code.presets":        {"The exercise's scenarios, each of which must end ok", "Сценарии задания: каждый должен закончиться ok"},
 		"pr.code.preset":         {"Scenario", "Сценарий"},
 		"pr.code.settled":        {"Settled / expected", "Итог / ожидалось"},
-		"pr.code.failure":        {"The search found: %s in %d steps", "Перебор нашёл: %s за %d шагов"},
+		"pr.code.failure":        {"The search found: %s, steps in the story: %d", "Перебор нашёл: %s, шагов в истории: %d"},
 		"pr.code.failure.money":  {"Settled %s, expected %s.", "Итог %s, ожидалось %s."},
 		"pr.code.lab":            {"Open this story in the lab, with your handler", "Открыть эту историю в лаборатории с вашим обработчиком"},
 		"pr.code.searched":       {"The search to depth %d (seed %d, %d scripts) found none of the failures the task forbids.", "Перебор до глубины %d (seed %d, сценариев: %d) не нашёл ни одного из запрещённых заданием сбоев."},
