@@ -61,7 +61,8 @@ fuzz:
 	go test ./sim -run '^$$' -fuzz '^FuzzRun$$' -fuzztime $(FUZZTIME)
 	go test ./lessons -run '^$$' -fuzz '^FuzzLesson$$' -fuzztime $(FUZZTIME)
 	go test ./practice -run '^$$' -fuzz '^FuzzParseExport$$' -fuzztime $(FUZZTIME)
-	go test ./web -run '^$$' -fuzz '^FuzzDecodePermalink$$' -fuzztime $(FUZZTIME)
+	go test ./link -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	go test ./link -run '^$$' -fuzz '^FuzzUnpack$$' -fuzztime $(FUZZTIME)
 	go test ./web/tryapi -run '^$$' -fuzz '^FuzzDecodePayment$$' -fuzztime $(FUZZTIME)
 
 ## vendor: refresh static/vendor from npm at the pinned versions

@@ -68,6 +68,7 @@ import (
 
 	"github.com/idempotency-lab/lab/check"
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
@@ -211,13 +212,13 @@ func Check(t testing.TB, h Handler, opts ...Option) {
 
 // Permalink is the lab's address that carries a failure's script. The
 // lab replays it on its own handlers; run it on yours with Replay.
-func Permalink(f check.Failure) string { return "/lab?s=" + sim.EncodePermalink(f.Script) }
+func Permalink(f check.Failure) string { return link.Lab{Script: f.Script}.String() }
 
 // permalink is the failure's address: with the handler's file when it
 // came from one, so the lab replays the story on it.
 func (h Handler) permalink(f check.Failure) string {
 	if h.Source != "" {
-		return sandbox.LabURL(f.Script, h.Source, h.Name)
+		return link.Lab{Script: f.Script, Code: h.Source, Name: h.Name}.String()
 	}
 	return Permalink(f)
 }

@@ -11,8 +11,8 @@ import (
 
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/labtest"
+	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sim"
-	"github.com/idempotency-lab/lab/web/labview"
 )
 
 // chargeTwice is the bug every lesson starts with: it credits whatever it
@@ -80,11 +80,11 @@ func TestPermalinkReplaysTheVerdict(t *testing.T) {
 		t.Fatalf("Run: %+v, %v", rep, err)
 	}
 	f := rep.Failures[0]
-	link, err := url.Parse(labtest.Permalink(f))
-	if err != nil || link.Path != "/lab" {
+	addr, err := url.Parse(labtest.Permalink(f))
+	if err != nil || addr.Path != "/lab" {
 		t.Fatalf("permalink %q: %v", labtest.Permalink(f), err)
 	}
-	script, err := labview.DecodePermalink(link.Query().Get("s"))
+	script, err := link.Unpack(addr.Query().Get("s"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,17 +194,17 @@ func TestCheckFile(t *testing.T) {
 		t.Fatal(rep, err)
 	}
 	line := rec.errors[0][strings.Index(rec.errors[0], "/lab?"):]
-	link, err := url.Parse(strings.Fields(line)[0])
+	addr, err := url.Parse(strings.Fields(line)[0])
 	if err != nil {
 		t.Fatal(err)
 	}
-	script, err := labview.DecodePermalink(link.Query().Get("s"))
+	script, err := link.Unpack(addr.Query().Get("s"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, err := labview.DecodePermalink(link.Query().Get("code"))
-	if err != nil || code != h.Source || link.Query().Get("name") != "charge-twice" {
-		t.Fatalf("the address carries %q as %q (%v)", code, link.Query().Get("name"), err)
+	code, err := link.Unpack(addr.Query().Get("code"))
+	if err != nil || code != h.Source || addr.Query().Get("name") != "charge-twice" {
+		t.Fatalf("the address carries %q as %q (%v)", code, addr.Query().Get("name"), err)
 	}
 	res, err := labtest.Replay(context.Background(), h, script)
 	if err != nil || res.Verdict != rep.Failures[0].Verdict {

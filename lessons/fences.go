@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -197,16 +198,15 @@ func (b *builder) parseLabLink(dest string, line int, e *errList) (LabLink, bool
 
 // LabURL is the playground's address for preset with those handlers chosen:
 // /lab?preset=P&handlers=a,b.
-func LabURL(preset string, handlers []string) string {
-	u := "/lab?preset=" + url.QueryEscape(preset)
+func LabURL(preset string, handlers []string) string { return labLink(preset, handlers).String() }
+
+// labLink is LabURL's address as a value.
+func labLink(preset string, handlers []string) link.Lab {
+	l := link.Lab{Preset: preset}
 	if len(handlers) > 0 {
-		hs := make([]string, len(handlers))
-		for i, h := range handlers {
-			hs[i] = url.QueryEscape(h)
-		}
-		u += "&handlers=" + strings.Join(hs, ",")
+		l.Handlers = handlers
 	}
-	return u
+	return l
 }
 
 // withDeclared is a link's handlers with those the preset's handlers:

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -468,12 +467,13 @@ func (r *fenceRenderer) claim(w util.BufWriter, _ []byte, node ast.Node, enterin
 			esc(v.Handler), esc(string(v.Verdict)), esc(VerdictLabel(v.Verdict, lang)))
 	}
 	_, _ = w.WriteString("</ul>\n")
-	try := LabURL(c.Preset, withDeclared(c.Handlers(), n.script))
+	lab := labLink(c.Preset, withDeclared(c.Handlers(), n.script))
 	if n.script != nil {
 		// A preset opens at step 0; a claim is about where its story ends,
 		// so the button opens the lab there.
-		try += "&step=" + strconv.Itoa(len(n.script.Steps))
+		lab.Step, lab.HasStep = len(n.script.Steps), true
 	}
+	try := lab.String()
 	if c.API {
 		// The lab runs the API side's presets too; the box also names
 		// the live endpoint to try, and the command that runs it.

@@ -4,11 +4,11 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"path"
 	"slices"
 	"strings"
 
+	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sim"
 	"go.yaml.in/yaml/v3"
 )
@@ -145,10 +145,11 @@ func (q Question) LabURL() string {
 	if q.Kind != KindPredict {
 		return ""
 	}
-	if q.Preset != "" {
-		return "/lab?preset=" + url.QueryEscape(q.Preset) + "&handlers=" + url.QueryEscape(q.Handler)
+	l := link.Lab{Preset: q.Preset, Handlers: []string{q.Handler}}
+	if q.Preset == "" {
+		l.Script, l.Plain = q.Script, true
 	}
-	return "/lab?script=" + url.QueryEscape(q.Script) + "&handlers=" + url.QueryEscape(q.Handler)
+	return l.String()
 }
 
 // Correct returns the IDs of the correct options of a choice question.

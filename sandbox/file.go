@@ -30,12 +30,9 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/idempotency-lab/lab/sim"
 )
 
 // MaxSourceBytes bounds a handler file: the lab's own handlers are under
@@ -436,11 +433,4 @@ func firstPos(err error) token.Position {
 		return list[0].Pos
 	}
 	return token.Position{}
-}
-
-// LabURL is the lab's address that replays a script on a handler file:
-// the file travels in the address, compressed like the script (code=),
-// with its name.
-func LabURL(script, code, name string) string {
-	return "/lab?s=" + sim.EncodePermalink(script) + "&code=" + sim.EncodePermalink(code) + "&name=" + url.QueryEscape(name)
 }

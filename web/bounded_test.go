@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sandbox"
-	"github.com/idempotency-lab/lab/sim"
 )
 
 // Bounded pages: a handler file in a code= address that makes huge texts
@@ -68,11 +68,11 @@ func TestBoundedCodePages(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := "&s=" + sim.EncodePermalink(c.script)
+			s := "&s=" + link.Pack(c.script)
 			// The same page without the file: what the lab's own cards
 			// weigh on this script.
 			base := get(t, h, "/lab?"+s[1:], "Accept-Language", c.lang)
-			r := get(t, h, "/lab?code="+sim.EncodePermalink(boundedFile(c.body))+s, "Accept-Language", c.lang)
+			r := get(t, h, "/lab?code="+link.Pack(boundedFile(c.body))+s, "Accept-Language", c.lang)
 			if r.status != 200 || base.status != 200 {
 				t.Fatalf("status %d, %d\n%s", r.status, base.status, excerpt(r.body))
 			}

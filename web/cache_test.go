@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -31,7 +32,7 @@ func newInternalServer(tb testing.TB, cfg Config) (*server, http.Handler) {
 func TestCachedPagesAreByteIdenticalToFreshOnes(t *testing.T) {
 	cached, ch := newInternalServer(t, Config{})
 	_, fresh := newInternalServer(t, Config{CacheBytes: -1})
-	pl := "/lab?s=" + sim.EncodePermalink("publish p amount=5\ndeliver crash=before-ack\nredeliver\ndeliver\n")
+	pl := "/lab?s=" + link.Pack("publish p amount=5\ndeliver crash=before-ack\nredeliver\ndeliver\n")
 	cases := []struct {
 		target  string
 		headers []string
@@ -249,7 +250,7 @@ func TestOverBudgetScriptIs422NamingTheLine(t *testing.T) {
 	s, h := newInternalServer(t, Config{Budget: 12})
 	// Each message fails ten times while the gateway is down: 20 deliveries.
 	script := "max-deliveries: 10\npublish a amount=1\npublish b amount=2\ngateway down\ndrain\n"
-	target := "/lab?handlers=setnx&s=" + sim.EncodePermalink(script)
+	target := "/lab?handlers=setnx&s=" + link.Pack(script)
 	for _, c := range []struct{ lang, want string }{
 		{"en", "line 5: the run needs more than 12 handler deliveries"},
 		{"ru", "строка 5"},

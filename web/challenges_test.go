@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/practice"
-	"github.com/idempotency-lab/lab/sim"
 )
 
 // stepTo posts one step form on top of the lab address loc (a path with
@@ -113,7 +113,7 @@ func TestChallengeBanner(t *testing.T) {
 			for lang, want := range map[string]string{"en": tc.en, "ru": tc.ru} {
 				target := "/lab?challenge=" + tc.challenge + "&lang=" + lang
 				if tc.script != "" {
-					target += "&s=" + sim.EncodePermalink(tc.script)
+					target += "&s=" + link.Pack(tc.script)
 				}
 				r := get(t, h, target)
 				if r.status != 200 {
@@ -144,10 +144,10 @@ func TestChallengeErrors(t *testing.T) {
 	}{
 		{"unknown challenge in the lab", "GET", "/lab?challenge=win", nil, 400, `There is no challenge "win". Valid challenges: naive-twice,`},
 		{"unknown challenge's address", "GET", "/challenges/win", nil, 404, `There is no challenge "win"`},
-		{"save an unknown challenge", "POST", "/challenges/win/solve", url.Values{"s": {sim.EncodePermalink(pub)}}, 404, "Valid challenges"},
-		{"save a script that does not solve it", "POST", "/challenges/naive-twice/solve", url.Values{"s": {sim.EncodePermalink(pub + "deliver\n")}}, 422, "does not solve naive-twice in at most 2 steps"},
+		{"save an unknown challenge", "POST", "/challenges/win/solve", url.Values{"s": {link.Pack(pub)}}, 404, "Valid challenges"},
+		{"save a script that does not solve it", "POST", "/challenges/naive-twice/solve", url.Values{"s": {link.Pack(pub + "deliver\n")}}, 422, "does not solve naive-twice in at most 2 steps"},
 		{"save a broken permalink", "POST", "/challenges/naive-twice/solve", url.Values{"s": {"!!!"}}, 400, "permalink"},
-		{"save a script that does not parse", "POST", "/challenges/naive-twice/solve", url.Values{"s": {sim.EncodePermalink("fly\n")}}, 400, "fly"},
+		{"save a script that does not parse", "POST", "/challenges/naive-twice/solve", url.Values{"s": {link.Pack("fly\n")}}, 400, "fly"},
 		{"save nothing", "POST", "/challenges/naive-twice/solve", url.Values{}, 400, "permalink could not be read"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -173,12 +173,12 @@ func TestChallengeSaveByLink(t *testing.T) {
 	h, _ := practiceServer(t)
 	v := newVisitor(t, h)
 	script := "publish pay-1 amount=10000\nretry pay-1\n"
-	page := v.get("/lab?challenge=broker-id-is-not-a-key&s=" + sim.EncodePermalink(script))
+	page := v.get("/lab?challenge=broker-id-is-not-a-key&s=" + link.Pack(script))
 	if !strings.Contains(page.body, `id="ch-save"`) {
 		t.Fatalf("no save button on a solved challenge:\n%s", excerpt(page.body))
 	}
 	for range 2 {
-		r := v.post("/challenges/broker-id-is-not-a-key/solve", url.Values{"s": {sim.EncodePermalink(script)}})
+		r := v.post("/challenges/broker-id-is-not-a-key/solve", url.Values{"s": {link.Pack(script)}})
 		if r.status != http.StatusSeeOther || !strings.HasPrefix(r.header.Get("Location"), "/challenges?saved=broker-id-is-not-a-key") {
 			t.Fatalf("save: %d %q\n%s", r.status, r.header.Get("Location"), excerpt(r.body))
 		}
@@ -197,7 +197,7 @@ func TestChallengesWithoutProgress(t *testing.T) {
 	if r.status != 200 || !strings.Contains(r.body, `id="ch-nostore"`) {
 		t.Fatalf("status %d\n%s", r.status, excerpt(r.body))
 	}
-	r = request(t, h, http.MethodPost, "/challenges/naive-twice/solve", url.Values{"s": {sim.EncodePermalink("publish pay-1 amount=1\ndeliver crash=before-ack\n")}})
+	r = request(t, h, http.MethodPost, "/challenges/naive-twice/solve", url.Values{"s": {link.Pack("publish pay-1 amount=1\ndeliver crash=before-ack\n")}})
 	if r.status != http.StatusServiceUnavailable {
 		t.Errorf("save without a store: status %d", r.status)
 	}

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/idempotency-lab/lab/internal/servers"
+	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sandbox"
-	"github.com/idempotency-lab/lab/sim"
 )
 
 // TestMain makes the test binary a sandbox child when the server starts
@@ -80,7 +80,7 @@ func TestEditorShowsTheStarter(t *testing.T) {
 	if r := get(t, plain, "/lab"); strings.Contains(r.body, `id="code"`) {
 		t.Error("an editor on a server without a sandbox")
 	}
-	if r := get(t, plain, "/lab?code="+sim.EncodePermalink(fixedNaive)); r.status != http.StatusNotFound {
+	if r := get(t, plain, "/lab?code="+link.Pack(fixedNaive)); r.status != http.StatusNotFound {
 		t.Errorf("code= without a sandbox: %d", r.status)
 	}
 }
@@ -150,7 +150,7 @@ func TestBadHandlerFiles(t *testing.T) {
 	}
 	for target, want := range map[string]string{
 		"/lab?code=garbage": "The permalink could not be read",
-		"/lab?code=" + sim.EncodePermalink(fixedNaive) + "&name=naive": "is not a name for your handler",
+		"/lab?code=" + link.Pack(fixedNaive) + "&name=naive": "is not a name for your handler",
 		"/check/code": "the address needs code=",
 	} {
 		if r := get(t, h, target); r.status != 400 || !strings.Contains(r.body, want) {
@@ -193,7 +193,7 @@ func TestServerStaysResponsive(t *testing.T) {
 			defer wg.Done()
 			// Different scripts, so the page cache cannot merge them.
 			sc := "publish a amount=" + strconv.Itoa(100+i) + "\ndeliver\n"
-			statuses <- get(t, h, "/lab?s="+sim.EncodePermalink(sc)+"&code="+sim.EncodePermalink(loop)).status
+			statuses <- get(t, h, "/lab?s="+link.Pack(sc)+"&code="+link.Pack(loop)).status
 		}()
 	}
 	time.Sleep(300 * time.Millisecond) // let the children start
@@ -249,7 +249,7 @@ func TestAPIFileInTheLab(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newCodeServer(t, sandbox.Limits{})
-	r := get(t, h, "/lab?preset=api-reused-key&step=2&handlers=api-idempotency-key&code="+sim.EncodePermalink(string(src))+"&name=yours&lang=en")
+	r := get(t, h, "/lab?preset=api-reused-key&step=2&handlers=api-idempotency-key&code="+link.Pack(string(src))+"&name=yours&lang=en")
 	if r.status != http.StatusOK || !strings.Contains(r.body, `data-handler="yours" data-verdict="silent-conflict"`) {
 		t.Fatalf("status %d\n%s", r.status, excerpt(r.body))
 	}
@@ -258,12 +258,12 @@ func TestAPIFileInTheLab(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r = get(t, h, "/lab?preset=api-reused-key&step=2&handlers=api-idempotency-key&code="+sim.EncodePermalink(string(sol))+"&name=yours&lang=en")
+	r = get(t, h, "/lab?preset=api-reused-key&step=2&handlers=api-idempotency-key&code="+link.Pack(string(sol))+"&name=yours&lang=en")
 	if r.status != http.StatusOK || !strings.Contains(r.body, `data-handler="yours" data-verdict="ok"`) {
 		t.Errorf("the solution: status %d, or not ok\n%s", r.status, excerpt(r.body))
 	}
 	// A message handler's file on an API story is refused, saying why.
-	if r := get(t, h, "/lab?preset=api-reused-key&code="+sim.EncodePermalink(fixedNaive)+"&name=yours"); r.status != http.StatusBadRequest {
+	if r := get(t, h, "/lab?preset=api-reused-key&code="+link.Pack(fixedNaive)+"&name=yours"); r.status != http.StatusBadRequest {
 		t.Errorf("a message file on an API story: %d\n%s", r.status, excerpt(r.body))
 	}
 }

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sandbox"
-	"github.com/idempotency-lab/lab/sim"
 )
 
 // countedSandbox is a sandbox whose children are this test binary,
@@ -94,7 +94,7 @@ var crossSiteHeaders = []struct {
 // address bar or fetched by curl, the same address runs as before.
 func TestCrossSiteGetsRunNothing(t *testing.T) {
 	h, children := crossSiteServer(t)
-	file := sim.EncodePermalink(fixedNaive)
+	file := link.Pack(fixedNaive)
 	bank := mustBank(t)
 	q, ok := bank.Question("code-crash-before-ack")
 	if !ok {
@@ -182,7 +182,7 @@ func TestCrossSiteRunsAreLogged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := get(t, h, "/lab?code="+sim.EncodePermalink(fixedNaive), "Origin", "http://evil.example")
+	r := get(t, h, "/lab?code="+link.Pack(fixedNaive), "Origin", "http://evil.example")
 	if r.status != http.StatusForbidden || children() != 0 {
 		t.Fatalf("status %d, %d children", r.status, children())
 	}

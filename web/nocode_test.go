@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/practice"
-	"github.com/idempotency-lab/lab/sim"
 )
 
 // A lab whose machine cannot isolate a child (lab serve's self-test
@@ -32,12 +32,12 @@ func TestNoIsolationTurnsCodeOff(t *testing.T) {
 		t.Errorf("/lab: status %d, the reason shown: %v, the editor hidden: %v", lab.status,
 			strings.Contains(html.UnescapeString(lab.body), why), !strings.Contains(lab.body, `id="editor"`))
 	}
-	code := sim.EncodePermalink("package handler\n")
+	code := link.Pack("package handler\n")
 	for _, c := range []struct {
 		name string
 		r    response
 	}{
-		{"a code= address", get(t, h, "/lab?s="+sim.EncodePermalink("publish a amount=100\n")+"&code="+code)},
+		{"a code= address", get(t, h, "/lab?s="+link.Pack("publish a amount=100\n")+"&code="+code)},
 		{"the editor's form", post(t, h, "/lab/code", url.Values{"state": {"preset=crash-before-ack"}, "code": {"package handler\n"}, "action": {"run"}})},
 		{"a check of a file", get(t, h, "/check/code?code="+code)},
 		{"a coding exercise", post(t, h, "/practice/q/"+findQuestion(t, practice.KindCode, nil).ID, url.Values{"code": {"package handler\n\nfunc Handle() {}\n"}})},

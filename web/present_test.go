@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/link"
 )
 
 // TestPresentPages renders the presenter view of presets and permalinks.
@@ -45,10 +45,10 @@ func TestPresentPages(t *testing.T) {
 			map[string]string{"naive": "duplicate 100.00", "inbox": "ok 100.00"},
 			[]string{"p-source-panel", "p-timeline-panel", "<code>naive.go</code>", `<pre class="code" role="region" tabindex="0" aria-label="naive: source, naive.go">`, `<svg`,
 				`id="p-source" href="/present/crash-before-ack?handlers=naive,inbox&amp;step=2&amp;show=timeline"`}, nil},
-		{"a permalink", "/present?s=" + sim.EncodePermalink(script) + "&step=4&handlers=naive,unique",
+		{"a permalink", "/present?s=" + link.Pack(script) + "&step=4&handlers=naive,unique",
 			map[string]string{"naive": "duplicate 200.00", "unique": "ok 100.00"},
-			[]string{"Step 4 of 4", `id="p-prev" href="/present?s=` + sim.EncodePermalink(script) + `&amp;handlers=naive,unique&amp;step=3"`,
-				`<input type="hidden" name="s" value="` + sim.EncodePermalink(script) + `">`}, nil},
+			[]string{"Step 4 of 4", `id="p-prev" href="/present?s=` + link.Pack(script) + `&amp;handlers=naive,unique&amp;step=3"`,
+				`<input type="hidden" name="s" value="` + link.Pack(script) + `">`}, nil},
 		{"a lab address with /lab changed to /present", "/present?preset=crash-before-ack&step=2",
 			map[string]string{"naive": "duplicate 100.00", "inbox": "ok 100.00"}, []string{"Step 2 of 4"}, nil},
 		{"a plain script", "/present?script=" + url.QueryEscape(script) + "&step=1",
@@ -107,9 +107,9 @@ func TestPresentBadInput(t *testing.T) {
 		{"/present/crash-before-ack?handlers=nope", http.StatusBadRequest, []string{`There is no handler &#34;nope&#34;`}},
 		{"/present/crash-before-ack?handlers=", http.StatusBadRequest, []string{"at least one handler"}},
 		{"/present/crash-before-ack?show=slides", http.StatusBadRequest, []string{"show=slides is not a panel"}},
-		{"/present/crash-before-ack?s=" + sim.EncodePermalink("deliver\n"), http.StatusBadRequest, []string{"only one of"}},
+		{"/present/crash-before-ack?s=" + link.Pack("deliver\n"), http.StatusBadRequest, []string{"only one of"}},
 		{"/present?preset=nope", http.StatusNotFound, []string{`There is no scenario &#34;nope&#34; to present.`, `href="/present/happy-path"`}},
-		{"/present?preset=crash-before-ack&s=" + sim.EncodePermalink("deliver\n"), http.StatusBadRequest, []string{"only one of"}},
+		{"/present?preset=crash-before-ack&s=" + link.Pack("deliver\n"), http.StatusBadRequest, []string{"only one of"}},
 	}
 	for _, tc := range tests {
 		r := get(t, h, tc.target)

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sandbox"
-	"github.com/idempotency-lab/lab/sim"
 )
 
 // The attacks of a hostile visitor on the editor, made as the visitor
@@ -82,7 +82,7 @@ func (a *attackLab) answer(t *testing.T) response {
 func (a *attackLab) attack(t *testing.T, imports, body string) response {
 	t.Helper()
 	code := attackFile(t, imports, body)
-	return get(t, a.h, "/lab?s="+sim.EncodePermalink("publish a amount=100\ndeliver\n")+"&code="+sim.EncodePermalink(code))
+	return get(t, a.h, "/lab?s="+link.Pack("publish a amount=100\ndeliver\n")+"&code="+link.Pack(code))
 }
 
 // attackForm runs the same file from the editor's form, as a visitor
@@ -90,7 +90,7 @@ func (a *attackLab) attack(t *testing.T, imports, body string) response {
 func (a *attackLab) attackForm(t *testing.T, imports, body string) response {
 	t.Helper()
 	_, page := follow(t, a.h, "/lab/code", url.Values{"code": {attackFile(t, imports, body)}, "name": {""},
-		"state": {"?s=" + sim.EncodePermalink("publish a amount=100\ndeliver\n")}, "action": {"run"}})
+		"state": {"?s=" + link.Pack("publish a amount=100\ndeliver\n")}, "action": {"run"}})
 	return page
 }
 
@@ -338,7 +338,7 @@ func TestAttackKeepsStateInAPackageMap(t *testing.T) {
 		}
 	}
 	lab := newCodeServer(t, sandbox.Limits{})
-	chk := get(t, lab, "/check/code?code="+sim.EncodePermalink(mapDedup))
+	chk := get(t, lab, "/check/code?code="+link.Pack(mapDedup))
 	story := regexp.MustCompile(`<li class="chk-story" data-verdict="([a-z-]+)"`).FindStringSubmatch(chk.body)
 	open := regexp.MustCompile(`href="([^"]+)" id="open-1"`).FindStringSubmatch(chk.body)
 	if chk.status != http.StatusOK || story == nil || open == nil {

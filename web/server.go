@@ -2,9 +2,9 @@
 // of broker events runs on several handlers side by side.
 //
 // The server keeps no state of its own between requests: the URL carries
-// the script (see permalink.go), and each request replays it through the
-// engine. Every page works without JavaScript; with it, htmx swaps only
-// the lab's own region and keeps the address bar in step.
+// the script (package link owns the address), and each request replays
+// it through the engine. Every page works without JavaScript; with it,
+// htmx swaps only the lab's own region and keeps the address bar in step.
 package web
 
 import (

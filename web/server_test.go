@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sim"
-	"github.com/idempotency-lab/lab/web/labview"
 	"github.com/idempotency-lab/lab/web/page"
 )
 
@@ -174,9 +174,9 @@ func TestLabPages(t *testing.T) {
 			[]string{`data-step="2"`, "deliver crash=before-ack"}},
 		{"plain script", "/lab?script=" + url.QueryEscape(script), map[string]string{"naive": "duplicate", "inbox": "ok"},
 			[]string{`data-step="4"`, "A worker takes the oldest ready message, runs the handler and acks."}},
-		{"permalink", "/lab?s=" + sim.EncodePermalink(script), map[string]string{"naive": "duplicate", "inbox": "ok"},
+		{"permalink", "/lab?s=" + link.Pack(script), map[string]string{"naive": "duplicate", "inbox": "ok"},
 			[]string{`data-step="4"`}},
-		{"permalink at a step", "/lab?s=" + sim.EncodePermalink(script) + "&step=1", map[string]string{"naive": "ok"},
+		{"permalink at a step", "/lab?s=" + link.Pack(script) + "&step=1", map[string]string{"naive": "ok"},
 			[]string{`data-step="1"`}},
 		{"chosen handlers", "/lab?preset=crash-before-ack&handlers=unique-error,naive&step=4", map[string]string{"unique-error": "poison", "naive": "duplicate"},
 			[]string{"handlers=unique-error,naive"}},
@@ -289,8 +289,8 @@ func TestBadInput(t *testing.T) {
 		{"permalink that is not base64", "/lab?s=1%2A%2A", 400, []string{"not base64url"}},
 		{"permalink that is not deflate", "/lab?s=" + notDeflate, 400, []string{"does not decompress"}},
 		{"permalink that inflates past the limit", "/lab?s=" + bomb, 400, []string{"longer than the limit of 65536 bytes"}},
-		{"permalink that is too long", "/lab?s=1" + strings.Repeat("A", labview.MaxPermalinkChars), 400, []string{"the limit is"}},
-		{"permalink of a broken script", "/lab?s=" + sim.EncodePermalink("fly away\n"), 400, []string{"line 1: unknown verb &#34;fly&#34;", "valid verbs: publish"}},
+		{"permalink that is too long", "/lab?s=1" + strings.Repeat("A", link.MaxPacked), 400, []string{"the limit is"}},
+		{"permalink of a broken script", "/lab?s=" + link.Pack("fly away\n"), 400, []string{"line 1: unknown verb &#34;fly&#34;", "valid verbs: publish"}},
 		{"unknown handler lists the valid ones", "/lab?handlers=naive,nope", 400,
 			[]string{"There is no handler &#34;nope&#34;. Valid handlers: " + strings.Join(handlerNames, ", ")}},
 		{"no handler at all", "/lab?handlers=", 400, []string{"Choose at least one handler."}},
@@ -399,7 +399,7 @@ func TestStepForms(t *testing.T) {
 				form[k] = v
 			}
 			if tc.base != "" {
-				form.Set("s", sim.EncodePermalink(tc.base))
+				form.Set("s", link.Pack(tc.base))
 			}
 			sc, err := sim.Parse(tc.base)
 			if err != nil {
@@ -441,7 +441,7 @@ func TestStepFromAPresetDropsTheStepsAfterTheOneShown(t *testing.T) {
 
 func TestBadStepForms(t *testing.T) {
 	h := newTestServer(t)
-	published := sim.EncodePermalink("publish pay-1 amount=10000\n")
+	published := link.Pack("publish pay-1 amount=10000\n")
 	tests := []struct {
 		name   string
 		form   url.Values
@@ -471,10 +471,10 @@ func TestBadStepForms(t *testing.T) {
 		{"bad permalink with the form", url.Values{"verb": {"drain"}, "s": {"garbage"}}, 400, "The permalink could not be read"},
 		{"unknown handler with the form", url.Values{"verb": {"drain"}, "handlers": {"naive,nobody"}}, 400, "There is no handler &#34;nobody&#34;"},
 		{"deliver on an empty queue", url.Values{"verb": {"deliver"}}, 400, "after step 0 nothing is ready to deliver"},
-		{"deliver after the queue emptied", url.Values{"s": {sim.EncodePermalink("publish pay-1 amount=10000\ndeliver\n")}, "verb": {"deliver"}, "crash": {"before-ack"}}, 400, "after step 2 nothing is ready to deliver"},
+		{"deliver after the queue emptied", url.Values{"s": {link.Pack("publish pay-1 amount=10000\ndeliver\n")}, "verb": {"deliver"}, "crash": {"before-ack"}}, 400, "after step 2 nothing is ready to deliver"},
 		{"concurrent delivery on an empty queue", url.Values{"verb": {"deliver-concurrent"}, "same": {"1"}}, 400, "nothing is ready to deliver"},
 		{"redeliver with nothing in flight", url.Values{"s": {published}, "verb": {"redeliver"}}, 400, "after step 1 nothing is in flight"},
-		{"drain an empty queue", url.Values{"s": {sim.EncodePermalink("publish pay-1 amount=10000\ndeliver\n")}, "verb": {"drain"}}, 400, "after step 2 nothing is ready to deliver"},
+		{"drain an empty queue", url.Values{"s": {link.Pack("publish pay-1 amount=10000\ndeliver\n")}, "verb": {"drain"}}, 400, "after step 2 nothing is ready to deliver"},
 		{"replay an empty DLQ", url.Values{"s": {published}, "verb": {"dlq-replay"}}, 400, "after step 1 every DLQ is empty"},
 		// The order service, its relay, refunds, out-of-order delivery
 		// and batches (#17): a bad field is a 400 that names it.
@@ -494,8 +494,8 @@ func TestBadStepForms(t *testing.T) {
 		{"refund without an amount", url.Values{"s": {published}, "verb": {"publish"}, "kind": {"refund"}, "op": {"ref-1"}, "order": {"acme pay-1"}}, 400, "publish needs amount=N"},
 		{"deliver an op with a space", url.Values{"s": {published}, "verb": {"deliver"}, "op": {"pay-1 crash=before-ack"}}, 400, "op must be one word"},
 		{"deliver an unpublished op", url.Values{"s": {published}, "verb": {"deliver"}, "op": {"pay-9"}}, 400, "deliver pay-9: no operation pay-9 has been published"},
-		{"deliver an op on an empty queue", url.Values{"s": {sim.EncodePermalink("publish pay-1 amount=10000\ndeliver\n")}, "verb": {"deliver"}, "op": {"pay-1"}}, 400, "after step 2 nothing is ready to deliver"},
-		{"deliver an op with nothing of it ready", url.Values{"s": {sim.EncodePermalink("publish pay-1 amount=10000\npublish pay-2 amount=1\ndeliver pay-1\n")}, "verb": {"deliver"}, "op": {"pay-1"}}, 400, "after step 3 no message of pay-1 is ready to deliver"},
+		{"deliver an op on an empty queue", url.Values{"s": {link.Pack("publish pay-1 amount=10000\ndeliver\n")}, "verb": {"deliver"}, "op": {"pay-1"}}, 400, "after step 2 nothing is ready to deliver"},
+		{"deliver an op with nothing of it ready", url.Values{"s": {link.Pack("publish pay-1 amount=10000\npublish pay-2 amount=1\ndeliver pay-1\n")}, "verb": {"deliver"}, "op": {"pay-1"}}, 400, "after step 3 no message of pay-1 is ready to deliver"},
 		{"batch without a size", url.Values{"s": {published}, "verb": {"deliver-batch"}}, 400, "batch=&#34;&#34; is not a batch size"},
 		{"batch of zero", url.Values{"s": {published}, "verb": {"deliver-batch"}, "batch": {"0"}}, 400, "batch=&#34;0&#34; is not a batch size"},
 		{"batch too big", url.Values{"s": {published}, "verb": {"deliver-batch"}, "batch": {"51"}}, 400, "from 1 to 50"},
@@ -545,7 +545,7 @@ func TestUndo(t *testing.T) {
 		t.Errorf("undo while looking at step 1: Location %q, want step=1", loc)
 	}
 	// Undoing the only step gives the empty lab; undoing nothing stays there.
-	one := sim.EncodePermalink("publish pay-1 amount=1\n")
+	one := link.Pack("publish pay-1 amount=1\n")
 	if loc, _ := follow(t, h, "/lab/undo", url.Values{"s": {one}, "step": {"1"}}); loc != "/lab" {
 		t.Errorf("undo of the only step: Location %q, want /lab", loc)
 	}
@@ -553,7 +553,7 @@ func TestUndo(t *testing.T) {
 		t.Errorf("undo of nothing: Location %q, want /lab", loc)
 	}
 	// Undoing back to an unchanged preset gives its name again.
-	changed := sim.EncodePermalink(mustPreset(t, "crash-before-ack").Script.String() + "drain\n")
+	changed := link.Pack(mustPreset(t, "crash-before-ack").Script.String() + "drain\n")
 	if loc, _ := follow(t, h, "/lab/undo", url.Values{"s": {changed}, "step": {"5"}}); loc != "/lab?preset=crash-before-ack&step=4" {
 		t.Errorf("undo back to the preset: Location %q", loc)
 	}
@@ -575,7 +575,7 @@ func mustPreset(tb testing.TB, name string) sim.Preset {
 func TestRunScript(t *testing.T) {
 	h := newTestServer(t)
 	text := "publish pay-1 amount=300\ndeliver crash=after-effect\nredeliver\ndeliver\n"
-	loc, page := follow(t, h, "/lab/script", url.Values{"script": {text}, "handlers": {"naive,effect-first,inbox"}, "s": {sim.EncodePermalink("drain\n")}})
+	loc, page := follow(t, h, "/lab/script", url.Values{"script": {text}, "handlers": {"naive,effect-first,inbox"}, "s": {link.Pack("drain\n")}})
 	if !strings.Contains(loc, "handlers=naive,effect-first,inbox") {
 		t.Errorf("Location %q lost the handlers", loc)
 	}
@@ -611,13 +611,13 @@ func TestUserTextIsEscaped(t *testing.T) {
 		"publish " + evil + " amount=100 tenant=<img/src=x/onerror=alert(2)>\n" +
 		"deliver crash=before-ack\nredeliver\ndeliver\n"
 	pages := map[string]response{
-		"permalink":  get(t, h, "/lab?s="+sim.EncodePermalink(script)),
+		"permalink":  get(t, h, "/lab?s="+link.Pack(script)),
 		"script":     get(t, h, "/lab?script="+url.QueryEscape(script)),
 		"bad script": get(t, h, "/lab?script="+url.QueryEscape(script+"explode "+evil+"\n")),
 		"handler":    get(t, h, "/lab?handlers="+url.QueryEscape(evil)),
 		"preset":     get(t, h, "/lab?preset="+url.QueryEscape(evil)),
 		"not found":  get(t, h, "/"+url.PathEscape(evil)),
-		"partial":    get(t, h, "/lab?s="+sim.EncodePermalink(script), "HX-Request", "true", "HX-Request-Type", "partial"),
+		"partial":    get(t, h, "/lab?s="+link.Pack(script), "HX-Request", "true", "HX-Request-Type", "partial"),
 	}
 	_, stepped := follow(t, h, "/lab/step", url.Values{"verb": {"publish"}, "op": {evil}, "amount": {"1"}})
 	pages["step form"] = stepped
@@ -723,39 +723,6 @@ func TestCatalogIsComplete(t *testing.T) {
 			t.Errorf("handler %s has no translated summary", h.Name)
 		}
 	}
-}
-
-func TestPermalinkRoundTrip(t *testing.T) {
-	presets, err := sim.Presets()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range presets {
-		text := p.Script.String()
-		link := sim.EncodePermalink(text)
-		if strings.ContainsAny(link, "+/=%&?# ") {
-			t.Errorf("%s: permalink %q is not URL-safe", p.Name, link)
-		}
-		back, err := labview.DecodePermalink(link)
-		if err != nil || back != text {
-			t.Errorf("%s: round trip failed: %v", p.Name, err)
-		}
-		if len(link) > len(text) {
-			t.Errorf("%s: permalink (%d) longer than the text (%d)", p.Name, len(link), len(text))
-		}
-	}
-}
-
-func FuzzDecodePermalink(f *testing.F) {
-	f.Add(sim.EncodePermalink("publish pay-1 amount=1\n"))
-	f.Add("1")
-	f.Add("1AAAA")
-	f.Fuzz(func(t *testing.T, s string) {
-		text, err := labview.DecodePermalink(s)
-		if err == nil && len(text) > sim.MaxScriptBytes {
-			t.Fatalf("decoded %d bytes, over the limit", len(text))
-		}
-	})
 }
 
 func TestStaticFiles(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/page"
 )
@@ -81,7 +82,7 @@ func TestResultSymbol(t *testing.T) {
 	// A handler that credits every delivery of a thrice-delivered message.
 	h := newTestServer(t)
 	script := "publish pay-1 amount=10000\ndeliver crash=before-ack\nredeliver\ndeliver crash=before-ack\nredeliver\ndeliver\n"
-	r := get(t, h, "/lab?handlers=naive&s="+sim.EncodePermalink(script))
+	r := get(t, h, "/lab?handlers=naive&s="+link.Pack(script))
 	if !strings.Contains(r.body, "×3") || strings.Contains(r.body, "×2") {
 		t.Errorf("naive credited three times: the card should say ×3\n%s", excerpt(r.body))
 	}
@@ -92,7 +93,7 @@ func TestResultSymbol(t *testing.T) {
 // add one are disabled with the reason.
 func TestIdleStepsAreNarratedAndRefused(t *testing.T) {
 	h := newTestServer(t)
-	r := get(t, h, "/lab?s="+sim.EncodePermalink("deliver\n"))
+	r := get(t, h, "/lab?s="+link.Pack("deliver\n"))
 	if !strings.Contains(r.body, "nothing is ready to deliver: the queue is empty and nothing changes") {
 		t.Errorf("the narration of an idle deliver\n%s", excerpt(r.body))
 	}
@@ -103,13 +104,13 @@ func TestIdleStepsAreNarratedAndRefused(t *testing.T) {
 	if !strings.Contains(r.body, `id="why-no-redeliver"`) {
 		t.Error("the redeliver button should say why it is disabled")
 	}
-	ru := get(t, h, "/lab?lang=ru&s="+sim.EncodePermalink("redeliver\n"))
+	ru := get(t, h, "/lab?lang=ru&s="+link.Pack("redeliver\n"))
 	if !strings.Contains(ru.body, "Ни одно сообщение не в обработке, возвращать в очередь нечего") {
 		t.Errorf("the Russian narration of an idle redeliver\n%s", excerpt(ru.body))
 	}
 	// An idle drain and an idle DLQ replay, typed into a script, say so;
 	// their buttons are disabled with the reason.
-	idle := get(t, h, "/lab?s="+sim.EncodePermalink("drain\ndlq-replay\n")+"&step=1")
+	idle := get(t, h, "/lab?s="+link.Pack("drain\ndlq-replay\n")+"&step=1")
 	if !strings.Contains(idle.body, "Workers ask for messages, but nothing is ready to deliver: nothing changes.") {
 		t.Errorf("the narration of an idle drain\n%s", excerpt(idle.body))
 	}
@@ -122,11 +123,11 @@ func TestIdleStepsAreNarratedAndRefused(t *testing.T) {
 	if !strings.Contains(idle.body, `id="why-no-dlq"`) {
 		t.Error("the DLQ replay button does not say why it is disabled")
 	}
-	if r := get(t, h, "/lab?lang=ru&s="+sim.EncodePermalink("dlq-replay\n")); !strings.Contains(r.body, "DLQ пуста, переотправлять нечего: ничего не меняется.") {
+	if r := get(t, h, "/lab?lang=ru&s="+link.Pack("dlq-replay\n")); !strings.Contains(r.body, "DLQ пуста, переотправлять нечего: ничего не меняется.") {
 		t.Errorf("the Russian narration of an idle DLQ replay\n%s", excerpt(r.body))
 	}
 	// With a message ready, delivering is allowed.
-	ok := get(t, h, "/lab?s="+sim.EncodePermalink("publish pay-1 amount=1\n"))
+	ok := get(t, h, "/lab?s="+link.Pack("publish pay-1 amount=1\n"))
 	if strings.Contains(ok.body, `id="why-no-deliver"`) {
 		t.Error("a ready message: deliver should be enabled")
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/idempotency-lab/lab/check"
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
@@ -219,9 +220,9 @@ func permalink(script string, h handlers.Info, src string) string {
 		return "" // the lab's pages do not show the API side yet: lab run replays it
 	}
 	if h.Handle == nil {
-		return sandbox.LabURL(script, src, h.Name)
+		return link.Lab{Script: script, Code: src, Name: h.Name}.String()
 	}
-	return sim.LabURL(script, h.Name)
+	return link.Lab{Script: script, Handlers: []string{h.Name}}.String()
 }
 
 // checkHandlers resolves the handlers to check: message handlers and API

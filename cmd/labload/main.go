@@ -40,6 +40,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/idempotency-lab/lab/link"
 )
 
 func main() {
@@ -274,7 +276,8 @@ func get(c *http.Client, u string) (int, time.Duration, error) {
 // the instructor shared.
 func labCase(s *server, clients int, d time.Duration) error {
 	fmt.Printf("lab: %d concurrent clients on /lab?preset=crash-before-ack for %s\n", clients, d)
-	return hammer(s, clients, d, func(int) string { return s.base + "/lab?preset=crash-before-ack" }, "lab page")
+	target := s.base + link.Lab{Preset: "crash-before-ack"}.String()
+	return hammer(s, clients, d, func(int) string { return target }, "lab page")
 }
 
 // hammer runs clients goroutines that fetch next(i) in a loop until d is
@@ -346,7 +349,7 @@ func expensiveCase(s *server, clients int, d time.Duration) error {
 	}
 	for _, k := range kinds {
 		err := hammer(s, clients, d/time.Duration(len(kinds)), func(i int) string {
-			return s.base + "/lab?handlers=" + k.handlers + "&script=" + url.QueryEscape(k.script(i))
+			return s.base + link.Lab{Script: k.script(i), Plain: true, Handlers: []string{k.handlers}}.String()
 		}, k.name)
 		if err != nil {
 			return err

@@ -20,6 +20,7 @@ import (
 
 	explore "github.com/idempotency-lab/lab/check"
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/labview"
@@ -192,7 +193,7 @@ func (c *Check) Handler(w http.ResponseWriter, r *http.Request) error {
 	for _, f := range rep.Failures {
 		v.Failures = append(v.Failures, failureView{Verdict: string(f.Verdict), Label: t.S("v." + string(f.Verdict)),
 			Symbol: page.VerdictSymbol(f.Verdict), Steps: f.Steps, Lines: strings.Split(strings.TrimRight(f.Script, "\n"), "\n"),
-			LabURL: sim.LabURL(f.Script, h.Name), Settled: page.Money(f.Settled), Expected: page.Money(f.Expected)})
+			LabURL: link.Lab{Script: f.Script, Handlers: []string{h.Name}}.String(), Settled: page.Money(f.Settled), Expected: page.Money(f.Expected)})
 	}
 	w.Header().Set("Cache-Control", "no-cache")
 	return c.Render(w, r, http.StatusOK, handlerPage(c.PageFor(t, r, h.Name+" · "+t.S("chk.title")+" · "+t.S("app.name")), v))
@@ -252,7 +253,7 @@ func (c *Check) Code(w http.ResponseWriter, r *http.Request) error {
 	for _, f := range rep.Failures {
 		v.Failures = append(v.Failures, failureView{Verdict: string(f.Verdict), Label: t.S("v." + string(f.Verdict)),
 			Symbol: page.VerdictSymbol(f.Verdict), Steps: f.Steps, Lines: strings.Split(strings.TrimRight(f.Script, "\n"), "\n"),
-			LabURL: sandbox.LabURL(f.Script, st.Code, st.CodeName), Settled: page.Money(f.Settled), Expected: page.Money(f.Expected)})
+			LabURL: link.Lab{Script: f.Script, Code: st.Code, Name: st.CodeName}.String(), Settled: page.Money(f.Settled), Expected: page.Money(f.Expected)})
 	}
 	return c.Render(w, r, http.StatusOK, handlerPage(c.PageFor(t, r, st.CodeName+" · "+t.S("chk.title")+" · "+t.S("app.name")), v))
 }

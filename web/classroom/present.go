@@ -16,6 +16,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/labview"
 	"github.com/idempotency-lab/lab/web/page"
@@ -188,7 +189,7 @@ func (s *Classroom) presentView(t page.Text, r *http.Request, st labview.State, 
 	v.TimelineURL = at(st.Step, st.Handlers, presentShow{Source: show.Source, Timeline: !show.Timeline, NoVerdicts: show.NoVerdicts})
 	v.SourceURL = at(st.Step, st.Handlers, presentShow{Source: !show.Source, Timeline: show.Timeline, NoVerdicts: show.NoVerdicts})
 	v.VerdictsURL = at(st.Step, st.Handlers, presentShow{Source: show.Source, Timeline: show.Timeline, NoVerdicts: !show.NoVerdicts})
-	v.ExploreURL = labview.URL(s.Query(st), st.Step, st.DefaultStep())
+	v.ExploreURL = labview.URL(s.Link(st), st.Step, st.DefaultStep())
 	for i, h := range s.sideHandlers(st) {
 		on := slices.Contains(st.Handlers, h.Name)
 		next := s.toggleHandler(st, h.Name)
@@ -202,7 +203,7 @@ func (s *Classroom) presentView(t page.Text, r *http.Request, st labview.State, 
 		})
 	}
 	if mode == modeSolo {
-		vals, _ := url.ParseQuery(s.Query(st))
+		vals := s.Link(st).Values()
 		for _, k := range []string{"preset", "s"} {
 			if vals.Has(k) {
 				v.OpenRoom = append(v.OpenRoom, page.Field{Name: k, Value: vals.Get(k)})
@@ -243,7 +244,7 @@ func presentURL(st labview.State, step int, handlers []string, show presentShow)
 	if st.Preset != "" {
 		base += "/" + url.PathEscape(st.Preset)
 	} else {
-		parts = append(parts, "s="+sim.EncodePermalink(st.Script.String()))
+		parts = append(parts, "s="+link.Pack(st.Script.String()))
 	}
 	hs := make([]string, len(handlers))
 	for i, h := range handlers {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	measure "github.com/idempotency-lab/lab/cost"
+	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/web/page"
 )
 
@@ -79,7 +80,7 @@ func resultsOf(t page.Text, m *measure.Measurement) resultsView {
 		f := measure.RetentionFigure(m.Retention, lang)
 		v.Retention = &figureView{ID: f.ID, Title: f.Title, SVG: f.SVG}
 		v.RetLead = t.F("cost.retlead", "inbox-retention-too-short")
-		v.RetPresetURL = "/lab?preset=inbox-retention-too-short&handlers=inbox,unique"
+		v.RetPresetURL = link.Lab{Preset: "inbox-retention-too-short", Handlers: []string{"inbox", "unique"}}.String()
 	}
 	return v
 }

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/web/labview"
 	"github.com/idempotency-lab/lab/web/page"
 
@@ -36,7 +37,7 @@ func (s *Lab) Challenges(w http.ResponseWriter, r *http.Request) error {
 				v.JustSaved = item.Title
 			}
 			item.Solved, item.Steps = true, sv.Steps
-			item.Solution = item.Start + "&s=" + sim.EncodePermalink(sv.Script)
+			item.Solution = link.Lab{Script: sv.Script, Challenge: c.ID}.String()
 			v.Done++
 		}
 		v.Items = append(v.Items, item)
@@ -92,16 +93,16 @@ func (s *Lab) SolveChallenge(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	text, derr := labview.DecodePermalink(f.Get("s"))
-	var pe *labview.PermalinkError
-	if errors.As(derr, &pe) {
-		return page.BadRequest(pe.Key, pe.Args...)
+	text, derr := link.Unpack(f.Get("s"))
+	var le *link.Error
+	if errors.As(derr, &le) {
+		return page.BadRequest(le.Key, le.Args...)
 	}
 	sc, err := labview.ParseScript(text, "err.script")
 	if err != nil {
 		return err
 	}
-	back := labview.ChallengeStart(c.ID) + "&s=" + sim.EncodePermalink(sc.String())
+	back := link.Lab{Script: sc.String(), Challenge: c.ID}.String()
 	if err := s.saveSolve(w, r, c, sc); err != nil {
 		var he *page.Error
 		if errors.As(err, &he) {

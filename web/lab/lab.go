@@ -63,13 +63,13 @@ func (s *Lab) AddStep(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		var he *page.Error
 		if errors.As(err, &he) {
-			he.Back = labview.URL(s.Query(st), st.Step, st.DefaultStep())
+			he.Back = labview.URL(s.Link(st), st.Step, st.DefaultStep())
 			return he
 		}
 		// The base script parsed, so the error is in the new line: show
 		// the parser's words without a line number the reader never saw.
 		e := page.BadRequest("err.newstep", page.ParseMessage(err, false))
-		e.Back = labview.URL(s.Query(st), st.Step, st.DefaultStep())
+		e.Back = labview.URL(s.Link(st), st.Step, st.DefaultStep())
 		return e
 	}
 	if err := s.checkPending(r.Context(), st, sc.Steps[len(sc.Steps)-1]); err != nil {
@@ -106,7 +106,7 @@ func (s *Lab) checkPending(ctx context.Context, st labview.State, step sim.Step)
 	ready, inFlight := run.Pending()
 	if verb == sim.VerbDeliver && step.Op != "" && ready && !readyOf(run, step.Op) {
 		return &page.Error{Status: http.StatusBadRequest, Key: "err.opnotready", Args: []any{st.Step, step.Op},
-			Back: labview.URL(s.Query(st), st.Step, st.DefaultStep())}
+			Back: labview.URL(s.Link(st), st.Step, st.DefaultStep())}
 	}
 	switch {
 	case verb == sim.VerbRedeliver && inFlight, verb == sim.VerbDLQReplay && run.DeadLetters(),
@@ -114,7 +114,7 @@ func (s *Lab) checkPending(ctx context.Context, st labview.State, step sim.Step)
 		return nil
 	}
 	return &page.Error{Status: http.StatusBadRequest, Key: key, Args: []any{st.Step},
-		Back: labview.URL(s.Query(st), st.Step, st.DefaultStep())}
+		Back: labview.URL(s.Link(st), st.Step, st.DefaultStep())}
 }
 
 // readyOf says whether any handler has a message of operation op ready.
@@ -169,7 +169,7 @@ func (s *Lab) RunScript(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		var he *page.Error
 		if errors.As(err, &he) {
-			he.Back = labview.URL(s.Query(st), st.Step, st.DefaultStep())
+			he.Back = labview.URL(s.Link(st), st.Step, st.DefaultStep())
 		}
 		return err
 	}
@@ -198,6 +198,6 @@ func (s *Lab) retarget(st labview.State, sc *sim.Script) labview.State {
 // follows the redirect with fetch and pushes the final address, so the
 // same answer serves a page with or without JavaScript.
 func (s *Lab) redirectTo(w http.ResponseWriter, r *http.Request, st labview.State, step int) error {
-	http.Redirect(w, r, labview.URL(s.Query(st), step, st.DefaultStep()), http.StatusSeeOther)
+	http.Redirect(w, r, labview.URL(s.Link(st), step, st.DefaultStep()), http.StatusSeeOther)
 	return nil
 }

@@ -10,10 +10,9 @@ import (
 	"cmp"
 	"context"
 	"net/http"
-	"net/url"
-	"strconv"
 	"sync"
 
+	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/page"
 )
@@ -111,7 +110,7 @@ type matrixCell struct {
 // last step: the outcome the cell shows, with the steps before it a click
 // away.
 func matrixURL(preset, handler string, steps int) string {
-	return "/lab?" + url.Values{"preset": {preset}, "handlers": {handler}, "step": {strconv.Itoa(steps)}}.Encode()
+	return link.Lab{Preset: preset, Handlers: []string{handler}, Step: steps, HasStep: true}.Sorted()
 }
 
 // matrixHandlerFor returns a handler for /matrix over g.
@@ -152,7 +151,7 @@ func (s *Lab) matrixView(t page.Text, rows []gridRow) matrixView {
 		if t.Is(page.RU) {
 			title = cmp.Or(sc.TitleRU, title)
 		}
-		mr := matrixRow{Name: row.preset.Name, Title: title, URL: "/lab?preset=" + url.QueryEscape(row.preset.Name)}
+		mr := matrixRow{Name: row.preset.Name, Title: title, URL: link.Lab{Preset: row.preset.Name}.String()}
 		for _, res := range row.results {
 			c := matrixCell{
 				Handler:       res.handler,

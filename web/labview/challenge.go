@@ -13,6 +13,7 @@ import (
 
 	"github.com/idempotency-lab/lab/web/page"
 
+	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sim"
 )
@@ -46,7 +47,7 @@ func ChallengeIDs() []string {
 
 // ChallengeStart is the lab address that starts a challenge: its
 // handlers and an empty script.
-func ChallengeStart(id string) string { return "/lab?challenge=" + url.QueryEscape(id) }
+func ChallengeStart(id string) string { return link.Lab{Challenge: id}.String() }
 
 // challengeBanner judges the lab's run against the state's challenge.
 func challengeBanner(t page.Text, st State, run *sim.Run) *challengeView {
@@ -75,7 +76,7 @@ func challengeBanner(t page.Text, st State, run *sim.Run) *challengeView {
 		switch {
 		case try.Solved():
 			v.Status, v.Message = "solved", t.F("ch.solved", st.Step, c.MaxSteps)
-			v.SaveFields = []page.Field{{Name: "s", Value: sim.EncodePermalink(WithSteps(st.Script, st.Step).String())}}
+			v.SaveFields = []page.Field{{Name: "s", Value: link.Pack(WithSteps(st.Script, st.Step).String())}}
 		case try.Reached && try.Crashed:
 			v.Status, v.Message = "crashed", t.S("ch.crashed")
 		case try.Reached:

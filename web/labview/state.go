@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
@@ -47,37 +48,35 @@ func (st State) Total() int { return len(st.Script.Steps) }
 func (s *Lab) ReadState(v url.Values) (State, error) {
 	var st State
 	var err error
-	// An empty value counts as absent: the picker's "empty scenario"
-	// option sends preset= with nothing after it.
-	has := func(k string) bool { return v.Get(k) != "" }
-	given := 0
-	for _, k := range []string{"preset", "s", "script"} {
-		if has(k) {
-			given++
+	// link.Parse reads the address; what it cannot read is reported here
+	// in the order the lab judges the rest (addrErr), as it always was.
+	l, lerr := link.Parse(v)
+	addrErr := func(param string) error {
+		if e := link.ErrorAt(lerr, param); e != nil {
+			return page.BadRequest(e.Key, e.Args...)
 		}
+		return nil
 	}
-	if given > 1 {
-		return st, page.BadRequest("err.sources")
+	if err := addrErr(""); err != nil {
+		return st, err
 	}
 	switch {
-	case has("preset"):
-		name := v.Get("preset")
+	case l.Preset != "":
+		name := l.Preset
 		p, ferr := sim.FindPreset(s.AllPresets(), name)
 		if ferr != nil {
 			return st, page.BadRequest("err.preset", name, strings.Join(s.PresetNames(), ", "))
 		}
 		st.Script, st.Preset = p.Script, p.Name
-	case has("s"):
-		text, derr := DecodePermalink(v.Get("s"))
-		var pe *PermalinkError
-		if errors.As(derr, &pe) {
-			return st, page.BadRequest(pe.Key, pe.Args...)
-		}
-		if st.Script, err = ParseScript(text, "err.script"); err != nil {
+	case v.Get("s") != "":
+		if err := addrErr("s"); err != nil {
 			return st, err
 		}
-	case has("script"):
-		if st.Script, err = ParseScript(v.Get("script"), "err.script"); err != nil {
+		if st.Script, err = ParseScript(l.Script, "err.script"); err != nil {
+			return st, err
+		}
+	case l.Plain:
+		if st.Script, err = ParseScript(l.Script, "err.script"); err != nil {
 			return st, err
 		}
 	default:
@@ -89,10 +88,10 @@ func (s *Lab) ReadState(v url.Values) (State, error) {
 	if st.Preset == "" {
 		st.Preset = s.ByScript[st.Script.String()]
 	}
-	if has("challenge") {
-		c, cerr := practice.FindChallenge(v.Get("challenge"))
+	if l.Challenge != "" {
+		c, cerr := practice.FindChallenge(l.Challenge)
 		if cerr != nil {
-			return st, page.BadRequest("err.challenge", v.Get("challenge"), strings.Join(ChallengeIDs(), ", "))
+			return st, page.BadRequest("err.challenge", l.Challenge, strings.Join(ChallengeIDs(), ", "))
 		}
 		st.Challenge = &c
 		if st.Script.API {
@@ -100,14 +99,14 @@ func (s *Lab) ReadState(v url.Values) (State, error) {
 			return st, page.BadRequest("err.challengeapi", c.ID)
 		}
 	}
-	if has("code") {
+	if v.Get("code") != "" {
 		rest := url.Values{}
 		for k, vs := range v {
 			if k != "code" && k != "name" {
 				rest[k] = vs
 			}
 		}
-		if st.Code, st.CodeName, err = s.readCode(v.Get("code"), v.Get("name"), rest.Encode()); err != nil {
+		if st.Code, st.CodeName, err = s.readCode(l.Code, addrErr("code"), l.Name, rest.Encode()); err != nil {
 			return st, err
 		}
 		// A handler file serves one side: a message handler's runs on
@@ -123,27 +122,29 @@ func (s *Lab) ReadState(v url.Values) (State, error) {
 			}, st.Code, st.CodeName, rest.Encode())
 		}
 	}
-	switch e := v.Get("engine"); e {
-	case "", "embedded":
-	case "real":
+	if err := addrErr("engine"); err != nil {
+		return st, err
+	}
+	if l.Engine == link.EngineReal {
 		if s.Engine == nil {
 			return st, &page.Error{Status: http.StatusNotFound, Key: "err.noengine"}
 		}
 		st.Real = true
-	default:
-		return st, page.BadRequest("err.engine", e)
 	}
-	if st.Handlers, err = s.ReadHandlersFor(st.Script, v["handlers"]); err != nil {
+	if err := addrErr("handlers"); err != nil {
 		return st, err
 	}
-	if len(v["handlers"]) == 0 {
+	if st.Handlers, err = s.ReadHandlersFor(st.Script, l.Handlers); err != nil {
+		return st, err
+	}
+	if l.Handlers == nil {
 		st.Handlers = s.defaultHandlersOf(st)
 		// prefer= is the handlers the preset picker carries over from the
 		// page it was on: kept when they serve the new script's side, else
 		// the new script's default (a picker moving from the broker side
 		// to the API side cannot know which it will be).
-		if len(v["prefer"]) > 0 {
-			if hs, perr := s.ReadHandlersFor(st.Script, v["prefer"]); perr == nil {
+		if len(l.Prefer) > 0 {
+			if hs, perr := s.ReadHandlersFor(st.Script, l.Prefer); perr == nil {
 				st.Handlers = hs
 			}
 		}
@@ -153,13 +154,11 @@ func (s *Lab) ReadState(v url.Values) (State, error) {
 		st.Handlers = append([]string{c.Handler}, st.Handlers...)
 	}
 	st.Step = st.DefaultStep()
-	if v.Has("step") {
-		raw := v.Get("step")
-		n, err := strconv.Atoi(strings.TrimSpace(raw))
-		if err != nil || n < 0 || n > st.Total() {
-			return st, page.BadRequest("err.step", raw, st.Total())
-		}
-		st.Step = n
+	if link.ErrorAt(lerr, "step") != nil || l.HasStep && l.Step > st.Total() {
+		return st, page.BadRequest("err.step", v.Get("step"), st.Total())
+	}
+	if l.HasStep {
+		st.Step = l.Step
 	}
 	return st, nil
 }
@@ -382,52 +381,42 @@ func (s *Lab) handlerNames() []string {
 	return names
 }
 
-// Query is the state's canonical Query string without the step: preset=
-// for an unchanged preset, s= for any other script, handlers= when they
-// are not the script's default set (defaultHandlers). Commas stay unescaped, for a readable address.
-func (s *Lab) Query(st State) string {
-	var parts []string
-	switch text := st.Script.String(); {
-	case st.Preset != "":
-		parts = append(parts, "preset="+url.QueryEscape(st.Preset))
-	case text != "":
-		parts = append(parts, "s="+sim.EncodePermalink(text))
+// Link is the state's canonical address without the step: preset= for
+// an unchanged preset, s= for any other script, handlers= when they are
+// not the script's default set (defaultHandlers), name= when it is not
+// DefaultCodeName.
+func (s *Lab) Link(st State) link.Lab {
+	var l link.Lab
+	if st.Preset != "" {
+		l.Preset = st.Preset
+	} else {
+		l.Script = st.Script.String()
 	}
 	if st.Challenge != nil {
-		parts = append(parts, "challenge="+url.QueryEscape(st.Challenge.ID))
+		l.Challenge = st.Challenge.ID
 	}
 	if st.Real {
-		parts = append(parts, "engine=real")
+		l.Engine = link.EngineReal
 	}
-	if st.Code != "" {
-		parts = append(parts, "code="+sim.EncodePermalink(st.Code))
-		if st.CodeName != DefaultCodeName {
-			parts = append(parts, "name="+url.QueryEscape(st.CodeName))
-		}
+	if l.Code = st.Code; st.Code != "" && st.CodeName != DefaultCodeName {
+		l.Name = st.CodeName
 	}
 	if !slices.Equal(st.Handlers, s.defaultHandlersOf(st)) {
-		hs := make([]string, len(st.Handlers))
-		for i, h := range st.Handlers {
-			hs[i] = url.QueryEscape(h)
-		}
-		parts = append(parts, "handlers="+strings.Join(hs, ","))
+		l.Handlers = st.Handlers
 	}
-	return strings.Join(parts, "&")
+	return l
 }
 
+// Query is the state's canonical query without the step (Link).
+func (s *Lab) Query(st State) string { return s.Link(st).Query() }
+
 // URL is the canonical address of the lab at a step; the state's
-// default step (labState.defaultStep) needs no step=.
-func URL(query string, step, def int) string {
+// default step (State.DefaultStep) needs no step=.
+func URL(l link.Lab, step, def int) string {
 	if step != def {
-		if query != "" {
-			query += "&"
-		}
-		query += "step=" + strconv.Itoa(step)
+		l.Step, l.HasStep = step, true
 	}
-	if query == "" {
-		return "/lab"
-	}
-	return "/lab?" + query
+	return l.String()
 }
 
 // WithSteps returns a copy of the script with only its first n steps.
@@ -665,17 +654,16 @@ func (s *Lab) CodeOff() *page.Error {
 // DefaultCodeName is the name of a person's handler when they give none.
 const DefaultCodeName = "yours"
 
-// readCode reads code= (a handler file, packed like s=) and name=. The
-// file is only parsed here (sandbox.Parse: size, syntax, imports, Handle);
-// it runs in the sandbox when the state is replayed.
-func (s *Lab) readCode(packed, name, state string) (code, codeName string, err error) {
+// readCode reads code= (a handler file, packed like s=, unpacked by
+// link.Parse: text, or the 400 unpackErr) and name=. The file is only
+// parsed here (sandbox.Parse: size, syntax, imports, Handle); it runs in
+// the sandbox when the state is replayed.
+func (s *Lab) readCode(text string, unpackErr error, name, state string) (code, codeName string, err error) {
 	if s.Sandbox == nil {
 		return "", "", s.CodeOff()
 	}
-	text, derr := DecodePermalink(packed)
-	var pe *PermalinkError
-	if errors.As(derr, &pe) {
-		return "", "", page.BadRequest(pe.Key, pe.Args...)
+	if unpackErr != nil {
+		return "", "", unpackErr
 	}
 	if name, err = CodeNameOf(s, name); err != nil {
 		return "", "", err
@@ -718,12 +706,14 @@ func CodeError(err error, code, name, state string) error {
 // withoutCode is the state's query with its step, and without its code.
 func (s *Lab) withoutCode(st State) string {
 	st.Code = ""
-	return URL(s.Query(st), st.Step, -1)[len("/lab"):]
+	l := s.Link(st)
+	l.Step, l.HasStep = st.Step, true
+	return "?" + l.Query()
 }
 
 // CodeCheckURL is the checker's page for a handler file.
 func CodeCheckURL(code, name string) string {
-	u := "/check/code?code=" + sim.EncodePermalink(code)
+	u := "/check/code?code=" + link.Pack(code)
 	if name != DefaultCodeName {
 		u += "&name=" + url.QueryEscape(name)
 	}

@@ -3,12 +3,12 @@ package labview
 import (
 	"cmp"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/a-h/templ"
 
+	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/page"
@@ -171,9 +171,9 @@ const (
 )
 
 func (s *Lab) NewView(t page.Text, r *http.Request, st State, run *sim.Run) View {
-	q := s.Query(st)
+	l := s.Link(st)
 	total := st.Total()
-	at := func(n int) string { return URL(q, n, st.DefaultStep()) }
+	at := func(n int) string { return URL(l, n, st.DefaultStep()) }
 	v := View{
 		T:      t,
 		URL:    at(st.Step),
@@ -185,7 +185,7 @@ func (s *Lab) NewView(t page.Text, r *http.Request, st State, run *sim.Run) View
 	}
 	v.Permalink = page.Absolute(r, v.URL)
 	// /present reads the same query as /lab.
-	v.Present = "/present" + strings.TrimPrefix(v.URL, "/lab")
+	v.Present = "/present" + strings.TrimPrefix(v.URL, link.Path)
 	v.Title, v.Summary = st.Script.Title, st.Script.Summary
 	if t.Is(page.RU) {
 		v.Title, v.Summary = cmp.Or(st.Script.TitleRU, v.Title), cmp.Or(st.Script.SummaryRU, v.Summary)
@@ -261,10 +261,10 @@ func (s *Lab) NewView(t page.Text, r *http.Request, st State, run *sim.Run) View
 	v.ControlsOpen = st.Preset == ""
 	v.ScriptView = scriptInLang(v.Script, t.Is(page.RU))
 	v.Guide, v.GuideDone, v.Suggest = guide(t, st)
-	v.GuideURL = "/lab?preset=crash-before-ack&step=0"
+	v.GuideURL = link.Lab{Preset: "crash-before-ack", HasStep: true}.String()
 
 	// The state every form posts back: the canonical query, as fields.
-	vals, _ := url.ParseQuery(q)
+	vals := l.Values()
 	for _, k := range []string{"preset", "s", "challenge", "handlers", "code", "name", "engine"} {
 		if vals.Has(k) {
 			v.ViewState = append(v.ViewState, page.Field{Name: k, Value: vals.Get(k)})
@@ -279,8 +279,8 @@ func (s *Lab) NewView(t page.Text, r *http.Request, st State, run *sim.Run) View
 		real.Real = true
 		emb := st
 		emb.Real = false
-		v.Engines[0].URL = URL(s.Query(emb), st.Step, st.DefaultStep())
-		v.Engines[1].URL = URL(s.Query(real), st.Step, st.DefaultStep())
+		v.Engines[0].URL = URL(s.Link(emb), st.Step, st.DefaultStep())
+		v.Engines[1].URL = URL(s.Link(real), st.Step, st.DefaultStep())
 	}
 	v.CodeOn, v.Code, v.CodeName = s.Sandbox != nil, st.Code, st.CodeName
 	v.NoCode = s.NoCode

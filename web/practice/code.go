@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/idempotency-lab/lab/check"
+	"github.com/idempotency-lab/lab/link"
 	drill "github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
@@ -36,10 +37,10 @@ func codeOf(v map[string][]string) (string, error) {
 		return ""
 	}
 	if packed := get("c"); packed != "" {
-		text, err := labview.DecodePermalink(packed)
-		var pe *labview.PermalinkError
-		if errors.As(err, &pe) {
-			return "", page.BadRequest(pe.Key, pe.Args...)
+		text, err := link.Unpack(packed)
+		var le *link.Error
+		if errors.As(err, &le) {
+			return "", page.BadRequest(le.Key, le.Args...)
 		}
 		return text, nil
 	}
@@ -52,7 +53,7 @@ func codeOf(v map[string][]string) (string, error) {
 
 // codeResultURL is the address of a file's result in the mode.
 func codeResultURL(m practiceMode, id, code string) string {
-	return m.itemURL(id, "/result", url.Values{"c": {sim.EncodePermalink(code)}})
+	return m.itemURL(id, "/result", url.Values{"c": {link.Pack(code)}})
 }
 
 // GradeRuns is how many files this server has handed to the sandbox to
@@ -193,7 +194,7 @@ func (s *Practice) gradeCode(ctx context.Context, q drill.Question, code string)
 		}
 		if f := g.Failure; f != nil {
 			o.Failure = &drill.CodeFailure{Verdict: f.Verdict, Script: f.Script, Steps: f.Steps,
-				Settled: f.Settled, Expected: f.Expected, LabURL: sandbox.LabURL(f.Script, code, labview.DefaultCodeName)}
+				Settled: f.Settled, Expected: f.Expected, LabURL: link.Lab{Script: f.Script, Code: code, Name: labview.DefaultCodeName}.String()}
 		}
 	}
 	return s.bank.GradeCode(q.ID, o)
