@@ -55,6 +55,15 @@
 // serializable transactions, real network partitions, several consumer
 // groups or partitions, and message ordering beyond the broker's FIFO with
 // redelivery at the back.
+//
+// An API handler (Handler.API, or a file whose Handle takes a
+// handlers.APIRequest) is searched with a client's requests instead: a
+// request, its retries (the same body, another amount, the key spelled as
+// an RFC 8941 string, "a", beside the bare token a), a lost answer, two
+// copies at once, a second tenant sending the same key and body, servers
+// that die at every point and call, time past the key's lifetime, and
+// the gateway's modes; the oracle judges the money and every answer
+// against the one the Idempotency-Key draft makes due.
 package labtest
 
 import (
@@ -74,12 +83,18 @@ import (
 	"github.com/idempotency-lab/lab/sim"
 )
 
-// Handler is the handler to check.
+// Handler is the handler to check: a message handler (Handle) or an API
+// handler (API), which is searched with the API side's scripts: a
+// client's requests with an Idempotency-Key, retries, lost answers, a
+// second tenant, servers that die.
 type Handler struct {
 	Name   string
 	Schema string        // CREATE TABLE statements it needs besides accounts and orders
 	Redis  bool          // it needs Redis (d.Redis)
 	Handle handlers.Func // func(ctx, handlers.Deps, handlers.Message) error
+	// API is an API handler, set instead of Handle:
+	// func(ctx, handlers.Deps, handlers.APIRequest) handlers.APIResponse.
+	API handlers.APIFunc
 	// Absolute: it writes the balance a message states (const Absolute =
 	// true in a file), judged by each account's final balance.
 	Absolute bool
@@ -94,10 +109,12 @@ type Handler struct {
 	fresh func() (handlers.Func, handlers.APIFunc, error)
 }
 
-// File loads a handler file, the shape the lab's editor and `lab run
-// --code` take (package handler, func Handle, an optional Schema): it is
-// checked (the allowed imports, the size) and interpreted with yaegi in
-// this process, the test's own. The handler is named after the file.
+// File loads a handler file, either shape the lab's editor and `lab run
+// --code` take (package handler, an optional Schema, and func Handle: a
+// message handler's, or an API handler's, which File returns as
+// Handler.API): it is checked (the allowed imports, the size) and
+// interpreted with yaegi in this process, the test's own. The handler is
+// named after the file.
 func File(path string) (Handler, error) {
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -107,15 +124,11 @@ func File(path string) (Handler, error) {
 	if err != nil {
 		return Handler{}, fmt.Errorf("%s: %w", path, err)
 	}
-	if f.API {
-		_, err := sandbox.Load(f) // refused, with the reason
-		return Handler{}, fmt.Errorf("%s: %w", path, err)
-	}
 	in, err := sandbox.LoadHandler(f)
 	if err != nil {
 		return Handler{}, fmt.Errorf("%s: %w", path, err)
 	}
-	return Handler{Name: fileName(path), Schema: f.Schema, Redis: f.Redis, Absolute: f.Absolute, Handle: in.Handle,
+	return Handler{Name: fileName(path), Schema: f.Schema, Redis: f.Redis, Absolute: f.Absolute, Handle: in.Handle, API: in.API,
 		Source: f.Source, fresh: in.Fresh}, nil
 }
 
@@ -129,6 +142,9 @@ func fileName(path string) string {
 		ok = ok && (r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-')
 	}
 	for _, h := range handlers.List() {
+		ok = ok && h.Name != name
+	}
+	for _, h := range handlers.APIList() {
 		ok = ok && h.Name != name
 	}
 	if !ok {
@@ -184,7 +200,7 @@ func Run(ctx context.Context, h Handler, opts ...Option) (check.Report, error) {
 }
 
 func info(h Handler) handlers.Info {
-	return handlers.Info{Name: h.Name, Schema: h.Schema, Redis: h.Redis, Absolute: h.Absolute, Handle: h.Handle, Fresh: h.fresh}
+	return handlers.Info{Name: h.Name, Schema: h.Schema, Redis: h.Redis, Absolute: h.Absolute, Handle: h.Handle, API: h.API, Fresh: h.fresh}
 }
 
 // Check searches h and reports each failure found with t.Errorf: its
@@ -201,8 +217,8 @@ func Check(t testing.TB, h Handler, opts ...Option) {
 		return
 	}
 	for _, f := range rep.Failures {
-		t.Errorf("labtest: %s: %s in %d steps (settled %s, expected %s): %s\n%s\n  open the story in the lab: %s\n  trace:\n%s",
-			h.Name, f.Verdict, f.Steps, practice.FormatMoney(f.Settled), practice.FormatMoney(f.Expected), f.Reason,
+		t.Errorf("labtest: %s: %s in %s (settled %s, expected %s): %s\n%s\n  open the story in the lab: %s\n  trace:\n%s",
+			h.Name, f.Verdict, steps(f.Steps), practice.FormatMoney(f.Settled), practice.FormatMoney(f.Expected), f.Reason,
 			indent(f.Script), h.permalink(f), trace(ctx, h, f.Script))
 	}
 	if rep.Partial {
@@ -273,6 +289,14 @@ func trace(ctx context.Context, h Handler, script string) string {
 		lines = append(lines[:maxTraceLines], fmt.Sprintf("    … %d more lines", len(lines)-maxTraceLines))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// steps is "1 step" or "n steps".
+func steps(n int) string {
+	if n == 1 {
+		return "1 step"
+	}
+	return fmt.Sprintf("%d steps", n)
 }
 
 func indent(script string) string {

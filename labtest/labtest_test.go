@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -233,5 +235,47 @@ func TestFileStateIsFresh(t *testing.T) {
 		if err != nil || res.Verdict != sim.Duplicate {
 			t.Errorf("replay %d: %v %v", i+1, res.Verdict, err)
 		}
+	}
+}
+
+// TestAPIFile: an API handler's file, the editor's other shape, loads
+// as Handler.API and is searched with the API side's scripts: a lost
+// answer and the client's retry charge twice, one step. The report says
+// "1 step", and the story replays.
+func TestAPIFile(t *testing.T) {
+	h, err := labtest.File("testdata/api-charge-always.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.API == nil || h.Handle != nil || h.Name != "api-charge-always" {
+		t.Fatalf("loaded as %+v", h)
+	}
+	rec := &recorder{TB: t}
+	labtest.CheckFile(rec, "testdata/api-charge-always.go", labtest.Depth(1), labtest.Runs(-1))
+	if rec.fatal != "" || len(rec.errors) == 0 {
+		t.Fatalf("fatal %q, reports %q", rec.fatal, rec.errors)
+	}
+	for _, want := range []string{"api-charge-always: duplicate in 1 step (", "request a amount=10000 lose-response",
+		"client request: req-1 to server-1: POST /payments, Idempotency-Key: a", "&code="} {
+		if !strings.Contains(rec.errors[0], want) {
+			t.Errorf("the report lacks %q:\n%s", want, rec.errors[0])
+		}
+	}
+	res, err := labtest.Replay(context.Background(), h, "request a amount=10000 lose-response\n")
+	if err != nil || res.Verdict != sim.Duplicate {
+		t.Errorf("replay: %v %v", res.Verdict, err)
+	}
+	// A file named as one of the lab's API handlers is not given that
+	// name: the lab would take the story for its own handler's.
+	src, err := os.ReadFile("testdata/api-charge-always.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := filepath.Join(t.TempDir(), "api-naive.go")
+	if err := os.WriteFile(same, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := labtest.File(same); err != nil || h.Name != "yours" {
+		t.Errorf("api-naive.go loads as %q (%v), want yours", h.Name, err)
 	}
 }

@@ -50,6 +50,7 @@ type checkFailure struct {
 	Permalink string      `json:"permalink"`
 	Settled   int64       `json:"settled"`
 	Expected  int64       `json:"expected"`
+	Reason    string      `json:"reason"` // the oracle's, as lab run prints it
 }
 
 // cmdCheck searches schedules for the shortest failure of each handler.
@@ -143,7 +144,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		for _, f := range rep.Failures {
 			cr.Failures = append(cr.Failures, checkFailure{Verdict: f.Verdict, Script: f.Script, Steps: f.Steps,
-				Permalink: permalink(f.Script, h, src), Settled: f.Settled, Expected: f.Expected})
+				Permalink: permalink(f.Script, h, src), Settled: f.Settled, Expected: f.Expected, Reason: f.Reason})
 		}
 		if rep.Failed() {
 			failed = true
@@ -199,7 +200,7 @@ func printCheck(w io.Writer, reports []checkReport) {
 	}
 	for _, r := range reports {
 		for _, f := range r.Failures {
-			fmt.Fprintf(w, "\n%s: %s in %d steps (settled %s, expected %s)\n", r.Handler, f.Verdict, f.Steps,
+			fmt.Fprintf(w, "\n%s: %s in %s (settled %s, expected %s)\n", r.Handler, f.Verdict, plural(f.Steps, "step"),
 				practice.FormatMoney(f.Settled), practice.FormatMoney(f.Expected))
 			for _, line := range strings.Split(strings.TrimRight(f.Script, "\n"), "\n") {
 				fmt.Fprintf(w, "    %s\n", line)
