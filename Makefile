@@ -64,6 +64,9 @@ fuzz:
 	go test ./link -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	go test ./link -run '^$$' -fuzz '^FuzzUnpack$$' -fuzztime $(FUZZTIME)
 	go test ./web/tryapi -run '^$$' -fuzz '^FuzzDecodePayment$$' -fuzztime $(FUZZTIME)
+	go test ./sandbox -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
+	go test ./practice -run '^$$' -fuzz '^FuzzParseMoney$$' -fuzztime $(FUZZTIME)
+	go test ./web/labview/timeline -run '^$$' -fuzz '^FuzzWrap$$' -fuzztime $(FUZZTIME)
 
 ## vendor: refresh static/vendor from npm at the pinned versions
 vendor:

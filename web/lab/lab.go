@@ -10,7 +10,7 @@ import (
 	"github.com/idempotency-lab/lab/web/page"
 )
 
-// Show renders the Show page, or only its region for htmx. The page is a
+// Show renders the lab's page (/lab), or only its region for htmx. The page is a
 // pure function of the address, the language and the htmx flavour, so it
 // is served from the replay cache when someone asked for it before.
 func (s *Lab) Show(w http.ResponseWriter, r *http.Request) error {

@@ -43,8 +43,8 @@ func (st State) Total() int { return len(st.Script.Steps) }
 // handlers=a,b (repeatable; default: the core handlers, and for a script
 // of API requests every API handler; a handler of the other side is a
 // 400), prefer=a,b (the handlers to keep when they serve the script's
-// side) and step=N (default: the end). Every error is an *httpError with
-// status 400.
+// side) and step=N (default: the end). Every error is a *page.Error with
+// status 400 (or 404 for an engine or a file this lab does not run).
 func (s *Lab) ReadState(v url.Values) (State, error) {
 	var st State
 	var err error

@@ -139,7 +139,7 @@ type Card struct {
 	Crashes          map[string][]int // crash point -> steps where the worker died there
 	CrashedBeforeAck []int
 	// Lane is the strip of parts the step's message moves along when
-	// played (web/play.go): its path comes from the step's events.
+	// played (static/lab.js): its path comes from the step's events.
 	Lane laneView
 }
 

@@ -73,7 +73,7 @@ func NotFound(path string) *Error {
 // writing it; handle turns the failure into a page.
 type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
 
-// Handle wraps a handlerFunc: an *httpError becomes an error page with its
+// Handle wraps a HandlerFunc: a *page.Error becomes an error page with its
 // status, any other error a 500 page that reveals nothing and is logged.
 // For an htmx request the error goes into the lab's message area instead
 // of replacing the lab, and the address bar stays where it was.
