@@ -64,6 +64,7 @@ fuzz:
 	go test ./link -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	go test ./link -run '^$$' -fuzz '^FuzzUnpack$$' -fuzztime $(FUZZTIME)
 	go test ./web/tryapi -run '^$$' -fuzz '^FuzzDecodePayment$$' -fuzztime $(FUZZTIME)
+	go test ./web/tryapi -run '^$$' -fuzz '^FuzzParseKey$$' -fuzztime $(FUZZTIME)
 	go test ./sandbox -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	go test ./practice -run '^$$' -fuzz '^FuzzParseMoney$$' -fuzztime $(FUZZTIME)
 	go test ./web/labview/timeline -run '^$$' -fuzz '^FuzzWrap$$' -fuzztime $(FUZZTIME)
