@@ -73,11 +73,13 @@ fuzz:
 vendor:
 	./scripts/vendor.sh
 
-## browser-deps: what the tests need from Debian: chromium (browser tests), redis-server and postgresql (real-engine tests)
+## browser-deps: what the tests need from Debian: chromium (browser tests), redis-server and postgresql (real-engine tests), the ru_RU.UTF-8 locale (PostgreSQL answering in Russian)
 browser-deps:
 	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
 	command -v redis-server >/dev/null || (apt-get update && apt-get install -y redis-server)
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || (apt-get update && apt-get install -y postgresql)
+	[ -e /usr/share/i18n/locales/ru_RU ] || (apt-get update && apt-get install -y locales)
+	locale -a | grep -qix 'ru_RU\.utf-\?8' || localedef -i ru_RU -f UTF-8 ru_RU.UTF-8
 
 ## load: the lab under load on 127.0.0.1 (see README, "Measured"); each case at most 30 s
 # The room case across two lab servers keeping rooms in a Redis of your own:
