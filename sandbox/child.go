@@ -296,8 +296,11 @@ func asError(err error) *Error {
 // its resident memory (the Go heap, goroutine stacks and SQLite's own
 // allocations alike, read from rss) passes memory, so the server can say what happened;
 // its address space as a hard stop far behind it (the runtime's own
-// mapping, vm, plus four times memory and 256 MB: the Go heap reserves
-// address space in 64 MB arenas, and reserved is not used);
+// mapping, vm, plus eight times memory and 1 GB: the Go heap reserves
+// address space in 64 MB arenas, and a loop of fresh allocations, which
+// touch no page, reserves it at gigabytes a second, so the watchdog must
+// get its turn, within a scheduler's time slice, well before the hard
+// stop);
 // each goroutine's stack; its CPU seconds (the kernel kills it at cpu);
 // the files it may write (none) and open.
 func limit(memory int64, cpu int, vm int64, rss *os.File) {
@@ -305,7 +308,7 @@ func limit(memory int64, cpu int, vm int64, rss *os.File) {
 		debug.SetMemoryLimit(memory * 3 / 4)
 		debug.SetMaxStack(int(min(memory/4, 256<<20)))
 		if vm > 0 {
-			as := uint64(vm + memory*4 + 256<<20)
+			as := uint64(vm + memory*8 + 1<<30)
 			syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: as, Max: as})
 		}
 		go watch(memory, rss)
