@@ -65,6 +65,7 @@ func playgroundCatalog() page.Catalog {
 		"hnd.apply":           {"Compare these", "Сравнить выбранные"},
 		"hnd.kind.core":       {"core pattern", "основной паттерн"},
 		"hnd.kind.anti":       {"anti-pattern", "антипаттерн"},
+		"hnd.kind.yours":      {"yours", "ваш"},
 		"hnd.variant":         {"Corrected variants", "Исправленные варианты"},
 		"hnd.kind.variant":    {"corrected variant", "исправленный вариант"},
 		"hnd.hint":            {"Pick any; the same steps drive every handler.", "Выбирайте любые: одни и те же шаги управляют всеми."},
