@@ -1,10 +1,12 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/idempotency-lab/lab/lessons"
 	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sandbox"
 )
@@ -25,6 +27,25 @@ func TestYourHandlerIsLabelledYours(t *testing.T) {
 		card, _, _ = strings.Cut(card, "</header>")
 		if !strings.Contains(card, `<span class="kind yours">`+lang.word+`</span>`) || strings.Contains(card, "kind anti") {
 			t.Errorf("%s: the file's card is labelled\n%s", lang.code, card)
+		}
+	}
+}
+
+// The lessons' index counts its lessons from the course, in both
+// languages (it said "Nine" when there were eleven).
+func TestLessonsIndexCountsItsLessons(t *testing.T) {
+	h, err := NewServer(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	course, err := lessons.Load(lessons.Embedded())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ lang, want string }{{"en", "%d short lessons"}, {"ru", "всего уроков: %d"}} {
+		want := fmt.Sprintf(c.want, len(course.Lessons(c.lang)))
+		if r := get(t, h, "/lessons?lang="+c.lang); !strings.Contains(r.body, want) {
+			t.Errorf("%s: the intro does not say %q", c.lang, want)
 		}
 	}
 }

@@ -11,7 +11,7 @@ func Catalog() page.Catalog {
 		// The table of contents and the search.
 		"les.heading":      {"Lessons", "Уроки"},
 		"les.code":         {"Code example %d", "Пример кода %d"},
-		"les.intro":        {"Nine short lessons on handlers that survive duplicates. Every claim names a scenario you can run in the lab, and the course's tests check that the engine agrees.", "Девять коротких уроков об обработчиках, которые переживают дубли. Каждое утверждение опирается на сценарий, который можно запустить в лаборатории, а тесты курса проверяют, что движок с ним согласен."},
+		"les.intro":        {"%d short lessons on handlers that survive duplicates. Every claim names a scenario you can run in the lab, and the course's tests check that the engine agrees.", "Короткие уроки об обработчиках, которые переживают дубли (всего уроков: %d). Каждое утверждение опирается на сценарий, который можно запустить в лаборатории, а тесты курса проверяют, что движок с ним согласен."},
 		"les.list":         {"All lessons", "Все уроки"},
 		"les.minutes":      {"%d min read", "%d мин чтения"},
 		"les.progress":     {"%d%% of the questions answered", "Отвечено вопросов: %d%%"},
