@@ -8,7 +8,7 @@ root=$(pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 tar --exclude=./.git --exclude=./artifacts --exclude=./bin -cf - . | tar -xf - -C "$tmp"
-(cd "$tmp" && go tool templ generate >/dev/null)
+(cd "$tmp" && go tool templ generate -log-level warn >/dev/null)
 stale=0
 while IFS= read -r f; do
 	gen="${f%.templ}_templ.go"
