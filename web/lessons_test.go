@@ -476,6 +476,7 @@ func TestSiteNav(t *testing.T) {
 		{"/lessons", "/lessons", "page"},
 		{"/lessons/inbox", "/lessons", "true"},
 		{"/lessons/nope", "/lessons", "true"},
+		{"/cost", "/cost", "page"},
 	} {
 		r := get(t, h, tc.target)
 		nav := regexp.MustCompile(`(?s)<nav class="site-nav".*?</nav>`).FindString(r.body)
@@ -483,7 +484,8 @@ func TestSiteNav(t *testing.T) {
 			t.Errorf("%s: no site navigation", tc.target)
 			continue
 		}
-		for _, section := range []string{"/lab", "/lessons", "/practice", "/present"} {
+		// The checker and the cost lab were missing (#28, item 8).
+		for _, section := range []string{"/lab", "/lessons", "/practice", "/present", "/check", "/cost"} {
 			if !strings.Contains(nav, `href="`+section+`"`) {
 				t.Errorf("%s: the navigation lacks %s", tc.target, section)
 			}

@@ -57,6 +57,8 @@ func shellCatalog() Catalog {
 		"err.title.script":      {"The script has an error", "В сценарии ошибка"},
 		"err.toolarge":          {"A form may carry at most %d KiB.", "Размер формы — не больше %d КиБ."},
 		"nav.challenges":        {"Challenges", "Задания"},
+		"nav.check":             {"Checker", "Проверка"},
+		"nav.cost":              {"Cost", "Цена"},
 		"nav.lab":               {"Lab", "Лаборатория"},
 		"nav.lang":              {"Language", "Язык"},
 		"nav.lessons":           {"Lessons", "Уроки"},

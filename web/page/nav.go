@@ -21,11 +21,13 @@ func SiteNav(t Text, r *http.Request) []SectionLink {
 	}{
 		{"nav.lab", "/lab", nil},
 		{"nav.matrix", "/matrix", nil},
+		{"nav.check", "/check", nil},
 		{"nav.lessons", "/lessons", nil},
 		{"nav.practice", "/practice", nil},
 		{"nav.challenges", "/challenges", nil},
 		{"nav.present", "/present", []string{"/rooms", "/join"}},
 		{"nav.tryapi", "/try-api", nil},
+		{"nav.cost", "/cost", nil},
 	}
 	path := r.URL.Path
 	links := make([]SectionLink, len(sections))
