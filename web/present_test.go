@@ -87,7 +87,8 @@ func TestPresentPages(t *testing.T) {
 	}
 }
 
-// TestPresentBadInput: an unknown preset is a 404 that lists the presets;
+// TestPresentBadInput: an unknown preset is a 404 (in the path) or a 400
+// (in preset=) that lists the presets;
 // everything else the reader can get wrong is a 400 naming the problem.
 func TestPresentBadInput(t *testing.T) {
 	h := newTestServer(t)
@@ -108,7 +109,9 @@ func TestPresentBadInput(t *testing.T) {
 		{"/present/crash-before-ack?handlers=", http.StatusBadRequest, []string{"at least one handler"}},
 		{"/present/crash-before-ack?show=slides", http.StatusBadRequest, []string{"show=slides is not a panel"}},
 		{"/present/crash-before-ack?s=" + link.Pack("deliver\n"), http.StatusBadRequest, []string{"only one of"}},
-		{"/present?preset=nope", http.StatusNotFound, []string{`There is no scenario &#34;nope&#34; to present.`, `href="/present/happy-path"`}},
+		// A field naming no preset is a 400, as at /lab; the path
+		// /present/NAME is a page, and an unknown one a 404.
+		{"/present?preset=nope", http.StatusBadRequest, []string{`There is no scenario &#34;nope&#34; to present.`, `href="/present/happy-path"`}},
 		{"/present?preset=crash-before-ack&s=" + link.Pack("deliver\n"), http.StatusBadRequest, []string{"only one of"}},
 	}
 	for _, tc := range tests {

@@ -265,10 +265,12 @@ func (s *Classroom) Present(w http.ResponseWriter, r *http.Request) error {
 		return s.renderPresentIndex(w, r, http.StatusOK, "")
 	}
 	// A lab address with /lab changed to /present works as it is; an
-	// unknown preset there is the same 404 as in the path.
+	// unknown preset there is a bad field, a 400 as at /lab (the path
+	// /present/NAME names a page, and an unknown one is a 404), with the
+	// list of scenarios there are.
 	if name := v.Get("preset"); name != "" && v.Get("s") == "" && v.Get("script") == "" {
 		if err := s.findPreset(name); err != nil {
-			return s.renderPresentIndex(w, r, http.StatusNotFound, name)
+			return s.renderPresentIndex(w, r, http.StatusBadRequest, name)
 		}
 	}
 	return s.presentSolo(w, r, v)
@@ -370,8 +372,12 @@ func (s *Classroom) renderPresentIndex(w http.ResponseWriter, r *http.Request, s
 		v.Items = append(v.Items, it)
 	}
 	title := t.S("pr.index.title")
-	if status == http.StatusNotFound {
+	switch status {
+	case http.StatusNotFound:
 		title = t.S("err.title.404")
+		w.Header().Set("Cache-Control", "no-store")
+	case http.StatusBadRequest:
+		title = t.S("err.title.400")
 		w.Header().Set("Cache-Control", "no-store")
 	}
 	return s.Render(w, r, status, presentIndexPage(s.presentPageFor(t, r, title+" · "+t.S("app.name")), v))
