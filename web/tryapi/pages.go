@@ -89,7 +89,10 @@ var answerRows = []answerRow{
 // that sandbox's page, or says why the name is not one.
 func (a *TryAPI) Index(w http.ResponseWriter, r *http.Request) error {
 	t := a.Text(r)
-	v := indexView{T: t, Name: suggestName(), Limits: a.limits(t), Cheat: commands(t, baseURL(r), "my-sandbox")}
+	// The cheat-sheet uses the name the form offers, so that copying
+	// either leads to the same sandbox.
+	name := suggestName()
+	v := indexView{T: t, Name: name, Limits: a.limits(t), Cheat: commands(t, baseURL(r), name)}
 	status := http.StatusOK
 	if q := r.URL.Query(); q.Has("sandbox") {
 		name := q.Get("sandbox")
