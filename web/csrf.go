@@ -2,8 +2,10 @@ package web
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/idempotency-lab/lab/web/page"
+	"github.com/idempotency-lab/lab/web/tryapi"
 )
 
 // crossOrigin refuses state-changing requests that another site's page
@@ -24,6 +26,10 @@ func (s *server) crossOrigin() *http.CrossOriginProtection {
 	c.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.Log.Warn("cross-origin request refused", "method", r.Method, "path", page.InputExcerpt(r.URL.Path),
 			"origin", page.InputExcerpt(r.Header.Get("Origin")), "sec_fetch_site", page.InputExcerpt(r.Header.Get("Sec-Fetch-Site")))
+		if strings.HasPrefix(r.URL.Path, "/api/") {
+			tryapi.CrossOrigin(w, r) // the API answers problem+json, its 403 too
+			return
+		}
 		s.RenderError(w, r, &page.Error{Status: http.StatusForbidden, Key: "err.crossorigin"})
 	}))
 	return c

@@ -48,8 +48,10 @@ func TestTryAPIRoutes(t *testing.T) {
 		"Origin of another site":     {"Origin", "http://evil.example"},
 		"Sec-Fetch-Site: cross-site": {"Sec-Fetch-Site", "cross-site"},
 	} {
-		if r := apiPost(h, "192.0.2.1:1000", "demo", "key-3", tryBody, headers...); r.status != http.StatusForbidden {
-			t.Errorf("%s: %d, want 403\n%s", name, r.status, excerpt(r.body))
+		// The API's 403 is problem+json too, linking its explanation.
+		if r := apiPost(h, "192.0.2.1:1000", "demo", "key-3", tryBody, headers...); r.status != http.StatusForbidden ||
+			r.header.Get("Content-Type") != "application/problem+json" || !strings.Contains(r.body, `"type":"/try-api#cross-origin"`) {
+			t.Errorf("%s: %d %s, want a 403 problem\n%s", name, r.status, r.header.Get("Content-Type"), excerpt(r.body))
 		}
 	}
 	r := get(t, h, "/api/v1/sandboxes/demo/payments")

@@ -71,6 +71,7 @@ var answerRows = []answerRow{
 	{"key-required", 400, "400.key"},
 	{"invalid-request", 400, "400"},
 	{"not-found", 404, "404"},
+	{"cross-origin", 403, "403"},
 	{"account-not-found", 404, "404.account"},
 	{"method-not-allowed", 405, "405"},
 	{"in-progress", 409, "409"},

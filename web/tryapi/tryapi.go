@@ -89,6 +89,7 @@ const (
 	typeBusy        = "/try-api#sandboxes-full"
 	typeSandboxFull = "/try-api#sandbox-full"
 	typeNotFound    = "/try-api#not-found"
+	typeCrossOrigin = "/try-api#cross-origin"
 	typeMethod      = "/try-api#method-not-allowed"
 	typeThrottled   = "/try-api#too-many-requests"
 	typeServerError = "/try-api#server-error"
@@ -116,6 +117,13 @@ func WriteProblem(w http.ResponseWriter, p Problem) {
 // invalid is the 400 for a request with fields that are not valid.
 func invalid(detail string, errs ...FieldError) Problem {
 	return Problem{Type: typeInvalid, Title: "Invalid request", Status: http.StatusBadRequest, Detail: detail, Errors: errs}
+}
+
+// CrossOrigin is the problem for a request another site's page made a
+// browser send: the lab refuses it as it refuses every cross-site post.
+func CrossOrigin(w http.ResponseWriter, r *http.Request) {
+	WriteProblem(w, Problem{Type: typeCrossOrigin, Title: "Forbidden", Status: http.StatusForbidden,
+		Detail: "a page of another site may not send payments here; send them from curl, a program, or this lab's own pages"})
 }
 
 // NotFound is the problem for an address under /api/v1 nothing lives at.
@@ -167,6 +175,11 @@ func (a *TryAPI) Pay(w http.ResponseWriter, r *http.Request) {
 	}
 	if resp.Replayed {
 		h.Set("Idempotent-Replayed", "true")
+	}
+	if resp.Status == http.StatusConflict {
+		// The key's first request is still running (its gateway call
+		// takes at most MaxDelay): a client may retry in a second.
+		h.Set("Retry-After", "1")
 	}
 	w.WriteHeader(resp.Status)
 	io.WriteString(w, resp.Body)
@@ -275,8 +288,14 @@ func linkProblem(resp handlers.APIResponse) handlers.APIResponse {
 	if dec.Decode(&p) != nil || p.Type != "about:blank" {
 		return resp
 	}
-	p.Type = t
-	b, err := json.Marshal(p)
+	out := Problem{Type: t, Title: p.Title, Status: p.Status, Detail: p.Detail}
+	if resp.Status == http.StatusBadRequest {
+		// The handler's one 400 is a missing key: name it as the
+		// endpoint's own 400s name what is wrong.
+		out.Errors = []FieldError{{Field: "Idempotency-Key", In: "header",
+			Detail: `missing: send a key with every payment, such as Idempotency-Key: "key-1"`}}
+	}
+	b, err := json.Marshal(out)
 	if err != nil {
 		return resp
 	}

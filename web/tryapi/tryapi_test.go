@@ -120,6 +120,11 @@ func TestPaymentAnswers(t *testing.T) {
 	if a := serve(h, payment("demo", "", body1)); a.status != http.StatusBadRequest ||
 		a.header.Get("Content-Type") != "application/problem+json" || !strings.Contains(a.body, "Idempotency-Key") {
 		t.Errorf("no key: %d %v\n%s", a.status, a.header, a.body)
+	} else if p := problemOf(t, a, http.StatusBadRequest); p.Type != "/try-api#key-required" ||
+		len(p.Errors) != 1 || p.Errors[0].Field != "Idempotency-Key" || p.Errors[0].In != "header" {
+		// The missing key is named in errors, as the endpoint's other
+		// 400s name what is wrong.
+		t.Errorf("no key: %+v", p)
 	}
 	// A second payment to another account makes the account.
 	if a := serve(h, payment("demo", "key-2", `{"account": "acc-2", "amount": 250}`)); a.status != http.StatusCreated {
@@ -331,8 +336,8 @@ func TestConcurrentRequestsWithOneKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := problemOf(t, b, http.StatusConflict); !strings.Contains(p.Detail, "in progress") {
-		t.Errorf("B: %s", b.body)
+	if p := problemOf(t, b, http.StatusConflict); !strings.Contains(p.Detail, "in progress") || b.header.Get("Retry-After") != "1" {
+		t.Errorf("B: Retry-After %q\n%s", b.header.Get("Retry-After"), b.body)
 	}
 	close(g.release)
 	first := <-resA
