@@ -3,7 +3,8 @@
 // to a depth, built from the script language's own steps, then seeded
 // random scripts up to a longer length. Each script runs on a fresh world
 // and is settled and judged by the engine's oracle (sim.Verdict); the
-// first script of each failing verdict is shrunk to a 1-minimal one:
+// first script of each failing cause (the verdict and the kinds of step
+// that make the difference, cause.go) is shrunk to a 1-minimal one:
 // removing any of its steps, or simplifying any, makes that verdict go.
 //
 // The search is deterministic for a seed: the same options give the same
@@ -78,12 +79,16 @@ func (o Options) withDefaults() Options {
 
 // Failure is a minimal script that makes a handler fail one way.
 type Failure struct {
-	Verdict  sim.Verdict `json:"verdict"`
-	Script   string      `json:"script"` // canonical script text, header included
-	Steps    int         `json:"steps"`
-	Settled  int64       `json:"settled"`
-	Expected int64       `json:"expected"`
-	Reason   string      `json:"reason"`
+	Verdict sim.Verdict `json:"verdict"`
+	// Cause is the kinds of step in the story that make the difference,
+	// such as "crash=after-effect" or "retry" ("plain" for none): one
+	// story is told for each verdict and cause (cause.go).
+	Cause    string `json:"cause"`
+	Script   string `json:"script"` // canonical script text, header included
+	Steps    int    `json:"steps"`
+	Settled  int64  `json:"settled"`
+	Expected int64  `json:"expected"`
+	Reason   string `json:"reason"`
 	// res is the search's run of the story, for a replay that differs.
 	res sim.Result
 }
@@ -91,15 +96,21 @@ type Failure struct {
 // Report is what a search found for one handler.
 type Report struct {
 	Handler string `json:"handler"`
-	// Failures holds the shortest story found for each verdict, the
-	// shortest first (ties: duplicate, lost, poison, silent-conflict).
+	// Failures holds one story for each distinct failure (verdict and
+	// cause), at most MaxStories: the verdicts in the order of their
+	// shortest stories, the shortest first (ties: duplicate, lost,
+	// poison, silent-conflict, wrong-status), and under each verdict its
+	// shortest story first, then its other causes by steps. So the first
+	// failure of each verdict is its shortest story, as it always was.
 	Failures []Failure `json:"failures"`
-	Explored int       `json:"explored"` // scripts run, shrinking included
-	Depth    int       `json:"depth"`
-	Runs     int       `json:"runs"`
-	Len      int       `json:"len"`
-	Seed     uint64    `json:"seed"`
-	Partial  bool      `json:"partial,omitempty"` // the time budget ended the search early
+	// Omitted counts the causes found beyond MaxStories, not listed.
+	Omitted  int    `json:"omitted,omitempty"`
+	Explored int    `json:"explored"` // scripts run, shrinking included
+	Depth    int    `json:"depth"`
+	Runs     int    `json:"runs"`
+	Len      int    `json:"len"`
+	Seed     uint64 `json:"seed"`
+	Partial  bool   `json:"partial,omitempty"` // the time budget ended the search early
 	// Visibility is the visibility timeouts the scripts ran under: the
 	// header's first (0: redelivery at once), then the sweep's. Empty on
 	// the API side. Redelivery says it in words.
@@ -123,7 +134,12 @@ type searcher struct {
 	calls    int  // the I/O calls of one delivery: the boundaries to crash or switch at
 	deadline time.Time
 	explored int
-	found    map[sim.Verdict]Failure
+	// groups are the causes found, by verdict and cause (cause.go);
+	// tried the verdicts and step labels of the scripts shrunk to find
+	// them, so that a script like one already shrunk is not shrunk again.
+	groups map[string]group
+	tried  map[string]bool
+	seq    int
 	// vt is the visibility timeout of the scripts run now: the header's,
 	// or one of vts, the sweep's (redelivery.go).
 	vt  time.Duration
@@ -162,7 +178,7 @@ func CheckHandler(ctx context.Context, h handlers.Info, opt Options) (Report, er
 	if len(header.Steps) > 0 {
 		return Report{}, errors.New("header: only header lines, no steps")
 	}
-	s := &searcher{ctx: ctx, info: h, opt: opt, header: header, found: map[sim.Verdict]Failure{}, api: h.API != nil,
+	s := &searcher{ctx: ctx, info: h, opt: opt, header: header, groups: map[string]group{}, tried: map[string]bool{}, api: h.API != nil,
 		vt: header.VisibilityTimeout}
 	s.vts = s.sweepTimeouts()
 	if s.calls, s.gateway, err = s.probe(); err != nil {
@@ -185,9 +201,7 @@ func CheckHandler(ctx context.Context, h handlers.Info, opt Options) (Report, er
 	case err != nil:
 		return Report{}, err
 	}
-	for _, f := range s.found {
-		rep.Failures = append(rep.Failures, f)
-	}
+	rep.Failures, rep.Omitted = s.stories()
 	// Every story is replayed as lab run would run it before it is
 	// reported: one that does not give its verdict again is the lab's
 	// fault, never a report.
@@ -199,12 +213,6 @@ func CheckHandler(ctx context.Context, h handlers.Info, opt Options) (Report, er
 			return Report{}, err
 		}
 	}
-	slices.SortFunc(rep.Failures, func(a, b Failure) int {
-		if a.Steps != b.Steps {
-			return a.Steps - b.Steps
-		}
-		return verdictRank(a.Verdict) - verdictRank(b.Verdict)
-	})
 	rep.Explored = s.explored
 	return rep, nil
 }
@@ -243,14 +251,28 @@ func (s *searcher) text(steps []string) string {
 	return header.String() + strings.Join(steps, "\n") + "\n"
 }
 
-// judge records a failing run, shrunk, unless a story as short is known
-// for its verdict.
+// judge records a failing run, shrunk, under its verdict and cause. A
+// script no shorter than its verdict's shortest story is not shrunk when
+// it holds every step of a cause found for the verdict with a story no
+// longer (explained), or when a script of the same verdict and step
+// labels was shrunk before: the search stays about as fast as with one
+// story per verdict, and a script shorter than every story of its
+// verdict is always shrunk, as it always was.
 func (s *searcher) judge(steps []string, res sim.Result) error {
 	if res.Verdict == sim.OK {
 		return nil
 	}
-	if f, ok := s.found[res.Verdict]; ok && f.Steps <= len(steps) {
-		return nil
+	if n := s.shortest(res.Verdict); n > 0 && n <= len(steps) {
+		sc, err := sim.Parse(s.text(steps))
+		if err != nil {
+			return err
+		}
+		labels := causeLabels(sc, s.header.VisibilityTimeout)
+		key := string(res.Verdict) + "\n" + strings.Join(labels, "\n")
+		if s.tried[key] || s.explained(res.Verdict, labels, len(steps)) {
+			return nil
+		}
+		s.tried[key] = true
 	}
 	min, res, err := s.shrink(steps, res.Verdict, res)
 	if err != nil {
@@ -272,15 +294,19 @@ func (s *searcher) judge(steps []string, res sim.Result) error {
 		}
 		defer func() { s.vt = swept }()
 	}
-	if f, ok := s.found[res.Verdict]; ok && f.Steps <= len(min) {
-		return nil
-	}
 	sc, err := sim.Parse(s.text(min))
 	if err != nil {
 		return err
 	}
-	s.found[res.Verdict] = Failure{Verdict: res.Verdict, Script: sc.String(), Steps: len(min),
-		Settled: res.Settled, Expected: res.Expected, Reason: res.Reason, res: res}
+	labels := causeLabels(sc, s.header.VisibilityTimeout)
+	cause := causeOf(labels)
+	key := string(res.Verdict) + "\n" + cause
+	if g, ok := s.groups[key]; ok && g.f.Steps <= len(min) {
+		return nil
+	}
+	s.seq++
+	s.groups[key] = group{labels: labels, seq: s.seq, f: Failure{Verdict: res.Verdict, Cause: cause, Script: sc.String(), Steps: len(min),
+		Settled: res.Settled, Expected: res.Expected, Reason: res.Reason, res: res}}
 	return nil
 }
 

@@ -15,8 +15,11 @@
 // Schema, and a miniredis when Redis is set), settles each run and judges
 // it with the lab's oracle. For each way the handler fails (a duplicate
 // credit, a lost one, a poison message, a changed payload acked without a
-// trace) it reports the shortest script it found, shrunk until removing
-// any step makes the failure go, with the verdict and the balances.
+// trace), and within a verdict for each cause (the kinds of step that
+// make the difference: a crash point, a race, a producer's retry, time
+// moving, a second tenant, the gateway's modes), it reports the shortest
+// script it found, shrunk until removing any step makes the failure go,
+// with the verdict, the cause and the balances.
 //
 // A handler needs no marks. The oracle counts what each delivery made
 // durable from the data (the accounts' balances and the gateway's
@@ -203,8 +206,9 @@ func info(h Handler) handlers.Info {
 	return handlers.Info{Name: h.Name, Schema: h.Schema, Redis: h.Redis, Absolute: h.Absolute, Handle: h.Handle, API: h.API, Fresh: h.fresh}
 }
 
-// Check searches h and reports each failure found with t.Errorf: its
-// verdict, the settled and expected balances, why, the minimal script,
+// Check searches h and reports each distinct failure found (each verdict
+// and cause, check.Failure.Cause) with t.Errorf: its verdict and cause,
+// the settled and expected balances, why, the minimal script,
 // the lab's address that opens the story (Permalink) and the trace of the
 // handler's run of it, statement by statement. A search that could not
 // run is t.Fatalf.
@@ -217,9 +221,12 @@ func Check(t testing.TB, h Handler, opts ...Option) {
 		return
 	}
 	for _, f := range rep.Failures {
-		t.Errorf("labtest: %s: %s in %s (settled %s, expected %s): %s\n%s\n  open the story in the lab: %s\n  trace:\n%s",
-			h.Name, f.Verdict, steps(f.Steps), practice.FormatMoney(f.Settled), practice.FormatMoney(f.Expected), f.Reason,
+		t.Errorf("labtest: %s: %s in %s (settled %s, expected %s): %s\n  cause: %s\n%s\n  open the story in the lab: %s\n  trace:\n%s",
+			h.Name, f.Verdict, steps(f.Steps), practice.FormatMoney(f.Settled), practice.FormatMoney(f.Expected), f.Reason, f.Cause,
 			indent(f.Script), h.permalink(f), trace(ctx, h, f.Script))
+	}
+	if rep.Omitted > 0 {
+		t.Errorf("labtest: %s: %d more distinct failures not listed (at most %d stories a handler)", h.Name, rep.Omitted, check.MaxStories)
 	}
 	if rep.Partial {
 		t.Logf("labtest: %s: the time budget ended the search after %d scripts", h.Name, rep.Explored)

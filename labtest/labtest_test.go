@@ -279,3 +279,20 @@ func TestAPIFile(t *testing.T) {
 		t.Errorf("api-naive.go loads as %q (%v), want yours", h.Name, err)
 	}
 }
+
+// TestEveryDistinctFailureIsReported: the kit reports one story for each
+// distinct failure, not one for each verdict: charge-twice's duplicate
+// from a crash before the ack and its duplicate from a producer's retry
+// are two reports, each with its cause, its shortest first.
+func TestEveryDistinctFailureIsReported(t *testing.T) {
+	rec := &recorder{TB: t}
+	labtest.Check(rec, labtest.Handler{Name: "charge-twice", Handle: chargeTwice}, labtest.Depth(2), labtest.Runs(-1))
+	var crash, retry bool
+	for _, e := range rec.errors {
+		crash = crash || strings.Contains(e, "cause: crash=before-ack\n    publish a amount=10000\n    deliver crash=before-ack\n")
+		retry = retry || strings.Contains(e, "cause: retry\n    publish a amount=10000\n    retry a\n")
+	}
+	if !crash || !retry || len(rec.errors) < 2 || !strings.Contains(rec.errors[0], "cause: crash=before-ack") {
+		t.Errorf("want a duplicate from the crash (first) and one from the retry, each reported; got:\n%s", strings.Join(rec.errors, "\n---\n"))
+	}
+}

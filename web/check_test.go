@@ -81,3 +81,45 @@ func TestCheckPages(t *testing.T) {
 		t.Errorf("the naive card has no Find a failure link")
 	}
 }
+
+// TestCheckPageListsEveryDistinctFailure: a handler's page lists one
+// story for each distinct failure under its verdict, each with its cause:
+// naive's duplicate from a crash before the ack first (the shortest, the
+// story the lab opens), and its duplicate from a producer's retry too;
+// the list says how many in the index.
+func TestCheckPageListsEveryDistinctFailure(t *testing.T) {
+	h := newTestServer(t)
+	one := get(t, h, "/check/naive")
+	if one.status != 200 {
+		t.Fatalf("status %d\n%s", one.status, excerpt(one.body))
+	}
+	noMissingKeys(t, "/check/naive", one.body)
+	if n := strings.Count(one.body, `<section class="chk-verdict"`); n != 1 || !strings.Contains(one.body, `id="verdict-duplicate"`) {
+		t.Errorf("naive fails one way (duplicate), in %d verdict sections:\n%s", n, excerpt(one.body))
+	}
+	for _, want := range []string{
+		`data-verdict="duplicate" data-cause="crash=before-ack" id="story-1"`,
+		`data-verdict="duplicate" data-cause="retry" id="story-`,
+		`Cause: <code>retry</code>`,
+	} {
+		if !strings.Contains(one.body, want) {
+			t.Errorf("naive's page lacks %q:\n%s", want, excerpt(one.body))
+		}
+	}
+	// Every story opens in the lab with its verdict.
+	links := regexp.MustCompile(`href="(/lab\?s=[^"]+)" id="open-\d+"`).FindAllStringSubmatch(one.body, -1)
+	if len(links) < 2 {
+		t.Fatalf("%d stories on naive's page, want every distinct failure", len(links))
+	}
+	for _, m := range links {
+		if lab := get(t, h, html.UnescapeString(m[1])); !strings.Contains(lab.body, `id="card-naive" data-handler="naive" data-verdict="duplicate"`) {
+			t.Errorf("a story replayed in the lab: %d\n%s", lab.status, excerpt(lab.body))
+		}
+	}
+	if ru := get(t, h, "/check/naive?lang=ru"); !strings.Contains(ru.body, "Причина: <code>retry</code>") {
+		t.Errorf("the Russian page has no cause:\n%s", excerpt(ru.body))
+	}
+	if idx := get(t, h, "/check"); !regexp.MustCompile(`data-handler="naive"[^\n]*?\d+ distinct failures`).MatchString(idx.body) {
+		t.Errorf("the index does not count naive's stories:\n%s", excerpt(idx.body))
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -21,7 +22,8 @@ import (
 )
 
 // checkReport is one handler's result as `lab check --json` prints it: the
-// shortest failure at the top level, every verdict's in failures.
+// shortest failure at the top level, one story for each distinct failure
+// (verdict and cause) in failures, each verdict's shortest first.
 type checkReport struct {
 	Handler   string         `json:"handler"`
 	Failed    bool           `json:"failed"`
@@ -30,11 +32,14 @@ type checkReport struct {
 	Steps     int            `json:"steps,omitempty"`
 	Permalink string         `json:"permalink,omitempty"`
 	Failures  []checkFailure `json:"failures"`
-	Explored  int            `json:"explored"`
-	Depth     int            `json:"depth"`
-	Runs      int            `json:"runs"`
-	Seed      uint64         `json:"seed"`
-	Partial   bool           `json:"partial,omitempty"`
+	// Omitted counts the distinct failures found beyond the ones listed
+	// (check.MaxStories a handler).
+	Omitted  int    `json:"omitted,omitempty"`
+	Explored int    `json:"explored"`
+	Depth    int    `json:"depth"`
+	Runs     int    `json:"runs"`
+	Seed     uint64 `json:"seed"`
+	Partial  bool   `json:"partial,omitempty"`
 	// Redelivery says how the broker's redelivery after a crash was
 	// modelled ("redelivery at once" without a visibility-timeout:
 	// header); empty on the API side.
@@ -44,13 +49,19 @@ type checkReport struct {
 }
 
 type checkFailure struct {
-	Verdict   sim.Verdict `json:"verdict"`
-	Script    string      `json:"script"`
-	Steps     int         `json:"steps"`
-	Permalink string      `json:"permalink"`
-	Settled   int64       `json:"settled"`
-	Expected  int64       `json:"expected"`
-	Reason    string      `json:"reason"` // the oracle's, as lab run prints it
+	Verdict sim.Verdict `json:"verdict"`
+	// Cause is the kinds of step that make this failure differ from the
+	// others of its verdict (check.Failure.Cause).
+	Cause     string `json:"cause"`
+	Script    string `json:"script"`
+	Steps     int    `json:"steps"`
+	Permalink string `json:"permalink"`
+	Settled   int64  `json:"settled"`
+	Expected  int64  `json:"expected"`
+	Reason    string `json:"reason"` // the oracle's, as lab run prints it
+	// Address is the lab's address that opens the story: the permalink,
+	// and for an API handler (which has none) its card in the lab.
+	Address string `json:"address"`
 }
 
 // cmdCheck searches schedules for the shortest failure of each handler.
@@ -145,7 +156,10 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		for _, f := range rep.Failures {
 			cr.Failures = append(cr.Failures, checkFailure{Verdict: f.Verdict, Script: f.Script, Steps: f.Steps,
 				Permalink: permalink(f.Script, h, src), Settled: f.Settled, Expected: f.Expected, Reason: f.Reason})
+			cr.Failures[len(cr.Failures)-1].Cause = f.Cause
+			cr.Failures[len(cr.Failures)-1].Address = address(cr.Failures[len(cr.Failures)-1].Permalink, f.Script, h)
 		}
+		cr.Omitted = rep.Omitted
 		if rep.Failed() {
 			failed = true
 			top := cr.Failures[0]
@@ -173,21 +187,29 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 // each minimal script with the address that replays it.
 func printCheck(w io.Writer, reports []checkReport) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "handler\tshortest failure\tsteps\tother failures\tscripts run")
+	fmt.Fprintln(tw, "handler\tshortest failure\tsteps\tother verdicts\tstories\tscripts run")
 	for _, r := range reports {
 		if !r.Failed {
 			note := fmt.Sprintf("none up to depth %d and %d random scripts", r.Depth, r.Runs)
 			if r.Partial {
 				note += " (stopped by --budget)"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t\t\t%d\n", r.Handler, note, r.Explored)
+			fmt.Fprintf(tw, "%s\t%s\t\t\t\t%d\n", r.Handler, note, r.Explored)
 			continue
 		}
+		// The other verdicts, each with its shortest story; the column
+		// after counts every story listed below (and those left out).
 		var others []string
-		for _, f := range r.Failures[1:] {
-			others = append(others, fmt.Sprintf("%s (%d)", f.Verdict, f.Steps))
+		for i, f := range r.Failures {
+			if i > 0 && f.Verdict != r.Failures[i-1].Verdict {
+				others = append(others, fmt.Sprintf("%s (%d)", f.Verdict, f.Steps))
+			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%d\n", r.Handler, r.Verdict, r.Steps, strings.Join(others, ", "), r.Explored)
+		stories := strconv.Itoa(len(r.Failures))
+		if r.Omitted > 0 {
+			stories += fmt.Sprintf(" (+%d not listed)", r.Omitted)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%d\n", r.Handler, r.Verdict, r.Steps, strings.Join(others, ", "), stories, r.Explored)
 	}
 	tw.Flush()
 	// The model of time the stories hold under: the same for every
@@ -198,10 +220,15 @@ func printCheck(w io.Writer, reports []checkReport) {
 			break
 		}
 	}
+	// Each handler's stories, one for each distinct failure: under each
+	// verdict its shortest first, then its other causes.
 	for _, r := range reports {
+		if r.Failed {
+			fmt.Fprintf(w, "\n%s: %s\n", r.Handler, plural(len(r.Failures), "distinct failure"))
+		}
 		for _, f := range r.Failures {
-			fmt.Fprintf(w, "\n%s: %s in %s (settled %s, expected %s)\n", r.Handler, f.Verdict, plural(f.Steps, "step"),
-				practice.FormatMoney(f.Settled), practice.FormatMoney(f.Expected))
+			fmt.Fprintf(w, "\n%s: %s in %s (settled %s, expected %s)\n  cause: %s\n", r.Handler, f.Verdict, plural(f.Steps, "step"),
+				practice.FormatMoney(f.Settled), practice.FormatMoney(f.Expected), f.Cause)
 			for _, line := range strings.Split(strings.TrimRight(f.Script, "\n"), "\n") {
 				fmt.Fprintf(w, "    %s\n", line)
 			}
@@ -211,7 +238,20 @@ func printCheck(w io.Writer, reports []checkReport) {
 				fmt.Fprintf(w, "  replay: save the script above to a file and run lab run FILE --handlers %s\n", r.Handler)
 			}
 		}
+		if r.Omitted > 0 {
+			fmt.Fprintf(w, "\n%s: %s not listed (at most %d stories a handler: the longest of the other causes are left out)\n",
+				r.Handler, plural(r.Omitted, "more distinct failure"), check.MaxStories)
+		}
 	}
+}
+
+// address is the lab's address that opens a story: its permalink, or for
+// an API handler, which has none, the story on its card.
+func address(permalink, script string, h handlers.Info) string {
+	if permalink != "" || h.API == nil {
+		return permalink
+	}
+	return link.Lab{Script: script, Handlers: []string{h.Name}}.String()
 }
 
 // permalink is the lab's address that replays a failure: on the lab's

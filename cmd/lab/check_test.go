@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -50,6 +51,60 @@ func TestCheckJSON(t *testing.T) {
 	// The top level repeats the shortest failure.
 	if r := reports[0]; len(r.Failures) == 0 || r.Failures[0].Script != r.Script || r.Failures[0].Permalink != r.Permalink {
 		t.Errorf("the top level is not the first failure: %+v", r)
+	}
+	// One entry for each distinct failure: naive's duplicates from a
+	// crash before the ack and from a producer's retry are two, each with
+	// its verdict, cause, reason, steps, script and address, the shortest
+	// first; no verdict and cause twice.
+	var raw []struct {
+		Failures []map[string]any `json:"failures"`
+	}
+	if err := json.Unmarshal([]byte(out), &raw); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, f := range raw[0].Failures {
+		for _, k := range []string{"verdict", "cause", "reason", "steps", "script", "address", "permalink", "settled", "expected"} {
+			if _, ok := f[k]; !ok {
+				t.Errorf("a failure lacks %q: %v", k, f)
+			}
+		}
+		if f["address"] == "" || f["address"] != f["permalink"] || f["reason"] == "" {
+			t.Errorf("a failure's address or reason: %v", f)
+		}
+		key := fmt.Sprint(f["verdict"], " ", f["cause"])
+		if seen[key] {
+			t.Errorf("%s listed twice", key)
+		}
+		seen[key] = true
+	}
+	if fs := raw[0].Failures; len(fs) < 2 || fs[0]["cause"] != "crash=before-ack" || !seen["duplicate retry"] {
+		t.Errorf("naive's failures: %v", fs)
+	}
+}
+
+// TestCheckListsEveryDistinctFailure: the text lists every distinct
+// failure under its handler, each with its cause; an API handler's
+// stories have an address in --json too (its card in the lab).
+func TestCheckListsEveryDistinctFailure(t *testing.T) {
+	_, out, _ := lab(t, "", "check", "naive", "--depth", "2", "--runs", "0")
+	for _, want := range []string{"naive: duplicate in 2 steps (settled 200.00, expected 100.00)\n  cause: crash=before-ack\n    publish a amount=10000\n    deliver crash=before-ack\n",
+		"  cause: retry\n    publish a amount=10000\n    retry a\n", "distinct failures\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	_, out, _ = lab(t, "", "check", "api-naive", "--depth", "1", "--runs", "0", "--json")
+	var reports []struct {
+		Failures []struct{ Cause, Address, Permalink string }
+	}
+	if err := json.Unmarshal([]byte(out), &reports); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range reports[0].Failures {
+		if f.Cause == "" || f.Permalink != "" || !strings.HasPrefix(f.Address, "/lab?s=") || !strings.Contains(f.Address, "handlers=api-naive") {
+			t.Errorf("an API story: %+v", f)
+		}
 	}
 }
 

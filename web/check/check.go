@@ -104,6 +104,7 @@ type rowView struct {
 	Symbol           string
 	Steps            int
 	Others           string // the other verdicts found, with their steps
+	Stories          string // how many distinct failures the handler's page lists
 	Note             string // for a handler that passed: how far the search looked
 }
 
@@ -112,13 +113,25 @@ type handlerView struct {
 	Handler  string
 	Summary  string
 	Failures []failureView
+	// Verdicts are the failures under their verdicts, in order: each
+	// verdict's shortest story first, then its other causes.
+	Verdicts []verdictView
+	Omitted  int // distinct failures found beyond those listed
 	Note     string
 	Explored int
 	Model    string // as indexView's
 }
 
+// verdictView is one verdict and its stories, one for each cause.
+type verdictView struct {
+	Verdict, Label, Symbol string
+	Stories                []failureView
+}
+
 type failureView struct {
 	Verdict, Label, Symbol string
+	Cause                  string // the kinds of step that make the difference
+	N                      int    // the story's number on the page, from 1
 	Steps                  int
 	Lines                  []string
 	LabURL                 string
@@ -135,10 +148,13 @@ func (c *Check) row(t page.Text, h handlers.Info, r explore.Report) rowView {
 	row.Failed, row.Verdict, row.Steps = true, string(top.Verdict), top.Steps
 	row.Label, row.Symbol = t.S("v."+string(top.Verdict)), page.VerdictSymbol(top.Verdict)
 	var others []string
-	for _, f := range r.Failures[1:] {
-		others = append(others, t.F("chk.other", t.S("v."+string(f.Verdict)), f.Steps))
+	for i, f := range r.Failures {
+		if i > 0 && f.Verdict != r.Failures[i-1].Verdict {
+			others = append(others, t.F("chk.other", t.S("v."+string(f.Verdict)), f.Steps))
+		}
 	}
 	row.Others = strings.Join(others, ", ")
+	row.Stories = t.F("chk.count", len(r.Failures)+r.Omitted)
 	return row
 }
 
@@ -148,6 +164,23 @@ func passNote(t page.Text, r explore.Report) string {
 		note += " " + t.S("chk.partial")
 	}
 	return note
+}
+
+// stories fills a handler's page with its report's stories, under their
+// verdicts; labURL is the address that opens a story in the lab.
+func (v *handlerView) stories(t page.Text, rep explore.Report, labURL func(explore.Failure) string) {
+	v.Omitted = rep.Omitted
+	for i, f := range rep.Failures {
+		fv := failureView{Verdict: string(f.Verdict), Label: t.S("v." + string(f.Verdict)), Symbol: page.VerdictSymbol(f.Verdict),
+			Cause: f.Cause, N: i + 1, Steps: f.Steps, Lines: strings.Split(strings.TrimRight(f.Script, "\n"), "\n"),
+			LabURL: labURL(f), Settled: page.Money(f.Settled), Expected: page.Money(f.Expected)}
+		v.Failures = append(v.Failures, fv)
+		if n := len(v.Verdicts); n == 0 || v.Verdicts[n-1].Verdict != fv.Verdict {
+			v.Verdicts = append(v.Verdicts, verdictView{Verdict: fv.Verdict, Label: fv.Label, Symbol: fv.Symbol})
+		}
+		last := &v.Verdicts[len(v.Verdicts)-1]
+		last.Stories = append(last.Stories, fv)
+	}
 }
 
 // Index is GET /check: every handler and its shortest failure.
@@ -190,11 +223,7 @@ func (c *Check) Handler(w http.ResponseWriter, r *http.Request) error {
 	if !rep.Failed() {
 		v.Note = passNote(t, rep)
 	}
-	for _, f := range rep.Failures {
-		v.Failures = append(v.Failures, failureView{Verdict: string(f.Verdict), Label: t.S("v." + string(f.Verdict)),
-			Symbol: page.VerdictSymbol(f.Verdict), Steps: f.Steps, Lines: strings.Split(strings.TrimRight(f.Script, "\n"), "\n"),
-			LabURL: link.Lab{Script: f.Script, Handlers: []string{h.Name}}.String(), Settled: page.Money(f.Settled), Expected: page.Money(f.Expected)})
-	}
+	v.stories(t, rep, func(f explore.Failure) string { return link.Lab{Script: f.Script, Handlers: []string{h.Name}}.String() })
 	w.Header().Set("Cache-Control", "no-cache")
 	return c.Render(w, r, http.StatusOK, handlerPage(c.PageFor(t, r, h.Name+" · "+t.S("chk.title")+" · "+t.S("app.name")), v))
 }
@@ -250,10 +279,8 @@ func (c *Check) Code(w http.ResponseWriter, r *http.Request) error {
 	if !rep.Failed() {
 		v.Note = passNote(t, rep)
 	}
-	for _, f := range rep.Failures {
-		v.Failures = append(v.Failures, failureView{Verdict: string(f.Verdict), Label: t.S("v." + string(f.Verdict)),
-			Symbol: page.VerdictSymbol(f.Verdict), Steps: f.Steps, Lines: strings.Split(strings.TrimRight(f.Script, "\n"), "\n"),
-			LabURL: link.Lab{Script: f.Script, Code: st.Code, Name: st.CodeName}.String(), Settled: page.Money(f.Settled), Expected: page.Money(f.Expected)})
-	}
+	v.stories(t, rep, func(f explore.Failure) string {
+		return link.Lab{Script: f.Script, Code: st.Code, Name: st.CodeName}.String()
+	})
 	return c.Render(w, r, http.StatusOK, handlerPage(c.PageFor(t, r, st.CodeName+" · "+t.S("chk.title")+" · "+t.S("app.name")), v))
 }

@@ -6,12 +6,16 @@ import "github.com/idempotency-lab/lab/web/page"
 func Catalog() page.Catalog {
 	return page.Catalog{
 		"chk.title":       {"Checker", "Проверка"},
-		"chk.lead":        {"For every handler, the engine runs every script of up to %d steps built from the script language (publishes, repeats, changed payloads, a second tenant, a refund, an outbox and its relay, every delivery with every crash point, a message out of order, a replayed batch, redeliveries, two workers, DLQ replays, the gateway's modes), then random ones, and shrinks the first failure of each kind until no step can go. The shortest story comes first.", "Для каждого обработчика движок прогоняет все сценарии длиной до %d шагов из языка сценариев (публикации, повторы, изменённое содержимое, второй тенант, возврат, outbox и его relay, каждая доставка с каждой точкой падения, сообщение не по порядку, повтор пачки, повторные доставки, два воркера, переотправка из DLQ, режимы шлюза), затем случайные, и сокращает первый сбой каждого вида, пока ни один шаг нельзя убрать. Самая короткая история — первой."},
+		"chk.lead":        {"For every handler, the engine runs every script of up to %d steps built from the script language (publishes, repeats, changed payloads, a second tenant, a refund, an outbox and its relay, every delivery with every crash point, a message out of order, a replayed batch, redeliveries, two workers, DLQ replays, the gateway's modes), then random ones, and shrinks the first failure of each kind (each verdict and cause) until no step can go. The shortest story comes first.", "Для каждого обработчика движок прогоняет все сценарии длиной до %d шагов из языка сценариев (публикации, повторы, изменённое содержимое, второй тенант, возврат, outbox и его relay, каждая доставка с каждой точкой падения, сообщение не по порядку, повтор пачки, повторные доставки, два воркера, переотправка из DLQ, режимы шлюза), затем случайные, и сокращает первый сбой каждого вида (вердикт и причина), пока ни один шаг нельзя убрать. Самая короткая история — первой."},
 		"chk.handler":     {"Handler", "Обработчик"},
 		"chk.shortest":    {"Shortest failure", "Самый короткий сбой"},
 		"chk.steps":       {"Steps", "Шагов"},
 		"chk.others":      {"Other failures", "Другие сбои"},
 		"chk.other":       {"%s in %d", "%s за %d"},
+		"chk.count":       {"%d distinct failures", "различных сбоев: %d"},
+		"chk.cause":       {"Cause:", "Причина:"},
+		"chk.causes":      {"One story for each cause: the kinds of step that make the difference (a crash point, a race, a retry, time moving, a second tenant, the gateway's modes). The shortest story of each verdict comes first.", "По одной истории на каждую причину: виды шагов, от которых зависит исход (точка падения, гонка, повтор, ход времени, второй тенант, режимы шлюза). Самая короткая история каждого вердикта — первой."},
+		"chk.omitted":     {"%d more distinct failures were found and are not listed: the page keeps %d stories.", "Найдено ещё различных сбоев: %d; они не показаны: на странице не больше %d историй."},
 		"chk.none":        {"none found up to depth %d and %d random scripts (%d scripts run)", "не найдено до глубины %d и за %d случайных сценариев (прогнано %d)"},
 		"chk.partial":     {"The time budget ran out before the search finished.", "Время на поиск кончилось раньше, чем он завершился."},
 		"chk.stories":     {"Minimal stories", "Минимальные истории"},
