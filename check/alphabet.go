@@ -246,7 +246,7 @@ func (s *searcher) probe() (calls int, gateway bool, err error) {
 	if err != nil {
 		return 0, false, err
 	}
-	run, err := sim.Execute(s.ctx, sc, sim.Options{Custom: []handlers.Info{s.info}})
+	run, err := sim.Execute(s.ctx, sc, sim.Options{Custom: []handlers.Info{s.info}, Engine: s.opt.Engine})
 	if err != nil {
 		return 0, false, err
 	}

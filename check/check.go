@@ -51,6 +51,11 @@ type Options struct {
 	// header's: a minute below and a minute above each of its lifetimes,
 	// and redelivery at once (see sweepTimeouts).
 	VisibilitySweep bool
+	// Engine is where every world of the search keeps its data, the
+	// stories' replays included: nil for the embedded engine (SQLite and
+	// miniredis), or a real PostgreSQL and Redis (sim.NewEngine), where
+	// some handlers fail that pass on SQLite. The caller closes it.
+	Engine *sim.Engine
 	// beforeReplay, when set, is called before the stories found are
 	// replayed: tests make a handler change its mind there.
 	beforeReplay func()
@@ -209,7 +214,7 @@ func CheckHandler(ctx context.Context, h handlers.Info, opt Options) (Report, er
 		opt.beforeReplay()
 	}
 	for _, f := range rep.Failures {
-		if err := replayStory(ctx, h, f); err != nil {
+		if err := replayStory(ctx, h, f, opt.Engine); err != nil {
 			return Report{}, err
 		}
 	}
@@ -234,7 +239,7 @@ func (s *searcher) run(steps []string) (sim.Result, *sim.Script, error) {
 		return sim.Result{}, nil, nil
 	}
 	s.explored++
-	run, err := sim.Execute(s.ctx, sc, sim.Options{Custom: []handlers.Info{s.info}, StepEvents: 1})
+	run, err := sim.Execute(s.ctx, sc, sim.Options{Custom: []handlers.Info{s.info}, StepEvents: 1, Engine: s.opt.Engine})
 	if err != nil {
 		var be *sim.BudgetError
 		if errors.As(err, &be) {

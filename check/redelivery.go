@@ -132,14 +132,14 @@ func (e *ReplayError) Error() string {
 		e.Handler, e.Verdict, e.Replayed, indent(e.Script), e.Search, e.Replay)
 }
 
-// replayStory runs a story as lab run does and returns a *ReplayError when its
-// verdict is not the story's.
-func replayStory(ctx context.Context, h handlers.Info, f Failure) error {
+// replayStory runs a story as lab run does, on the search's engine, and
+// returns a *ReplayError when its verdict is not the story's.
+func replayStory(ctx context.Context, h handlers.Info, f Failure, engine *sim.Engine) error {
 	sc, err := sim.Parse(f.Script)
 	if err != nil {
 		return fmt.Errorf("internal error: %s: the story found does not parse: %w\n%s", h.Name, err, indent(f.Script))
 	}
-	run, err := sim.Execute(ctx, sc, sim.Options{Custom: []handlers.Info{h}})
+	run, err := sim.Execute(ctx, sc, sim.Options{Custom: []handlers.Info{h}, Engine: engine})
 	if err != nil {
 		return fmt.Errorf("internal error: %s: replaying the story found: %w\n%s", h.Name, err, indent(f.Script))
 	}

@@ -55,7 +55,8 @@
 // times out after charging, or stalls. What it does not cover: more than
 // two workers, crashes inside the database or Redis themselves (a call
 // either ran or did not), other isolation levels than SQLite's
-// serializable transactions, real network partitions, several consumer
+// serializable transactions (with Engine: PostgreSQL's default, read
+// committed), real network partitions, several consumer
 // groups or partitions, and message ordering beyond the broker's FIFO with
 // redelivery at the back.
 //
@@ -168,38 +169,78 @@ func CheckFile(t testing.TB, path string, opts ...Option) {
 }
 
 // Option tunes a search.
-type Option func(*check.Options)
+type Option func(*options)
+
+// options are the search's (check.Options) and the real engine's
+// servers, which Run connects to (Engine).
+type options struct {
+	check.Options
+	postgres, redis string
+	real            bool
+}
 
 // Depth runs every script of up to n steps (default 4).
-func Depth(n int) Option { return func(o *check.Options) { o.Depth = n } }
+func Depth(n int) Option { return func(o *options) { o.Depth = n } }
 
 // Runs runs n random scripts after the exhaustive part (default 2000;
 // a negative n: none).
-func Runs(n int) Option { return func(o *check.Options) { o.Runs = n } }
+func Runs(n int) Option { return func(o *options) { o.Runs = n } }
 
 // Seed chooses the random scripts (default 1): the same seed, the same
 // search.
-func Seed(s int64) Option { return func(o *check.Options) { o.Seed = uint64(s) } }
+func Seed(s int64) Option { return func(o *options) { o.Seed = uint64(s) } }
 
 // Budget stops the search after d; the report then says it is partial.
-func Budget(d time.Duration) Option { return func(o *check.Options) { o.Budget = d } }
+func Budget(d time.Duration) Option { return func(o *options) { o.Budget = d } }
 
 // Header starts every script with header lines, such as
 // "inbox-retention: 1h" or "processing-ttl: 30s".
-func Header(lines string) Option { return func(o *check.Options) { o.Header = lines } }
+func Header(lines string) Option { return func(o *options) { o.Header = lines } }
 
 // VisibilitySweep also runs every script that redelivers after a crash
 // under visibility timeouts a minute below and above each lifetime of
 // the header, and at once (check.Options.VisibilitySweep).
-func VisibilitySweep() Option { return func(o *check.Options) { o.VisibilitySweep = true } }
+func VisibilitySweep() Option { return func(o *options) { o.VisibilitySweep = true } }
 
-// Run searches h and returns the report, for callers that want it whole.
-func Run(ctx context.Context, h Handler, opts ...Option) (check.Report, error) {
-	var o check.Options
+// Engine searches on a real PostgreSQL and Redis instead of the embedded
+// SQLite and miniredis: each script's world gets a schema of its own,
+// dropped after, and a Redis database of its own, emptied after (the
+// servers are left as they were found). Some handlers fail there that
+// pass on SQLite: PostgreSQL aborts a transaction at its first error,
+// and runs transactions at read committed. The URLs are as lab run
+// --engine real takes them (postgres://…, redis://…); a server that
+// does not answer fails the search (Check: t.Fatalf). Replay and the
+// traces Check prints run on the same servers.
+func Engine(postgresURL, redisURL string) Option {
+	return func(o *options) { o.postgres, o.redis, o.real = postgresURL, redisURL, true }
+}
+
+// collect applies opts and connects to the real engine when one is asked
+// for; close releases it.
+func collect(ctx context.Context, opts []Option) (o options, close func(), err error) {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	return check.CheckHandler(ctx, info(h), o)
+	if !o.real {
+		return o, func() {}, nil
+	}
+	if o.postgres == "" || o.redis == "" {
+		return o, nil, fmt.Errorf("labtest.Engine needs a PostgreSQL URL and a Redis URL, got %q and %q", o.postgres, o.redis)
+	}
+	if o.Engine, err = sim.NewEngine(ctx, o.postgres, o.redis); err != nil {
+		return o, nil, fmt.Errorf("labtest.Engine: %w", err)
+	}
+	return o, func() { o.Engine.Close() }, nil
+}
+
+// Run searches h and returns the report, for callers that want it whole.
+func Run(ctx context.Context, h Handler, opts ...Option) (check.Report, error) {
+	o, close, err := collect(ctx, opts)
+	if err != nil {
+		return check.Report{}, err
+	}
+	defer close()
+	return check.CheckHandler(ctx, info(h), o.Options)
 }
 
 func info(h Handler) handlers.Info {
@@ -215,7 +256,13 @@ func info(h Handler) handlers.Info {
 func Check(t testing.TB, h Handler, opts ...Option) {
 	t.Helper()
 	ctx := context.Background()
-	rep, err := Run(ctx, h, opts...)
+	o, close, err := collect(ctx, opts)
+	if err != nil {
+		t.Fatalf("labtest: %s: %v", h.Name, err)
+		return
+	}
+	defer close()
+	rep, err := check.CheckHandler(ctx, info(h), o.Options)
 	if err != nil {
 		t.Fatalf("labtest: %s: %v", h.Name, err)
 		return
@@ -223,7 +270,7 @@ func Check(t testing.TB, h Handler, opts ...Option) {
 	for _, f := range rep.Failures {
 		t.Errorf("labtest: %s: %s in %s (settled %s, expected %s): %s\n  cause: %s\n%s\n  open the story in the lab: %s\n  trace:\n%s",
 			h.Name, f.Verdict, steps(f.Steps), practice.FormatMoney(f.Settled), practice.FormatMoney(f.Expected), f.Reason, f.Cause,
-			indent(f.Script), h.permalink(f), trace(ctx, h, f.Script))
+			indent(f.Script), h.permalink(f), trace(ctx, h, f.Script, o.Engine))
 	}
 	if rep.Omitted > 0 {
 		t.Errorf("labtest: %s: %d more distinct failures not listed (at most %d stories a handler)", h.Name, rep.Omitted, check.MaxStories)
@@ -247,13 +294,23 @@ func (h Handler) permalink(f check.Failure) string {
 }
 
 // Replay runs a script (a failure's, or one a permalink carries) on h,
-// settled and judged as the search does.
-func Replay(ctx context.Context, h Handler, script string) (sim.Result, error) {
+// settled and judged as the search does: on the real engine with
+// Engine (the other options do not matter to one script).
+func Replay(ctx context.Context, h Handler, script string, opts ...Option) (sim.Result, error) {
+	o, close, err := collect(ctx, opts)
+	if err != nil {
+		return sim.Result{}, err
+	}
+	defer close()
+	return replay(ctx, h, script, o.Engine)
+}
+
+func replay(ctx context.Context, h Handler, script string, engine *sim.Engine) (sim.Result, error) {
 	sc, err := sim.Parse(script)
 	if err != nil {
 		return sim.Result{}, err
 	}
-	run, err := sim.Execute(ctx, sc, sim.Options{Custom: []handlers.Info{info(h)}})
+	run, err := sim.Execute(ctx, sc, sim.Options{Custom: []handlers.Info{info(h)}, Engine: engine})
 	if err != nil {
 		return sim.Result{}, err
 	}
@@ -265,8 +322,8 @@ const maxTraceLines = 80
 
 // trace writes the handler's run of a script: each step and what happened
 // in it, the settlement last.
-func trace(ctx context.Context, h Handler, script string) string {
-	res, err := Replay(ctx, h, script)
+func trace(ctx context.Context, h Handler, script string, engine *sim.Engine) string {
+	res, err := replay(ctx, h, script, engine)
 	if err != nil {
 		return "    (the replay failed: " + err.Error() + ")"
 	}

@@ -33,11 +33,12 @@ type Request struct {
 	// selftest: a file the server made, which the child must not read.
 	Path string `json:"path,omitempty"`
 
-	// run
-	// Postgres and Redis, both set, run on the real engine (sim.NewEngine)
-	// instead of the embedded one. The child then keeps the network, to
-	// reach them: only the operator's own runs ask for it (lab run --code
-	// --engine real), never a visitor's.
+	// run and check
+	// Postgres and Redis, both set, run (or search) on the real engine
+	// (sim.NewEngine) instead of the embedded one. The child then keeps
+	// the network, to reach them: only the operator's own runs ask for it
+	// (lab run, check and conform --code with the real engine), never a
+	// visitor's.
 	Postgres   string `json:"postgres,omitempty"`
 	Redis      string `json:"redis,omitempty"`
 	Script     string `json:"script,omitempty"`
@@ -243,12 +244,12 @@ func serve(req Request) *Response {
 			// handler.
 			sc.API = true
 		}
-		var engine *sim.Engine
-		if req.Postgres != "" && req.Redis != "" {
-			if engine, err = sim.NewEngine(ctx, req.Postgres, req.Redis); err != nil {
-				resp.Error = errf(0, "the real engine: %v", "настоящий движок: %v", err)
-				return resp
-			}
+		engine, err := childEngine(ctx, req)
+		if err != nil {
+			resp.Error = errf(0, "the real engine: %v", "настоящий движок: %v", err)
+			return resp
+		}
+		if engine != nil {
 			defer engine.Close()
 		}
 		run, err := sim.Execute(ctx, sc, sim.Options{Custom: []handlers.Info{info}, Steps: req.Steps,
@@ -264,8 +265,16 @@ func serve(req Request) *Response {
 		}
 	case "check":
 		o := req.Check
+		engine, err := childEngine(ctx, req)
+		if err != nil {
+			resp.Error = errf(0, "the real engine: %v", "настоящий движок: %v", err)
+			return resp
+		}
+		if engine != nil {
+			defer engine.Close()
+		}
 		rep, err := check.CheckHandler(ctx, info, check.Options{Depth: o.Depth, Runs: o.Runs, Len: o.Len,
-			Seed: o.Seed, Budget: o.Budget, Header: o.Header, VisibilitySweep: o.VisibilitySweep})
+			Seed: o.Seed, Budget: o.Budget, Header: o.Header, VisibilitySweep: o.VisibilitySweep, Engine: engine})
 		if err != nil {
 			resp.Error = errf(0, "the check failed: %v", "проверка не удалась: %v", err)
 			return resp
@@ -282,6 +291,16 @@ func serve(req Request) *Response {
 		resp.Error = errf(0, "unknown operation %q", "неизвестная операция %q", req.Op)
 	}
 	return resp
+}
+
+// childEngine connects to the real engine's servers when the request
+// names both (an unisolated run of one's own: the Runner refuses them
+// otherwise), or returns nil for the embedded engine.
+func childEngine(ctx context.Context, req Request) (*sim.Engine, error) {
+	if req.Postgres == "" || req.Redis == "" {
+		return nil, nil
+	}
+	return sim.NewEngine(ctx, req.Postgres, req.Redis)
 }
 
 func asError(err error) *Error {

@@ -155,10 +155,10 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Response, error) {
 	var iso isolation
 	switch {
 	case req.Postgres != "" && !r.limits.Unisolated:
-		return nil, errors.New("sandbox: the real engine is for unisolated runs only (lab run --code --engine real)")
+		return nil, errors.New("sandbox: the real engine is for unisolated runs only (lab run, check or conform --code --engine real)")
 	case req.Postgres != "":
 		// The real engine's servers are on the network and the machine:
-		// only one's own runs (lab run --code --engine real) ask for it.
+		// only one's own runs (lab run, check or conform --code --engine real) ask for it.
 	case isoErr == nil:
 		iso = r.iso
 	case !r.limits.Unisolated:

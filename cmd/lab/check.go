@@ -26,6 +26,7 @@ import (
 // (verdict and cause) in failures, each verdict's shortest first.
 type checkReport struct {
 	Handler   string         `json:"handler"`
+	Engine    string         `json:"engine"` // embedded or real (--engine)
 	Failed    bool           `json:"failed"`
 	Verdict   sim.Verdict    `json:"verdict,omitempty"`
 	Script    string         `json:"script,omitempty"`
@@ -79,6 +80,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	sweep := fs.Bool("visibility-sweep", false, "also run every script that redelivers after a crash or a timeout under visibility timeouts a minute below and above each TTL of the header (and at once)")
 	asJSON := fs.Bool("json", false, "print the reports as JSON")
 	code := addCodeFlags(fs, 2*time.Minute)
+	eng := addEngineFlags(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage
@@ -118,8 +120,16 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exitUsage
 		}
 	}
+	engine, err := eng.open(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "lab check: %v\n", err)
+		return exitUsage
+	}
+	if engine != nil {
+		defer engine.Close()
+	}
 	opt := check.Options{Depth: *depth, Runs: *runs, Len: *length, Seed: *seed, Budget: *budget,
-		Header: strings.ReplaceAll(*header, ";", "\n"), VisibilitySweep: *sweep}
+		Header: strings.ReplaceAll(*header, ";", "\n"), VisibilitySweep: *sweep, Engine: engine}
 	if opt.Runs == 0 {
 		opt.Runs = -1 // the flag's 0 means none; the package's 0 means its default
 	}
@@ -132,9 +142,14 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		start := time.Now()
 		var rep check.Report
 		if h.Handle == nil && h.API == nil { // the --code handler
-			resp, status, err := code.do(ctx, sandbox.Request{Op: "check", Code: src, Check: sandbox.CheckOptions{
+			req := sandbox.Request{Op: "check", Code: src, Check: sandbox.CheckOptions{
 				Depth: opt.Depth, Runs: opt.Runs, Len: opt.Len, Seed: opt.Seed, Budget: opt.Budget, Header: opt.Header,
-				VisibilitySweep: opt.VisibilitySweep}}, stderr)
+				VisibilitySweep: opt.VisibilitySweep}}
+			if engine != nil {
+				// The child connects on its own, to the same servers.
+				req.Postgres, req.Redis = *eng.postgres, *eng.redis
+			}
+			resp, status, err := code.do(ctx, req, stderr)
 			if err != nil {
 				fmt.Fprintf(stderr, "lab check: %v\n", err)
 				return status
@@ -148,14 +163,14 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exitError
 		}
 		elapsed := time.Since(start)
-		cr := checkReport{Handler: h.Name, Failed: rep.Failed(), Explored: rep.Explored, Depth: rep.Depth,
+		cr := checkReport{Handler: h.Name, Engine: *eng.engine, Failed: rep.Failed(), Explored: rep.Explored, Depth: rep.Depth,
 			Runs: rep.Runs, Seed: rep.Seed, Partial: rep.Partial, Failures: []checkFailure{}, Redelivery: rep.Redelivery("en")}
 		if elapsed > 0 {
 			cr.PerSecond = int(float64(rep.Explored) / elapsed.Seconds())
 		}
 		for _, f := range rep.Failures {
 			cr.Failures = append(cr.Failures, checkFailure{Verdict: f.Verdict, Script: f.Script, Steps: f.Steps,
-				Permalink: permalink(f.Script, h, src), Settled: f.Settled, Expected: f.Expected, Reason: f.Reason})
+				Permalink: permalink(f.Script, h, src, engine != nil), Settled: f.Settled, Expected: f.Expected, Reason: f.Reason})
 			cr.Failures[len(cr.Failures)-1].Cause = f.Cause
 			cr.Failures[len(cr.Failures)-1].Address = address(cr.Failures[len(cr.Failures)-1].Permalink, f.Script, h)
 		}
@@ -175,6 +190,9 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			return exitError
 		}
 	} else {
+		if engine != nil {
+			fmt.Fprintf(stdout, "engine: %s\n\n", engine)
+		}
 		printCheck(stdout, reports)
 	}
 	if failed {
@@ -255,15 +273,22 @@ func address(permalink, script string, h handlers.Info) string {
 }
 
 // permalink is the lab's address that replays a failure: on the lab's
-// handler, or on the --code file, which travels in the address too.
-func permalink(script string, h handlers.Info, src string) string {
+// handler (on the real engine, engine=real, when the search ran there:
+// a server started with one replays it there), or on the --code file,
+// which travels in the address too (a server runs a file on the embedded
+// engine only).
+func permalink(script string, h handlers.Info, src string, real bool) string {
 	if h.API != nil {
 		return "" // the lab's pages do not show the API side yet: lab run replays it
 	}
 	if h.Handle == nil {
 		return link.Lab{Script: script, Code: src, Name: h.Name}.String()
 	}
-	return link.Lab{Script: script, Handlers: []string{h.Name}}.String()
+	l := link.Lab{Script: script, Handlers: []string{h.Name}}
+	if real {
+		l.Engine = link.EngineReal
+	}
+	return l.String()
 }
 
 // checkHandlers resolves the handlers to check: message handlers and API

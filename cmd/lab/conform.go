@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+	"time"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -16,11 +18,16 @@ import (
 // prints where they differ. Exit status: 0 when every difference is a
 // documented one (sim.EngineDifferences), 1 when any is not, 2 on bad
 // input (flags, URLs, servers that do not answer).
+//
+// With --code it runs every preset of the file's side (the broker's, or
+// the API's for an API handler) on the file instead: none of its
+// differences is documented, so any difference exits 1.
 func cmdConform(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("lab conform", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	eng := addEngineFlags(fs)
 	asJSON := fs.Bool("json", false, "print the differences as JSON")
+	code := addCodeFlags(fs, 5*time.Second)
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -31,6 +38,16 @@ func cmdConform(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if *eng.engine != "real" {
 		fmt.Fprintln(stderr, "lab conform: compares the embedded engine with a real one: give --engine real --postgres URL --redis URL")
 		return exitUsage
+	}
+	var src string
+	var file *sandbox.File
+	if code.given() {
+		var err error
+		if src, err = code.load(); err != nil {
+			fmt.Fprintf(stderr, "lab conform: %v\n", err)
+			return exitUsage
+		}
+		file, _ = sandbox.Parse(src) // load parsed it already
 	}
 	engine, err := eng.open(ctx)
 	if err != nil {
@@ -47,6 +64,9 @@ func cmdConform(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	if err != nil {
 		fmt.Fprintf(stderr, "lab conform: %v\n", err)
 		return exitError
+	}
+	if file != nil {
+		return conformCode(ctx, code, src, file.API, presets, api, eng, *asJSON, stdout, stderr)
 	}
 	presets = append(presets, api...) // each runs on its side's handlers ("all")
 	diffs := []sim.Difference{}
@@ -72,13 +92,74 @@ func cmdConform(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			diffs = append(diffs, sim.Difference{Preset: p.Name, Handler: r.Handler, Embedded: a, Real: r, Documented: ok, Why: why})
 		}
 	}
-	undocumented := 0
-	for _, d := range diffs {
-		if !d.Documented {
-			undocumented++
+	undocumented := printConform(stdout, diffs, *asJSON, fmt.Sprintf("%d presets (%d of the broker side × %d message handlers, %d of the API side × %d API handlers) on SQLite + miniredis and on PostgreSQL + Redis: %d runs each, %d differences (%d documented)\n\n",
+		len(presets), len(presets)-len(api), len(handlers.List()), len(api), len(sim.APIHandlers()), runs, len(diffs), len(diffs)-countDocumented(diffs)))
+	if undocumented > 0 {
+		fmt.Fprintf(stderr, "lab conform: %d differences are not documented (sim.EngineDifferences)\n", undocumented)
+		return exitError
+	}
+	return exitOK
+}
+
+// conformCode runs every preset of the file's side on the --code file,
+// each in a sandbox child of its own, on the embedded engine and on the
+// real one (that child keeps the network, to reach the servers: one's
+// own file on one's own machine, unisolated, as lab run --code --engine
+// real runs it), and prints where they differ.
+func conformCode(ctx context.Context, code codeFlags, src string, apiFile bool, presets, api []sim.Preset,
+	eng engineFlags, asJSON bool, stdout, stderr io.Writer) int {
+	side := "broker"
+	if apiFile {
+		presets, side = api, "API"
+	}
+	diffs := []sim.Difference{}
+	for _, p := range presets {
+		var res [2]sim.Result
+		for i, real := range []bool{false, true} {
+			req := sandbox.Request{Op: "run", Code: src, Script: p.Script.String(), Budget: sim.DefaultBudget}
+			where := "embedded"
+			if real {
+				req.Postgres, req.Redis, where = *eng.postgres, *eng.redis, "real"
+			}
+			resp, status, err := code.do(ctx, req, stderr)
+			if err != nil {
+				fmt.Fprintf(stderr, "lab conform: %s, %s: %v\n", p.Name, where, err)
+				return status
+			}
+			if resp.Budget != nil {
+				fmt.Fprintf(stderr, "lab conform: %s, %s: %v\n", p.Name, where, resp.Budget)
+				return exitUsage
+			}
+			res[i] = resp.Run.Restore()
+		}
+		if sim.Differ(res[0], res[1]) {
+			diffs = append(diffs, sim.Difference{Preset: p.Name, Handler: *code.name, Embedded: res[0], Real: res[1]})
 		}
 	}
-	if *asJSON {
+	printConform(stdout, diffs, asJSON, fmt.Sprintf("%d presets of the %s side on %s on SQLite + miniredis and on PostgreSQL + Redis: %d differences\n\n",
+		len(presets), side, *code.name, len(diffs)))
+	if len(diffs) > 0 {
+		fmt.Fprintf(stderr, "lab conform: %s: the engines differ on %s\n", *code.path, plural(len(diffs), "preset"))
+		return exitError
+	}
+	return exitOK
+}
+
+func countDocumented(diffs []sim.Difference) int {
+	n := 0
+	for _, d := range diffs {
+		if d.Documented {
+			n++
+		}
+	}
+	return n
+}
+
+// printConform prints the differences, as JSON or as a table after the
+// summary line, and returns how many are not documented.
+func printConform(stdout io.Writer, diffs []sim.Difference, asJSON bool, summary string) int {
+	undocumented := len(diffs) - countDocumented(diffs)
+	if asJSON {
 		type row struct {
 			Preset, Handler              string
 			Embedded, Real               sim.Verdict
@@ -94,8 +175,7 @@ func cmdConform(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		enc.SetIndent("", "  ")
 		enc.Encode(out)
 	} else {
-		fmt.Fprintf(stdout, "%d presets (%d of the broker side × %d message handlers, %d of the API side × %d API handlers) on SQLite + miniredis and on PostgreSQL + Redis: %d runs each, %d differences (%d documented)\n\n",
-			len(presets), len(presets)-len(api), len(handlers.List()), len(api), len(sim.APIHandlers()), runs, len(diffs), len(diffs)-undocumented)
+		fmt.Fprint(stdout, summary)
 		if len(diffs) > 0 {
 			tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "preset\thandler\tembedded\treal\tdocumented")
@@ -113,9 +193,5 @@ func cmdConform(ctx context.Context, args []string, stdout, stderr io.Writer) in
 			}
 		}
 	}
-	if undocumented > 0 {
-		fmt.Fprintf(stderr, "lab conform: %d differences are not documented (sim.EngineDifferences)\n", undocumented)
-		return exitError
-	}
-	return exitOK
+	return undocumented
 }

@@ -49,15 +49,23 @@ Usage:
                           run a scenario on each handler and print the outcome;
                           --code runs a handler file of your own, in a sandbox
   lab check HANDLER[,HANDLER...]|core|api|all [--depth 4] [--runs 2000]
-            [--len 8] [--seed 1] [--budget DUR] [--header "..."] [--json]
+            [--len 8] [--seed 1] [--budget DUR] [--header "..."]
+            [--visibility-sweep] [--json]
+            [--engine embedded|real --postgres URL --redis URL]
   lab check --code my.go [--name yours] [--timeout 2m] [--memory 512] [...]
                           search every schedule up to a depth, then random
                           ones, for the shortest failure of each handler;
                           lab check api searches the API handlers with a
-                          client's requests
+                          client's requests; --engine real searches on
+                          PostgreSQL + Redis, where some handlers fail that
+                          pass on SQLite
   lab conform --engine real --postgres URL --redis URL [--json]
-                          run every preset on every handler on SQLite and on
-                          PostgreSQL + Redis, and print where they differ
+            [--code my.go [--name yours] [--timeout 5s] [--memory 512]]
+                          run every preset on every handler (or on your
+                          file, with --code) on SQLite and on PostgreSQL +
+                          Redis, and print where they differ; exit 1 when a
+                          difference is not documented (any of a --code
+                          file's)
   lab bench [--handlers core|all|a,b] [--messages 1000] [--duplicates 10%]
             [--engine embedded|real --postgres URL --redis URL] [--json]
                           measure what each handler's idempotency costs:

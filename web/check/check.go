@@ -43,7 +43,7 @@ type Check struct {
 	budget time.Duration
 
 	mu      sync.Mutex
-	reports map[string]explore.Report // by handler, once computed
+	reports map[string]explore.Report // by handler (and "real/" and handler on the real engine), once computed
 }
 
 // New builds the checker's pages on the lab; budget bounds each handler's
@@ -56,11 +56,16 @@ func New(lv *labview.Lab, budget time.Duration) *Check {
 }
 
 // report is a handler's search, run the first time it is asked for (one
-// at a time, in a replay slot) and kept.
-func (c *Check) report(ctx context.Context, handler string) (explore.Report, error) {
+// at a time, in a replay slot) and kept; real searches on the server's
+// real engine (engine=real).
+func (c *Check) report(ctx context.Context, handler string, real bool) (explore.Report, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if r, ok := c.reports[handler]; ok {
+	key := handler
+	if real {
+		key = "real/" + handler
+	}
+	if r, ok := c.reports[key]; ok {
 		return r, nil
 	}
 	release, err := c.lab.Gate.Acquire(ctx)
@@ -70,11 +75,14 @@ func (c *Check) report(ctx context.Context, handler string) (explore.Report, err
 	defer release()
 	opt := webOptions
 	opt.Budget = c.budget
+	if real {
+		opt.Engine = c.lab.Engine
+	}
 	r, err := explore.Check(ctx, handler, opt)
 	if err != nil {
 		return explore.Report{}, err
 	}
-	c.reports[handler] = r
+	c.reports[key] = r
 	return r, nil
 }
 
@@ -93,6 +101,7 @@ type indexView struct {
 	// Model says how the search modelled the broker's redelivery after a
 	// crash (check.Report.Redelivery): "redelivery at once" here.
 	Model string
+	engineView
 }
 
 type rowView struct {
@@ -120,6 +129,7 @@ type handlerView struct {
 	Note     string
 	Explored int
 	Model    string // as indexView's
+	engineView
 }
 
 // verdictView is one verdict and its stories, one for each cause.
@@ -186,13 +196,19 @@ func (v *handlerView) stories(t page.Text, rep explore.Report, labURL func(explo
 // Index is GET /check: every handler and its shortest failure.
 func (c *Check) Index(w http.ResponseWriter, r *http.Request) error {
 	t := c.Text(r)
-	v := indexView{T: t, Depth: webOptions.Depth}
+	real, err := c.real(r)
+	if err != nil {
+		return err
+	}
+	v := indexView{T: t, Depth: webOptions.Depth, engineView: c.engineOf(t, "/check", real)}
 	for _, h := range c.handlers() {
-		rep, err := c.report(r.Context(), h.Name)
+		rep, err := c.report(r.Context(), h.Name, real)
 		if err != nil {
 			return err
 		}
-		v.Rows = append(v.Rows, c.row(t, h, rep))
+		row := c.row(t, h, rep)
+		row.URL = withEngine(row.URL, real)
+		v.Rows = append(v.Rows, row)
 		if v.Model == "" {
 			v.Model = rep.Redelivery(t.Lang())
 		}
@@ -214,16 +230,23 @@ func (c *Check) Handler(w http.ResponseWriter, r *http.Request) error {
 		return &page.Error{Status: http.StatusNotFound, Key: "chk.err.handler", Args: []any{page.InputExcerpt(name), strings.Join(names, ", ")}}
 	}
 	h := all[i]
-	rep, err := c.report(r.Context(), h.Name)
+	real, err := c.real(r)
+	if err != nil {
+		return err
+	}
+	rep, err := c.report(r.Context(), h.Name, real)
 	if err != nil {
 		return err
 	}
 	t := c.Text(r)
-	v := handlerView{T: t, Handler: h.Name, Summary: page.HandlerSummary(t, h), Explored: rep.Explored, Model: rep.Redelivery(t.Lang())}
+	v := handlerView{T: t, Handler: h.Name, Summary: page.HandlerSummary(t, h), Explored: rep.Explored, Model: rep.Redelivery(t.Lang()),
+		engineView: c.engineOf(t, "/check/"+url.PathEscape(h.Name), real)}
 	if !rep.Failed() {
 		v.Note = passNote(t, rep)
 	}
-	v.stories(t, rep, func(f explore.Failure) string { return link.Lab{Script: f.Script, Handlers: []string{h.Name}}.String() })
+	v.stories(t, rep, func(f explore.Failure) string {
+		return link.Lab{Script: f.Script, Handlers: []string{h.Name}, Engine: labEngine(real)}.String()
+	})
 	w.Header().Set("Cache-Control", "no-cache")
 	return c.Render(w, r, http.StatusOK, handlerPage(c.PageFor(t, r, h.Name+" · "+t.S("chk.title")+" · "+t.S("app.name")), v))
 }
@@ -236,6 +259,12 @@ func (c *Check) Code(w http.ResponseWriter, r *http.Request) error {
 	lv := c.lab
 	if lv.Sandbox == nil {
 		return lv.CodeOff()
+	}
+	// engine= is read for its errors only: the sandbox's child never gets
+	// the server's real engine, so a visitor's file is searched on the
+	// embedded one, and the page says so.
+	if _, err := c.real(r); err != nil {
+		return err
 	}
 	q := r.URL.Query()
 	st, err := lv.ReadState(url.Values{"code": {q.Get("code")}, "name": {q.Get("name")}})
@@ -276,6 +305,9 @@ func (c *Check) Code(w http.ResponseWriter, r *http.Request) error {
 	rep := *resp.Report
 	t := c.Text(r)
 	v := handlerView{T: t, Handler: st.CodeName, Summary: t.S("code.summary"), Explored: rep.Explored, Model: rep.Redelivery(t.Lang())}
+	if lv.Engine != nil {
+		v.Engine = t.S("chk.eng.code")
+	}
 	if !rep.Failed() {
 		v.Note = passNote(t, rep)
 	}

@@ -26,5 +26,12 @@ func Catalog() page.Catalog {
 		"chk.err.nocode":  {"This page checks a handler file: the address needs code=, as the editor's Find a failure makes it.", "Эта страница проверяет файл обработчика: в адресе нужен code=, как его делает кнопка «Найти сбой» в редакторе."},
 		"chk.err.handler": {"There is no handler %q. Valid handlers: %s.", "Обработчика %q нет. Есть такие: %s."},
 		"desc/check":      {"Checker: the shortest failure of every handler, found by running every schedule up to a depth.", "Проверка: самый короткий сбой каждого обработчика, найденный перебором всех расписаний до заданной глубины."},
+
+		// The engine a search ran on, on a server with a real one.
+		"chk.eng.embedded":   {"Searched on the embedded engine: SQLite and miniredis.", "Поиск на встроенном движке: SQLite и miniredis."},
+		"chk.eng.real":       {"Searched on the real engine: PostgreSQL and Redis, where some handlers fail that pass on SQLite (PostgreSQL aborts a transaction at its first error).", "Поиск на настоящем движке: PostgreSQL и Redis, где падают некоторые обработчики, проходящие на SQLite (PostgreSQL прерывает транзакцию при первой же ошибке)."},
+		"chk.eng.toreal":     {"Search on PostgreSQL and Redis", "Искать на PostgreSQL и Redis"},
+		"chk.eng.toembedded": {"Search on SQLite and miniredis", "Искать на SQLite и miniredis"},
+		"chk.eng.code":       {"Your file was searched on the embedded engine only (SQLite and miniredis): a visitor's file never reaches the server's PostgreSQL and Redis. To search it there, run lab check --code FILE --engine real on your own machine.", "Ваш файл проверен только на встроенном движке (SQLite и miniredis): файл посетителя никогда не получает PostgreSQL и Redis сервера. Чтобы проверить его там, запустите у себя lab check --code FILE --engine real."},
 	}
 }
