@@ -198,11 +198,11 @@ func Parse(v url.Values) (Lab, error) {
 		fail("engine", KeyEngine, e)
 	}
 	if vs, ok := v["handlers"]; ok {
-		if l.Handlers = split(vs); l.Handlers == nil {
+		if l.Handlers = SplitNames(vs); l.Handlers == nil {
 			fail("handlers", KeyNoHandlers)
 		}
 	}
-	l.Prefer = split(v["prefer"])
+	l.Prefer = SplitNames(v["prefer"])
 	if v.Has("step") {
 		raw := v.Get("step")
 		n, err := strconv.Atoi(strings.TrimSpace(raw))
@@ -245,9 +245,10 @@ func at(param string, err error) error {
 	return err
 }
 
-// split reads repeated values and comma-separated lists of names, trimmed,
-// empty ones dropped; nil when there is none.
-func split(values []string) []string {
+// SplitNames reads repeated values and comma-separated lists of names,
+// trimmed, empty ones dropped; nil when there is none. It is how the
+// address reads handlers=, for every part that reads a list of names.
+func SplitNames(values []string) []string {
 	var out []string
 	for _, v := range values {
 		for _, n := range strings.Split(v, ",") {

@@ -231,6 +231,16 @@ func serve(req Request) *Response {
 	info.Name = req.Name // Handle, or API for an API handler's file
 	resp := &Response{Schema: f.Schema, Redis: f.Redis}
 	ctx := context.Background()
+	// The real engine, when the operator's own run or check asked for it
+	// (lab run/check --code --engine real); nil: the embedded one.
+	engine, err := childEngine(ctx, req)
+	if err != nil {
+		resp.Error = errf(0, "the real engine: %v", "настоящий движок: %v", err)
+		return resp
+	}
+	if engine != nil {
+		defer engine.Close()
+	}
 	switch req.Op {
 	case "run":
 		sc, err := sim.Parse(req.Script)
@@ -243,14 +253,6 @@ func serve(req Request) *Response {
 			// verb to tell its side: it is the API side's for an API
 			// handler.
 			sc.API = true
-		}
-		engine, err := childEngine(ctx, req)
-		if err != nil {
-			resp.Error = errf(0, "the real engine: %v", "настоящий движок: %v", err)
-			return resp
-		}
-		if engine != nil {
-			defer engine.Close()
 		}
 		run, err := sim.Execute(ctx, sc, sim.Options{Custom: []handlers.Info{info}, Steps: req.Steps,
 			Snapshots: req.Snapshots, Budget: req.Budget, StepEvents: req.StepEvents, Engine: engine})
@@ -265,14 +267,6 @@ func serve(req Request) *Response {
 		}
 	case "check":
 		o := req.Check
-		engine, err := childEngine(ctx, req)
-		if err != nil {
-			resp.Error = errf(0, "the real engine: %v", "настоящий движок: %v", err)
-			return resp
-		}
-		if engine != nil {
-			defer engine.Close()
-		}
 		rep, err := check.CheckHandler(ctx, info, check.Options{Depth: o.Depth, Runs: o.Runs, Len: o.Len,
 			Seed: o.Seed, Budget: o.Budget, Header: o.Header, VisibilitySweep: o.VisibilitySweep, Engine: engine})
 		if err != nil {

@@ -288,32 +288,48 @@ func importedVarWrites(fset *token.FileSet, f *ast.File) error {
 				name, pkg)
 		}
 	}
-	ast.Inspect(f, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.AssignStmt:
-			for _, lhs := range n.Lhs {
-				refuse(lhs)
-			}
-		case *ast.IncDecStmt:
-			refuse(n.X)
-		case *ast.RangeStmt:
-			if n.Tok == token.ASSIGN {
-				refuse(n.Key)
-				if n.Value != nil {
-					refuse(n.Value)
-				}
-			}
-		case *ast.UnaryExpr:
-			if n.Op == token.AND {
-				refuse(n.X)
-			}
-		}
+	eachWrite(f, true, func(e ast.Expr) bool {
+		refuse(e)
 		return bad == nil
 	})
 	if bad != nil {
 		return bad
 	}
 	return nil
+}
+
+// eachWrite calls fn for every expression the file writes to: each left
+// side of an assignment, an increment's operand, a range's key and value
+// when the range assigns (:= makes new locals) and, with addr, the
+// operand of & (a place the file may write through later). It stops when
+// fn returns false.
+func eachWrite(f *ast.File, addr bool, fn func(ast.Expr) bool) {
+	more := true
+	visit := func(e ast.Expr) {
+		if more && e != nil {
+			more = fn(e)
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, lhs := range n.Lhs {
+				visit(lhs)
+			}
+		case *ast.IncDecStmt:
+			visit(n.X)
+		case *ast.RangeStmt:
+			if n.Tok == token.ASSIGN {
+				visit(n.Key)
+				visit(n.Value)
+			}
+		case *ast.UnaryExpr:
+			if addr && n.Op == token.AND {
+				visit(n.X)
+			}
+		}
+		return more
+	})
 }
 
 // sentinels reports whether a var declaration holds only values no run
@@ -353,29 +369,9 @@ func sentinels(f *ast.File, d *ast.GenDecl) bool {
 		}
 	}
 	written := false
-	named := func(e ast.Expr) {
-		if id, ok := ast.Unparen(e).(*ast.Ident); ok && names[id.Name] {
-			written = true
-		}
-	}
-	ast.Inspect(f, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.AssignStmt:
-			for _, lhs := range n.Lhs {
-				named(lhs)
-			}
-		case *ast.IncDecStmt:
-			named(n.X)
-		case *ast.RangeStmt:
-			named(n.Key)
-			if n.Value != nil {
-				named(n.Value)
-			}
-		case *ast.UnaryExpr:
-			if n.Op == token.AND {
-				named(n.X)
-			}
-		}
+	eachWrite(f, true, func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		written = ok && names[id.Name]
 		return !written
 	})
 	return !written
@@ -394,22 +390,8 @@ func pointerWrites(fset *token.FileSet, f *ast.File) error {
 				"запись через указатель (*p = …) в файле обработчика запрещена: она может изменить значение, общее для всех прогонов; состояние хранится в базе данных или Redis")
 		}
 	}
-	ast.Inspect(f, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.AssignStmt:
-			for _, lhs := range n.Lhs {
-				star(lhs)
-			}
-		case *ast.IncDecStmt:
-			star(n.X)
-		case *ast.RangeStmt:
-			if n.Tok == token.ASSIGN {
-				star(n.Key)
-				if n.Value != nil {
-					star(n.Value)
-				}
-			}
-		}
+	eachWrite(f, false, func(e ast.Expr) bool {
+		star(e)
 		return bad == nil
 	})
 	if bad != nil {

@@ -224,7 +224,7 @@ func (s *Lab) ReadHandlersFor(sc *sim.Script, values []string) ([]string, error)
 	if !sc.API {
 		out, err := s.ReadHandlers(values)
 		if err != nil {
-			for _, n := range splitNames(values) {
+			for _, n := range link.SplitNames(values) {
 				if slices.Contains(names(s.APIHandlers), n) {
 					return nil, page.BadRequest("err.handlerside.api", n, strings.Join(s.handlerNames(), ", "))
 				}
@@ -233,7 +233,7 @@ func (s *Lab) ReadHandlersFor(sc *sim.Script, values []string) ([]string, error)
 		return out, err
 	}
 	all := names(s.APIHandlers)
-	given := splitNames(values)
+	given := link.SplitNames(values)
 	if len(given) == 0 {
 		if len(values) > 0 {
 			return nil, page.BadRequest("err.nohandlers")
@@ -254,19 +254,6 @@ func (s *Lab) ReadHandlersFor(sc *sim.Script, values []string) ([]string, error)
 		}
 	}
 	return dedupe(out), nil
-}
-
-// splitNames reads repeated values and comma-separated lists of names.
-func splitNames(values []string) []string {
-	var out []string
-	for _, v := range values {
-		for _, n := range strings.Split(v, ",") {
-			if n = strings.TrimSpace(n); n != "" {
-				out = append(out, n)
-			}
-		}
-	}
-	return out
 }
 
 func names(hs []handlers.Info) []string {
