@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/idempotency-lab/lab/link"
-	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sandbox"
 )
 
@@ -57,12 +56,7 @@ func countedSandbox(t *testing.T) (*sandbox.Runner, func() int) {
 // view, the checker, a grade) is there.
 func crossSiteServer(t *testing.T) (http.Handler, func() int) {
 	t.Helper()
-	bank := mustBank(t)
-	store, err := practice.Open(filepath.Join(t.TempDir(), "progress.db"), bank)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	bank, store := openProgress(t, "")
 	runner, children := countedSandbox(t)
 	h, err := NewServer(Config{Practice: store, Bank: bank, Now: newTestClock().Now, Sandbox: runner})
 	if err != nil {

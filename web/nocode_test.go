@@ -4,7 +4,6 @@ import (
 	"html"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,12 +16,7 @@ import (
 // why, and the lab page says it where the editor would be.
 func TestNoIsolationTurnsCodeOff(t *testing.T) {
 	const why = "sandbox: this system cannot isolate a child (mount: operation not permitted)"
-	bank := mustBank(t)
-	store, err := practice.Open(filepath.Join(t.TempDir(), "progress.db"), bank)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	bank, store := openProgress(t, "")
 	h, err := NewServer(Config{NoCode: why, Practice: store, Bank: bank})
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -20,12 +19,7 @@ import (
 // binary as its children).
 func codePracticeServer(t *testing.T) (http.Handler, *practice.Bank) {
 	t.Helper()
-	bank := mustBank(t)
-	store, err := practice.Open(filepath.Join(t.TempDir(), "progress.db"), bank)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	bank, store := openProgress(t, "")
 	h, err := NewServer(Config{Practice: store, Bank: bank, Now: newTestClock().Now,
 		Sandbox: sandbox.NewRunner([]string{os.Args[0]}, sandbox.Limits{})})
 	if err != nil {
@@ -86,12 +80,7 @@ func TestCodeExercise(t *testing.T) {
 
 // Without a sandbox a coding exercise says it cannot be graded here.
 func TestCodeExerciseWithoutSandbox(t *testing.T) {
-	bank := mustBank(t)
-	store, err := practice.Open(filepath.Join(t.TempDir(), "progress.db"), bank)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	bank, store := openProgress(t, "")
 	h, err := NewServer(Config{Practice: store, Bank: bank, Now: newTestClock().Now})
 	if err != nil {
 		t.Fatal(err)
@@ -122,12 +111,7 @@ func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 // the store.
 func gradingServer(t *testing.T, lim sandbox.Limits) (http.Handler, *practicepart.Practice, *practice.Store, *practice.Bank) {
 	t.Helper()
-	bank := mustBank(t)
-	store, err := practice.Open(filepath.Join(t.TempDir(), "progress.db"), bank)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	bank, store := openProgress(t, "")
 	s, err := newServer(Config{Practice: store, Bank: bank, Now: newTestClock().Now,
 		Sandbox: sandbox.NewRunner([]string{os.Args[0]}, lim)})
 	if err != nil {

@@ -59,6 +59,22 @@ func mustBank(tb testing.TB) *practice.Bank {
 	return b
 }
 
+// openProgress is the bank and a progress database at path (a fresh one
+// in a temporary folder when path is ""), closed when the test ends.
+func openProgress(tb testing.TB, path string) (*practice.Bank, *practice.Store) {
+	tb.Helper()
+	if path == "" {
+		path = filepath.Join(tb.TempDir(), "progress.db")
+	}
+	bank := mustBank(tb)
+	store, err := practice.Open(path, bank)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { store.Close() })
+	return bank, store
+}
+
 // newPracticeServer is the real server over a progress file at path,
 // which the test closes at its end (or earlier, through the returned
 // function, to open the file again as a restarted server would).

@@ -42,15 +42,10 @@ func newAttackLab(t *testing.T, lim sandbox.Limits) *attackLab {
 		}
 		t.Skipf("package web: this machine cannot isolate a sandbox child: %v", err)
 	}
-	bank := mustBank(t)
 	dir := t.TempDir()
 	os.Chmod(dir, 0o755) // readable by anyone: only the isolation may stop the child
 	db := filepath.Join(dir, "progress.db")
-	store, err := practice.Open(db, bank)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
+	bank, store := openProgress(t, db)
 	os.Chmod(db, 0o666)
 	h, err := NewServer(Config{Practice: store, Bank: bank, Now: newTestClock().Now, Sandbox: r})
 	if err != nil {
