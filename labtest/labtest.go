@@ -82,7 +82,7 @@ import (
 	"github.com/idempotency-lab/lab/check"
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/link"
-	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/money"
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 )
@@ -269,7 +269,7 @@ func Check(t testing.TB, h Handler, opts ...Option) {
 	}
 	for _, f := range rep.Failures {
 		t.Errorf("labtest: %s: %s in %s (settled %s, expected %s): %s\n  cause: %s\n%s\n  open the story in the lab: %s\n  trace:\n%s",
-			h.Name, f.Verdict, steps(f.Steps), practice.FormatMoney(f.Settled), practice.FormatMoney(f.Expected), f.Reason, f.Cause,
+			h.Name, f.Verdict, steps(f.Steps), money.Plain(f.Settled), money.Plain(f.Expected), f.Reason, f.Cause,
 			indent(f.Script), h.permalink(f), trace(ctx, h, f.Script, o.Engine))
 	}
 	if rep.Omitted > 0 {

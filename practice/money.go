@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/idempotency-lab/lab/money"
 )
 
 // MaxMoneyDigits bounds the whole part of a typed amount: 13 digits, so
@@ -22,9 +24,9 @@ var MoneyForms = Text{
 var currencyMarks = []string{"rub.", "руб.", "rub", "руб", "usd", "eur", "р.", "₽", "$", "€", "£", "р"}
 
 // FormatMoney writes an amount of minor units as a person types it and
-// ParseMoney reads it back: 20000 is "200.00".
+// ParseMoney reads it back: 20000 is "200.00" (money.Plain).
 func FormatMoney(minor int64) string {
-	return fmt.Sprintf("%d.%02d", minor/100, minor%100)
+	return money.Plain(minor)
 }
 
 // ParseMoney reads an amount of money as a person types one, in major

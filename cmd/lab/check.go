@@ -16,7 +16,7 @@ import (
 	"github.com/idempotency-lab/lab/check"
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/link"
-	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/money"
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 )
@@ -246,7 +246,7 @@ func printCheck(w io.Writer, reports []checkReport) {
 		}
 		for _, f := range r.Failures {
 			fmt.Fprintf(w, "\n%s: %s in %s (settled %s, expected %s)\n  cause: %s\n", r.Handler, f.Verdict, plural(f.Steps, "step"),
-				practice.FormatMoney(f.Settled), practice.FormatMoney(f.Expected), f.Cause)
+				money.Plain(f.Settled), money.Plain(f.Expected), f.Cause)
 			for _, line := range strings.Split(strings.TrimRight(f.Script, "\n"), "\n") {
 				fmt.Fprintf(w, "    %s\n", line)
 			}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idempotency-lab/lab/money"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -151,23 +152,10 @@ func (t Text) Is(l Lang) bool { return t.lang == l }
 // Lang is the page's language code, for <html lang>.
 func (t Text) Lang() string { return string(t.lang) }
 
-// Money writes an amount of minor units as major units with two decimals,
-// grouping thousands with a narrow no-break space: 123456789 is
-// "1 234 567.89" in both languages.
+// Money writes an amount of minor units for a reader (money.Display):
+// 123456789 is "1 234 567.89" in both languages.
 func Money(minor int64) string {
-	sign := ""
-	if minor < 0 {
-		sign, minor = "−", -minor
-	}
-	major := strconv.FormatInt(minor/100, 10)
-	var b strings.Builder
-	for i, r := range major {
-		if i > 0 && (len(major)-i)%3 == 0 {
-			b.WriteRune('\u202f')
-		}
-		b.WriteRune(r)
-	}
-	return fmt.Sprintf("%s%s.%02d", sign, b.String(), minor%100)
+	return money.Display(minor)
 }
 
 // Duration writes a simulated duration compactly: 1h30m, 2d, 90s.
