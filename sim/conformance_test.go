@@ -1237,6 +1237,67 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "redelivered-flag", verdict: ok, settled: 7500},
 			{handler: "offset-in-db", verdict: ok, settled: 7500},
 		}},
+
+		// pay-1 (10000, version 1) fails before any call; pay-2 (5000,
+		// version 2) is delivered; then pay-1's redelivery. Only the order
+		// matters here: no copy is applied twice.
+		{"webhook-out-of-order", 15000, []cell{
+			{handler: "naive", verdict: ok, settled: 15000},
+			{handler: "unique", verdict: ok, settled: 15000},
+			// The crash is before the first call, SET NX included: no claim is left.
+			{handler: "setnx", verdict: ok, settled: 15000},
+			{handler: "statemachine", verdict: ok, settled: 15000},
+			{handler: "inbox", verdict: ok, settled: 15000},
+			{handler: "setnx-token", verdict: ok, settled: 15000},
+			{handler: "unique-on-conflict", verdict: ok, settled: 15000},
+			// Version 1 after version 2 is ignored.
+			{handler: "version-guard", verdict: ok, settled: 15000},
+			{handler: "check-then-insert", verdict: ok, settled: 15000},
+			{handler: "unique-error", verdict: ok, settled: 15000},
+			{handler: "unique-same-tx", verdict: ok, settled: 15000},
+			// The crash comes before its marker too: nothing to skip.
+			{handler: "marker-first", verdict: ok, settled: 15000},
+			{handler: "effect-first", verdict: ok, settled: 15000},
+			{handler: "broker-key", verdict: ok, settled: 15000},
+			{handler: "setnx-no-release", verdict: ok, settled: 15000},
+			{handler: "inbox-no-hash", verdict: ok, settled: 15000},
+			// The older snapshot (balance 10000) is written last.
+			{handler: "absolute-update", verdict: lost, settled: 10000},
+			{handler: "redelivered-flag", verdict: ok, settled: 15000},
+			// pay-2's offset is stored first; pay-1's lower offset is then skipped.
+			{handler: "offset-in-db", verdict: lost, settled: 5000},
+		}},
+
+		// charged-not-marked with "gateway dedup on" first: the worker dies
+		// right after the effect, the redelivery comes after the one-hour
+		// processing TTL, and the provider deduplicates on the reference.
+		{"activity-retry-dedup", 10000, []cell{
+			{handler: "naive", verdict: dup, settled: 20000},
+			{handler: "unique", verdict: ok, settled: 10000},
+			// The late redelivery charges again with reference pay-1, and the
+			// provider answers success without charging (charged-not-marked: dup).
+			{handler: "setnx", verdict: ok, settled: 10000},
+			{handler: "statemachine", verdict: ok, settled: 10000},
+			{handler: "inbox", verdict: ok, settled: 10000},
+			// Same as setnx: the provider's deduplication, not the token, saves it.
+			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
+			{handler: "version-guard", verdict: ok, settled: 10000},
+			{handler: "check-then-insert", verdict: ok, settled: 10000},
+			{handler: "unique-error", verdict: poison, settled: 10000, dl: 1},
+			// The late redelivery is counted and acked (PostgreSQL: poison).
+			{handler: "unique-same-tx", verdict: ok, settled: 10000},
+			// Its marker commits before the credit: the redelivery is acked.
+			{handler: "marker-first", verdict: ok, settled: 10000},
+			// The gateway's deduplication does not reach a database credit.
+			{handler: "effect-first", verdict: dup, settled: 20000},
+			{handler: "broker-key", verdict: ok, settled: 10000},
+			{handler: "setnx-no-release", verdict: ok, settled: 10000},
+			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
+			{handler: "absolute-update", verdict: ok, settled: 10000},
+			{handler: "redelivered-flag", verdict: ok, settled: 10000},
+			{handler: "offset-in-db", verdict: ok, settled: 10000},
+		}},
 	}
 }
 
