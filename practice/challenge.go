@@ -1,12 +1,20 @@
 package practice
 
 import (
+	"bytes"
 	"context"
+	"embed"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/idempotency-lab/lab/sim"
+	"go.yaml.in/yaml/v3"
 )
 
 // A Challenge is a goal to reach in the lab, in the manner of Learn Git
@@ -14,18 +22,28 @@ import (
 // person builds a script with the lab's step controls; the engine runs it
 // and Won judges the handler's result. Nothing about a solution is
 // hard-coded: any script that makes the engine report the outcome wins.
+//
+// Challenges are data: one file each in challenges/ (challengeFile), in
+// the order of their file names, the rules written as a Goal line.
 type Challenge struct {
 	ID       string
 	Title    Text
 	Goal     Text   // what to make happen, shown above the lab
 	Hint     Text   // a nudge, folded until asked for
 	Topic    string // the lesson that explains the failure (a lesson slug)
-	Handler  string // the handler the goal is about
+	Handler  string // the handler the goal is about (Rules.Handler)
 	Handlers []string
-	MaxSteps int
-	// NoCrash forbids crash= on deliver steps: the failure must come from
-	// somewhere else (the gateway, a second worker, the producer).
+	MaxSteps int // Rules.MaxSteps
+	// NoCrash forbids crash= on every step (Rules.Without holds crash):
+	// the failure must come from somewhere else (the gateway, a second
+	// worker, the producer).
 	NoCrash bool
+	// Rules is the goal line the challenge's file states: the handler,
+	// the outcome to reach, the step limit and what is forbidden.
+	Rules Goal
+	// Setup is the script header the challenge starts from (settings such
+	// as inbox-retention: 24h, no steps); "" for the engine's defaults.
+	Setup string
 	// Won says whether a run of the script reached the goal, from the
 	// result of Handler (verdicts are after settlement: the lab delivers
 	// what is left in the queue, as a real broker eventually would).
@@ -36,22 +54,30 @@ type Challenge struct {
 type Try struct {
 	Steps   int
 	Reached bool // the engine reports the goal's outcome for Handler
-	// TooLong and Crashed say why a reached goal does not count: more
-	// steps than MaxSteps, or a crash step in a NoCrash challenge.
+	// TooLong, Crashed and Forbidden say why a reached goal does not
+	// count: more steps than MaxSteps, a crash step in a NoCrash
+	// challenge, or a step of a verb the goal's without= rules out (the
+	// first such verb).
 	TooLong, Crashed bool
+	Forbidden        string
 	Result           sim.Result
 }
 
 // Solved is a reached goal within the rules.
-func (o Try) Solved() bool { return o.Reached && !o.TooLong && !o.Crashed }
+func (o Try) Solved() bool { return o.Reached && !o.TooLong && !o.Crashed && o.Forbidden == "" }
 
 // Judge applies the challenge's rules to a result of Handler after steps
 // steps of sc. The lab already has the result (it replays every card), so
 // judging runs nothing.
 func (c Challenge) Judge(sc *sim.Script, steps int, res sim.Result) Try {
 	o := Try{Steps: steps, Result: res, Reached: c.Won(res), TooLong: steps > c.MaxSteps}
-	if c.NoCrash {
-		o.Crashed = slices.ContainsFunc(sc.Steps[:steps], func(s sim.Step) bool { return s.Crash != "" })
+	for _, s := range sc.Steps[:steps] {
+		if c.NoCrash && s.Crash != "" {
+			o.Crashed = true
+		}
+		if o.Forbidden == "" && slices.Contains(c.Rules.Without, s.Verb) {
+			o.Forbidden = s.Verb
+		}
 	}
 	return o
 }
@@ -74,113 +100,142 @@ func (c Challenge) Check(ctx context.Context, sc *sim.Script, steps, budget int)
 	return Try{}, fmt.Errorf("challenge %s: the run has no result for %s", c.ID, c.Handler)
 }
 
-func verdictIs(v sim.Verdict) func(sim.Result) bool {
-	return func(r sim.Result) bool { return r.Verdict == v }
-}
+//go:embed challenges/*.yaml questions/topics.yaml
+var challengeFiles embed.FS
 
 // challenges are in the order a learner meets them: the failures of the
-// lessons, from the first to the last.
-var challenges = []Challenge{
-	{
-		ID:    "naive-twice",
-		Title: Text{EN: "Charge twice", RU: "Списать дважды"},
-		Goal: Text{EN: "Make naive credit the same top-up twice, in at most 2 steps.",
-			RU: "Заставьте naive зачислить одно и то же пополнение дважды, не больше чем за 2 шага."},
-		Hint: Text{EN: "Publish a top-up, then let the worker die after the credit but before the ack. What the queue still holds is delivered when the lab settles the run.",
-			RU: "Опубликуйте пополнение, затем пусть воркер умрёт после зачисления, но до ack. То, что осталось в очереди, будет доставлено, когда лаборатория доведёт прогон до конца."},
-		Topic: "duplicates", Handler: "naive", Handlers: []string{"naive", "unique"}, MaxSteps: 2,
-		Won: verdictIs(sim.Duplicate),
-	},
-	{
-		ID:    "broker-id-is-not-a-key",
-		Title: Text{EN: "The broker's id is not a key", RU: "Id брокера — не ключ"},
-		Goal: Text{EN: "Make broker-key credit twice without crashing any worker, in at most 2 steps.",
-			RU: "Заставьте broker-key зачислить дважды, не роняя ни одного воркера, не больше чем за 2 шага."},
-		Hint: Text{EN: "broker-key remembers the transport's message id. Who sends the same payment again as a new message?",
-			RU: "broker-key запоминает id сообщения в транспорте. Кто отправит тот же платёж заново, новым сообщением?"},
-		Topic: "keys", Handler: "broker-key", Handlers: []string{"broker-key", "unique"}, MaxSteps: 2, NoCrash: true,
-		Won: verdictIs(sim.Duplicate),
-	},
-	{
-		ID:    "unique-error-dlq",
-		Title: Text{EN: "A duplicate in the DLQ", RU: "Дубль в DLQ"},
-		Goal: Text{EN: "Make unique-error send a message to the dead-letter queue, in at most 4 steps.",
-			RU: "Заставьте unique-error отправить сообщение в очередь недоставленных (DLQ), не больше чем за 4 шага."},
-		Hint: Text{EN: "unique-error reports a UNIQUE violation as a failure. Give it a message whose credit is already there.",
-			RU: "unique-error считает нарушение UNIQUE ошибкой. Дайте ему сообщение, зачисление по которому уже есть."},
-		Topic: "unique", Handler: "unique-error", Handlers: []string{"unique-error", "unique"}, MaxSteps: 4,
-		Won: func(r sim.Result) bool { return r.DeadLettered > 0 },
-	},
-	{
-		ID:    "check-then-insert-race",
-		Title: Text{EN: "Two workers, one check", RU: "Два воркера, одна проверка"},
-		Goal: Text{EN: "Make check-then-insert credit twice without crashing any worker, in at most 2 steps.",
-			RU: "Заставьте check-then-insert зачислить дважды, не роняя ни одного воркера, не больше чем за 2 шага."},
-		Hint: Text{EN: "A SELECT followed by an INSERT is not atomic. What if two workers hold the same message at once?",
-			RU: "SELECT, а за ним INSERT — это не атомарно. А если одно сообщение окажется сразу у двух воркеров?"},
-		Topic: "unique", Handler: "check-then-insert", Handlers: []string{"check-then-insert", "unique"}, MaxSteps: 2, NoCrash: true,
-		Won: verdictIs(sim.Duplicate),
-	},
-	{
-		ID:    "setnx-loses",
-		Title: Text{EN: "Lose a payment", RU: "Потерять платёж"},
-		Goal: Text{EN: "Make setnx lose money: a top-up that is never charged, in at most 4 steps.",
-			RU: "Заставьте setnx потерять деньги: пополнение, которое так и не списано, не больше чем за 4 шага."},
-		Hint: Text{EN: "setnx claims the key as \"processing\" before it charges. What if the worker dies right after the claim?",
-			RU: "setnx захватывает ключ как «processing» до списания. А если воркер умрёт сразу после захвата?"},
-		Topic: "setnx", Handler: "setnx", Handlers: []string{"setnx", "setnx-token"}, MaxSteps: 4,
-		Won: verdictIs(sim.Lost),
-	},
-	{
-		ID:    "setnx-gateway-twice",
-		Title: Text{EN: "A timeout that charged", RU: "Таймаут, который списал"},
-		Goal: Text{EN: "Make setnx charge the card twice without crashing any worker, in at most 3 steps.",
-			RU: "Заставьте setnx списать с карты дважды, не роняя ни одного воркера, не больше чем за 3 шага."},
-		Hint: Text{EN: "The gateway can time out after the money has moved. What does setnx do with its claim when a call fails?",
-			RU: "Шлюз может ответить таймаутом, когда деньги уже ушли. Что setnx делает со своим ключом, когда вызов не удался?"},
-		Topic: "setnx", Handler: "setnx", Handlers: []string{"setnx", "setnx-no-release"}, MaxSteps: 3, NoCrash: true,
-		Won: verdictIs(sim.Duplicate),
-	},
-	{
-		ID:    "statemachine-silent",
-		Title: Text{EN: "A silent conflict", RU: "Тихий конфликт"},
-		Goal: Text{EN: "Make statemachine acknowledge a changed amount as if it were the original, in at most 3 steps.",
-			RU: "Заставьте statemachine подтвердить изменённую сумму так, будто это исходное сообщение, не больше чем за 3 шага."},
-		Hint: Text{EN: "The state machine never reads the key: it moves the order from CREATED to PAID, and a copy that finds the order PAID already is acked, whatever its amount. Send the same payment again with a different amount.",
-			RU: "Машина состояний ключ вовсе не читает: она переводит заказ из CREATED в PAID, а копию, которая застаёт заказ уже в PAID, подтверждает, какой бы ни была её сумма. Отправьте тот же платёж ещё раз с другой суммой."},
-		Topic: "statemachine", Handler: "statemachine", Handlers: []string{"statemachine", "inbox"}, MaxSteps: 3,
-		Won: verdictIs(sim.SilentConflict),
-	},
-	{
-		ID:    "inbox-quarantine",
-		Title: Text{EN: "Into quarantine", RU: "В карантин"},
-		Goal: Text{EN: "Make inbox quarantine a message, in at most 4 steps.",
-			RU: "Заставьте inbox отправить сообщение в карантин, не больше чем за 4 шага."},
-		Hint: Text{EN: "inbox stores a hash of each payload with its key. Quarantine is for a key that comes back with different contents.",
-			RU: "inbox хранит хеш содержимого рядом с ключом. Карантин — для ключа, который вернулся с другим содержимым."},
-		Topic: "inbox", Handler: "inbox", Handlers: []string{"inbox", "unique"}, MaxSteps: 4,
-		Won: func(r sim.Result) bool { return r.Quarantined > 0 },
-	},
-	{
-		ID:    "effect-first-twice",
-		Title: Text{EN: "Effect before the mark", RU: "Эффект раньше отметки"},
-		Goal: Text{EN: "Make effect-first credit twice, in at most 2 steps.",
-			RU: "Заставьте effect-first зачислить дважды, не больше чем за 2 шага."},
-		Hint: Text{EN: "effect-first charges, then records that it did, in two separate commits. Crash between them.",
-			RU: "effect-first сначала списывает, потом записывает, что списал, двумя отдельными коммитами. Уроните воркер между ними."},
-		Topic: "failures", Handler: "effect-first", Handlers: []string{"effect-first", "marker-first"}, MaxSteps: 2,
-		Won: verdictIs(sim.Duplicate),
-	},
-	{
-		ID:    "marker-first-loses",
-		Title: Text{EN: "Mark before the effect", RU: "Отметка раньше эффекта"},
-		Goal: Text{EN: "Make marker-first lose a top-up, in at most 2 steps.",
-			RU: "Заставьте marker-first потерять пополнение, не больше чем за 2 шага."},
-		Hint: Text{EN: "marker-first records the message as processed before it credits. What if nothing follows the record?",
-			RU: "marker-first отмечает сообщение обработанным до зачисления. А если после отметки ничего не случится?"},
-		Topic: "failures", Handler: "marker-first", Handlers: []string{"marker-first", "effect-first"}, MaxSteps: 2,
-		Won: verdictIs(sim.Lost),
-	},
+// lessons, from the first to the last (the files' order). The files are
+// part of the binary and TestChallengeFiles loads them, so a bad one
+// fails the tests and the build's checks, never a visitor's page.
+var challenges = mustLoadChallenges()
+
+func mustLoadChallenges() []Challenge {
+	cs, err := LoadChallenges(challengeFiles)
+	if err != nil {
+		panic("practice: the embedded challenges: " + err.Error())
+	}
+	return cs
+}
+
+// challengeFile is one file of challenges/, named NN-ID.yaml: NN orders
+// the challenges, ID is the challenge's id (in addresses and progress).
+type challengeFile struct {
+	Topic    string   `yaml:"topic"`    // a lesson slug (questions/topics.yaml)
+	Handlers []string `yaml:"handlers"` // the cards, the goal's handler first
+	Goal     string   `yaml:"goal"`     // the rules: a Goal line
+	Setup    string   `yaml:"setup"`    // optional: script header lines, no steps
+	Title    Text     `yaml:"title"`
+	Task     Text     `yaml:"task"` // what to make happen (Challenge.Goal)
+	Hint     Text     `yaml:"hint"`
+}
+
+var challengeName = regexp.MustCompile(`^[0-9]{2}-(.+)\.yaml$`)
+
+// LoadChallenges reads challenges/*.yaml from fsys, in file-name order,
+// and checks each against questions/topics.yaml and the handlers. Errors
+// name the file and what is wrong in it, with the valid choices.
+func LoadChallenges(fsys fs.FS) ([]Challenge, error) {
+	var topics []Topic
+	if err := decodeFile(fsys, "questions/topics.yaml", &topics); err != nil {
+		return nil, err
+	}
+	slugs := make([]string, len(topics))
+	for i, t := range topics {
+		slugs[i] = t.Slug
+	}
+	files, err := fs.Glob(fsys, "challenges/*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("challenges/: no challenge files (NN-ID.yaml)")
+	}
+	var out []Challenge
+	for _, f := range files {
+		c, err := loadChallenge(fsys, f, slugs)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+		if slices.ContainsFunc(out, func(o Challenge) bool { return o.ID == c.ID }) {
+			return nil, fmt.Errorf("%s: challenge id %s is used by an earlier file", f, c.ID)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+func loadChallenge(fsys fs.FS, name string, slugs []string) (Challenge, error) {
+	m := challengeName.FindStringSubmatch(path.Base(name))
+	if m == nil || !validID(m[1]) {
+		return Challenge{}, fmt.Errorf("name the file NN-ID.yaml: two digits, a dash and an id of lowercase letters, digits and dashes")
+	}
+	var f challengeFile
+	if err := decodeChallenge(fsys, name, &f); err != nil {
+		return Challenge{}, err
+	}
+	if !slices.Contains(slugs, f.Topic) {
+		return Challenge{}, fmt.Errorf("topic %q is not a lesson; valid topics: %s", f.Topic, strings.Join(slugs, ", "))
+	}
+	g, err := ParseGoal(f.Goal)
+	if err != nil {
+		return Challenge{}, fmt.Errorf("goal: %w", err)
+	}
+	if g.MaxSteps == 0 {
+		return Challenge{}, fmt.Errorf("goal: a challenge needs a step limit; add steps<=N")
+	}
+	for _, t := range []struct {
+		field string
+		text  Text
+	}{{"title", f.Title}, {"task", f.Task}, {"hint", f.Hint}} {
+		if !complete(t.text) {
+			return Challenge{}, fmt.Errorf("%s needs both en and ru", t.field)
+		}
+	}
+	if len(f.Handlers) == 0 || f.Handlers[0] != g.Handler {
+		return Challenge{}, fmt.Errorf("handlers %v: list the cards to show, the goal's handler %s first", f.Handlers, g.Handler)
+	}
+	for i, h := range f.Handlers {
+		if !slices.Contains(handlerNames(), h) {
+			return Challenge{}, fmt.Errorf("handlers: unknown handler %q; valid handlers: %s", h, strings.Join(handlerNames(), ", "))
+		}
+		if slices.Contains(f.Handlers[:i], h) {
+			return Challenge{}, fmt.Errorf("handlers: %s is listed twice", h)
+		}
+	}
+	sc, err := sim.Parse(f.Setup)
+	if err != nil {
+		return Challenge{}, fmt.Errorf("setup: %w", err)
+	}
+	if len(sc.Steps) > 0 {
+		return Challenge{}, fmt.Errorf("setup: only header lines (settings such as inbox-retention: 24h); the steps are the person's to find")
+	}
+	// The goal's handler must run the challenge's scripts: those of the
+	// side its setup (or the empty script) tells.
+	if _, err := sim.HandlersFor(sc, []string{g.Handler}); err != nil {
+		return Challenge{}, fmt.Errorf("goal: handler %s: %v", g.Handler, err)
+	}
+	return Challenge{
+		ID: m[1], Title: f.Title, Goal: f.Task, Hint: f.Hint, Topic: f.Topic,
+		Handler: g.Handler, Handlers: f.Handlers, MaxSteps: g.MaxSteps,
+		NoCrash: slices.Contains(g.Without, WithoutCrash),
+		Rules:   g, Setup: f.Setup, Won: g.Met,
+	}, nil
+}
+
+// decodeChallenge reads one file strictly: an unknown field is an error.
+func decodeChallenge(fsys fs.FS, name string, f *challengeFile) error {
+	b, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(f); errors.Is(err, io.EOF) {
+		return fmt.Errorf("the file is empty; it needs topic, handlers, goal, title, task and hint")
+	} else if err != nil {
+		return err
+	}
+	return nil
 }
 
 // Challenges lists every challenge, in order.

@@ -1,0 +1,292 @@
+package practice
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// A Goal is a challenge's rules in one line of words, the way a person
+// could write it in a script's header:
+//
+//	handler=setnx verdict=duplicate steps<=3 without=crash
+//
+// Every term is NAME, an operator and a value, separated by spaces:
+//
+//   - handler=NAME: the handler whose result is judged (required).
+//   - steps<=N: at most N steps of the script count (required in a
+//     challenge file; without it a goal has no step limit).
+//   - without=WHAT,...: no step may use these: crash (crash= on any step)
+//     or a verb (publish, retry, gateway, ...).
+//   - verdict=V or verdict!=V: the handler's verdict after settlement.
+//   - MEASURE OP VALUE: a figure of the handler's result, compared with a
+//     whole number or another measure (settled>expected). OP is one of
+//     = != < <= > >=; the measures are in goalMeasures.
+//
+// The conditions (verdict and measures) must all hold; a goal has at
+// least one, so that the empty script never wins.
+type Goal struct {
+	Handler  string
+	MaxSteps int      // 0: no limit
+	Without  []string // "crash" and verbs, in the order written
+	Conds    []Cond
+}
+
+// Cond is one condition on a handler's result: Measure Op Value, where
+// Value is a number or, when Other is set, another measure.
+type Cond struct {
+	Measure string
+	Op      string
+	Value   int64
+	Other   string
+	Verdict sim.Verdict // for the verdict measure
+}
+
+// goalMeasures are the figures of a sim.Result a goal can compare, by
+// the name a goal uses. Amounts are in minor units (10000 is 100.00).
+var goalMeasures = []struct {
+	name string
+	get  func(sim.Result) int64
+}{
+	{"balance", func(r sim.Result) int64 { return r.Balance }},   // credited by the end of the script
+	{"settled", func(r sim.Result) int64 { return r.Settled }},   // credited after settlement
+	{"expected", func(r sim.Result) int64 { return r.Expected }}, // what the intents asked for
+	{"deliveries", func(r sim.Result) int64 { return int64(r.Deliveries) }},
+	{"dlq", func(r sim.Result) int64 { return int64(r.DeadLettered) }},
+	{"quarantined", func(r sim.Result) int64 { return int64(r.Quarantined) }},
+	{"gateway-calls", func(r sim.Result) int64 { return int64(r.GatewayCalls) }},
+	{"conflicts", func(r sim.Result) int64 { return int64(r.Conflicts) }},
+	{"timeouts", func(r sim.Result) int64 { return int64(r.Timeouts) }},
+}
+
+const (
+	termHandler = "handler"
+	termSteps   = "steps"
+	termWithout = "without"
+	termVerdict = "verdict"
+	// WithoutCrash in without= forbids crash= on every step.
+	WithoutCrash = "crash"
+)
+
+// goalOps are the operators, longest first so that <= is not read as <.
+var goalOps = []string{"<=", ">=", "!=", "=", "<", ">"}
+
+func measureNames() []string {
+	names := make([]string, len(goalMeasures))
+	for i, m := range goalMeasures {
+		names[i] = m.name
+	}
+	return names
+}
+
+func measureOf(name string) func(sim.Result) int64 {
+	for _, m := range goalMeasures {
+		if m.name == name {
+			return m.get
+		}
+	}
+	return nil
+}
+
+func termNames() []string {
+	return append([]string{termHandler, termSteps, termWithout, termVerdict}, measureNames()...)
+}
+
+func verdictNames() []string {
+	var s []string
+	for _, v := range sim.Verdicts() {
+		s = append(s, string(v))
+	}
+	return s
+}
+
+// withoutChoices are the valid words of without=.
+func withoutChoices() []string { return append([]string{WithoutCrash}, sim.Verbs()...) }
+
+// ParseGoal reads a goal line. Its errors name the term that is wrong and
+// the valid choices.
+func ParseGoal(line string) (Goal, error) {
+	var g Goal
+	words := strings.Fields(line)
+	if len(words) == 0 {
+		return g, fmt.Errorf("the goal is empty; write handler=NAME and at least one condition, such as verdict=duplicate")
+	}
+	seen := map[string]bool{}
+	for _, w := range words {
+		name, op, value := splitTerm(w)
+		if op == "" {
+			return g, fmt.Errorf("term %q has no operator; write NAME=VALUE or NAME<=VALUE (operators: %s)", w, strings.Join(goalOps, " "))
+		}
+		if value == "" {
+			return g, fmt.Errorf("term %q has no value after %s", w, op)
+		}
+		once := name == termHandler || name == termSteps || name == termWithout
+		if once && seen[name] {
+			return g, fmt.Errorf("term %s is given twice", name)
+		}
+		seen[name] = true
+		switch {
+		case name == termHandler:
+			if op != "=" {
+				return g, fmt.Errorf("handler takes =, not %s", op)
+			}
+			if !slices.Contains(handlerNames(), value) {
+				return g, fmt.Errorf("handler=%s: unknown handler; valid handlers: %s", value, strings.Join(handlerNames(), ", "))
+			}
+			g.Handler = value
+		case name == termSteps:
+			if op != "<=" {
+				return g, fmt.Errorf("steps takes <= (steps<=N), not %s", op)
+			}
+			n, err := strconv.Atoi(value)
+			if err != nil || n < 1 || n > sim.MaxSteps {
+				return g, fmt.Errorf("steps<=%s: not a whole number from 1 to %d", value, sim.MaxSteps)
+			}
+			g.MaxSteps = n
+		case name == termWithout:
+			if op != "=" {
+				return g, fmt.Errorf("without takes = (without=crash,retry), not %s", op)
+			}
+			for _, x := range strings.Split(value, ",") {
+				if !slices.Contains(withoutChoices(), x) {
+					return g, fmt.Errorf("without=%s: %q is neither crash nor a step; valid: %s", value, x, strings.Join(withoutChoices(), ", "))
+				}
+				if slices.Contains(g.Without, x) {
+					return g, fmt.Errorf("without=%s: %s is listed twice", value, x)
+				}
+				g.Without = append(g.Without, x)
+			}
+		case name == termVerdict:
+			if op != "=" && op != "!=" {
+				return g, fmt.Errorf("verdict takes = or !=, not %s", op)
+			}
+			v := sim.Verdict(value)
+			if !slices.Contains(sim.Verdicts(), v) {
+				return g, fmt.Errorf("verdict%s%s: unknown verdict; valid verdicts: %s", op, value, strings.Join(verdictNames(), ", "))
+			}
+			g.Conds = append(g.Conds, Cond{Measure: termVerdict, Op: op, Verdict: v})
+		case measureOf(name) != nil:
+			c := Cond{Measure: name, Op: op}
+			if measureOf(value) != nil {
+				c.Other = value
+			} else if n, err := strconv.ParseInt(value, 10, 64); err == nil && n >= 0 {
+				c.Value = n
+			} else {
+				return g, fmt.Errorf("%s: %q is neither a whole number from 0 nor a measure; measures: %s", w, value, strings.Join(measureNames(), ", "))
+			}
+			g.Conds = append(g.Conds, c)
+		default:
+			return g, fmt.Errorf("unknown term %q; valid terms: %s", name, strings.Join(termNames(), ", "))
+		}
+	}
+	if g.Handler == "" {
+		return g, fmt.Errorf("the goal names no handler; add handler=NAME (valid handlers: %s)", strings.Join(handlerNames(), ", "))
+	}
+	if len(g.Conds) == 0 {
+		return g, fmt.Errorf("the goal has no condition on the outcome, so any script would reach it; add a verdict or a measure (%s)", strings.Join(append([]string{termVerdict}, measureNames()...), ", "))
+	}
+	return g, nil
+}
+
+// splitTerm cuts a term at its first operator.
+func splitTerm(w string) (name, op, value string) {
+	i := strings.IndexAny(w, "<>=!")
+	if i < 0 {
+		return w, "", ""
+	}
+	for _, o := range goalOps {
+		if strings.HasPrefix(w[i:], o) {
+			return w[:i], o, w[i+len(o):]
+		}
+	}
+	return w, "", "" // a lone "!"
+}
+
+// handlerNames are the lab's handlers, message and API ones: a goal may
+// name either (LoadChallenges checks that it serves the challenge's side).
+func handlerNames() []string {
+	var names []string
+	for _, h := range handlers.List() {
+		names = append(names, h.Name)
+	}
+	for _, h := range handlers.APIList() {
+		names = append(names, h.Name)
+	}
+	return names
+}
+
+// String writes the goal in its canonical form: the handler, the
+// conditions in their order, then the step limit and what is forbidden.
+// ParseGoal reads it back to the same Goal.
+func (g Goal) String() string {
+	words := []string{termHandler + "=" + g.Handler}
+	for _, c := range g.Conds {
+		words = append(words, c.String())
+	}
+	if g.MaxSteps > 0 {
+		words = append(words, termSteps+"<="+strconv.Itoa(g.MaxSteps))
+	}
+	if len(g.Without) > 0 {
+		words = append(words, termWithout+"="+strings.Join(g.Without, ","))
+	}
+	return strings.Join(words, " ")
+}
+
+func (c Cond) String() string {
+	switch {
+	case c.Measure == termVerdict:
+		return c.Measure + c.Op + string(c.Verdict)
+	case c.Other != "":
+		return c.Measure + c.Op + c.Other
+	}
+	return c.Measure + c.Op + strconv.FormatInt(c.Value, 10)
+}
+
+// Met says whether a handler's result meets every condition. It does not
+// look at the handler's name, the steps or the steps' kinds: Judge does.
+func (g Goal) Met(r sim.Result) bool {
+	for _, c := range g.Conds {
+		if !c.holds(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c Cond) holds(r sim.Result) bool {
+	if c.Measure == termVerdict {
+		return (r.Verdict == c.Verdict) == (c.Op == "=")
+	}
+	a, b := measureOf(c.Measure)(r), c.Value
+	if c.Other != "" {
+		b = measureOf(c.Other)(r)
+	}
+	switch c.Op {
+	case "=":
+		return a == b
+	case "!=":
+		return a != b
+	case "<":
+		return a < b
+	case "<=":
+		return a <= b
+	case ">":
+		return a > b
+	}
+	return a >= b
+}
+
+// Forbidden says whether a step uses something the goal's without= rules
+// out.
+func (g Goal) Forbidden(s sim.Step) bool {
+	for _, x := range g.Without {
+		if x == WithoutCrash && s.Crash != "" || x == s.Verb {
+			return true
+		}
+	}
+	return false
+}
