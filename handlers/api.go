@@ -103,6 +103,9 @@ type APIInfo struct {
 	File    string // the source file, for the lab to show
 	Func    string // the function's name in that file
 	Handle  APIFunc
+	// Complete, when set, is the server's completer (api_complete.go),
+	// which the complete step runs.
+	Complete APICompleteFunc
 }
 
 // APIList returns every API handler: the right one first, then the naive
@@ -110,7 +113,8 @@ type APIInfo struct {
 func APIList() []APIInfo {
 	return []APIInfo{
 		{Name: "api-idempotency-key", Summary: "Idempotency-Key done right: tenant-scoped key, fingerprint, in-flight lock, recovery points, saved responses replayed",
-			Schema: paymentsSchema + idempotencyKeysSchema, File: "api_idempotency_key.go", Func: "APIIdempotencyKey", Handle: APIIdempotencyKey},
+			Schema: paymentsSchema + idempotencyKeysSchema, File: "api_idempotency_key.go", Func: "APIIdempotencyKey", Handle: APIIdempotencyKey,
+			Complete: APIIdempotencyKeyComplete},
 		{Name: "api-naive", Summary: "ignores the Idempotency-Key: every request charges",
 			Schema: paymentsSchema, File: "api_naive.go", Func: "APINaive", Handle: APINaive},
 		{Name: "api-key-no-fingerprint", Summary: "replays the saved response for any request with the key, even with another amount: a silent conflict",

@@ -7,8 +7,9 @@ import (
 )
 
 // The key store. One row per (tenant, key): the request's fingerprint, the
-// recovery point (how far the request got), the lock, and the response once
-// there is a final one.
+// recovery point (how far the request got), the lock, the response once
+// there is a final one, and the request's body, from which the completer
+// (api_complete.go) finishes a request its client abandoned.
 const idempotencyKeysSchema = `
 CREATE TABLE idempotency_keys (
     tenant          TEXT    NOT NULL,
@@ -19,6 +20,7 @@ CREATE TABLE idempotency_keys (
     created_at      TEXT    NOT NULL,
     response_status INTEGER,
     response_body   TEXT,
+    request_body    TEXT,
     PRIMARY KEY (tenant, idem_key)
 );
 `
@@ -82,9 +84,9 @@ func APIIdempotencyKey(ctx context.Context, d Deps, r APIRequest) APIResponse {
 		return serverError(d, "expire key", err)
 	}
 	res, err := tx.ExecContext(ctx,
-		`INSERT INTO idempotency_keys (tenant, idem_key, fingerprint, recovery_point, locked_at, created_at)
-		 VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, idem_key) DO NOTHING`,
-		r.Tenant, r.Key, fp, pointStarted, lock, lock)
+		`INSERT INTO idempotency_keys (tenant, idem_key, fingerprint, recovery_point, locked_at, created_at, request_body)
+		 VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant, idem_key) DO NOTHING`,
+		r.Tenant, r.Key, fp, pointStarted, lock, lock, string(r.Body))
 	if err != nil {
 		return serverError(d, "claim key", err)
 	}

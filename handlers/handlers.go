@@ -138,6 +138,9 @@ type Info struct {
 	// API, for an API handler (api.go), serves a client's requests
 	// instead of a broker's messages; Handle is then nil.
 	API APIFunc
+	// Complete, for an API handler with a completer, finishes the
+	// requests their clients abandoned (APIInfo.Complete).
+	Complete APICompleteFunc
 	// Fresh, when set, makes the handler's code anew: it returns a Handle
 	// (or, for an API handler, an API) whose state is its own, shared
 	// with no earlier call of Fresh. The engine calls it for every

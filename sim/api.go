@@ -40,6 +40,12 @@ type apiState struct {
 	// body: an answer to one body answers none of the others.
 	unanswered map[bodyKey]*apiReq
 	wrong      []string // answers that were not due, for the verdict
+	// For server-capacity: (api_retry.go): the minute of the clock being
+	// counted, the requests admitted in it, and the Retry-After of each
+	// request's last answer, if it had one.
+	window     int64
+	admitted   int
+	retryAfter map[bodyKey]time.Duration
 }
 
 // bodyKey is an operation's request with one body (amount).
@@ -91,9 +97,15 @@ func apiHandlers() []handlers.Info {
 	var out []handlers.Info
 	for _, h := range handlers.APIList() {
 		out = append(out, handlers.Info{Name: h.Name, Summary: h.Summary, Core: true, Schema: h.Schema,
-			File: h.File, Func: h.Func, API: h.Handle})
+			File: h.File, Func: h.Func, API: h.Handle, Complete: h.Complete})
 	}
 	return out
+}
+
+// newAPIState is an API world's state before its first request.
+func newAPIState() *apiState {
+	return &apiState{reqs: map[*Message]*apiReq{}, keys: map[string]*keyRecord{}, unanswered: map[bodyKey]*apiReq{},
+		retryAfter: map[bodyKey]time.Duration{}}
 }
 
 // requestBody is the JSON body the client sends for an operation.
@@ -104,7 +116,7 @@ func requestBody(account string, amount int64) string {
 // request is a request, request-concurrent or API retry step.
 func (w *world) request(st Step) error {
 	if w.api == nil {
-		w.api = &apiState{reqs: map[*Message]*apiReq{}, keys: map[string]*keyRecord{}, unanswered: map[bodyKey]*apiReq{}}
+		w.api = newAPIState()
 	}
 	ik := intentKey{st.Tenant, st.Op}
 	in := w.intents[ik]
@@ -146,7 +158,7 @@ func (w *world) request(st Step) error {
 		return err
 	}
 	var ws []*worker
-	for i := range n {
+	for range n {
 		key := in.key
 		if in.keyMode == KeyFresh {
 			key = w.newKey(false) // a new key on every send: the anti-pattern
@@ -155,11 +167,17 @@ func (w *world) request(st Step) error {
 		m := &Message{TransportID: fmt.Sprintf("req-%d", w.api.n), Key: key, Tenant: in.tenant, Op: in.op,
 			Account: in.account, Amount: amount, Deliveries: 1}
 		w.api.reqs[m] = &apiReq{msg: m, body: requestBody(in.account, amount), header: keyHeader(key, st.KeyMode == KeyQuoted), lose: st.Lose}
-		wk := newWorker(i+1, m, st.Crash)
-		wk.name = fmt.Sprintf("server-%d", i+1)
+		if !w.admit(m, w.api.reqs[m]) {
+			continue
+		}
+		wk := newWorker(len(ws)+1, m, st.Crash)
+		wk.name = fmt.Sprintf("server-%d", len(ws)+1)
 		ws = append(ws, wk)
 	}
-	if n == 2 {
+	if len(ws) == 0 {
+		return nil
+	}
+	if len(ws) == 2 {
 		ws[1].second = true
 		if st.Switch != nil {
 			switchAt(ws, st.Switch)
@@ -388,6 +406,9 @@ var clientBackoff = []time.Duration{0, time.Minute, 2 * time.Minute, 4 * time.Mi
 func (w *world) settleAPI() error {
 	if w.gateway.mode != GatewayUp || w.gateway.stall > 0 {
 		w.step(Step{Verb: VerbGateway, Gateway: GatewayUp, Up: true})
+	}
+	if w.script.ClientRetry.Policy != "" {
+		return w.settleRetries()
 	}
 	for _, wait := range clientBackoff {
 		if len(w.api.unanswered) == 0 {

@@ -36,6 +36,13 @@ func apiMatrix() []apiRow {
 		ok       = sim.OK
 		dup      = sim.Duplicate
 		conflict = sim.SilentConflict
+		lost     = sim.Lost
+		// Every answer of the retry presets, in order: the eight first
+		// requests, then the retries. In lockstep each round is one 201
+		// and the rest 503 again (33 answers, 6 payments); with full
+		// jitter fewer requests (31) bring all 8 payments.
+		storm  = "201 503 503 503 503 503 503 503 201 503 503 503 503 503 503 201 503 503 503 503 503 201 503 503 503 503 201 503 503 503 201 503 503"
+		jitter = "201 503 503 503 503 503 503 503 503 503 503 503 503 503 503 503 503 201 503 503 201 503 503 201 503 201 503 201 201 503 201"
 	)
 	type cell = apiCell
 	return []apiRow{
@@ -110,6 +117,35 @@ func apiMatrix() []apiRow {
 			{"api-key-no-fingerprint", ok, 0, "400 400"},
 			{"api-key-no-lock", ok, 0, "400 400"},
 			{"api-key-short-ttl", ok, 0, "400 400"},
+		}},
+		// server-capacity: 1 and eight requests at once; the client's
+		// schedule decides, not the handler, so every row is the same.
+		// Without jitter the rounds of retries come at 1, 3, 7, 15 and
+		// 23 minutes, each admits one, and two clients give up.
+		{"api-retry-storm", 8000, []cell{
+			{"api-idempotency-key", lost, 6000, storm},
+			{"api-naive", lost, 6000, storm},
+			{"api-key-no-fingerprint", lost, 6000, storm},
+			{"api-key-no-lock", lost, 6000, storm},
+			{"api-key-short-ttl", lost, 6000, storm},
+		}},
+		// The same with full jitter: the retries spread over the minutes.
+		{"api-retry-jitter", 8000, []cell{
+			{"api-idempotency-key", ok, 8000, jitter},
+			{"api-naive", ok, 8000, jitter},
+			{"api-key-no-fingerprint", ok, 8000, jitter},
+			{"api-key-no-lock", ok, 8000, jitter},
+			{"api-key-short-ttl", ok, 8000, jitter},
+		}},
+		// The server dies before the charge and the client never retries
+		// (client-retry: none): only a completer finishes the payment.
+		{"api-abandoned-key", 10000, []cell{
+			{"api-idempotency-key", ok, 10000, "x"},
+			{"api-naive", lost, 0, "x"},
+			{"api-key-no-fingerprint", lost, 0, "x"},
+			{"api-key-no-lock", lost, 0, "x"},
+			// Its key would be gone by now anyway, and it has no completer.
+			{"api-key-short-ttl", lost, 0, "x"},
 		}},
 	}
 }

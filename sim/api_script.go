@@ -13,6 +13,7 @@ import (
 //	request pay-1 amount=100 [tenant=] [account=] [key=op|v7|fresh|none|quoted] [lose-response] [crash=POINT]
 //	retry pay-1 [amount=M] [tenant=] [key=quoted] [lose-response] [crash=POINT]
 //	request-concurrent pay-1 [amount=N …] [switch=A[,B]]
+//	complete
 //
 // request: the client wants a payment made once, and sends it (the key
 // as for publish: the operation id by default; none sends no header).
@@ -26,7 +27,11 @@ import (
 // of the request reach two server processes at once (a new one, with
 // amount=, or again). lose-response: the server answers and the answer
 // never reaches the client. crash=: the server process dies at that
-// point, as a worker does. A script tells one side: its requests are run
+// point, as a worker does. complete: the server's completer runs once
+// over the keys their clients abandoned (api_complete.go). The client's
+// retries after the script are the client-retry: header's, and the
+// server's capacity the server-capacity: header's (api_retry.go). A
+// script tells one side: its requests are run
 // by the API handlers, its publishes by the message handlers.
 
 // brokerVerbs only make sense with a broker.
@@ -35,7 +40,7 @@ var brokerVerbs = []string{VerbPublish, VerbChangePayload, VerbDeliver, VerbRede
 
 // side keeps a script to one side: API verbs and broker verbs do not mix.
 func (p *parser) side(n int, verb string, args []string) error {
-	api := verb == VerbRequest || verb == VerbRequestConcurrent
+	api := verb == VerbRequest || verb == VerbRequestConcurrent || verb == VerbComplete
 	broker := slices.Contains(brokerVerbs, verb)
 	switch {
 	case api && p.brokerLine > 0:

@@ -399,8 +399,7 @@ func runHandler(ctx context.Context, s *Script, h handlers.Info, steps int, lim 
 		res.Settlement.TextRU = "доводим до конца: шлюз работает, relay публикует строки outbox, сообщения в обработке доставляются снова, очередь разбирается"
 	}
 	if w.api != nil {
-		res.Settlement.Text = "settle: gateway up, the client retries every request it got no final answer to (after 0, 1, 2, 4 and 8 minutes)"
-		res.Settlement.TextRU = "доводим до конца: шлюз работает, клиент повторяет каждый запрос без окончательного ответа (через 0, 1, 2, 4 и 8 минут)"
+		res.Settlement.Text, res.Settlement.TextRU = settlementText(s.ClientRetry)
 	}
 	res.Settlement.Events, res.Settlement.Omitted = w.t.take()
 	if res.Settled, err = w.balance(); err != nil {
@@ -590,6 +589,8 @@ func (w *world) do(st Step) error {
 		return w.publish(st)
 	case VerbRequest, VerbRequestConcurrent:
 		return w.request(st)
+	case VerbComplete:
+		return w.complete()
 	case VerbProduce:
 		return w.produce(st)
 	case VerbRelay:

@@ -41,6 +41,7 @@ const (
 	// The API side (api_script.go): a client calls a payments API.
 	VerbRequest           = "request"
 	VerbRequestConcurrent = "request-concurrent"
+	VerbComplete          = "complete" // the server's completer finishes abandoned keys (api_complete.go)
 	// The producer side (producer.go): VerbProduce and VerbRelay.
 )
 
@@ -48,7 +49,7 @@ const (
 func Verbs() []string {
 	return []string{VerbPublish, VerbRetry, VerbChangePayload, VerbDeliver, VerbRedeliver,
 		VerbDeliverConcurrent, VerbDLQReplay, VerbAdvance, VerbGateway, VerbShip, VerbDrain,
-		VerbRequest, VerbRequestConcurrent, VerbProduce, VerbRelay, VerbDeliverBatch}
+		VerbRequest, VerbRequestConcurrent, VerbComplete, VerbProduce, VerbRelay, VerbDeliverBatch}
 }
 
 // Key modes: how the producer picks the idempotency key of an intent.
@@ -138,6 +139,12 @@ type Script struct {
 	// API: the script tells the API side (request verbs), run by the API
 	// handlers; otherwise the broker side, run by the message handlers.
 	API bool
+	// ClientRetry (client-retry:) is how the API client retries once the
+	// script ends; the zero value is the lab's first schedule. ServerCapacity
+	// (server-capacity:) is how many requests a minute the API server
+	// admits; 0: no limit. See api_retry.go.
+	ClientRetry    ClientRetry
+	ServerCapacity int
 	// Handlers are the handlers the script's story is about (the
 	// handlers: header), in the order written; the lab shows at least
 	// these. Empty when the script names none.
@@ -303,7 +310,7 @@ type parser struct {
 }
 
 var headers = []string{"title", "title-ru", "summary", "summary-ru",
-	"max-deliveries", "processing-ttl", "done-ttl", "inbox-retention", "key-ttl", "dedup-window", "visibility-timeout", "handlers"}
+	"max-deliveries", "processing-ttl", "done-ttl", "inbox-retention", "key-ttl", "dedup-window", "visibility-timeout", "client-retry", "server-capacity", "handlers"}
 
 func (p *parser) line(n int, line string) error {
 	if strings.ContainsFunc(line, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) {
@@ -385,6 +392,18 @@ func (p *parser) header(n int, name, value string) error {
 			return nil
 		}
 		p.s.InboxRetention, err = parseDuration(value)
+	case "client-retry":
+		cr, cerr := parseClientRetry(n, value)
+		if cerr != nil {
+			return cerr
+		}
+		p.s.ClientRetry = cr
+	case "server-capacity":
+		c, cerr := parseCapacity(n, value)
+		if cerr != nil {
+			return cerr
+		}
+		p.s.ServerCapacity = c
 	case "handlers":
 		hs, herr := parseHandlerList(n, value)
 		if herr != nil {
@@ -433,6 +452,11 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 	switch verb {
 	case VerbRequest, VerbRequestConcurrent:
 		return p.apiStep(n, verb, args)
+	case VerbComplete:
+		if len(args) > 0 {
+			return st, errf(n, "complete takes no arguments, found %q: it runs the server's completer over every abandoned key", "complete не принимает аргументов, а найдено %q: он запускает завершитель сервера по всем брошенным ключам", strings.Join(args, " "))
+		}
+		st.API = true
 	case VerbProduce:
 		return p.produceStep(n, args)
 	case VerbRelay:
@@ -591,6 +615,8 @@ func usage(verb string) string {
 		return "request pay-1 amount=100 [tenant=acme] [account=alice] [key=op|fresh|none] [lose-response] [crash=after-effect]"
 	case VerbRequestConcurrent:
 		return "request-concurrent pay-1 [amount=100] [switch=2,5]"
+	case VerbComplete:
+		return "complete"
 	case VerbProduce:
 		return "produce pay-1 amount=100 [tenant=acme] [account=alice] [mode=dual-write|publish-first|outbox] [crash=after-commit|after-publish]"
 	case VerbRelay:
@@ -849,6 +875,10 @@ func (s *Script) String() string {
 	}
 	if s.VisibilityTimeout != 0 {
 		header("visibility-timeout", formatDuration(s.VisibilityTimeout))
+	}
+	header("client-retry", s.ClientRetry.String())
+	if s.ServerCapacity != 0 {
+		fmt.Fprintf(&b, "server-capacity: %d\n", s.ServerCapacity)
 	}
 	header("handlers", strings.Join(s.Handlers, ","))
 	for _, st := range s.Steps {

@@ -83,7 +83,7 @@ func defaultHeaders() sim.Script {
 func TestVerbsListsEveryVerbOnce(t *testing.T) {
 	want := []string{sim.VerbPublish, sim.VerbRetry, sim.VerbChangePayload, sim.VerbDeliver, sim.VerbRedeliver,
 		sim.VerbDeliverConcurrent, sim.VerbDLQReplay, sim.VerbAdvance, sim.VerbGateway, sim.VerbShip, sim.VerbDrain,
-		sim.VerbRequest, sim.VerbRequestConcurrent, sim.VerbProduce, sim.VerbRelay, sim.VerbDeliverBatch}
+		sim.VerbRequest, sim.VerbRequestConcurrent, sim.VerbComplete, sim.VerbProduce, sim.VerbRelay, sim.VerbDeliverBatch}
 	if got := sim.Verbs(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Verbs() = %v, want %v", got, want)
 	}
@@ -839,6 +839,8 @@ func checkRoundTrip(t *testing.T, s *sim.Script) {
 // allAPIScript uses every verb and option of the API side (a script tells
 // one side: see TestScriptSides).
 const allAPIScript = `key-ttl: 10m
+client-retry: exponential-jitter base=30s cap=4m attempts=3 retry-after
+server-capacity: 2
 request pay-1 amount=100
 request pay-2 amount=250 tenant=globex account=bob key=v7 lose-response
 request pay-3 amount=40 key=fresh crash=after-effect
@@ -851,6 +853,7 @@ request-concurrent pay-1
 advance 11m
 gateway dedup on
 retry pay-3 crash=after-call:2
+complete
 `
 
 func TestScriptStringRoundTrip(t *testing.T) {
