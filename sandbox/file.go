@@ -231,6 +231,9 @@ func Parse(src string) (*File, error) {
 	if err := pointerWrites(fset, f); err != nil {
 		return nil, err
 	}
+	if err := divergent(fset, f); err != nil {
+		return nil, err
+	}
 	ast.Inspect(f, func(n ast.Node) bool {
 		if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "Redis" {
 			file.Redis = true

@@ -152,22 +152,9 @@ func LoadHandler(f *File) (handlers.Info, error) {
 // interpret makes an interpreter of its own for the file and returns the
 // file's Handle: a message handler's, or an API handler's (File.API).
 func interpret(f *File) (handlers.Func, handlers.APIFunc, error) {
-	i := interp.New(interp.Options{GoPath: "/nonexistent", Stderr: interpStderr})
-	syms := symbolTable()
-	// yaegi compiles the sources of the generic packages (slices, maps,
-	// cmp) into every interpreter given "fmt/fmt", the mark of a standard
-	// library: half the cost of an interpreter, for packages a file may
-	// not import. "fmt/./fmt" names the same package to yaegi (import path
-	// "fmt", name fmt) without the mark. fmt's Print functions then write
-	// to os.Stdout as compiled code does, not to the interpreter's stdout,
-	// which is os.Stdout too.
-	syms["fmt/./fmt"] = syms["fmt/fmt"]
-	delete(syms, "fmt/fmt")
-	if err := i.Use(syms); err != nil {
-		return nil, nil, fmt.Errorf("symbols: %w", err)
-	}
-	if _, err := i.Eval(f.Source); err != nil {
-		return nil, nil, compileError(err)
+	i, err := evaluate(f.Source)
+	if err != nil {
+		return nil, nil, err
 	}
 	v, err := i.Eval("handler.Handle")
 	if err != nil {
@@ -187,6 +174,31 @@ func interpret(f *File) (handlers.Func, handlers.APIFunc, error) {
 			"у Handle тип %s, а нужен func(context.Context, handlers.Deps, handlers.Message) error", v.Type())
 	}
 	return fn, nil, nil
+}
+
+// evaluate makes an interpreter of its own, with the symbols a handler
+// file may reach, and evaluates src in it: the one way every handler
+// file, and the interpreter's corpus of idioms (idioms_test.go), is
+// interpreted.
+func evaluate(src string) (*interp.Interpreter, error) {
+	i := interp.New(interp.Options{GoPath: "/nonexistent", Stderr: interpStderr})
+	syms := symbolTable()
+	// yaegi compiles the sources of the generic packages (slices, maps,
+	// cmp) into every interpreter given "fmt/fmt", the mark of a standard
+	// library: half the cost of an interpreter, for packages a file may
+	// not import. "fmt/./fmt" names the same package to yaegi (import path
+	// "fmt", name fmt) without the mark. fmt's Print functions then write
+	// to os.Stdout as compiled code does, not to the interpreter's stdout,
+	// which is os.Stdout too.
+	syms["fmt/./fmt"] = syms["fmt/fmt"]
+	delete(syms, "fmt/fmt")
+	if err := i.Use(syms); err != nil {
+		return nil, fmt.Errorf("symbols: %w", err)
+	}
+	if _, err := i.Eval(goSemantics(src)); err != nil {
+		return nil, compileError(err)
+	}
+	return i, nil
 }
 
 // compileError turns a yaegi error into an Error on its line.

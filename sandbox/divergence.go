@@ -1,0 +1,520 @@
+package sandbox
+
+import (
+	"go/ast"
+	"go/format"
+	"go/parser"
+	"go/token"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// The interpreter (yaegi) runs some Go otherwise than Go does. The corpus
+// of idioms handlers use (testdata/idioms, TestInterpreterIsGo) runs each
+// compiled and interpreted; where they differ, the sandbox either makes
+// the interpreter behave as Go (goSemantics rewrites the source it is
+// given) or Parse refuses the construct (divergent), naming it and what
+// to write instead. TestRefusedIdiomsStillDiverge keeps each refusal
+// honest: it fails once the interpreter runs the construct as Go.
+
+// implicitMethods are methods the standard library calls on a value it
+// is given (fmt, errors, encoding/json), with the packages that call
+// them. The interpreter's types have no methods the compiled library can
+// see (apart from Error, through a wrapper that breaks errors.As, type
+// switches and equality), so a file may not declare them.
+var implicitMethods = map[string]string{
+	"String": "fmt", "GoString": "fmt", "Format": "fmt",
+	"MarshalJSON": "encoding/json", "UnmarshalJSON": "encoding/json",
+	"MarshalText": "encoding/json", "UnmarshalText": "encoding/json",
+}
+
+// divergent refuses the constructs the interpreter runs otherwise than
+// Go: a file's own error type, a method the library would call
+// implicitly, a method expression, a defer in a loop and a deferred
+// call's arguments.
+func divergent(fset *token.FileSet, f *ast.File) error {
+	line := func(n ast.Node) int { return fset.Position(n.Pos()).Line }
+	types, consts, imports := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	methods := map[string]bool{} // "T.M"
+	ifaces := map[string]bool{}  // the interfaces the file declares
+	// isIface: an interface literal or one the file declares.
+	isIface := func(e ast.Expr) bool {
+		switch e := ast.Unparen(e).(type) {
+		case *ast.InterfaceType:
+			return len(e.Methods.List) > 0
+		case *ast.Ident:
+			return ifaces[e.Name]
+		}
+		return false
+	}
+	for _, imp := range f.Imports {
+		path, _ := strconv.Unquote(imp.Path.Value)
+		name := packageVars()[path].name
+		if imp.Name != nil {
+			name = imp.Name.Name
+		}
+		imports[name] = true
+	}
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok {
+			continue
+		}
+		for _, spec := range g.Specs {
+			switch s := spec.(type) {
+			case *ast.TypeSpec:
+				types[s.Name.Name] = true
+				if _, ok := s.Type.(*ast.InterfaceType); ok {
+					ifaces[s.Name.Name] = true
+				}
+			case *ast.ValueSpec:
+				if g.Tok == token.CONST {
+					for _, n := range s.Names {
+						consts[n.Name] = true
+					}
+				}
+			}
+		}
+	}
+	for _, d := range f.Decls {
+		if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil {
+			methods[receiverName(fn.Recv.List[0].Type)+"."+fn.Name.Name] = true
+		}
+	}
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok || fn.Recv == nil {
+			continue
+		}
+		recv := receiverName(fn.Recv.List[0].Type)
+		name := fn.Name.Name
+		if name == "Error" && fn.Type.Params.NumFields() == 0 && fn.Type.Results.NumFields() == 1 {
+			return errf(line(fn),
+				"type %s has an Error method: an error type of a handler file's own does not behave as in Go in the lab's interpreter (errors.As panics on it, type switches and == on its values go wrong: a constant of it is not even equal to itself); declare sentinel errors instead (var ErrBusy = errors.New(\"busy\")), wrap them with %%w and test them with errors.Is",
+				"у типа %s есть метод Error: собственный тип ошибки файла обработчика ведёт себя в интерпретаторе лаборатории не так, как в Go (errors.As на нём паникует, switch по типу и == на его значениях ошибаются: его константа не равна даже самой себе); объявите вместо него ошибки-метки (var ErrBusy = errors.New(\"busy\")), оборачивайте их через %%w и проверяйте errors.Is",
+				recv)
+		}
+		if pkg, ok := implicitMethods[name]; ok {
+			return errf(line(fn),
+				"method %s.%s: %s calls %s on the values it is given, but in the lab's interpreter it never calls the methods of a type the file declares (it uses the bare value); give the method another name and call it yourself",
+				"метод %s.%s: %s вызывает %s у переданных ему значений, но в интерпретаторе лаборатории никогда не вызывает методы типов, объявленных в файле (берёт само значение); назовите метод иначе и вызывайте его сами",
+				recv, name, pkg, name)
+		}
+	}
+	ifaceVars := map[string]bool{} // variables declared of such an interface (by name)
+	ast.Inspect(f, func(n ast.Node) bool {
+		if vs, ok := n.(*ast.ValueSpec); ok && vs.Type != nil && isIface(vs.Type) {
+			for _, name := range vs.Names {
+				ifaceVars[name.Name] = true
+			}
+		}
+		return true
+	})
+	assertion := func(n ast.Node, t ast.Expr) *Error {
+		return errf(line(n),
+			"type assertion to the interface %s: in the lab's interpreter a value the standard library made (an error from fmt, context, sql…) never has the methods of an interface the file declares, so the assertion fails where Go's succeeds; assert to a concrete type (*strconv.NumError) or test errors with errors.Is",
+			"приведение к интерфейсу %s: в интерпретаторе лаборатории значение, созданное стандартной библиотекой (ошибка из fmt, context, sql…), никогда не имеет методов интерфейса, объявленного в файле, и приведение не удаётся там, где в Go удаётся; приводите к конкретному типу (*strconv.NumError) или проверяйте ошибки через errors.Is",
+			exprString(t))
+	}
+	if bad := recovered(fset, f); bad != nil {
+		return bad
+	}
+	var bad *Error
+	var walk func(n ast.Node, loops int)
+	walk = func(n ast.Node, loops int) {
+		ast.Inspect(n, func(c ast.Node) bool {
+			if bad != nil {
+				return false
+			}
+			switch c := c.(type) {
+			case *ast.FuncLit: // a frame of its own: its defers are not the loop's
+				if c != n {
+					walk(c.Body, 0)
+					return false
+				}
+			case *ast.ForStmt:
+				if c != n {
+					walk(c, loops+1)
+					return false
+				}
+			case *ast.RangeStmt:
+				if c != n {
+					walk(c, loops+1)
+					return false
+				}
+			case *ast.SelectorExpr:
+				if t, name, ok := typeExpr(c.X, types); ok && methods[name+"."+c.Sel.Name] {
+					bad = errf(line(c),
+						"method expression %s.%s: the lab's interpreter calls it otherwise than Go; use a method value (v.%s) or a function literal",
+						"выражение-метод %s.%s: интерпретатор лаборатории вызывает его не так, как Go; используйте значение-метод (v.%s) или функциональный литерал",
+						t, c.Sel.Name, c.Sel.Name)
+				}
+			case *ast.TypeAssertExpr:
+				if c.Type != nil && isIface(c.Type) {
+					bad = assertion(c, c.Type)
+				}
+			case *ast.TypeSwitchStmt:
+				for _, clause := range c.Body.List {
+					for _, t := range clause.(*ast.CaseClause).List {
+						if isIface(t) && bad == nil {
+							bad = assertion(t, t)
+						}
+					}
+				}
+			case *ast.CallExpr:
+				if fun, ok := c.Fun.(*ast.SelectorExpr); ok && fun.Sel.Name == "As" && len(c.Args) == 2 {
+					if pkg, ok := fun.X.(*ast.Ident); ok && pkg.Name == "errors" {
+						if u, ok := ast.Unparen(c.Args[1]).(*ast.UnaryExpr); ok && u.Op == token.AND {
+							if id, ok := ast.Unparen(u.X).(*ast.Ident); ok && ifaceVars[id.Name] {
+								bad = errf(line(c),
+									"errors.As into %s, a variable of an interface the file declares: the lab's interpreter panics on it (Go would look for an error with its methods); test the error with errors.Is against a sentinel, or errors.As into a concrete type (*strconv.NumError)",
+									"errors.As в %s, переменную интерфейса, объявленного в файле: интерпретатор лаборатории на этом паникует (Go искал бы ошибку с его методами); проверяйте ошибку через errors.Is с ошибкой-меткой или errors.As в конкретный тип (*strconv.NumError)",
+									id.Name)
+							}
+						}
+					}
+				}
+			case *ast.DeferStmt:
+				if loops > 0 {
+					bad = errf(line(c),
+						"defer inside a loop: in the lab's interpreter every call deferred in the loop sees the last iteration's values, not its own as in Go; move the loop's body into a function of its own and defer there",
+						"defer внутри цикла: в интерпретаторе лаборатории каждый отложенный в цикле вызов видит значения последней итерации, а не своей, как в Go; вынесите тело цикла в отдельную функцию и откладывайте вызов там",
+					)
+					return false
+				}
+				for _, a := range c.Call.Args {
+					if !constant(a, consts, imports) {
+						bad = errf(line(c),
+							"defer with an argument that is not a constant: the lab's interpreter reads a deferred call's arguments when the function returns, not at the defer statement as Go does; defer a function literal that reads what it needs when it runs (defer func() { … }()), which reads them at the return in Go too",
+							"defer с аргументом, который не константа: интерпретатор лаборатории читает аргументы отложенного вызова при возврате из функции, а не в момент defer, как Go; отложите функциональный литерал, который сам прочитает нужное (defer func() { … }()): он и в Go читает их при возврате",
+						)
+						return false
+					}
+				}
+			}
+			return true
+		})
+	}
+	walk(f, 0)
+	if bad != nil {
+		return bad
+	}
+	return nil
+}
+
+// receiverName is the name of a method's receiver type: T for T or *T.
+func receiverName(e ast.Expr) string {
+	if star, ok := e.(*ast.StarExpr); ok {
+		e = star.X
+	}
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e.Name
+	case *ast.IndexExpr: // a generic type's receiver
+		return receiverName(e.X)
+	case *ast.IndexListExpr:
+		return receiverName(e.X)
+	}
+	return "?"
+}
+
+// typeExpr says whether e names a type the file declares (T, (T), (*T)),
+// as a method expression's operand does: how it is written, and the
+// type's name.
+func typeExpr(e ast.Expr, types map[string]bool) (written, name string, ok bool) {
+	star := false
+	if paren, isParen := e.(*ast.ParenExpr); isParen {
+		e = paren.X
+		if s, isStar := e.(*ast.StarExpr); isStar {
+			e, star = s.X, true
+		}
+	}
+	id, isIdent := e.(*ast.Ident)
+	if !isIdent || !types[id.Name] {
+		return "", "", false
+	}
+	if star {
+		return "(*" + id.Name + ")", id.Name, true
+	}
+	return id.Name, id.Name, true
+}
+
+// constant says whether e is a constant: a literal, true, false, nil,
+// a constant the file declares, an imported package's name
+// (handlers.AfterEffect: Parse keeps a file from changing one), or an
+// operation on constants.
+func constant(e ast.Expr, consts, imports map[string]bool) bool {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.BasicLit:
+		return true
+	case *ast.Ident:
+		return consts[e.Name] || e.Name == "true" || e.Name == "false" || e.Name == "nil"
+	case *ast.SelectorExpr:
+		pkg, ok := e.X.(*ast.Ident)
+		return ok && imports[pkg.Name]
+	case *ast.BinaryExpr:
+		return constant(e.X, consts, imports) && constant(e.Y, consts, imports)
+	case *ast.UnaryExpr:
+		return e.Op != token.AND && constant(e.X, consts, imports)
+	}
+	return false
+}
+
+// goSemantics rewrites a handler file's source so that the interpreter
+// runs it as Go does where a rewrite can, keeping every line where it
+// was (an error's line is the file's):
+//
+//   - Go 1.22's loop variables: each iteration of a loop that declares
+//     its variables (:=) has its own, as a closure made in it sees; the
+//     interpreter has one for the whole loop. The body starts with
+//     i := i (k, v := k, v for a range), unless the body of a three-clause
+//     loop changes the variable, whose change must carry to the next
+//     iteration.
+//   - a function's parameters without names (func(int64) error) are
+//     named _: the interpreter mixes up the results of a call returned
+//     from such a function.
+//   - encoding/json skips a struct's unexported fields; the interpreter
+//     exports them (inner becomes Xinner) and json would write them. Each
+//     unexported field without a json key in its tag gets json:"-".
+//
+// A source that does not parse is returned as it is (the interpreter
+// reports its errors).
+func goSemantics(src string) string {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "handler.go", src, parser.SkipObjectResolution)
+	if err != nil {
+		return src
+	}
+	type edit struct {
+		from, to int // byte offsets replaced
+		text     string
+	}
+	var edits []edit
+	off := func(p token.Pos) int { return fset.Position(p).Offset }
+	fresh := func(body *ast.BlockStmt, names []string) {
+		if len(names) > 0 {
+			list := strings.Join(names, ", ")
+			at := off(body.Lbrace) + 1
+			edits = append(edits, edit{at, at, " " + list + " := " + list + ";"})
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.RangeStmt:
+			if n.Tok == token.DEFINE {
+				fresh(n.Body, named(n.Key, n.Value))
+			}
+		case *ast.ForStmt:
+			init, ok := n.Init.(*ast.AssignStmt)
+			if !ok || init.Tok != token.DEFINE {
+				break
+			}
+			var names []string
+			for _, name := range named(init.Lhs...) {
+				if !writes(n.Body, name) {
+					names = append(names, name)
+				}
+			}
+			fresh(n.Body, names)
+		case *ast.FuncType:
+			// Parameters without names (func(int64) error) make the
+			// interpreter mix up a returned call's results: each gets _.
+			for _, p := range n.Params.List {
+				if len(p.Names) == 0 {
+					at := off(p.Type.Pos())
+					edits = append(edits, edit{at, at, "_ "})
+				}
+			}
+		case *ast.StructType:
+			for _, field := range n.Fields.List {
+				if len(field.Names) == 0 || field.Names[0].IsExported() {
+					continue
+				}
+				if field.Tag == nil {
+					at := off(field.Type.End())
+					edits = append(edits, edit{at, at, " `json:\"-\"`"})
+					continue
+				}
+				tag, err := strconv.Unquote(field.Tag.Value)
+				if _, has := reflect.StructTag(tag).Lookup("json"); err == nil && !has {
+					edits = append(edits, edit{off(field.Tag.Pos()), off(field.Tag.End()), strconv.Quote(strings.TrimSpace(tag + ` json:"-"`))})
+				}
+			}
+		}
+		return true
+	})
+	if len(edits) == 0 {
+		return src
+	}
+	sort.SliceStable(edits, func(i, j int) bool { return edits[i].from < edits[j].from })
+	var b strings.Builder
+	last := 0
+	for _, e := range edits {
+		b.WriteString(src[last:e.from])
+		b.WriteString(e.text)
+		last = e.to
+	}
+	b.WriteString(src[last:])
+	return b.String()
+}
+
+// named is the names among a loop's variables, blanks left out.
+func named(es ...ast.Expr) []string {
+	var out []string
+	for _, e := range es {
+		if id, ok := e.(*ast.Ident); ok && id.Name != "_" && !slices.Contains(out, id.Name) {
+			out = append(out, id.Name)
+		}
+	}
+	return out
+}
+
+// writes says whether a loop's body assigns name, increments it or takes
+// its address (by name: a shadowing local counts too, which only costs
+// the per-iteration copy).
+func writes(body *ast.BlockStmt, name string) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		var targets []ast.Expr
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			targets = n.Lhs
+		case *ast.IncDecStmt:
+			targets = []ast.Expr{n.X}
+		case *ast.UnaryExpr:
+			if n.Op == token.AND {
+				targets = []ast.Expr{n.X}
+			}
+		case *ast.RangeStmt:
+			if n.Tok == token.ASSIGN {
+				targets = []ast.Expr{n.Key, n.Value}
+			}
+		}
+		for _, t := range targets {
+			if id, ok := ast.Unparen(t).(*ast.Ident); ok && id.Name == name {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// exprString is how e is written, for a message.
+func exprString(e ast.Expr) string {
+	var b strings.Builder
+	if err := format.Node(&b, token.NewFileSet(), e); err != nil {
+		return "?"
+	}
+	return b.String()
+}
+
+// recovered refuses any use of the value recover() returns other than
+// comparing it with nil and handing it to a function (fmt.Errorf("%v", r)): in the interpreter it is
+// not the value panic was given (neither equal to it nor of its type).
+func recovered(fset *token.FileSet, f *ast.File) *Error {
+	isRecover := func(e ast.Expr) bool {
+		call, ok := ast.Unparen(e).(*ast.CallExpr)
+		if !ok {
+			return false
+		}
+		id, ok := call.Fun.(*ast.Ident)
+		return ok && id.Name == "recover" && len(call.Args) == 0
+	}
+	names := map[string]bool{} // variables assigned recover() (by name)
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for i, rhs := range n.Rhs {
+				if isRecover(rhs) && i < len(n.Lhs) {
+					if id, ok := n.Lhs[i].(*ast.Ident); ok {
+						names[id.Name] = true
+					}
+				}
+			}
+		case *ast.ValueSpec:
+			for i, v := range n.Values {
+				if isRecover(v) && i < len(n.Names) {
+					names[n.Names[i].Name] = true
+				}
+			}
+		}
+		return true
+	})
+	var bad *Error
+	var stack []ast.Node
+	ast.Inspect(f, func(n ast.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return false
+		}
+		if bad != nil {
+			return false
+		}
+		var parent ast.Node
+		if len(stack) > 0 {
+			parent = stack[len(stack)-1]
+		}
+		stack = append(stack, n)
+		var use ast.Expr
+		switch n := n.(type) {
+		case *ast.Ident:
+			if names[n.Name] {
+				use = n
+			}
+		case *ast.CallExpr:
+			if isRecover(n) {
+				use = n
+			}
+		}
+		if use == nil || fineUse(parent, use) {
+			return true
+		}
+		bad = errf(fset.Position(use.Pos()).Line,
+			"the value recover() returns is used beyond a test for nil and printing: in the lab's interpreter it is not the value panic was given (not equal to it, not of its type), so r.(error), r == … or a type switch go wrong; test r != nil and print it: fmt.Errorf(\"panic: %%v\", r)",
+			"значение recover() используется не только для проверки на nil и печати: в интерпретаторе лаборатории это не то значение, что получила panic (оно ему не равно и другого типа), поэтому r.(error), r == … и switch по типу ошибаются; проверяйте r != nil и печатайте его: fmt.Errorf(\"panic: %%v\", r)")
+		return false
+	})
+	return bad
+}
+
+// fineUse says whether a use of recover()'s value is one the interpreter
+// runs as Go: assigned (r := recover()), compared with nil, or handed to
+// a function (fmt's, d.Log) as an argument.
+func fineUse(parent ast.Node, use ast.Expr) bool {
+	switch p := parent.(type) {
+	case *ast.AssignStmt:
+		for _, l := range p.Lhs {
+			if l == use {
+				return true
+			}
+		}
+		_, isCall := use.(*ast.CallExpr)
+		return isCall // r := recover()
+	case *ast.ValueSpec:
+		for _, name := range p.Names {
+			if name == use {
+				return true
+			}
+		}
+		_, isCall := use.(*ast.CallExpr)
+		return isCall
+	case *ast.BinaryExpr:
+		other := p.Y
+		if p.Y == use {
+			other = p.X
+		}
+		id, ok := other.(*ast.Ident)
+		return (p.Op == token.EQL || p.Op == token.NEQ) && ok && id.Name == "nil"
+	case *ast.CallExpr:
+		// An argument: to fmt, d.Log, or a function of the file's own
+		// (which sees a parameter, not recover's value: not followed).
+		return p.Fun != use
+	case *ast.ExprStmt: // recover() alone
+		return true
+	}
+	return false
+}
