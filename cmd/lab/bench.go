@@ -141,5 +141,6 @@ func writeBench(w io.Writer, rep *cost.Report) {
 			r.SQLPer, r.RedisPer, r.TxPer, r.Rows, r.BytesPer, r.RedisKeys, perKey)
 	}
 	tw.Flush()
-	fmt.Fprintln(w, "\nTimings are this machine's, now: compare them as ratios within this run. Counters are exact.")
+	fmt.Fprintln(w, "\nmsg/s is 1 s over the median (p50) time per message, so one slow message moves p99, not msg/s.")
+	fmt.Fprintln(w, "Timings are this machine's, now: compare them as ratios within this run. Counters are exact.")
 }
