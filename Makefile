@@ -1,7 +1,7 @@
 # The idempotency lab. `make run` starts it, `make test` runs every test.
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: cost-reference sandbox-bench run test build generate diagrams check-generated vet staticcheck bench check-bench bench-compare fuzz vendor browser-deps load
+.PHONY: cost-reference sandbox-bench run test build generate diagrams check-generated vet staticcheck bench check-bench check-compare bench-compare fuzz vendor browser-deps load
 
 ## run: start the lab at http://$(ADDR) (ARGS=--dev to read files from disk)
 run:
@@ -42,6 +42,12 @@ bench:
 ## check-bench: the checker's speed (see README, "Measured")
 check-bench:
 	go test ./check -run '^$$' -bench . -benchtime 3x
+
+## check-compare: `lab check core --json` of CHECK_BASE (a commit) and of the working tree, run alternately: each run's CPU time, scripts per CPU-second and the ratio, and the reports compared byte for byte (CHECKFLAGS go to lab check)
+CHECK_BASE ?= a504f96
+CHECK_ROUNDS ?= 3
+check-compare:
+	./scripts/check-compare.sh $(CHECK_BASE) $(CHECK_ROUNDS) core $(CHECKFLAGS)
 
 ## sandbox-bench: a handler file submitted and run on a preset, checked to depth 4, and the interpreter's cost against the same handler compiled in
 sandbox-bench:

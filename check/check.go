@@ -61,6 +61,9 @@ type Options struct {
 	beforeReplay func()
 	// now reads the clock for Budget; tests replace it.
 	now func() time.Time
+	// freshWorlds makes every script's world anew, as the search did
+	// before it reused them: tests compare the two.
+	freshWorlds bool
 }
 
 func (o Options) withDefaults() Options {
@@ -149,6 +152,9 @@ type searcher struct {
 	// or one of vts, the sweep's (redelivery.go).
 	vt  time.Duration
 	vts []time.Duration
+	// worlds lends the embedded engine's worlds from one script to the
+	// next (sim.Worlds): a script's world is emptied, not made again.
+	worlds *sim.Worlds
 }
 
 // apiScript stands for any script of requests, to resolve API handlers.
@@ -186,6 +192,10 @@ func CheckHandler(ctx context.Context, h handlers.Info, opt Options) (Report, er
 	s := &searcher{ctx: ctx, info: h, opt: opt, header: header, groups: map[string]group{}, tried: map[string]bool{}, api: h.API != nil,
 		vt: header.VisibilityTimeout}
 	s.vts = s.sweepTimeouts()
+	if opt.Engine == nil && !opt.freshWorlds {
+		s.worlds = sim.NewWorlds()
+		defer s.worlds.Close()
+	}
 	if s.calls, s.gateway, err = s.probe(); err != nil {
 		return Report{}, err
 	}
@@ -239,7 +249,16 @@ func (s *searcher) run(steps []string) (sim.Result, *sim.Script, error) {
 		return sim.Result{}, nil, nil
 	}
 	s.explored++
-	run, err := sim.Execute(s.ctx, sc, sim.Options{Custom: []handlers.Info{s.info}, StepEvents: 1, Engine: s.opt.Engine})
+	opt := sim.Options{Custom: []handlers.Info{s.info}, StepEvents: 1, Engine: s.opt.Engine, Worlds: s.worlds}
+	redone := s.worlds.Redone()
+	run, err := sim.Execute(s.ctx, sc, opt)
+	if s.worlds.Redone() != redone {
+		// The handler read what the world's connection did in the run
+		// before (changes(), last_insert_rowid()): the script runs again
+		// on a fresh world, as every one of the handler's will now.
+		opt.Worlds = nil
+		run, err = sim.Execute(s.ctx, sc, opt)
+	}
 	if err != nil {
 		var be *sim.BudgetError
 		if errors.As(err, &be) {

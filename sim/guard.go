@@ -116,6 +116,50 @@ type guardedConn struct {
 	// database by an ATTACH of its own (sqlite3_deserialize): the one
 	// ATTACH allowed. No statement of a handler's runs meanwhile.
 	restoring atomic.Bool
+	// marks says what the statements run on the connection since the
+	// last clearMarks did beyond reading and writing rows (markChanged,
+	// markHistory): a world whose connection is marked is never reused
+	// for another run (worlds.go). compiled is the marks of the
+	// statement being prepared now, which its guardedStmt keeps: a
+	// statement prepared once and run again marks the connection each
+	// time it runs, though SQLite meets the authorizer only once.
+	marks, compiled atomic.Uint32
+}
+
+// What a statement may do that a reused connection would carry over to
+// the next run: change more than rows (a table, an index, a trigger, a
+// pragma, a savepoint), or read what earlier statements of the connection
+// did (changes(), last_insert_rowid(), total_changes()).
+const (
+	markChanged uint32 = 1 << iota
+	markHistory
+)
+
+// markOf is what an action the authorizer sees marks the connection with.
+func markOf(action sqlite.AuthorizerActionCode, arg2 string) uint32 {
+	switch action {
+	case sqlite.AuthSelect, sqlite.AuthRead, sqlite.AuthInsert, sqlite.AuthUpdate, sqlite.AuthDelete,
+		sqlite.AuthTransaction, sqlite.AuthRecursive:
+		return 0
+	case sqlite.AuthFunction:
+		switch strings.ToLower(arg2) {
+		case "changes", "total_changes", "last_insert_rowid", "changes64", "total_changes64":
+			return markHistory
+		}
+		return 0
+	}
+	return markChanged
+}
+
+// clearMarks forgets what the statements run so far did: the lab's own
+// (a world's outbox table) are no handler's.
+func (g *guardedConn) clearMarks() { g.marks.Store(0) }
+
+// mark adds marks to the connection's.
+func (g *guardedConn) mark(m uint32) {
+	if m != 0 {
+		g.marks.Or(m)
+	}
 }
 
 // guard sets temp_store, the limit and the authorizer on a new connection,
@@ -194,6 +238,9 @@ var refusedPragmas = map[string]bool{
 // ATTACH that VACUUM runs). It must not use the connection.
 func (g *guardedConn) authorize(action sqlite.AuthorizerActionCode, arg1, arg2, _, _ string) sqlite.AuthorizerReturnCode {
 	var what string
+	m := markOf(action, arg2)
+	g.compiled.Or(m)
+	g.mark(m)
 	switch action {
 	case sqlite.AuthAttach:
 		if g.restoring.Load() && arg1 == "x" { // sqlite3_deserialize's "ATTACH x AS main"
@@ -272,6 +319,7 @@ func (g *guardedConn) Prepare(query string) (driver.Stmt, error) {
 
 func (g *guardedConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
 	g.start()
+	g.compiled.Store(0)
 	s, err := g.inner.PrepareContext(ctx, query)
 	if err != nil {
 		return nil, g.named(query, err)
@@ -281,7 +329,7 @@ func (g *guardedConn) PrepareContext(ctx context.Context, query string) (driver.
 		s.Close()
 		return nil, fmt.Errorf("sqlite statement %T lacks the context interfaces", s)
 	}
-	return &guardedStmt{innerStmt: is, g: g, query: query}, nil
+	return &guardedStmt{innerStmt: is, g: g, query: query, marks: g.compiled.Load()}, nil
 }
 
 // guardedStmt is a prepared statement of a guarded connection. SQLite may
@@ -292,6 +340,7 @@ type guardedStmt struct {
 	innerStmt
 	g     *guardedConn
 	query string
+	marks uint32 // what it marks its connection with, each time it runs
 }
 
 func (s *guardedStmt) Exec(args []driver.Value) (driver.Result, error) {
@@ -304,12 +353,14 @@ func (s *guardedStmt) Query(args []driver.Value) (driver.Rows, error) {
 
 func (s *guardedStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
 	s.g.start()
+	s.g.mark(s.marks)
 	r, err := s.innerStmt.ExecContext(ctx, args)
 	return r, s.g.named(s.query, err)
 }
 
 func (s *guardedStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
 	s.g.start()
+	s.g.mark(s.marks)
 	r, err := s.innerStmt.QueryContext(ctx, args)
 	return r, s.g.named(s.query, err)
 }

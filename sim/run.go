@@ -51,6 +51,10 @@ type Options struct {
 	// Engine is where the worlds keep their data: nil for the embedded
 	// SQLite and miniredis, or real PostgreSQL and Redis servers.
 	Engine *Engine
+	// Worlds, when set, lends the embedded engine's worlds from one run
+	// to the next (worlds.go): a run on a reused world gives the same
+	// result as on a fresh one, except one Worlds.Redone counts.
+	Worlds *Worlds
 
 	// Stopwatch, when set, is read before and after every step, and the
 	// difference is the step's Trace.Took: the cost lab measures with it.
@@ -271,7 +275,7 @@ func Execute(ctx context.Context, s *Script, opt Options) (*Run, error) {
 		budget = DefaultBudget
 	}
 	lim := limits{budget: budget, share: share(budget, len(hs)), stepEvents: opt.StepEvents,
-		snapshots: opt.Snapshots, onDeliver: opt.onDeliver, engine: opt.Engine,
+		snapshots: opt.Snapshots, onDeliver: opt.onDeliver, engine: opt.Engine, worlds: opt.Worlds,
 		stopwatch: opt.Stopwatch, storage: opt.Storage, rowsEachStep: opt.RowsEachStep}
 	run := &Run{Script: s, Steps: steps, Results: make([]Result, len(hs))}
 	errs := make([]error, len(hs))
@@ -322,6 +326,7 @@ type limits struct {
 	snapshots    bool
 	onDeliver    func()
 	engine       *Engine
+	worlds       *Worlds
 	stopwatch    func() time.Duration
 	storage      bool
 	rowsEachStep bool
@@ -329,11 +334,11 @@ type limits struct {
 
 func runHandler(ctx context.Context, s *Script, h handlers.Info, steps int, lim limits) (Result, error) {
 	res := Result{Handler: h.Name}
-	w, err := newWorld(s, h, lim.engine)
+	w, err := lim.worlds.get(s, h, lim.engine)
 	if err != nil {
 		return res, err
 	}
-	defer w.close()
+	defer lim.worlds.put(w)
 	w.ctx, w.share, w.onDeliver, w.t.limit = ctx, lim.share, lim.onDeliver, lim.stepEvents
 	// stopped turns a step's error into what Execute returns.
 	stopped := func(line int, where string, err error) error {

@@ -108,6 +108,10 @@ type world struct {
 	// versions and totals count, per account, the operations born so
 	// far and what they add up to (see version).
 	versions, totals map[string]int64
+
+	// pool is what a world made for Worlds keeps for its next run
+	// (worlds.go); nil for a world of one run.
+	pool *reusable
 }
 
 // intent is one business operation the producer wants done once.
@@ -153,21 +157,8 @@ func (w *world) applicationCount(ik intentKey) int {
 
 func newWorld(s *Script, h handlers.Info, eng *Engine) (w *world, err error) {
 	t := &tracer{}
-	w = &world{
-		script: s, handler: h, t: t,
-		gateway:            &gateway{t: t, mode: GatewayUp, refs: map[string]bool{}},
-		broker:             &Broker{MaxDeliveries: s.MaxDeliveries},
-		now:                epoch(),
-		rng:                rand.New(rand.NewPCG(seed, seed)),
-		intents:            map[intentKey]*intent{},
-		applied:            map[intentKey]int64{},
-		applications:       map[intentKey]map[int64]int{},
-		failedAfterApplied: map[*Message]bool{},
-		setAside:           map[*Message]bool{},
-		ctx:                context.Background(),
-		share:              -1,
-	}
-	w.broker.now = func() time.Time { return w.now }
+	w = &world{}
+	w.init(s, h, t)
 	// The world made so far is closed on an error: every error return
 	// sets w to nil, so the deferred call keeps its own copy.
 	defer func(made *world) {
@@ -223,22 +214,62 @@ func newWorld(s *Script, h handlers.Info, eng *Engine) (w *world, err error) {
 		if w.mr, err = newRedis(); err != nil {
 			return nil, fmt.Errorf("redis: %w", err)
 		}
-		w.rdb = redis.NewClient(&redis.Options{
-			// Only a name: the dialer below connects. An IP literal, as a
-			// host name would make go-redis look it up in DNS.
-			Addr:            "127.0.0.1:6379",
-			Dialer:          func(context.Context, string, string) (net.Conn, error) { return w.mr.Dial() },
-			Protocol:        2,
-			DisableIdentity: true,
-			PoolSize:        1,
-		})
-		w.rdb.AddHook(redisRecorder{t: t, scripts: &w.scripts})
-		// Connect now, so the trace shows only the handler's commands.
-		if err := w.rdb.Ping(context.Background()).Err(); err != nil {
-			return nil, fmt.Errorf("redis: %w", err)
+		if err := w.dialRedis(nil); err != nil {
+			return nil, err
 		}
 	}
 	return w, nil
+}
+
+// dialRedis makes the world's go-redis client of its miniredis and
+// connects it. first, when set, runs on the new connection before the
+// recorder is on it, so the trace never shows it (a reused world flushes
+// the scripts a run before loaded).
+func (w *world) dialRedis(first func(context.Context, *redis.Client) error) error {
+	ctx := context.Background()
+	w.rdb = redis.NewClient(&redis.Options{
+		// Only a name: the dialer below connects. An IP literal, as a
+		// host name would make go-redis look it up in DNS.
+		Addr:            "127.0.0.1:6379",
+		Dialer:          func(context.Context, string, string) (net.Conn, error) { return w.mr.Dial() },
+		Protocol:        2,
+		DisableIdentity: true,
+		PoolSize:        1,
+	})
+	if first != nil {
+		if err := first(ctx, w.rdb); err != nil {
+			return fmt.Errorf("redis: %w", err)
+		}
+	}
+	w.rdb.AddHook(redisRecorder{t: w.t, scripts: &w.scripts})
+	// Connect now, so the trace shows only the handler's commands.
+	if err := w.rdb.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("redis: %w", err)
+	}
+	return nil
+}
+
+// init sets everything of the world a run changes as a new world has it,
+// and keeps none of what it held: a reused world (worlds.go) starts its
+// run from here too, with its connections carried over. t is the world's
+// tracer, emptied: its connections record into it.
+func (w *world) init(s *Script, h handlers.Info, t *tracer) {
+	*t = tracer{}
+	*w = world{
+		script: s, handler: h, t: t,
+		gateway:            &gateway{t: t, mode: GatewayUp, refs: map[string]bool{}},
+		broker:             &Broker{MaxDeliveries: s.MaxDeliveries},
+		now:                epoch(),
+		rng:                rand.New(rand.NewPCG(seed, seed)),
+		intents:            map[intentKey]*intent{},
+		applied:            map[intentKey]int64{},
+		applications:       map[intentKey]map[int64]int{},
+		failedAfterApplied: map[*Message]bool{},
+		setAside:           map[*Message]bool{},
+		ctx:                context.Background(),
+		share:              -1,
+	}
+	w.broker.now = func() time.Time { return w.now }
 }
 
 func (w *world) close() {
@@ -252,6 +283,7 @@ func (w *world) close() {
 	if w.db != nil {
 		w.db.Close()
 	}
+	w.closeClear()
 	if w.conn != nil {
 		w.conn.close()
 	}
