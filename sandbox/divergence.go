@@ -80,13 +80,13 @@ func divergent(fset *token.FileSet, f *ast.File) error {
 		}
 	}
 	for _, d := range f.Decls {
-		if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil {
+		if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && len(fn.Recv.List) > 0 {
 			methods[receiverName(fn.Recv.List[0].Type)+"."+fn.Name.Name] = true
 		}
 	}
 	for _, d := range f.Decls {
 		fn, ok := d.(*ast.FuncDecl)
-		if !ok || fn.Recv == nil {
+		if !ok || fn.Recv == nil || len(fn.Recv.List) == 0 {
 			continue
 		}
 		recv := receiverName(fn.Recv.List[0].Type)
@@ -141,6 +141,13 @@ func divergent(fset *token.FileSet, f *ast.File) error {
 					return false
 				}
 			case *ast.RangeStmt:
+				if integer(c.X, consts) {
+					bad = errf(line(c),
+						"range over an integer (for i := range %s): the lab's interpreter does not know Go 1.22's form and fails on it; write for i := 0; i < %s; i++",
+						"range по целому числу (for i := range %s): интерпретатор лаборатории не знает эту форму Go 1.22 и на ней падает; пишите for i := 0; i < %s; i++",
+						exprString(c.X), exprString(c.X))
+					return false
+				}
 				if c != n {
 					walk(c, loops+1)
 					return false
@@ -272,7 +279,8 @@ func constant(e ast.Expr, consts, imports map[string]bool) bool {
 //     interpreter has one for the whole loop. The body starts with
 //     i := i (k, v := k, v for a range), unless the body of a three-clause
 //     loop changes the variable, whose change must carry to the next
-//     iteration.
+//     iteration, and but for a name the body declares itself (the v := v
+//     of code written before Go 1.22, which does the same).
 //   - a function's parameters without names (func(int64) error) are
 //     named _: the interpreter mixes up the results of a call returned
 //     from such a function.
@@ -295,6 +303,8 @@ func goSemantics(src string) string {
 	var edits []edit
 	off := func(p token.Pos) int { return fset.Position(p).Offset }
 	fresh := func(body *ast.BlockStmt, names []string) {
+		own := declared(body)
+		names = slices.DeleteFunc(names, func(n string) bool { return own[n] })
 		if len(names) > 0 {
 			list := strings.Join(names, ", ")
 			at := off(body.Lbrace) + 1
@@ -359,6 +369,37 @@ func goSemantics(src string) string {
 	}
 	b.WriteString(src[last:])
 	return b.String()
+}
+
+// declared is the names a block declares itself, at its top level (the
+// v := v of code written before Go 1.22 among them): a copy of a loop's
+// variable of the same name would be declared twice.
+func declared(body *ast.BlockStmt) map[string]bool {
+	out := map[string]bool{}
+	for _, st := range body.List {
+		switch st := st.(type) {
+		case *ast.AssignStmt:
+			if st.Tok == token.DEFINE {
+				for _, name := range named(st.Lhs...) {
+					out[name] = true
+				}
+			}
+		case *ast.DeclStmt:
+			if g, ok := st.Decl.(*ast.GenDecl); ok {
+				for _, spec := range g.Specs {
+					switch spec := spec.(type) {
+					case *ast.ValueSpec:
+						for _, n := range spec.Names {
+							out[n.Name] = true
+						}
+					case *ast.TypeSpec:
+						out[spec.Name.Name] = true
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // named is the names among a loop's variables, blanks left out.
@@ -515,6 +556,25 @@ func fineUse(parent ast.Node, use ast.Expr) bool {
 		return p.Fun != use
 	case *ast.ExprStmt: // recover() alone
 		return true
+	}
+	return false
+}
+
+// integer says whether e is plainly an integer: a literal, a constant
+// the file declares, len or cap of something, or arithmetic on them
+// (what a range over an integer is written with; one over an integer
+// variable the interpreter's own error catches: evaluate).
+func integer(e ast.Expr, consts map[string]bool) bool {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.BasicLit:
+		return e.Kind == token.INT
+	case *ast.Ident:
+		return consts[e.Name]
+	case *ast.CallExpr:
+		id, ok := e.Fun.(*ast.Ident)
+		return ok && (id.Name == "len" || id.Name == "cap" || id.Name == "int" || id.Name == "int64")
+	case *ast.BinaryExpr:
+		return integer(e.X, consts) || integer(e.Y, consts)
 	}
 	return false
 }

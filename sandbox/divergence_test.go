@@ -52,7 +52,9 @@ func TestDivergentIdiomsAreRefused(t *testing.T) {
 		{"defer with no arguments", "func f(ctx context.Context) { ctx, cancel := context.WithCancel(ctx)\n\tdefer cancel()\n\t_ = ctx\n\tdefer func() {}() }\n", 0, "", ""},
 		{"defer in a loop", "func f() { for i := 0; i < 3; i++ {\n\tdefer func() {}() } }\n", line + 1,
 			"defer inside a loop", "defer внутри цикла"},
-		{"defer in a range loop", "func f() { for range 3 { if true {\n\tdefer func() {}() } } }\n", line + 1, "defer inside a loop", "defer внутри цикла"},
+		{"defer in a range loop", "func f(xs []int) { for range xs { if true {\n\tdefer func() {}() } } }\n", line + 1, "defer inside a loop", "defer внутри цикла"},
+		{"range over an integer", "const n = 3\nfunc f(xs []int) { for range xs {}\n\tfor i := range len(xs) + n { _ = i } }\n", line + 2,
+			"range over an integer (for i := range len(xs) + n)", "range по целому числу (for i := range len(xs) + n)"},
 		// A function literal called in the loop has a frame of its own.
 		{"defer in a literal in a loop", "func f() { for i := 0; i < 3; i++ { func() {\n\tdefer func() {}() }() } }\n", 0, "", ""},
 		{"assertion to an interface the file declares", "type tt interface{ Timeout() bool }\nfunc f(err error) bool { _, ok := err.(tt); return ok }\n", line + 1,
@@ -158,5 +160,75 @@ func TestRewriteKeepsLines(t *testing.T) {
 	var e *sandbox.Error
 	if !errors.As(err, &e) || e.Line != line+5 || !strings.Contains(e.Msg, "undefinedName") {
 		t.Errorf("Load: %v, want line %d", err, line+5)
+	}
+}
+
+// TestLoopCopies: the per-iteration copies the rewrite adds compile and
+// run with the loops handlers write: a variable the body does not use, a
+// v := v of its own (declared twice, were it copied again), a var of the
+// same name, a range over a map's keys, and one the body changes.
+func TestLoopCopies(t *testing.T) {
+	src := handlerFile(`func Loops() string {
+	n := 0
+	for i := 0; i < 3; i++ {
+		n++
+	}
+	var fns []func() string
+	for _, m := range []string{"a", "b"} {
+		m := m
+		fns = append(fns, func() string { return m })
+	}
+	for _, i := range []int{0, 1} {
+		var i = i * 10
+		fns = append(fns, func() string { return fmt.Sprint(i) })
+	}
+	for k := range map[string]int{"x": 1} {
+		_ = 0
+		fns = append(fns, func() string { return k })
+	}
+	for i := 0; i < 4; i++ {
+		if i == 0 {
+			i += 2
+		}
+		n += i
+	}
+	out := fmt.Sprint(n)
+	for _, f := range fns {
+		out += " " + f()
+	}
+	return out
+}
+`)
+	if _, err := sandbox.Parse(src); err != nil {
+		t.Fatal(err)
+	}
+	eval, err := sandbox.Interpret(src)
+	if err != nil {
+		t.Fatalf("does not interpret: %v", err)
+	}
+	v, err := eval("Loops")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 3 increments, then i = 2 and 3 (0 jumps to 2): 3+2+3 = 8.
+	if got, want := callInterpreted(v.(func() string)), "8 a b 0 10 x"; got != want {
+		t.Errorf("got %q, want %q (Go's)", got, want)
+	}
+}
+
+// TestInterpreterPanicIsAnError: Go the interpreter's compiler panics on
+// (a range over an integer variable, which Parse cannot tell from a
+// slice) is an error naming the likely cause, not a crash of the
+// process that loads the file.
+func TestInterpreterPanicIsAnError(t *testing.T) {
+	f, err := sandbox.Parse(handlerFile("func f(n int) { for i := range n { _ = i } }\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sandbox.Load(f)
+	var e *sandbox.Error
+	if !errors.As(err, &e) || !strings.Contains(e.Msg, "could not compile the file") || !strings.Contains(e.Msg, "for i := 0; i < n; i++") ||
+		!strings.Contains(e.MsgRU, "не смог скомпилировать файл") {
+		t.Errorf("Load: %v", err)
 	}
 }

@@ -180,7 +180,16 @@ func interpret(f *File) (handlers.Func, handlers.APIFunc, error) {
 // file may reach, and evaluates src in it: the one way every handler
 // file, and the interpreter's corpus of idioms (idioms_test.go), is
 // interpreted.
-func evaluate(src string) (*interp.Interpreter, error) {
+func evaluate(src string) (_ *interp.Interpreter, err error) {
+	// yaegi's compiler panics on some Go it does not know (a range over
+	// an integer, Go 1.22's, is one): a clear error, not a crash of the
+	// process (the child, or the test that loads the file).
+	defer func() {
+		if r := recover(); r != nil {
+			err = errf(0, "the lab's interpreter could not compile the file (%v): it does not know every construct of recent Go; a range over an integer (for i := range n) is one: write for i := 0; i < n; i++",
+				"интерпретатор лаборатории не смог скомпилировать файл (%v): он знает не все конструкции свежих версий Go; одна из них — range по целому числу (for i := range n): пишите for i := 0; i < n; i++", r)
+		}
+	}()
 	i := interp.New(interp.Options{GoPath: "/nonexistent", Stderr: interpStderr})
 	syms := symbolTable()
 	// yaegi compiles the sources of the generic packages (slices, maps,
