@@ -42,7 +42,9 @@ type Challenge struct {
 	// the outcome to reach, the step limit and what is forbidden.
 	Rules Goal
 	// Setup is the script header the challenge starts from (settings such
-	// as inbox-retention: 24h, no steps); "" for the engine's defaults.
+	// as inbox-retention: 24h, no steps), in the script language's
+	// canonical form; "" for the engine's defaults. The settings are the
+	// person's to change, as on any other challenge.
 	Setup string
 	// Won says whether a run of the script reached the goal, from the
 	// result of Handler (verdicts are after settlement: the lab delivers
@@ -56,8 +58,8 @@ type Try struct {
 	Reached bool // the engine reports the goal's outcome for Handler
 	// TooLong, Crashed and Forbidden say why a reached goal does not
 	// count: more steps than MaxSteps, a crash step in a NoCrash
-	// challenge, or a step of a verb the goal's without= rules out (the
-	// first such verb).
+	// challenge, or a step the goal's without= rules out otherwise
+	// (Forbidden is the first such word: fresh-key or a verb).
 	TooLong, Crashed bool
 	Forbidden        string
 	Result           sim.Result
@@ -71,12 +73,15 @@ func (o Try) Solved() bool { return o.Reached && !o.TooLong && !o.Crashed && o.F
 // judging runs nothing.
 func (c Challenge) Judge(sc *sim.Script, steps int, res sim.Result) Try {
 	o := Try{Steps: steps, Result: res, Reached: c.Won(res), TooLong: steps > c.MaxSteps}
+	// Crashes are Crashed's; the other words of without= are Forbidden's.
+	other := c.Rules
+	other.Without = slices.DeleteFunc(slices.Clone(other.Without), func(x string) bool { return x == WithoutCrash })
 	for _, s := range sc.Steps[:steps] {
 		if c.NoCrash && s.Crash != "" {
 			o.Crashed = true
 		}
-		if o.Forbidden == "" && slices.Contains(c.Rules.Without, s.Verb) {
-			o.Forbidden = s.Verb
+		if o.Forbidden == "" {
+			o.Forbidden = other.Breaks(s)
 		}
 	}
 	return o
@@ -214,11 +219,15 @@ func loadChallenge(fsys fs.FS, name string, slugs []string) (Challenge, error) {
 	if _, err := sim.HandlersFor(sc, []string{g.Handler}); err != nil {
 		return Challenge{}, fmt.Errorf("goal: handler %s: %v", g.Handler, err)
 	}
+	setup := ""
+	if strings.TrimSpace(f.Setup) != "" {
+		setup = sc.String() // canonical, as the lab's address wants it
+	}
 	return Challenge{
 		ID: m[1], Title: f.Title, Goal: f.Task, Hint: f.Hint, Topic: f.Topic,
 		Handler: g.Handler, Handlers: f.Handlers, MaxSteps: g.MaxSteps,
 		NoCrash: slices.Contains(g.Without, WithoutCrash),
-		Rules:   g, Setup: f.Setup, Won: g.Met,
+		Rules:   g, Setup: setup, Won: g.Met,
 	}, nil
 }
 

@@ -11,6 +11,9 @@ import (
 
 const pub = "publish pay-1 amount=10000\n"
 
+// ret is the retention-too-short challenge's setup.
+const ret = "inbox-retention: 24h\n"
+
 // TestChallenges runs, for every challenge, a script that solves it and
 // scripts that must not count, on the real engine.
 func TestChallenges(t *testing.T) {
@@ -61,6 +64,56 @@ func TestChallenges(t *testing.T) {
 		{"marker-first-loses", pub + "deliver crash=before-effect\n", map[string]string{
 			"crash after effect": pub + "deliver crash=after-effect\n",
 		}},
+		// Lesson 8, the cost: storage and memory saved by forgetting keys.
+		{"retention-too-short", ret + pub + "deliver\nadvance 2d\nretry pay-1\n", map[string]string{
+			// Within the 24 hours the row is still there.
+			"inside the window": ret + pub + "deliver\nadvance 12h\nretry pay-1\n",
+			// A fresh key makes any handler credit a retry: not this lesson.
+			"fresh key": ret + "publish pay-1 amount=10000 key=fresh\nretry pay-1\n",
+			"too long":  ret + pub + "deliver\nadvance 1d\nadvance 1d\nretry pay-1\n",
+		}},
+		{"done-key-expired", pub + "deliver\nadvance 25h\nretry pay-1\n", map[string]string{
+			"before the TTL": pub + "deliver\nadvance 23h\nretry pay-1\n",
+			// The gateway's ambiguous timeout is lesson 4's challenge.
+			"gateway timeout": pub + "gateway timeout\ndeliver\n",
+			"fresh key":       "publish pay-1 amount=10000 key=fresh\nretry pay-1\n",
+		}},
+		// Lesson 10, the producer.
+		{"dual-write-lost", "produce pay-1 amount=10000 mode=dual-write crash=after-commit\n", map[string]string{
+			// The outbox commits the order and its message together.
+			"outbox": "produce pay-1 amount=10000 mode=outbox crash=after-commit\nrelay\n",
+			// Surprising: publishing first never loses the payment; it
+			// credits one that was rolled back (the next challenge).
+			"publish first": "produce pay-1 amount=10000 mode=publish-first crash=after-publish\n",
+		}},
+		{"phantom-payment", "produce pay-1 amount=10000 mode=publish-first crash=after-publish\ndeliver\n", map[string]string{
+			"dual write": "produce pay-1 amount=10000 mode=dual-write crash=after-commit\ndeliver\n",
+			"fresh key":  "publish pay-1 amount=10000 key=fresh\nretry pay-1\n",
+		}},
+		{"outbox-twice", "produce pay-1 amount=10000 mode=outbox\nrelay crash=after-publish\nrelay\n", map[string]string{
+			// The relay that dies before publishing leaves the row for the
+			// next run, which publishes it once.
+			"crash after commit": "produce pay-1 amount=10000 mode=outbox crash=after-commit\nrelay\n",
+			"producer retry":     pub + "retry pay-1\n",
+		}},
+		// Lesson 11, brokers.
+		{"commit-before", "publish pay-1 amount=100\npublish pay-2 amount=200\ndeliver-batch 2 commit=before crash=after-message:1\n", map[string]string{
+			// Committing after the batch replays it: inbox absorbs that.
+			"commit after": "publish pay-1 amount=100\npublish pay-2 amount=200\ndeliver-batch 2 crash=after-message:1\n",
+			"dual write":   "produce pay-1 amount=10000 mode=dual-write crash=after-commit\n",
+		}},
+		{"redelivered-flag", pub + "retry pay-1\n", map[string]string{
+			// The broker's own redelivery carries the flag, and the handler
+			// looks the key up.
+			"broker redelivery": pub + "deliver crash=before-ack\n",
+			"fresh key":         "publish pay-1 amount=10000 key=fresh\nretry pay-1\n",
+		}},
+		{"offset-out-of-order", "publish pay-1 amount=100\npublish pay-2 amount=200\ndeliver crash=call:1\ndeliver\n", map[string]string{
+			// The older message is skipped all the same, but its credit
+			// committed before the crash: nothing is lost.
+			"crash after the credit": "publish pay-1 amount=100\npublish pay-2 amount=200\ndeliver crash=before-ack\ndeliver\n",
+			"batch":                  "publish pay-1 amount=100\npublish pay-2 amount=200\ndeliver-batch 2 commit=before crash=after-message:1\n",
+		}},
 	}
 	ctx := context.Background()
 	seen := map[string]bool{}
@@ -79,8 +132,9 @@ func TestChallenges(t *testing.T) {
 			if !o.Solved() {
 				t.Errorf("solution not accepted: %+v (verdict %s)", o, o.Result.Verdict)
 			}
-			// The empty script never wins: every goal needs a story.
-			o, err = c.Check(ctx, mustParse(t, ""), 0, 0)
+			// The empty script (the challenge's setup) never wins: every
+			// goal needs a story.
+			o, err = c.Check(ctx, mustParse(t, c.Setup), 0, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -126,6 +180,17 @@ func TestChallengeRules(t *testing.T) {
 	o, _ = g.Check(ctx, mustParse(t, pub+"gateway timeout\ndeliver crash=before-ack\n"), 0, 0)
 	if !o.Reached || !o.Crashed || o.Solved() {
 		t.Errorf("a crash in a no-crash challenge: %+v", o)
+	}
+	// without= names steps too: the goal reached through a gateway step
+	// that the challenge rules out; Forbidden says which word.
+	d, _ := FindChallenge("done-key-expired")
+	o, _ = d.Check(ctx, mustParse(t, pub+"gateway timeout\ndeliver\n"), 0, 0)
+	if !o.Reached || o.Forbidden != "gateway" || o.Crashed || o.Solved() {
+		t.Errorf("a forbidden verb: %+v", o)
+	}
+	o, _ = d.Check(ctx, mustParse(t, "publish pay-1 amount=10000 key=fresh\nretry pay-1\n"), 0, 0)
+	if !o.Reached || o.Forbidden != WithoutFreshKey || o.Solved() {
+		t.Errorf("a forbidden fresh key: %+v", o)
 	}
 }
 

@@ -70,6 +70,10 @@ const (
 	termVerdict = "verdict"
 	// WithoutCrash in without= forbids crash= on every step.
 	WithoutCrash = "crash"
+	// WithoutFreshKey in without= forbids key=fresh: a new random key on
+	// every send makes any handler credit a retry again, which would
+	// solve many goals the same way.
+	WithoutFreshKey = "fresh-key"
 )
 
 // goalOps are the operators, longest first so that <= is not read as <.
@@ -105,7 +109,9 @@ func verdictNames() []string {
 }
 
 // withoutChoices are the valid words of without=.
-func withoutChoices() []string { return append([]string{WithoutCrash}, sim.Verbs()...) }
+func withoutChoices() []string {
+	return append([]string{WithoutCrash, WithoutFreshKey}, sim.Verbs()...)
+}
 
 // ParseGoal reads a goal line. Its errors name the term that is wrong and
 // the valid choices.
@@ -153,7 +159,7 @@ func ParseGoal(line string) (Goal, error) {
 			}
 			for _, x := range strings.Split(value, ",") {
 				if !slices.Contains(withoutChoices(), x) {
-					return g, fmt.Errorf("without=%s: %q is neither crash nor a step; valid: %s", value, x, strings.Join(withoutChoices(), ", "))
+					return g, fmt.Errorf("without=%s: %q is neither crash, fresh-key nor a step; valid: %s", value, x, strings.Join(withoutChoices(), ", "))
 				}
 				if slices.Contains(g.Without, x) {
 					return g, fmt.Errorf("without=%s: %s is listed twice", value, x)
@@ -280,13 +286,14 @@ func (c Cond) holds(r sim.Result) bool {
 	return a >= b
 }
 
-// Forbidden says whether a step uses something the goal's without= rules
-// out.
-func (g Goal) Forbidden(s sim.Step) bool {
+// Breaks returns the first of the goal's without= words a step breaks,
+// "" for none: crash for crash= on any step, fresh-key for key=fresh, or
+// the step's verb.
+func (g Goal) Breaks(s sim.Step) string {
 	for _, x := range g.Without {
-		if x == WithoutCrash && s.Crash != "" || x == s.Verb {
-			return true
+		if x == WithoutCrash && s.Crash != "" || x == WithoutFreshKey && s.KeyMode == sim.KeyFresh || x == s.Verb {
+			return x
 		}
 	}
-	return false
+	return ""
 }

@@ -57,7 +57,7 @@ func TestParseGoalErrors(t *testing.T) {
 		{"steps not a number", "handler=naive verdict=ok steps<=two", "steps<=two: not a whole number from 1 to 1000"},
 		{"steps zero", "handler=naive verdict=ok steps<=0", "not a whole number from 1"},
 		{"without operator", "handler=naive verdict=ok without!=crash", "without takes ="},
-		{"without unknown", "handler=naive verdict=ok without=crash,fly", `"fly" is neither crash nor a step; valid: crash, publish, retry,`},
+		{"without unknown", "handler=naive verdict=ok without=crash,fly", `"fly" is neither crash, fresh-key nor a step; valid: crash, fresh-key, publish, retry,`},
 		{"without repeated", "handler=naive verdict=ok without=retry,retry", "retry is listed twice"},
 		{"verdict operator", "handler=naive verdict<ok", "verdict takes = or !=, not <"},
 		{"unknown verdict", "handler=naive verdict=twice", "unknown verdict; valid verdicts: ok, duplicate, lost, poison, silent-conflict, wrong-status"},

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"html"
 	"net/http"
 	"net/url"
@@ -67,7 +68,7 @@ func TestChallengeSolvedWithTheControls(t *testing.T) {
 	if !strings.Contains(list.body, `id="ch-naive-twice" data-challenge="naive-twice" data-solved="true"`) {
 		t.Errorf("the list does not show naive-twice solved:\n%s", excerpt(list.body))
 	}
-	if !strings.Contains(list.body, "1 of 10 solved") || !strings.Contains(list.body, "Your solution (2 steps)") {
+	if !strings.Contains(list.body, fmt.Sprintf("1 of %d solved", len(practice.Challenges()))) || !strings.Contains(list.body, "Your solution (2 steps)") {
 		t.Errorf("the list's count or solution link:\n%s", excerpt(list.body))
 	}
 	// A third step goes past the limit: reached, but too long.
@@ -162,7 +163,7 @@ func TestChallengeErrors(t *testing.T) {
 			}
 		})
 	}
-	if got := v.get("/challenges"); !strings.Contains(got.body, "0 of 10 solved") {
+	if got := v.get("/challenges"); !strings.Contains(got.body, fmt.Sprintf("0 of %d solved", len(practice.Challenges()))) {
 		t.Errorf("refused saves counted:\n%s", excerpt(got.body))
 	}
 }
@@ -184,7 +185,7 @@ func TestChallengeSaveByLink(t *testing.T) {
 		}
 	}
 	list := v.get("/challenges?saved=broker-id-is-not-a-key&lang=ru")
-	if !strings.Contains(list.body, "Сохранено в вашем прогрессе: Id брокера — не ключ.") || !strings.Contains(list.body, "Решено 1 из 10") {
+	if !strings.Contains(list.body, "Сохранено в вашем прогрессе: Id брокера — не ключ.") || !strings.Contains(list.body, fmt.Sprintf("Решено 1 из %d", len(practice.Challenges()))) {
 		t.Errorf("the list after saving:\n%s", excerpt(list.body))
 	}
 }
@@ -212,6 +213,54 @@ func TestChallengeTopicsAreLessons(t *testing.T) {
 			if r := get(t, h, "/lessons/"+c.Topic+"?lang="+lang); r.status != 200 {
 				t.Errorf("%s: lesson %s (%s): status %d", c.ID, c.Topic, lang, r.status)
 			}
+		}
+	}
+}
+
+// TestChallengeSetupWithTheControls: a challenge with a setup starts from
+// its header (the retention the lesson is about), and the step controls
+// keep it: publish, deliver, two days later the same payment again.
+func TestChallengeSetupWithTheControls(t *testing.T) {
+	h, _ := practiceServer(t)
+	v := newVisitor(t, h)
+	r := v.get("/challenges/retention-too-short")
+	loc := r.header.Get("Location")
+	if r.status != http.StatusSeeOther || !strings.Contains(loc, "challenge=retention-too-short") || !strings.Contains(loc, "s=") {
+		t.Fatalf("short address: %d %q", r.status, loc)
+	}
+	page := v.get(loc)
+	if page.status != 200 || !strings.Contains(page.body, `data-status="open"`) || !strings.Contains(page.body, "after 24 hours") {
+		t.Fatalf("the challenge's lab page:\n%s", excerpt(page.body))
+	}
+	for _, step := range []url.Values{
+		{"verb": {"publish"}, "op": {"pay-1"}, "amount": {"10000"}},
+		{"verb": {"deliver"}},
+		{"verb": {"advance"}, "duration": {"2d"}},
+		{"verb": {"retry"}, "target": {"acme pay-1"}},
+	} {
+		loc = v.stepTo(loc, step)
+	}
+	// Solved only if the steps kept the setup: without a retention the
+	// inbox never forgets a key.
+	page = v.get(loc)
+	if !strings.Contains(page.body, `data-status="solved"`) || !strings.Contains(page.body, "Solved in 4 steps") {
+		t.Fatalf("after the solution, the banner:\n%s", excerpt(page.body))
+	}
+	if list := v.get("/challenges"); !strings.Contains(list.body, `id="ch-retention-too-short" data-challenge="retention-too-short" data-solved="true"`) {
+		t.Errorf("the list does not show it solved:\n%s", excerpt(list.body))
+	}
+}
+
+// TestChallengeForbiddenStep: the goal reached with a step the challenge
+// rules out (its goal's without=) is not solved, and the banner names
+// the step, in both languages.
+func TestChallengeForbiddenStep(t *testing.T) {
+	h := newTestServer(t)
+	script := "publish pay-1 amount=10000\ngateway timeout\ndeliver\n"
+	for lang, want := range map[string]string{"en": "a step this challenge rules out (gateway)", "ru": "с шагом, который это задание запрещает (gateway)"} {
+		r := get(t, h, "/lab?challenge=done-key-expired&lang="+lang+"&s="+link.Pack(script))
+		if r.status != 200 || !strings.Contains(r.body, `data-status="forbidden"`) || !strings.Contains(html.UnescapeString(r.body), want) {
+			t.Errorf("%s: status %d, want forbidden and %q\n%s", lang, r.status, want, excerpt(r.body))
 		}
 	}
 }

@@ -276,6 +276,9 @@ func TestGlossaryChosenTerms(t *testing.T) {
 		{"pattern", "паттерн", "паттерн"},
 		{"retry", "повтор", "повтор"},
 		{"to deduplicate", "дедуплицировать", "дедуплицир"},
+		{"lease", "аренда", "аренд"},
+		{"fencing token", "токен ограждения", "токен ограждени"},
+		{"end-to-end argument", "сквозной принцип", "сквозной принцип"},
 	} {
 		if !regexp.MustCompile(`(?m)^- (?:[^→\n]*[ ,])?` + regexp.QuoteMeta(term.en) + `[ ,(][^→\n]*→ [^\n]*` + regexp.QuoteMeta(term.ru)).MatchString(glossary) {
 			t.Errorf("GLOSSARY.md has no term line for %q → %s", term.en, term.ru)
@@ -382,6 +385,13 @@ func TestGlossaryPractice(t *testing.T) {
 		for i, p := range q.Points {
 			hits = append(hits, glossaryHits(rules, scopePractice, fmt.Sprintf("%s point %d", at, i+1), p.RU, false)...)
 		}
+	}
+	// The challenges are practice too (practice/challenges/*.yaml).
+	for _, c := range practice.Challenges() {
+		at := "practice challenge " + c.ID
+		hits = append(hits, glossaryHits(rules, scopePractice, at+" title", c.Title.RU, false)...)
+		hits = append(hits, glossaryHits(rules, scopePractice, at+" task", c.Goal.RU, false)...)
+		hits = append(hits, glossaryHits(rules, scopePractice, at+" hint", c.Hint.RU, false)...)
 	}
 	reportHits(t, hits)
 }

@@ -24,8 +24,8 @@ type challengeView struct {
 	Handler               string
 	Number, Of            int
 	Steps, Max            int
-	// Status is open, solved, toolong or crashed (the goal reached, but
-	// against the rules).
+	// Status is open, solved, toolong, crashed or forbidden (the goal
+	// reached, but against the rules).
 	Status     string
 	Message    string
 	LessonURL  string
@@ -46,8 +46,15 @@ func ChallengeIDs() []string {
 }
 
 // ChallengeStart is the lab address that starts a challenge: its
-// handlers and an empty script.
-func ChallengeStart(id string) string { return link.Lab{Challenge: id}.String() }
+// handlers and a script of no steps, with the challenge's setup header
+// when it has one.
+func ChallengeStart(id string) string {
+	l := link.Lab{Challenge: id}
+	if c, err := practice.FindChallenge(id); err == nil {
+		l.Script = c.Setup
+	}
+	return l.String()
+}
 
 // challengeBanner judges the lab's run against the state's challenge.
 func challengeBanner(t page.Text, st State, run *sim.Run) *challengeView {
@@ -79,6 +86,8 @@ func challengeBanner(t page.Text, st State, run *sim.Run) *challengeView {
 			v.SaveFields = []page.Field{{Name: "s", Value: link.Pack(WithSteps(st.Script, st.Step).String())}}
 		case try.Reached && try.Crashed:
 			v.Status, v.Message = "crashed", t.S("ch.crashed")
+		case try.Reached && try.Forbidden != "":
+			v.Status, v.Message = "forbidden", t.F("ch.forbidden", try.Forbidden)
 		case try.Reached:
 			v.Status, v.Message = "toolong", t.F("ch.toolong", st.Step, c.MaxSteps)
 		default:
