@@ -34,6 +34,7 @@ func labCatalog() page.Catalog {
 		"do.api.crash.after-effect":  {"The server process dies right after the charge, before it records anything.", "Серверный процесс умирает сразу после списания, ничего не успев записать."},
 		"do.api.crash.call":          {"The server process dies at %s.", "Серверный процесс умирает в точке %s."},
 		"do.api.lose":                {"The server answers, and the answer never reaches the client.", "Сервер отвечает, но ответ до клиента не доходит."},
+		"do.complete":                {"The server's completer runs: it finishes the keys their clients abandoned and deletes the keys past their lifetime.", "Запускается завершитель сервера: он доводит до конца ключи, брошенные клиентами, и удаляет ключи с истёкшим сроком жизни."},
 		"card.provider":              {"Charged by the provider", "Списано провайдером"},
 		"kind.api":                   {"API", "API"},
 		"card.nobroker":              {"No broker on the API side: the client calls the server directly, and retries on its own.", "На стороне API брокера нет: клиент обращается к серверу напрямую и сам повторяет запросы."},
