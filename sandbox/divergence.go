@@ -79,11 +79,26 @@ func divergent(fset *token.FileSet, f *ast.File) error {
 			}
 		}
 	}
+	valueMethods := map[string]bool{} // "T.M" of a value receiver
 	for _, d := range f.Decls {
 		if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv != nil && len(fn.Recv.List) > 0 {
-			methods[receiverName(fn.Recv.List[0].Type)+"."+fn.Name.Name] = true
+			recv := fn.Recv.List[0].Type
+			methods[receiverName(recv)+"."+fn.Name.Name] = true
+			if _, ptr := recv.(*ast.StarExpr); !ptr {
+				valueMethods[receiverName(recv)+"."+fn.Name.Name] = true
+			}
 		}
 	}
+	typed := typedVars(f, types)
+	called := map[*ast.SelectorExpr]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if call, ok := n.(*ast.CallExpr); ok {
+			if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+				called[sel] = true
+			}
+		}
+		return true
+	})
 	for _, d := range f.Decls {
 		fn, ok := d.(*ast.FuncDecl)
 		if !ok || fn.Recv == nil || len(fn.Recv.List) == 0 {
@@ -158,6 +173,12 @@ func divergent(fset *token.FileSet, f *ast.File) error {
 						"method expression %s.%s: the lab's interpreter calls it otherwise than Go; use a method value (v.%s) or a function literal",
 						"выражение-метод %s.%s: интерпретатор лаборатории вызывает его не так, как Go; используйте значение-метод (v.%s) или функциональный литерал",
 						t, c.Sel.Name, c.Sel.Name)
+				}
+				if id, ok := c.X.(*ast.Ident); ok && !called[c] && valueMethods[typed[id.Name]+"."+c.Sel.Name] {
+					bad = errf(line(c),
+						"method value %s.%s of a value receiver: Go copies %s when the method value is made, the lab's interpreter reads it when it is called; call the method where you need it, or wrap it in a function literal (func(…) { %s.%s(…) }), which reads %s at the call in Go too",
+						"значение-метод %s.%s с получателем-значением: Go копирует %s в момент создания значения-метода, а интерпретатор лаборатории читает его при вызове; вызывайте метод там, где он нужен, или оберните его в функциональный литерал (func(…) { %s.%s(…) }): он и в Go читает %s при вызове",
+						id.Name, c.Sel.Name, id.Name, id.Name, c.Sel.Name, id.Name)
 				}
 			case *ast.TypeAssertExpr:
 				if c.Type != nil && isIface(c.Type) {
@@ -577,4 +598,62 @@ func integer(e ast.Expr, consts map[string]bool) bool {
 		return integer(e.X, consts) || integer(e.Y, consts)
 	}
 	return false
+}
+
+// typedVars maps the names of variables and parameters declared with a
+// type the file declares (var a T, a := T{…}, a := &T{…}, func(a T))
+// to the type's name: by name, wherever declared, as a method value's
+// operand is checked.
+func typedVars(f *ast.File, types map[string]bool) map[string]string {
+	out := map[string]string{}
+	typeOf := func(e ast.Expr) string {
+		e = ast.Unparen(e)
+		if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
+			e = u.X
+		}
+		if lit, ok := e.(*ast.CompositeLit); ok {
+			e = lit.Type
+		}
+		if star, ok := e.(*ast.StarExpr); ok {
+			e = star.X
+		}
+		if id, ok := e.(*ast.Ident); ok && types[id.Name] {
+			return id.Name
+		}
+		return ""
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.ValueSpec:
+			for i, name := range n.Names {
+				t := ""
+				if n.Type != nil {
+					t = typeOf(n.Type)
+				} else if i < len(n.Values) {
+					t = typeOf(n.Values[i])
+				}
+				if t != "" {
+					out[name.Name] = t
+				}
+			}
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE && len(n.Lhs) == len(n.Rhs) {
+				for i, l := range n.Lhs {
+					if id, ok := l.(*ast.Ident); ok {
+						if t := typeOf(n.Rhs[i]); t != "" {
+							out[id.Name] = t
+						}
+					}
+				}
+			}
+		case *ast.Field:
+			if t := typeOf(n.Type); t != "" {
+				for _, name := range n.Names {
+					out[name.Name] = t
+				}
+			}
+		}
+		return true
+	})
+	return out
 }

@@ -44,6 +44,12 @@ func TestDivergentIdiomsAreRefused(t *testing.T) {
 		// A variable of the type's name is no method expression... when
 		// the type has no such method.
 		{"a field of a value", "type c struct{ n int }\nfunc f() int { var v c; return v.n }\n", 0, "", ""},
+		{"method value of a value receiver", "type w struct{ n int }\nfunc (v w) get() int { return v.n }\nfunc f() int { x := w{}\n\tg := x.get\n\treturn g() + x.get() }\n", line + 3,
+			"method value x.get of a value receiver", "значение-метод x.get с получателем-значением"},
+		// A pointer receiver's method value binds the pointer, as Go does.
+		{"method value of a pointer receiver", "type w struct{ n int }\nfunc (v *w) get() int { return v.n }\nfunc f() int { x := &w{}\n\tg := x.get\n\treturn g() }\n", 0, "", ""},
+		// m.Key is a field of handlers.Message, not the file's Key method.
+		{"a field named as a value method", "type w struct{}\nfunc (w) Key() string { return \"\" }\nfunc f(m handlers.Message) string { k := m.Key\n\treturn k }\n", 0, "", ""},
 		{"defer with a variable argument", "func f() { x := 1\n\tdefer fmt.Println(x)\n\tx = 2 }\n", line + 1,
 			"defer with an argument that is not a constant", "defer с аргументом, который не константа"},
 		{"defer of a literal with an argument", "func f() { x := 1\n\tdefer func(v int) {}(x) }\n", line + 1,
@@ -122,6 +128,7 @@ func TestRefusedIdiomsStillDiverge(t *testing.T) {
 		{"AssertToOwnInterface", divergent.AssertToOwnInterface},
 		{"ErrorsAsOwnInterface", divergent.ErrorsAsOwnInterface},
 		{"RecoveredValue", divergent.RecoveredValue},
+		{"MethodValueOfValueReceiver", divergent.MethodValueOfValueReceiver}, // Go: 2; the interpreter: 101
 	}
 	listed := map[string]bool{}
 	for _, c := range cases {

@@ -71,6 +71,13 @@ func TestInterpreterIsGo(t *testing.T) {
 		{"ContextValues", idioms.ContextValues},
 		{"AnonymousStructsAndArrays", idioms.AnonymousStructsAndArrays},
 		{"Generics", idioms.Generics},
+		{"MethodValues", idioms.MethodValues},                         // a literal reads a at the call: 101
+		{"AssignmentsAndArithmetic", idioms.AssignmentsAndArithmetic}, // int8 127+1 wraps to -128; -7/2 is -3
+		{"NamedResults", idioms.NamedResults},
+		{"SlicesThroughFunctions", idioms.SlicesThroughFunctions}, // two appends within capacity share the array
+		{"SwitchForms", idioms.SwitchForms},
+		{"Channels", idioms.Channels},
+		{"ClosuresOverStructs", idioms.ClosuresOverStructs},
 	}
 	listed := map[string]bool{}
 	for _, c := range cases {

@@ -134,3 +134,15 @@ func RecoveredValue() (s string) {
 	}()
 	panic("boom")
 }
+
+type wallet struct{ balance int64 }
+
+func (w wallet) plus(n int64) int64 { return w.balance + n }
+
+func MethodValueOfValueReceiver() string {
+	// Go copies w when the method value is made: 1+1 = 2.
+	w := wallet{balance: 1}
+	plus := w.plus
+	w.balance = 100
+	return strconv.FormatInt(plus(1), 10)
+}

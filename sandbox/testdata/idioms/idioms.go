@@ -482,3 +482,108 @@ func firstOr[T any](s []T, def T) T {
 	}
 	return s[0]
 }
+
+func MethodValues() string {
+	// A method value of a pointer receiver binds the pointer.
+	p := &account{ID: "p"}
+	credit := p.Credit
+	credit(5)
+	a := account{ID: "a", Balance: 1}
+	credited := func(n int64) account { return a.Credited(n) } // reads a at the call
+	a.Balance = 100
+	return fmt.Sprint(p.Balance, credited(1).Balance)
+}
+
+func AssignmentsAndArithmetic() string {
+	a, b := 1, 2
+	a, b = b, a
+	xs := []int{1, 2, 3}
+	xs[0], xs[2] = xs[2], xs[0]
+	var small int8 = 127
+	small++
+	big := int64(1) << 40
+	return fmt.Sprint(a, b, xs, small, int32(big), -7/2, -7%2, 7>>1, fmt.Sprintf("%5.2f|%x|%08b|%-4s|%+d", 3.14159, 255, 5, "ab", 3))
+}
+
+func namedResults(n int) (doubled int, err error) {
+	if n < 0 {
+		err = fmt.Errorf("negative: %d", n)
+		return
+	}
+	doubled = 2 * n
+	return
+}
+
+func NamedResults() string {
+	d, err := namedResults(4)
+	_, err2 := namedResults(-1)
+	return fmt.Sprint(d, err, err2)
+}
+
+func appendTo(xs []string, s string) []string { return append(xs, s) }
+
+func grow(xs []string) { xs[0] = "changed" }
+
+func SlicesThroughFunctions() string {
+	xs := make([]string, 1, 4)
+	ys := appendTo(xs, "y")
+	zs := appendTo(xs, "z") // the same array: ys[1] becomes z
+	grow(xs)
+	return fmt.Sprint(xs, ys, zs, len(xs))
+}
+
+func SwitchForms() string {
+	var out []string
+	for _, s := range []string{"pay", "refund", "other", ""} {
+		switch s {
+		case "pay", "refund":
+			out = append(out, "money")
+		case "":
+			out = append(out, "empty")
+		default:
+			out = append(out, "?")
+		}
+	}
+	n := 42
+	switch {
+	case n > 100:
+		out = append(out, "big")
+	case n > 10:
+		out = append(out, "medium")
+	}
+	return strings.Join(out, ",")
+}
+
+func Channels() string {
+	ch := make(chan int, 3)
+	done := make(chan struct{})
+	go func() {
+		for i := 1; i <= 3; i++ {
+			ch <- i
+		}
+		close(ch)
+	}()
+	sum := 0
+	go func() {
+		for v := range ch {
+			sum += v
+		}
+		close(done)
+	}()
+	<-done
+	_, open := <-ch
+	return fmt.Sprint(sum, open)
+}
+
+func ClosuresOverStructs() string {
+	acc := &account{ID: "c"}
+	add := func(n int64) { acc.Balance += n }
+	add(3)
+	add(4)
+	byKey := map[string]*account{}
+	for _, id := range []string{"x", "y"} {
+		byKey[id] = &account{ID: id}
+	}
+	byKey["x"].Credit(7)
+	return fmt.Sprint(acc.Balance, byKey["x"].Balance, byKey["y"].Balance, byKey["x"].ID)
+}
