@@ -151,6 +151,17 @@ func divergent(fset *token.FileSet, f *ast.File) error {
 					return false
 				}
 			case *ast.ForStmt:
+				if init, ok := c.Init.(*ast.AssignStmt); ok && init.Tok == token.DEFINE {
+					for _, name := range named(init.Lhs...) {
+						if writes(c.Body, name) && captured(c.Body, name) {
+							bad = errf(line(c),
+								"the loop's variable %s is changed in its body and captured there (by a function literal or its address): Go 1.22 gives each iteration its own %s, the lab's interpreter one for the whole loop; capture a copy the body does not change (v := %s)",
+								"переменная цикла %s меняется в его теле и там же захватывается (функциональным литералом или взятием адреса): Go 1.22 даёт каждой итерации свою %s, а интерпретатор лаборатории — одну на весь цикл; захватывайте копию, которую тело не меняет (v := %s)",
+								name, name, name)
+							return false
+						}
+					}
+				}
 				if c != n {
 					walk(c, loops+1)
 					return false
@@ -434,9 +445,10 @@ func named(es ...ast.Expr) []string {
 	return out
 }
 
-// writes says whether a loop's body assigns name, increments it or takes
-// its address (by name: a shadowing local counts too, which only costs
-// the per-iteration copy).
+// writes says whether a loop's body assigns name or increments it (by
+// name: a shadowing local counts too, which only costs the per-iteration
+// copy). Taking its address is no write: Parse refuses a write through a
+// pointer.
 func writes(body *ast.BlockStmt, name string) bool {
 	found := false
 	ast.Inspect(body, func(n ast.Node) bool {
@@ -446,10 +458,6 @@ func writes(body *ast.BlockStmt, name string) bool {
 			targets = n.Lhs
 		case *ast.IncDecStmt:
 			targets = []ast.Expr{n.X}
-		case *ast.UnaryExpr:
-			if n.Op == token.AND {
-				targets = []ast.Expr{n.X}
-			}
 		case *ast.RangeStmt:
 			if n.Tok == token.ASSIGN {
 				targets = []ast.Expr{n.Key, n.Value}
@@ -656,4 +664,30 @@ func typedVars(f *ast.File, types map[string]bool) map[string]string {
 		return true
 	})
 	return out
+}
+
+// captured says whether a loop's body captures name: uses it in a
+// function literal, or takes its address.
+func captured(body *ast.BlockStmt, name string) bool {
+	found := false
+	uses := func(n ast.Node) bool {
+		in := false
+		ast.Inspect(n, func(c ast.Node) bool {
+			if id, ok := c.(*ast.Ident); ok && id.Name == name {
+				in = true
+			}
+			return !in
+		})
+		return in
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			found = found || uses(n.Body)
+		case *ast.UnaryExpr:
+			found = found || n.Op == token.AND && uses(n.X)
+		}
+		return !found
+	})
+	return found
 }

@@ -50,6 +50,11 @@ func TestDivergentIdiomsAreRefused(t *testing.T) {
 		{"method value of a pointer receiver", "type w struct{ n int }\nfunc (v *w) get() int { return v.n }\nfunc f() int { x := &w{}\n\tg := x.get\n\treturn g() }\n", 0, "", ""},
 		// m.Key is a field of handlers.Message, not the file's Key method.
 		{"a field named as a value method", "type w struct{}\nfunc (w) Key() string { return \"\" }\nfunc f(m handlers.Message) string { k := m.Key\n\treturn k }\n", 0, "", ""},
+		{"a loop variable changed and captured", "func f() (fs []func() int) { for i := 0; i < 3; i++ {\n\ti++\n\tfs = append(fs, func() int { return i }) }\n\treturn }\n", line,
+			"the loop's variable i is changed in its body and captured there", "переменная цикла i меняется в его теле"},
+		// Changed or captured, not both: the copy, or none, runs as Go.
+		{"a loop variable changed, not captured", "func f() (n int) { for i := 0; i < 3; i++ {\n\ti++\n\tn += i }\n\treturn }\n", 0, "", ""},
+		{"a loop variable's address", "func f() (ps []*int) { for i := 0; i < 3; i++ {\n\tps = append(ps, &i) }\n\treturn }\n", 0, "", ""},
 		{"defer with a variable argument", "func f() { x := 1\n\tdefer fmt.Println(x)\n\tx = 2 }\n", line + 1,
 			"defer with an argument that is not a constant", "defer с аргументом, который не константа"},
 		{"defer of a literal with an argument", "func f() { x := 1\n\tdefer func(v int) {}(x) }\n", line + 1,
@@ -128,7 +133,8 @@ func TestRefusedIdiomsStillDiverge(t *testing.T) {
 		{"AssertToOwnInterface", divergent.AssertToOwnInterface},
 		{"ErrorsAsOwnInterface", divergent.ErrorsAsOwnInterface},
 		{"RecoveredValue", divergent.RecoveredValue},
-		{"MethodValueOfValueReceiver", divergent.MethodValueOfValueReceiver}, // Go: 2; the interpreter: 101
+		{"MethodValueOfValueReceiver", divergent.MethodValueOfValueReceiver},         // Go: 2; the interpreter: 101
+		{"LoopVariableChangedAndCaptured", divergent.LoopVariableChangedAndCaptured}, // Go: 1 3
 	}
 	listed := map[string]bool{}
 	for _, c := range cases {

@@ -53,6 +53,7 @@ func TestInterpreterIsGo(t *testing.T) {
 		{"LoopVariablesPerIteration", idioms.LoopVariablesPerIteration},
 		// The body's change to a three-clause loop's variable carries on
 		// to the next iteration, per-iteration variables or not.
+		{"LoopVariableAddresses", idioms.LoopVariableAddresses}, // each iteration's own address: 0 1 2 false
 		{"LoopVariableChangedInBody", idioms.LoopVariableChangedInBody},
 		{"DeferOrder", idioms.DeferOrder}, // last deferred, first run; a deferred closure reads x at the return
 

@@ -146,3 +146,13 @@ func MethodValueOfValueReceiver() string {
 	w.balance = 100
 	return strconv.FormatInt(plus(1), 10)
 }
+
+func LoopVariableChangedAndCaptured() string {
+	// Go 1.22: each iteration's own i (1, then 3); yaegi shares one.
+	var fs []func() int
+	for i := 0; i < 4; i++ {
+		i++
+		fs = append(fs, func() int { return i })
+	}
+	return fmt.Sprint(fs[0](), fs[1]())
+}

@@ -178,6 +178,19 @@ func LoopVariablesPerIteration() string {
 	return strings.Join(out, " ")
 }
 
+func LoopVariableAddresses() string {
+	// Since Go 1.22 each iteration's variable has its own address.
+	var ps []*int
+	for i := 0; i < 3; i++ {
+		ps = append(ps, &i)
+	}
+	var qs []*string
+	for _, s := range []string{"a", "b"} {
+		qs = append(qs, &s)
+	}
+	return fmt.Sprint(*ps[0], *ps[1], *ps[2], ps[0] == ps[1], *qs[0], *qs[1])
+}
+
 func LoopVariableChangedInBody() string {
 	// The body's change carries to the next iteration: 0, then 2 skipped to 3.
 	var out []string
