@@ -1,8 +1,11 @@
 package web
 
 import (
+	"bufio"
+	"context"
 	"html"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -121,5 +124,58 @@ func TestCheckPageListsEveryDistinctFailure(t *testing.T) {
 	}
 	if idx := get(t, h, "/check"); !regexp.MustCompile(`data-handler="naive"[^\n]*?\d+ distinct failures`).MatchString(idx.body) {
 		t.Errorf("the index does not count naive's stories:\n%s", excerpt(idx.body))
+	}
+}
+
+// TestCheckIndexStreams: the first visit to /check streams its rows as
+// their searches end, instead of a blank page until the last one; a
+// visitor who leaves stops the searches not begun (nothing is kept for
+// them), and once every search is kept the page is one buffered answer.
+func TestCheckIndexStreams(t *testing.T) {
+	srv := httptest.NewServer(newTestServer(t))
+	defer srv.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/check", nil)
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 || resp.ContentLength != -1 {
+		t.Fatalf("first visit: status %d, length %d; want 200, streamed (no length)", resp.StatusCode, resp.ContentLength)
+	}
+	// Read until the first row has arrived: the head and that row came
+	// before the other searches ran (else this read would wait for all).
+	br := bufio.NewReader(resp.Body)
+	var head strings.Builder
+	for {
+		if _, row, ok := strings.Cut(head.String(), "<tr data-handler="); ok && strings.Contains(row, "</tr>") {
+			break
+		}
+		b, err := br.ReadByte()
+		if err != nil {
+			t.Fatalf("the stream ended before a row: %v\n%s", err, excerpt(head.String()))
+		}
+		head.WriteByte(b)
+	}
+	if !strings.Contains(head.String(), `id="chk-streaming"`) || !strings.Contains(head.String(), `<tr data-handler="naive"`) {
+		t.Errorf("the stream's start has no progress note or no first row:\n%s", excerpt(head.String()))
+	}
+	// Leave: the searches after the one under way never run.
+	cancel()
+	resp.Body.Close()
+
+	// The next visit still streams (the reader who left kept nothing past
+	// their row), and this time runs to the end: every row, the model named.
+	r := get(t, srv.Config.Handler, "/check")
+	if r.header.Get("Content-Length") != "" {
+		t.Errorf("the second visit was buffered: every search ran after the first reader left")
+	}
+	if n, want := strings.Count(r.body, `<tr data-handler=`), len(handlers.List())+len(handlers.APIList()); n != want || !strings.Contains(r.body, `id="chk-model">`) {
+		t.Errorf("%d handler rows, want %d, and the model named:\n%s", n, want, excerpt(r.body))
+	}
+	// Every search is kept now: one answer with its length, no progress note.
+	r = get(t, srv.Config.Handler, "/check")
+	if r.header.Get("Content-Length") == "" || strings.Contains(r.body, `id="chk-streaming"`) {
+		t.Errorf("a kept /check is still streamed")
 	}
 }

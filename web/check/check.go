@@ -9,6 +9,7 @@ package check
 import (
 	"context"
 	"errors"
+	"iter"
 	"net/http"
 	"net/url"
 	"slices"
@@ -61,10 +62,7 @@ func New(lv *labview.Lab, budget time.Duration) *Check {
 func (c *Check) report(ctx context.Context, handler string, real bool) (explore.Report, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	key := handler
-	if real {
-		key = "real/" + handler
-	}
+	key := reportKey(handler, real)
 	if r, ok := c.reports[key]; ok {
 		return r, nil
 	}
@@ -86,6 +84,15 @@ func (c *Check) report(ctx context.Context, handler string, real bool) (explore.
 	return r, nil
 }
 
+// reportKey is where a handler's search is kept: by its name, or
+// "real/" and its name on the real engine.
+func reportKey(handler string, real bool) string {
+	if real {
+		return "real/" + handler
+	}
+	return handler
+}
+
 // handlers are the handlers the checker lists: the lab's message handlers,
 // then the API handlers (searched with the API side's alphabet).
 func (c *Check) handlers() []handlers.Info {
@@ -102,6 +109,11 @@ type indexView struct {
 	// crash (check.Report.Redelivery): "redelivery at once" here.
 	Model string
 	engineView
+	// Stream, when some searches are not kept yet, yields the rows as
+	// their searches end (Rows is then empty); Interrupted says why the
+	// stream stopped early, if it did.
+	Stream      iter.Seq[rowView]
+	Interrupted string
 }
 
 type rowView struct {
@@ -193,28 +205,75 @@ func (v *handlerView) stories(t page.Text, rep explore.Report, labURL func(explo
 	}
 }
 
-// Index is GET /check: every handler and its shortest failure.
+// Index is GET /check: every handler and its shortest failure. A search
+// runs the first time its handler is asked for and is kept; while some
+// are not kept yet, the page streams: its head at once, then each row as
+// its search ends, so the first visitor watches the table fill instead of
+// a blank page (and needs no JavaScript for it).
 func (c *Check) Index(w http.ResponseWriter, r *http.Request) error {
 	t := c.Text(r)
 	real, err := c.real(r)
 	if err != nil {
 		return err
 	}
-	v := indexView{T: t, Depth: webOptions.Depth, engineView: c.engineOf(t, "/check", real)}
-	for _, h := range c.handlers() {
-		rep, err := c.report(r.Context(), h.Name, real)
-		if err != nil {
-			return err
-		}
-		row := c.row(t, h, rep)
-		row.URL = withEngine(row.URL, real)
+	v := &indexView{T: t, Depth: webOptions.Depth, engineView: c.engineOf(t, "/check", real)}
+	all := c.handlers()
+	rows := c.rows(r.Context(), t, all, real, v, func() {})
+	if !c.kept(all, real) {
+		// Each row may take the whole budget: the server's write timeout
+		// counts from the row before, not from the request.
+		rc := http.NewResponseController(w)
+		v.Stream = c.rows(r.Context(), t, all, real, v, func() { rc.SetWriteDeadline(time.Now().Add(time.Minute)) })
+		return c.Shell.Stream(w, r, indexPage(c.PageFor(t, r, t.S("chk.title")+" · "+t.S("app.name")), v))
+	}
+	for row := range rows {
 		v.Rows = append(v.Rows, row)
-		if v.Model == "" {
-			v.Model = rep.Redelivery(t.Lang())
-		}
+	}
+	if v.Interrupted != "" { // cannot happen: every search is kept
+		return errors.New("check: a kept search failed")
 	}
 	w.Header().Set("Cache-Control", "no-cache")
 	return c.Render(w, r, http.StatusOK, indexPage(c.PageFor(t, r, t.S("chk.title")+" · "+t.S("app.name")), v))
+}
+
+// kept reports whether every handler's search is kept already.
+func (c *Check) kept(all []handlers.Info, real bool) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, h := range all {
+		if _, ok := c.reports[reportKey(h.Name, real)]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// rows yields the index's rows in order, running each search not kept
+// yet. The first report names the redelivery model (v.Model); a search
+// that cannot run (the server is busy, the reader left) ends the rows and
+// says why in v.Interrupted. before runs before each search.
+func (c *Check) rows(ctx context.Context, t page.Text, all []handlers.Info, real bool, v *indexView, before func()) iter.Seq[rowView] {
+	return func(yield func(rowView) bool) {
+		for _, h := range all {
+			before()
+			rep, err := c.report(ctx, h.Name, real)
+			if err != nil {
+				if ctx.Err() == nil {
+					c.Log.Warn("check: search stopped", "handler", h.Name, "err", err)
+				}
+				v.Interrupted = t.S("chk.interrupted")
+				return
+			}
+			if v.Model == "" {
+				v.Model = rep.Redelivery(t.Lang())
+			}
+			row := c.row(t, h, rep)
+			row.URL = withEngine(row.URL, real)
+			if !yield(row) {
+				return
+			}
+		}
+	}
 }
 
 // Handler is GET /check/{handler}: each minimal story of one handler.

@@ -23,6 +23,8 @@ func Catalog() page.Catalog {
 		"chk.open":        {"Open in the lab", "Открыть в лаборатории"},
 		"chk.back":        {"All handlers", "Все обработчики"},
 		"chk.minimal":     {"Removing any step, or making any simpler, makes this failure go away.", "Если убрать любой шаг или упростить его, этот сбой исчезает."},
+		"chk.streaming":   {"Searching each handler in turn: its row appears when its search ends (the results are kept, so the next visit is instant).", "Обработчики проверяются по очереди: строка появляется, когда поиск для неё закончен (результаты сохраняются, поэтому следующее открытие мгновенно)."},
+		"chk.interrupted": {"The search stopped here: the server is busy or the page was left. Reload it to go on; the rows above are kept.", "Поиск остановился здесь: сервер занят или страницу закрыли. Обновите её, чтобы продолжить; строки выше сохранены."},
 		"chk.err.nocode":  {"This page checks a handler file: the address needs code=, as the editor's Find a failure makes it.", "Эта страница проверяет файл обработчика: в адресе нужен code=, как его делает кнопка «Найти сбой» в редакторе."},
 		"chk.err.handler": {"There is no handler %q. Valid handlers: %s.", "Обработчика %q нет. Есть такие: %s."},
 		"desc/check":      {"Checker: the shortest failure of every handler, found by running every schedule up to a depth.", "Проверка: самый короткий сбой каждого обработчика, найденный перебором всех расписаний до заданной глубины."},

@@ -35,3 +35,20 @@ func (s *Shell) Text(r *http.Request) Text {
 	l, _ := PickLang(r)
 	return Text{lang: l, c: s.Catalog}
 }
+
+// Stream writes a component as it renders, for a page whose parts take
+// time (the checker's table, one search a row): the component flushes
+// what it has (templ.Flush) and the reader sees it at once, without
+// JavaScript. The status is 200 from the first byte, so a failure halfway
+// must be shown by the component itself; a reader who leaves cancels the
+// request's context, which stops the work the component is waiting on.
+func (s *Shell) Stream(w http.ResponseWriter, r *http.Request, c templ.Component) error {
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	if err := c.Render(r.Context(), w); err != nil && !errors.Is(err, context.Canceled) {
+		s.Log.Error("stream", "path", r.URL.Path, "err", err)
+	}
+	return nil
+}
