@@ -8,6 +8,7 @@ package classroom
 // it by replay, exactly as the lab rebuilds a page from its address.
 
 import (
+	"cmp"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -517,7 +518,7 @@ func (s *Classroom) pollView(r *http.Request, p *room.Poll, joined int, ls labvi
 	counts := append([]room.VoteCount(nil), p.Counts...)
 	if known && len(counts) > 0 && !slices.ContainsFunc(counts, func(c room.VoteCount) bool { return c.Balance == actual }) {
 		counts = append(counts, room.VoteCount{Balance: actual})
-		slices.SortFunc(counts, func(a, b room.VoteCount) int { return cmpInt64(a.Balance, b.Balance) })
+		slices.SortFunc(counts, func(a, b room.VoteCount) int { return cmp.Compare(a.Balance, b.Balance) })
 	}
 	most := 0
 	for _, c := range counts {
@@ -531,16 +532,6 @@ func (s *Classroom) pollView(r *http.Request, p *room.Poll, joined int, ls labvi
 		v.Bars = append(v.Bars, b)
 	}
 	return v
-}
-
-func cmpInt64(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // balanceAt is handler's balance after step: from the run shown when it is
