@@ -155,8 +155,8 @@ type Info struct {
 }
 
 // List returns every handler: the five core patterns first, then the
-// variants (setnx-token, unique-on-conflict and version-guard: corrected
-// forms, not among the lectures' five), then the anti-patterns.
+// variants (setnx-token, setnx-fence, unique-on-conflict and version-guard:
+// corrected forms, not among the lectures' five), then the anti-patterns.
 func List() []Info {
 	return []Info{
 		{Name: "naive", Summary: "credits every delivery: no protection at all", Core: true,
@@ -172,6 +172,8 @@ func List() []Info {
 
 		{Name: "setnx-token", Summary: "setnx corrected (not an anti-pattern): a token per attempt, compare-and-delete in Lua, the key as the gateway's reference", Variant: true, Redis: true,
 			File: "setnx_token.go", Func: "SetNXToken", Handle: SetNXToken},
+		{Name: "setnx-fence", Summary: "setnx-token with a fencing token: a Redis counter numbers each claim, and the ledger's transaction refuses a credit whose number is older than one it accepted", Variant: true, Redis: true,
+			Schema: fenceSchema, File: "setnx_fence.go", Func: "SetNXFence", Handle: SetNXFence},
 		{Name: "unique-on-conflict", Summary: "unique-same-tx corrected (not an anti-pattern): INSERT ... ON CONFLICT DO NOTHING, and RowsAffected tells a repeat",
 			Variant: true, Schema: uniqueSchema, File: "unique_on_conflict.go", Func: "UniqueOnConflict", Handle: UniqueOnConflict},
 		{Name: "version-guard", Summary: "writes the balance the message states, only if its version is newer: stale and repeated messages change nothing", Variant: true, Absolute: true,

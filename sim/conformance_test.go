@@ -65,6 +65,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 15000},
 			{handler: "inbox", verdict: ok, settled: 15000},
 			{handler: "setnx-token", verdict: ok, settled: 15000},
+			{handler: "setnx-fence", verdict: ok, settled: 15000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 15000},
 			{handler: "version-guard", verdict: ok, settled: 15000},
 			{handler: "check-then-insert", verdict: ok, settled: 15000},
@@ -89,6 +90,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "setnx-fence", verdict: ok, settled: 10000},
 			// The redelivery's INSERT ... ON CONFLICT DO NOTHING inserts no row:
 			// RowsAffected is 0, nothing else is written, ack. The same on PostgreSQL.
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
@@ -127,6 +129,8 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "inbox", verdict: ok, settled: 10000},
 			// Like setnx: its token still holds the key and blocks the redelivery of a completed charge.
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			// Its numbered claim still holds the key and blocks the redelivery of a committed credit, as setnx-token's.
+			{handler: "setnx-fence", verdict: ok, settled: 10000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "version-guard", verdict: ok, settled: 10000},
 			// The transaction row committed together with the credit.
@@ -164,6 +168,9 @@ func conformanceMatrix() []conformanceRow {
 			// Lost like setnx: a token names the claim's owner, but a dead owner's claim still
 			// blocks every copy until ProcessingTTL. The grey zone is not what the token fixes.
 			{handler: "setnx-token", verdict: lost, settled: 0},
+			// Lost like setnx-token: the dead worker's numbered claim blocks every copy until ProcessingTTL.
+			// A fence orders the claim's holders; it does not free a claim whose holder died.
+			{handler: "setnx-fence", verdict: lost, settled: 0},
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "version-guard", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
@@ -197,6 +204,7 @@ func conformanceMatrix() []conformanceRow {
 			// Same (tenant, key), same payload hash: the saved response is replayed.
 			{handler: "inbox", verdict: ok, settled: 10000},
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "setnx-fence", verdict: ok, settled: 10000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "version-guard", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
@@ -228,6 +236,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "setnx-fence", verdict: ok, settled: 10000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "version-guard", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
@@ -254,6 +263,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "setnx-fence", verdict: ok, settled: 10000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "version-guard", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
@@ -283,6 +293,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "setnx-fence", verdict: ok, settled: 10000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "version-guard", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
@@ -308,6 +319,8 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: lost, settled: 0},
 			{handler: "inbox", verdict: lost, settled: 0},
 			{handler: "setnx-token", verdict: lost, settled: 0},
+			// No consumer defence can credit a message that was never published.
+			{handler: "setnx-fence", verdict: lost, settled: 0},
 			{handler: "unique-on-conflict", verdict: lost, settled: 0},
 			{handler: "version-guard", verdict: lost, settled: 0},
 			{handler: "check-then-insert", verdict: lost, settled: 0},
@@ -334,6 +347,8 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 0},
 			{handler: "inbox", verdict: dup, settled: 10000},
 			{handler: "setnx-token", verdict: dup, settled: 10000},
+			// Like every consumer: the phantom message is a new operation to it.
+			{handler: "setnx-fence", verdict: dup, settled: 10000},
 			{handler: "unique-on-conflict", verdict: dup, settled: 10000},
 			{handler: "version-guard", verdict: dup, settled: 10000},
 			{handler: "check-then-insert", verdict: dup, settled: 10000},
@@ -358,6 +373,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "setnx-fence", verdict: ok, settled: 10000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "version-guard", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
@@ -382,6 +398,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "setnx-fence", verdict: ok, settled: 10000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "version-guard", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
@@ -411,6 +428,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "setnx-fence", verdict: ok, settled: 10000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "version-guard", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
@@ -440,6 +458,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 600},
 			{handler: "inbox", verdict: ok, settled: 600},
 			{handler: "setnx-token", verdict: ok, settled: 600},
+			{handler: "setnx-fence", verdict: ok, settled: 600},
 			{handler: "unique-on-conflict", verdict: ok, settled: 600},
 			{handler: "version-guard", verdict: ok, settled: 600},
 			{handler: "check-then-insert", verdict: ok, settled: 600},
@@ -468,6 +487,8 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: lost, settled: 100},
 			{handler: "inbox", verdict: lost, settled: 100},
 			{handler: "setnx-token", verdict: lost, settled: 100},
+			// As setnx-token: the offset committed before the batch, so the messages after the crash never come back.
+			{handler: "setnx-fence", verdict: lost, settled: 100},
 			{handler: "unique-on-conflict", verdict: lost, settled: 100},
 			{handler: "version-guard", verdict: lost, settled: 100},
 			{handler: "check-then-insert", verdict: lost, settled: 100},
@@ -494,6 +515,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 300},
 			{handler: "inbox", verdict: ok, settled: 300},
 			{handler: "setnx-token", verdict: ok, settled: 300},
+			{handler: "setnx-fence", verdict: ok, settled: 300},
 			{handler: "unique-on-conflict", verdict: ok, settled: 300},
 			// pay-1 (version 1) is older than pay-2 (version 2): skipped, and its amount is already in pay-2's balance.
 			{handler: "version-guard", verdict: ok, settled: 300},
@@ -523,6 +545,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: lost, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 0},
 			{handler: "setnx-token", verdict: ok, settled: 0},
+			{handler: "setnx-fence", verdict: ok, settled: 0},
 			{handler: "unique-on-conflict", verdict: ok, settled: 0},
 			// The refund (version 2, balance 0) is newer: the late payment (version 1) is skipped.
 			{handler: "version-guard", verdict: ok, settled: 0},
@@ -550,6 +573,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 15000},
 			{handler: "inbox", verdict: ok, settled: 15000},
 			{handler: "setnx-token", verdict: ok, settled: 15000},
+			{handler: "setnx-fence", verdict: ok, settled: 15000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 15000},
 			// pay-1 (version 1) is older than the stored version 2: skipped.
 			{handler: "version-guard", verdict: ok, settled: 15000},
@@ -576,6 +600,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 15000},
 			{handler: "inbox", verdict: ok, settled: 15000},
 			{handler: "setnx-token", verdict: ok, settled: 15000},
+			{handler: "setnx-fence", verdict: ok, settled: 15000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 15000},
 			// Version 1 is not newer than the stored 2: skipped.
 			{handler: "version-guard", verdict: ok, settled: 15000},
@@ -612,6 +637,8 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "inbox", verdict: dup, settled: 20000},
 			// A new key is a new claim: no token can tell.
 			{handler: "setnx-token", verdict: dup, settled: 20000},
+			// A new key is a new claim and a new fence row: the fence knows operations by their key only.
+			{handler: "setnx-fence", verdict: dup, settled: 20000},
 			// A new key: the INSERT affects 1 row and the retry credits again.
 			{handler: "unique-on-conflict", verdict: dup, settled: 20000},
 			{handler: "version-guard", verdict: ok, settled: 10000},
@@ -642,6 +669,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "setnx-fence", verdict: ok, settled: 10000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "version-guard", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
@@ -677,6 +705,8 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "inbox", verdict: ok, settled: 10000, quar: 1},
 			// "done" says seen, as for setnx: the amount is never compared.
 			{handler: "setnx-token", verdict: conflict, settled: 10000},
+			// "done" says seen, as for setnx-token; the fence compares claims, never amounts.
+			{handler: "setnx-fence", verdict: conflict, settled: 10000},
 			// 0 rows inserted reads as a repeat; the amount is never compared, as in unique.
 			{handler: "unique-on-conflict", verdict: conflict, settled: 10000},
 			// The changed payload carries version 1 again: not newer, so it is acked without being applied or quarantined.
@@ -727,6 +757,7 @@ func conformanceMatrix() []conformanceRow {
 			// key and nacks, too late to matter: the first ack settled the message.
 			{handler: "inbox", verdict: ok, settled: 10000},
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "setnx-fence", verdict: ok, settled: 10000},
 			// The transactions run one after the other: the loser's INSERT finds the
 			// winner's row and inserts nothing, 0 rows affected, ack.
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
@@ -764,6 +795,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "setnx-fence", verdict: ok, settled: 10000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "version-guard", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
@@ -794,6 +826,8 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "inbox", verdict: ok, settled: 10000},
 			// Its compare-and-delete releases its own claim, as setnx's DEL does.
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			// ok without trying: it credits its own database and never calls the gateway.
+			{handler: "setnx-fence", verdict: ok, settled: 10000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "version-guard", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
@@ -824,6 +858,8 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "inbox", verdict: ok, settled: 10000},
 			// The same grey zone as setnx: the dead worker's token blocks for the 1h TTL.
 			{handler: "setnx-token", verdict: lost, settled: 0},
+			// The same grey zone as setnx-token: the dead worker's claim blocks for the 1h TTL.
+			{handler: "setnx-fence", verdict: lost, settled: 0},
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "version-guard", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
@@ -859,6 +895,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "setnx-fence", verdict: ok, settled: 10000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "version-guard", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
@@ -891,6 +928,11 @@ func conformanceMatrix() []conformanceRow {
 			// The token does not close the grey zone: the claim expired, the late
 			// redelivery claims anew and charges again (this gateway does not deduplicate).
 			{handler: "setnx-token", verdict: dup, settled: 20000},
+			// duplicate, as setnx-token: the credit committed with token 1, the claim expired, and the
+			// redelivery claims with token 2, newer, so the fence lets it credit again. A fence orders the
+			// holders of a claim; it does not recognise a repeat of the operation (the operation's key in
+			// the ledger does: unique, inbox).
+			{handler: "setnx-fence", verdict: dup, settled: 20000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "version-guard", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
@@ -925,6 +967,9 @@ func conformanceMatrix() []conformanceRow {
 			// The token does not help: the claim it releases is its own, and the
 			// provider does not deduplicate on the reference here.
 			{handler: "setnx-token", verdict: dup, settled: 20000},
+			// ok where setnx-token is duplicate: not because of the fence, but because it credits its own
+			// database and never calls the gateway, whose lost answers are this preset's problem.
+			{handler: "setnx-fence", verdict: ok, settled: 10000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "version-guard", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
@@ -956,6 +1001,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "inbox", verdict: ok, settled: 10000},
 			// The redelivery charges with reference pay-1: success, nothing charged.
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "setnx-fence", verdict: ok, settled: 10000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "version-guard", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
@@ -991,6 +1037,8 @@ func conformanceMatrix() []conformanceRow {
 			// Its compare-and-delete finds worker 2's "done", not its token, and
 			// leaves it: the retry is acked without charging.
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			// ok without its fence: it never waits on the stalled gateway, so no second worker comes.
+			{handler: "setnx-fence", verdict: ok, settled: 10000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "version-guard", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
@@ -1024,6 +1072,8 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "inbox", verdict: ok, settled: 10000},
 			// The "done" key expired, as for setnx.
 			{handler: "setnx-token", verdict: dup, settled: 20000},
+			// The "done" key expired, as for setnx-token; the late redelivery's token is newer, so the fence passes it.
+			{handler: "setnx-fence", verdict: dup, settled: 20000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "version-guard", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
@@ -1053,6 +1103,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "setnx-fence", verdict: ok, settled: 10000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "version-guard", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
@@ -1091,6 +1142,8 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "inbox", verdict: dup, settled: 20000},
 			// The "done" key (24h TTL) expired during the 3 days, as for setnx.
 			{handler: "setnx-token", verdict: dup, settled: 20000},
+			// The "done" key (24h TTL) expired during the 3 days; the late copy's token is newer, so the fence passes it.
+			{handler: "setnx-fence", verdict: dup, settled: 20000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "version-guard", verdict: ok, settled: 10000},
 			// Its transactions rows are never reaped (the reaper only touches "inbox").
@@ -1128,6 +1181,8 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "inbox", verdict: ok, settled: 15000},
 			// The Redis key idem:pay-1 has no tenant in it, as for setnx.
 			{handler: "setnx-token", verdict: lost, settled: 10000},
+			// The Redis key idem:pay-1 and the fence row pay-1 have no tenant in them, as for setnx-token.
+			{handler: "setnx-fence", verdict: lost, settled: 10000},
 			// The key alone is unique, as in unique: globex's pay-1 inserts 0 rows and is acked.
 			{handler: "unique-on-conflict", verdict: lost, settled: 10000},
 			{handler: "version-guard", verdict: ok, settled: 15000},
@@ -1161,6 +1216,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 10000},
 			{handler: "inbox", verdict: ok, settled: 10000},
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			{handler: "setnx-fence", verdict: ok, settled: 10000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "version-guard", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
@@ -1187,6 +1243,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 5000},
 			{handler: "inbox", verdict: ok, settled: 5000},
 			{handler: "setnx-token", verdict: ok, settled: 5000},
+			{handler: "setnx-fence", verdict: ok, settled: 5000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 5000},
 			{handler: "version-guard", verdict: ok, settled: 5000},
 			{handler: "check-then-insert", verdict: ok, settled: 5000},
@@ -1220,6 +1277,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 7500},
 			{handler: "inbox", verdict: ok, settled: 7500},
 			{handler: "setnx-token", verdict: ok, settled: 7500},
+			{handler: "setnx-fence", verdict: ok, settled: 7500},
 			{handler: "unique-on-conflict", verdict: ok, settled: 7500},
 			{handler: "version-guard", verdict: ok, settled: 7500},
 			{handler: "check-then-insert", verdict: ok, settled: 7500},
@@ -1249,6 +1307,7 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "statemachine", verdict: ok, settled: 15000},
 			{handler: "inbox", verdict: ok, settled: 15000},
 			{handler: "setnx-token", verdict: ok, settled: 15000},
+			{handler: "setnx-fence", verdict: ok, settled: 15000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 15000},
 			// Version 1 after version 2 is ignored.
 			{handler: "version-guard", verdict: ok, settled: 15000},
@@ -1281,6 +1340,9 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "inbox", verdict: ok, settled: 10000},
 			// Same as setnx: the provider's deduplication, not the token, saves it.
 			{handler: "setnx-token", verdict: ok, settled: 10000},
+			// duplicate where setnx-token is ok: it credits its own database, which keeps no reference the
+			// way the provider does. The claim expired after the crash, and the retry's newer token passes the fence.
+			{handler: "setnx-fence", verdict: dup, settled: 20000},
 			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
 			{handler: "version-guard", verdict: ok, settled: 10000},
 			{handler: "check-then-insert", verdict: ok, settled: 10000},
@@ -1293,6 +1355,53 @@ func conformanceMatrix() []conformanceRow {
 			{handler: "effect-first", verdict: dup, settled: 20000},
 			{handler: "broker-key", verdict: ok, settled: 10000},
 			{handler: "setnx-no-release", verdict: ok, settled: 10000},
+			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
+			{handler: "absolute-update", verdict: ok, settled: 10000},
+			{handler: "redelivered-flag", verdict: ok, settled: 10000},
+			{handler: "offset-in-db", verdict: ok, settled: 10000},
+		}},
+		// A worker pauses between its claim and its write (switch=2: just before
+		// its second call) for longer than the claim lives; the broker hands the
+		// message to worker 2, which writes; then worker 1 wakes up and writes too.
+		{"paused-worker", 10000, []cell{
+			{handler: "naive", verdict: ok, settled: 10000},
+			// Its one transaction ends before its call 2: worker 1 never pauses
+			// (SQLite's lock holds the switch to the end of the transaction), so
+			// there is no second delivery. The same for every handler below that
+			// checks and writes in one transaction.
+			{handler: "unique", verdict: ok, settled: 10000},
+			// The claim expired during the pause; worker 2 claimed and charged,
+			// and worker 1 charged on waking: nothing checks a claim when the
+			// charge is made.
+			{handler: "setnx", verdict: dup, settled: 20000},
+			{handler: "statemachine", verdict: ok, settled: 10000},
+			// Worker 1 paused after its SELECT; its INSERT then hits the (tenant,
+			// operation) primary key worker 2 committed, and it nacks a message
+			// already settled: the operation's key in the ledger catches the late
+			// write as a fence does.
+			{handler: "inbox", verdict: ok, settled: 10000},
+			// The owner token protects the key (worker 1 leaves worker 2's "done"
+			// alone), not the charge, which worker 1 makes a second time.
+			{handler: "setnx-token", verdict: dup, settled: 20000},
+			// The fence: worker 2's credit moved the ledger's token to 2, and
+			// worker 1's transaction, with token 1, changes no fence row and
+			// rolls back.
+			{handler: "setnx-fence", verdict: ok, settled: 10000},
+			{handler: "unique-on-conflict", verdict: ok, settled: 10000},
+			{handler: "version-guard", verdict: ok, settled: 10000},
+			// Worker 1 paused between its SELECT and its INSERT: both found no row.
+			{handler: "check-then-insert", verdict: dup, settled: 20000},
+			{handler: "unique-error", verdict: ok, settled: 10000},
+			{handler: "unique-same-tx", verdict: ok, settled: 10000},
+			// ok by luck: worker 1 committed its marker before the pause, so worker
+			// 2 acks without crediting and worker 1's credit is the only one.
+			{handler: "marker-first", verdict: ok, settled: 10000},
+			// Worker 1 paused after its credit, before its marker: worker 2 found
+			// no marker and credited again.
+			{handler: "effect-first", verdict: dup, settled: 20000},
+			{handler: "broker-key", verdict: ok, settled: 10000},
+			// As setnx: it never deletes, but worker 1 still charges on waking.
+			{handler: "setnx-no-release", verdict: dup, settled: 20000},
 			{handler: "inbox-no-hash", verdict: ok, settled: 10000},
 			{handler: "absolute-update", verdict: ok, settled: 10000},
 			{handler: "redelivered-flag", verdict: ok, settled: 10000},
@@ -1541,6 +1650,12 @@ func TestConformanceAcceptance(t *testing.T) {
 		res := conformanceResults(t, "stolen-claim")
 		want(t, res, "setnx", sim.Duplicate)
 		want(t, res, "setnx-token", sim.OK)
+	})
+
+	t.Run("paused-worker: setnx-token duplicate, setnx-fence ok", func(t *testing.T) {
+		res := conformanceResults(t, "paused-worker")
+		want(t, res, "setnx-token", sim.Duplicate)
+		want(t, res, "setnx-fence", sim.OK)
 	})
 
 	t.Run("crash-before-effect: marker-first lost, inbox ok", func(t *testing.T) {

@@ -8,6 +8,10 @@ var EngineDifferences = map[string]string{
 	"unique-same-tx": "after an error inside a transaction, PostgreSQL fails every later statement with 25P02 " +
 		"(\"current transaction is aborted\") until ROLLBACK, and SQLite carries on: the repeat SQLite records " +
 		"and acks is nacked on PostgreSQL until the dead-letter queue",
+	"redelivered-flag": "a worker paused inside its transaction (paused-worker's switch=2 comes right after its BEGIN): " +
+		"on PostgreSQL the BEGIN holds no lock, so the second worker commits first, and the paused first delivery " +
+		"(redelivered=false, so it checks nothing) then credits again; on SQLite the engine runs a worker in a " +
+		"transaction to its end before the switch (SQLite's one write lock would make the other wait), so they never overlap",
 }
 
 // Difference is one preset and handler whose runs differ between engines.

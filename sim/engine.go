@@ -208,6 +208,15 @@ func (w *world) openReal(e *Engine, schema string) error {
 	opt := *e.redisOpt
 	opt.DB, opt.PoolSize, opt.Protocol, opt.DisableIdentity = w.slot, 1, 2, true
 	w.rdb = redis.NewClient(&opt)
+	// Dial the world's one connection now, before the recorder is hooked
+	// in: otherwise the first command of the first worker dials it, and
+	// the connection's own HELLO and SELECT count as that worker's calls
+	// (the embedded engine's connection never does), so a crash or a
+	// switch at call N would land elsewhere than on miniredis, and a
+	// switch inside the dial would hold the pool's only connection.
+	if err := w.rdb.Ping(ctx).Err(); err != nil {
+		return fmt.Errorf("redis: %w", err)
+	}
 	w.rdb.AddHook(redisRecorder{t: w.t, scripts: &w.scripts})
 	w.real = true
 	return nil
