@@ -26,7 +26,7 @@ func mustLoad(tb testing.TB) *Bank {
 
 // The course's lessons, in order (issue 4).
 func lessonSlugs() []string {
-	return []string{"duplicates", "keys", "unique", "setnx", "statemachine", "inbox", "failures", "cost", "api", "producer", "brokers", "retries", "webhooks", "durable", "check-your-handler"}
+	return []string{"duplicates", "keys", "unique", "setnx", "statemachine", "inbox", "failures", "cost", "api", "producer", "brokers", "retries", "fencing", "webhooks", "durable", "check-your-handler"}
 }
 
 func TestTopicsAreTheLessons(t *testing.T) {
