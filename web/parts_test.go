@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	checkpart "github.com/idempotency-lab/lab/web/check"
+	"github.com/idempotency-lab/lab/web/checkpage"
 	"github.com/idempotency-lab/lab/web/classroom"
 	costpart "github.com/idempotency-lab/lab/web/cost"
 	"github.com/idempotency-lab/lab/web/course"
@@ -18,7 +18,7 @@ import (
 // server mounts. No part imports another; what two parts share lives in
 // web/page (the shell) or web/labview (the lab's model and views, which
 // the playground and the classroom both show), or in the domain packages.
-var parts = []string{"web/lab", "web/course", "web/practice", "web/classroom", "web/check", "web/cost"}
+var parts = []string{"web/lab", "web/course", "web/practice", "web/classroom", "web/checkpage", "web/cost"}
 
 const module = "github.com/idempotency-lab/lab/"
 
@@ -75,7 +75,7 @@ func TestShellImportsNoPart(t *testing.T) {
 // key would silently show one part's message on the other's page.
 func TestCatalogKeysAreUnique(t *testing.T) {
 	parts := map[string]page.Catalog{"lab": labview.Catalog(), "practice": practicepart.Catalog(),
-		"course": course.Catalog(), "classroom": classroom.Catalog(), "check": checkpart.Catalog(), "cost": costpart.Catalog()}
+		"course": course.Catalog(), "classroom": classroom.Catalog(), "check": checkpage.Catalog(), "cost": costpart.Catalog()}
 	owner := map[string]string{}
 	for name, c := range parts {
 		for k := range c {

@@ -19,7 +19,7 @@ import (
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/static"
-	checkpart "github.com/idempotency-lab/lab/web/check"
+	"github.com/idempotency-lab/lab/web/checkpage"
 	"github.com/idempotency-lab/lab/web/classroom"
 	"github.com/idempotency-lab/lab/web/classroom/room"
 	costpart "github.com/idempotency-lab/lab/web/cost"
@@ -114,7 +114,7 @@ type server struct {
 	classroom   *classroom.Classroom   // the presenter view and live rooms
 	course      *course.Course         // the lessons (web/course)
 	practice    *practicepart.Practice // the drill (web/practice)
-	check       *checkpart.Check       // the checker (web/check)
+	check       *checkpage.Check       // the checker (web/checkpage)
 	tryAPI      *tryapi.TryAPI         // the live API endpoint and its pages (web/tryapi)
 	cost        *costpart.Cost         // the cost lab (web/cost)
 }
@@ -182,7 +182,7 @@ func newServer(cfg Config) (*server, error) {
 	}
 	s.lab = &lab.Lab{Lab: lv, Progress: store, Now: now, LessonTitle: s.course.LessonTitle}
 	s.classroom = classroom.New(lv, cfg.Rooms, cfg.Heartbeat, cfg.Stop)
-	s.check = checkpart.New(lv, cfg.CheckBudget)
+	s.check = checkpage.New(lv, cfg.CheckBudget)
 	s.tryAPI = tryapi.New(s.Shell, tryapi.Config{MaxSandboxes: cfg.MaxSandboxes, Idle: cfg.SandboxIdle, Now: now})
 	s.cost = costpart.New(s.Shell, !cfg.NoBench)
 	return s, nil
@@ -192,5 +192,5 @@ func newServer(cfg Config) (*server, error) {
 // part's. It is built once, when the server starts, and only read
 // afterwards.
 func newCatalog() page.Catalog {
-	return page.NewCatalog(labview.Catalog(), practicepart.Catalog(), course.Catalog(), classroom.Catalog(), checkpart.Catalog(), tryapi.Catalog(), costpart.Catalog())
+	return page.NewCatalog(labview.Catalog(), practicepart.Catalog(), course.Catalog(), classroom.Catalog(), checkpage.Catalog(), tryapi.Catalog(), costpart.Catalog())
 }

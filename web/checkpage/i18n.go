@@ -1,4 +1,4 @@
-package check
+package checkpage
 
 import "github.com/idempotency-lab/lab/web/page"
 

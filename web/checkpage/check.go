@@ -1,10 +1,9 @@
-// Package check is the checker's pages: /check lists every handler with
+// Package checkpage is the checker's pages: /check lists every handler with
 // the shortest failure the schedule search finds for it, and
 // /check/{handler} shows each minimal story with a button that opens it in
-// the lab. The search (the check package of the module root, imported here
-// as explore) is deterministic, so each handler's result is computed once
+// the lab. The search (package check) is deterministic, so each handler's result is computed once
 // and kept; it runs under the lab's replay gate and a time budget.
-package check
+package checkpage
 
 import (
 	"context"
@@ -19,7 +18,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	explore "github.com/idempotency-lab/lab/check"
+	"github.com/idempotency-lab/lab/check"
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sandbox"
@@ -35,7 +34,7 @@ const DefaultBudget = 2 * time.Second
 // The web's search: every script of up to three steps, then a few hundred
 // random ones, which finds every built-in handler's shortest failure
 // within the budget on two cores. `lab check` goes deeper.
-var webOptions = explore.Options{Depth: 3, Runs: 300, Len: 6}
+var webOptions = check.Options{Depth: 3, Runs: 300, Len: 6}
 
 // Check is the checker's part of the lab.
 type Check struct {
@@ -44,7 +43,7 @@ type Check struct {
 	budget time.Duration
 
 	mu      sync.Mutex
-	reports map[string]explore.Report // by handler (and "real/" and handler on the real engine), once computed
+	reports map[string]check.Report // by handler (and "real/" and handler on the real engine), once computed
 }
 
 // New builds the checker's pages on the lab; budget bounds each handler's
@@ -53,13 +52,13 @@ func New(lv *labview.Lab, budget time.Duration) *Check {
 	if budget <= 0 {
 		budget = DefaultBudget
 	}
-	return &Check{Shell: lv.Shell, lab: lv, budget: budget, reports: map[string]explore.Report{}}
+	return &Check{Shell: lv.Shell, lab: lv, budget: budget, reports: map[string]check.Report{}}
 }
 
 // report is a handler's search, run the first time it is asked for (one
 // at a time, in a replay slot) and kept; real searches on the server's
 // real engine (engine=real).
-func (c *Check) report(ctx context.Context, handler string, real bool) (explore.Report, error) {
+func (c *Check) report(ctx context.Context, handler string, real bool) (check.Report, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	key := reportKey(handler, real)
@@ -68,7 +67,7 @@ func (c *Check) report(ctx context.Context, handler string, real bool) (explore.
 	}
 	release, err := c.lab.Gate.Acquire(ctx)
 	if err != nil {
-		return explore.Report{}, err
+		return check.Report{}, err
 	}
 	defer release()
 	opt := webOptions
@@ -76,9 +75,9 @@ func (c *Check) report(ctx context.Context, handler string, real bool) (explore.
 	if real {
 		opt.Engine = c.lab.Engine
 	}
-	r, err := explore.Check(ctx, handler, opt)
+	r, err := check.Check(ctx, handler, opt)
 	if err != nil {
-		return explore.Report{}, err
+		return check.Report{}, err
 	}
 	c.reports[key] = r
 	return r, nil
@@ -160,7 +159,7 @@ type failureView struct {
 	Settled, Expected      string
 }
 
-func (c *Check) row(t page.Text, h handlers.Info, r explore.Report) rowView {
+func (c *Check) row(t page.Text, h handlers.Info, r check.Report) rowView {
 	row := rowView{Handler: h.Name, Summary: page.HandlerSummary(t, h), URL: "/check/" + url.PathEscape(h.Name)}
 	if !r.Failed() {
 		row.Note = passNote(t, r)
@@ -180,7 +179,7 @@ func (c *Check) row(t page.Text, h handlers.Info, r explore.Report) rowView {
 	return row
 }
 
-func passNote(t page.Text, r explore.Report) string {
+func passNote(t page.Text, r check.Report) string {
 	note := t.F("chk.none", r.Depth, r.Runs, r.Explored)
 	if r.Partial {
 		note += " " + t.S("chk.partial")
@@ -190,7 +189,7 @@ func passNote(t page.Text, r explore.Report) string {
 
 // stories fills a handler's page with its report's stories, under their
 // verdicts; labURL is the address that opens a story in the lab.
-func (v *handlerView) stories(t page.Text, rep explore.Report, labURL func(explore.Failure) string) {
+func (v *handlerView) stories(t page.Text, rep check.Report, labURL func(check.Failure) string) {
 	v.Omitted = rep.Omitted
 	for i, f := range rep.Failures {
 		fv := failureView{Verdict: string(f.Verdict), Label: t.S("v." + string(f.Verdict)), Symbol: page.VerdictSymbol(f.Verdict),
@@ -303,7 +302,7 @@ func (c *Check) Handler(w http.ResponseWriter, r *http.Request) error {
 	if !rep.Failed() {
 		v.Note = passNote(t, rep)
 	}
-	v.stories(t, rep, func(f explore.Failure) string {
+	v.stories(t, rep, func(f check.Failure) string {
 		return link.Lab{Script: f.Script, Handlers: []string{h.Name}, Engine: labEngine(real)}.String()
 	})
 	w.Header().Set("Cache-Control", "no-cache")
@@ -370,7 +369,7 @@ func (c *Check) Code(w http.ResponseWriter, r *http.Request) error {
 	if !rep.Failed() {
 		v.Note = passNote(t, rep)
 	}
-	v.stories(t, rep, func(f explore.Failure) string {
+	v.stories(t, rep, func(f check.Failure) string {
 		return link.Lab{Script: f.Script, Code: st.Code, Name: st.CodeName}.String()
 	})
 	return c.Render(w, r, http.StatusOK, handlerPage(c.PageFor(t, r, st.CodeName+" · "+t.S("chk.title")+" · "+t.S("app.name")), v))

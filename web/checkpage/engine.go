@@ -1,4 +1,4 @@
-package check
+package checkpage
 
 import (
 	"net/http"
