@@ -236,3 +236,61 @@ func TestCompleteWithoutCompleter(t *testing.T) {
 		t.Errorf("notes: %q", notes)
 	}
 }
+
+// TestCompleter: the complete step runs api-idempotency-key's completer
+// over keys whose clients gave up (client-retry: none): it finishes a key
+// from its recovery point, leaves alone a key a live request may still
+// hold, leaves a key whose charge the provider refuses for its next run,
+// and reaps keys past their lifetime.
+func TestCompleter(t *testing.T) {
+	tests := []struct {
+		name, script string
+		verdict      sim.Verdict
+		charges      int    // the completer's calls to the gateway
+		want         string // in the completer's events
+	}{
+		{"started, stale lock: charged and finished", "request pay-1 amount=100 crash=before-effect\nadvance 2m\ncomplete\n",
+			sim.OK, 1, "completer takes acme/pay-1 over at recovery point started"},
+		// The charge happened before the crash: the completer only
+		// records it, and calls the provider not at all.
+		{"charged: recorded without a charge", "request pay-1 amount=100 crash=after-call:7\nadvance 2m\ncomplete\n",
+			sim.OK, 0, "completer takes acme/pay-1 over at recovery point charged"},
+		// A lock younger than the lock timeout may belong to a live
+		// request: not abandoned yet.
+		{"fresh lock: left alone", "request pay-1 amount=100 crash=before-effect\ncomplete\n",
+			sim.Lost, 0, "the completer runs"},
+		{"provider down: left for the next run", "request pay-1 amount=100 crash=before-effect\nadvance 2m\ngateway down\ncomplete\n",
+			sim.Lost, 1, "left for the next run"},
+		{"provider back: the next run finishes", "request pay-1 amount=100 crash=before-effect\nadvance 2m\ngateway down\ncomplete\ngateway up\ncomplete\n",
+			sim.OK, 2, "recovery point started"},
+		// A finished key a day old is deleted by the reaper.
+		{"reaper", "request pay-1 amount=100\nadvance 25h\ncomplete\n", sim.OK, 0, "1 row affected"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := sim.MustParse("client-retry: none\n" + tc.script)
+			run, err := sim.Execute(context.Background(), s, sim.Options{Handlers: []string{"api-idempotency-key"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := run.Results[0]
+			var texts []string
+			charges := 0
+			for _, tr := range r.Trace {
+				for _, e := range tr.Events {
+					if e.Actor != "server-completer" {
+						continue
+					}
+					texts = append(texts, e.Text+" "+e.Result)
+					if e.Kind == sim.KindGateway {
+						charges++
+					}
+				}
+			}
+			all := strings.Join(texts, "\n")
+			if r.Verdict != tc.verdict || charges != tc.charges || !strings.Contains(all, tc.want) {
+				t.Errorf("%s, %d charges by the completer; want %s, %d, and %q in:\n%s", r.Verdict, charges, tc.verdict, tc.charges, tc.want, all)
+			}
+		})
+	}
+}
