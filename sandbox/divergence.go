@@ -32,9 +32,13 @@ var implicitMethods = map[string]string{
 }
 
 // divergent refuses the constructs the interpreter runs otherwise than
-// Go: a file's own error type, a method the library would call
-// implicitly, a method expression, a defer in a loop and a deferred
-// call's arguments.
+// Go, on their line: a file's own error type, a method the library would
+// call implicitly, a method expression or a value receiver's method
+// value, a defer in a loop or with arguments that are not constants, a
+// range over an integer, a loop variable the body both changes and
+// captures, a type assertion or errors.As to an interface the file
+// declares, and a use of recover()'s value beyond a nil test and
+// printing (recovered).
 func divergent(fset *token.FileSet, f *ast.File) error {
 	line := func(n ast.Node) int { return fset.Position(n.Pos()).Line }
 	types, consts, imports := map[string]bool{}, map[string]bool{}, map[string]bool{}
