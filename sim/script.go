@@ -136,6 +136,11 @@ type Script struct {
 	// redelivered at once, as RabbitMQ and JetStream's Nak do. 0 (the
 	// default, or off): redelivery at once, the clock stays.
 	VisibilityTimeout time.Duration
+	// Broker (broker:) names the broker profile the model follows
+	// (profile.go): its visibility timeout, delivery limit and
+	// deduplication window, unless the script's own headers set them.
+	// "": the lab's own model.
+	Broker string
 	// API: the script tells the API side (request verbs), run by the API
 	// handlers; otherwise the broker side, run by the message handlers.
 	API bool
@@ -263,7 +268,7 @@ func Parse(src string) (*Script, error) {
 		DoneTTL:       DefaultDoneTTL,
 		KeyTTL:        DefaultKeyTTL,
 	}
-	p := parser{s: s, intents: map[intentKey]intentKind{}}
+	p := parser{s: s, intents: map[intentKey]intentKind{}, set: map[string]bool{}}
 	for i, line := range lines {
 		if err := p.line(i+1, strings.TrimSpace(line)); err != nil {
 			return nil, err
@@ -271,6 +276,17 @@ func Parse(src string) (*Script, error) {
 	}
 	if p.en != "" || p.ru != "" {
 		return nil, errf(p.narrLine, "narration (#en: / #ru:) must be followed by a step", "за пояснением (#en: / #ru:) должен идти шаг")
+	}
+	// The broker's profile fills what the script's own headers left.
+	prof := s.Profile()
+	if !p.set["max-deliveries"] {
+		s.MaxDeliveries = prof.MaxDeliveries
+	}
+	if !p.set["visibility-timeout"] {
+		s.VisibilityTimeout = prof.VisibilityTimeout
+	}
+	if !p.set["dedup-window"] {
+		s.DedupWindow = prof.DedupWindow
 	}
 	return s, nil
 }
@@ -307,10 +323,11 @@ type parser struct {
 	apiLine, brokerLine int
 	en, ru              string
 	narrLine            int
+	set                 map[string]bool // the headers the script gives
 }
 
 var headers = []string{"title", "title-ru", "summary", "summary-ru",
-	"max-deliveries", "processing-ttl", "done-ttl", "inbox-retention", "key-ttl", "dedup-window", "visibility-timeout", "client-retry", "server-capacity", "handlers"}
+	"max-deliveries", "processing-ttl", "done-ttl", "inbox-retention", "key-ttl", "dedup-window", "visibility-timeout", "broker", "client-retry", "server-capacity", "handlers"}
 
 func (p *parser) line(n int, line string) error {
 	if strings.ContainsFunc(line, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) {
@@ -353,6 +370,7 @@ func (p *parser) header(n int, name, value string) error {
 		return errf(n, "header %q must come before the first step", "заголовок %q должен стоять до первого шага", name+":")
 	}
 	var err *Error // nil unless a duration is bad
+	p.set[name] = true
 	switch name {
 	case "title":
 		p.s.Title = value
@@ -386,6 +404,11 @@ func (p *parser) header(n int, name, value string) error {
 			return nil
 		}
 		p.s.VisibilityTimeout, err = parseDuration(value)
+	case "broker":
+		if _, ok := brokerProfile(value); !ok || value == "" {
+			return errf(n, "broker: %q is not a broker profile; valid profiles: %s", "broker: %q — нет такого профиля брокера; есть: %s", value, brokerNames())
+		}
+		p.s.Broker = value
 	case "inbox-retention":
 		if value == "off" {
 			p.s.InboxRetention = 0
@@ -855,7 +878,10 @@ func (s *Script) String() string {
 	header("title-ru", s.TitleRU)
 	header("summary", s.Summary)
 	header("summary-ru", s.SummaryRU)
-	if s.MaxDeliveries != DefaultMaxDeliveries {
+	// The broker's profile, then only what differs from it.
+	prof := s.Profile()
+	header("broker", s.Broker)
+	if s.MaxDeliveries != prof.MaxDeliveries {
 		fmt.Fprintf(&b, "max-deliveries: %d\n", s.MaxDeliveries)
 	}
 	if s.ProcessingTTL != DefaultProcessingTTL {
@@ -867,14 +893,14 @@ func (s *Script) String() string {
 	if s.InboxRetention != 0 {
 		header("inbox-retention", formatDuration(s.InboxRetention))
 	}
-	if s.DedupWindow != 0 {
-		header("dedup-window", formatDuration(s.DedupWindow))
+	if s.DedupWindow != prof.DedupWindow {
+		header("dedup-window", offOr(s.DedupWindow))
 	}
 	if s.KeyTTL != DefaultKeyTTL {
 		header("key-ttl", formatDuration(s.KeyTTL))
 	}
-	if s.VisibilityTimeout != 0 {
-		header("visibility-timeout", formatDuration(s.VisibilityTimeout))
+	if s.VisibilityTimeout != prof.VisibilityTimeout {
+		header("visibility-timeout", offOr(s.VisibilityTimeout))
 	}
 	header("client-retry", s.ClientRetry.String())
 	if s.ServerCapacity != 0 {
@@ -887,4 +913,12 @@ func (s *Script) String() string {
 		b.WriteString(st.String() + "\n")
 	}
 	return b.String()
+}
+
+// offOr writes a duration header that "off" turns off.
+func offOr(d time.Duration) string {
+	if d == 0 {
+		return "off"
+	}
+	return formatDuration(d)
 }
