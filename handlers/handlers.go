@@ -234,9 +234,18 @@ CREATE TABLE orders (
 // violation of another one is a bug in the data, not a repeat of this
 // message. One small function per engine: SQLite's and PostgreSQL's. (A
 // file written for the older form, the columns alone, still compiles and
-// still works on SQLite.)
+// still works on SQLite.) Without names it reports a violation of any
+// unique index or primary key: shorter, and wrong as soon as the table has
+// a second one (a call that silently said false would be worse: every
+// duplicate would become an error and its message would loop).
 func IsUniqueViolation(err error, names ...string) bool {
+	if len(names) == 0 {
+		return sqliteUnique(err, "") || postgresUnique(err, "")
+	}
 	for _, name := range names {
+		if name == "" { // a name left empty matches nothing, not everything
+			continue
+		}
 		if sqliteUnique(err, name) || postgresUnique(err, name) {
 			return true
 		}
@@ -246,7 +255,7 @@ func IsUniqueViolation(err error, names ...string) bool {
 
 // sqliteUnique: the code must be the extended 2067 (UNIQUE) or 1555
 // (PRIMARY KEY); the plain code 19 (any constraint) would also match NOT
-// NULL and CHECK failures.
+// NULL and CHECK failures. Columns "" matches any.
 func sqliteUnique(err error, columns string) bool {
 	var e *sqlite.Error
 	if !errors.As(err, &e) || (e.Code() != 2067 && e.Code() != 1555) {
@@ -255,7 +264,7 @@ func sqliteUnique(err error, columns string) bool {
 	// modernc's text: "... UNIQUE constraint failed: t.a, t.b (2067)".
 	_, failed, _ := strings.Cut(e.Error(), "UNIQUE constraint failed: ")
 	named, _, _ := strings.Cut(failed, " (")
-	return named == columns
+	return columns == "" || named == columns
 }
 
 // postgresUnique: SQLSTATE 23505 (unique_violation, pgerrcode.UniqueViolation)
@@ -263,10 +272,11 @@ func sqliteUnique(err error, columns string) bool {
 // Not the DETAIL ("Key (idempotency_key)=(pay-1) already exists."): it is
 // text, translated per lc_messages, and left out when the role may not read
 // the row (no SELECT right, or row-level security); a duplicate read from
-// it would become an error, and the message would loop.
+// it would become an error, and the message would loop. Constraint ""
+// matches any.
 func postgresUnique(err error, constraint string) bool {
 	var e *pgconn.PgError
-	return errors.As(err, &e) && e.Code == "23505" && e.ConstraintName == constraint
+	return errors.As(err, &e) && e.Code == "23505" && (constraint == "" || e.ConstraintName == constraint)
 }
 
 // execer is what *sql.DB and *sql.Tx have in common.

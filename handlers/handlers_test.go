@@ -78,6 +78,23 @@ func TestIsUniqueViolation(t *testing.T) {
 	if _, err := db.Exec(`INSERT INTO u (k) VALUES ('a')`); !IsUniqueViolation(err, "u.k") {
 		t.Errorf("the columns alone: IsUniqueViolation(%v, \"u.k\") = false", err)
 	}
+	// Without names, any unique index or primary key (a call that always
+	// said false would turn every duplicate into a loop), and still
+	// nothing else.
+	for stmt, want := range map[string]bool{
+		`INSERT INTO u (k) VALUES ('a')`:                true,
+		`INSERT INTO u (k, other) VALUES ('b', 'o')`:    true,
+		`INSERT INTO c (a, b) VALUES ('a', 'b')`:        true,
+		`INSERT INTO p (k, v, n) VALUES ('b', NULL, 1)`: false,
+		`INSERT INTO nowhere VALUES (1)`:                false,
+	} {
+		if _, err := db.Exec(stmt); IsUniqueViolation(err) != want {
+			t.Errorf("no names: IsUniqueViolation(%v) = %v, want %v", err, !want, want)
+		}
+	}
+	if IsUniqueViolation(nil) {
+		t.Error("IsUniqueViolation(nil) with no names = true")
+	}
 }
 
 // TestCreditToAMissingAccount: every handler that credits the database
