@@ -217,7 +217,7 @@ func TestLabPages(t *testing.T) {
 
 func TestAllHandlersSideBySide(t *testing.T) {
 	h := newTestServer(t)
-	for _, q := range []string{"all", "core,setnx-token,unique-on-conflict,version-guard,unique-error,unique-same-tx,broker-key,check-then-insert,effect-first,marker-first,setnx-no-release,inbox-no-hash,absolute-update,redelivered-flag,offset-in-db"} {
+	for _, q := range []string{"all", "core,setnx-token,setnx-fence,unique-on-conflict,version-guard,unique-error,unique-same-tx,broker-key,check-then-insert,effect-first,marker-first,setnx-no-release,inbox-no-hash,absolute-update,redelivered-flag,offset-in-db"} {
 		r := get(t, h, "/lab?preset=concurrent-duplicates&step=3&handlers="+q)
 		if r.status != 200 {
 			t.Fatalf("handlers=%s: status %d\n%s", q, r.status, excerpt(r.body))
