@@ -215,9 +215,13 @@ func (w *world) admit(m *Message, r *apiReq) bool {
 	after := epoch().Add(time.Duration(window+1) * time.Minute).Sub(w.now)
 	secs := int64((after + time.Second - 1) / time.Second)
 	w.api.retryAfter[ik] = time.Duration(secs) * time.Second
+	header, headerRU := "Idempotency-Key: "+r.header, "Idempotency-Key: "+r.header
+	if m.Key == "" {
+		header, headerRU = "no Idempotency-Key", "без Idempotency-Key"
+	}
 	w.t.add(Event{Actor: "client", Kind: KindRequest, Msg: m.TransportID, To: "server-1",
-		Text:   fmt.Sprintf("%s to server-1: POST /payments, Idempotency-Key: %s, %s", m.TransportID, r.header, r.body),
-		TextRU: fmt.Sprintf("%s для server-1: POST /payments, Idempotency-Key: %s, %s", m.TransportID, r.header, r.body)})
+		Text:   fmt.Sprintf("%s to server-1: POST /payments, %s, %s", m.TransportID, header, r.body),
+		TextRU: fmt.Sprintf("%s для server-1: POST /payments, %s, %s", m.TransportID, headerRU, r.body)})
 	body := fmt.Sprintf(`{"type":"about:blank","title":"Service Unavailable","status":503,"detail":"at capacity: %s a minute"}`, plural(capacity, "request"))
 	w.t.add(Event{Actor: "server-1", Kind: KindResponse, Msg: m.TransportID, To: "client",
 		Text:   fmt.Sprintf("503 Service Unavailable (Retry-After: %d) %s: the server is at capacity and sheds the request before the handler runs", secs, body),

@@ -294,3 +294,27 @@ func TestCompleter(t *testing.T) {
 		})
 	}
 }
+
+// TestShedRequestWithoutKey: a request the server sheds is shown as sent,
+// without a key when it has none, and its 503 is not the handler's.
+func TestShedRequestWithoutKey(t *testing.T) {
+	s := sim.MustParse("client-retry: none\nserver-capacity: 1\nrequest pay-1 amount=100\nrequest pay-2 amount=100 key=none\n")
+	run, err := sim.Execute(context.Background(), s, sim.Options{Handlers: []string{"api-idempotency-key"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range run.Results[0].Trace[1].Events {
+		got = append(got, e.Text)
+	}
+	want := []string{`req-2 to server-1: POST /payments, no Idempotency-Key, {"account":"alice","amount":100}`,
+		`503 Service Unavailable (Retry-After: 60) {"type":"about:blank","title":"Service Unavailable","status":503,"detail":"at capacity: 1 request a minute"}: the server is at capacity and sheds the request before the handler runs`}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The keyless request was never charged, which is what it was due:
+	// the money is right.
+	if r := run.Results[0]; r.Verdict != sim.OK {
+		t.Errorf("%s %s", r.Verdict, r.Reason)
+	}
+}
