@@ -211,3 +211,21 @@ func challengeFileName(t *testing.T, id string) string {
 	t.Fatalf("no file for %s", id)
 	return ""
 }
+
+// FuzzParseGoal: any line is a goal or an error, never a panic, and a goal
+// reads back from its canonical form to the same form.
+func FuzzParseGoal(f *testing.F) {
+	for _, s := range []string{"handler=naive verdict=duplicate steps<=2", "handler=inbox settled>expected without=crash,fresh-key", "verdict!", "steps<=<=", "=", "dlq>=dlq handler=unique"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		g, err := ParseGoal(line)
+		if err != nil {
+			return
+		}
+		again, err := ParseGoal(g.String())
+		if err != nil || again.String() != g.String() {
+			t.Fatalf("%q -> %q does not read back: %v", line, g.String(), err)
+		}
+	})
+}
