@@ -39,13 +39,28 @@ type Options struct {
 	Messages   int      // distinct messages; 0: DefaultMessages
 	Duplicates int      // percent of them sent a second time (a producer's retry); 0: DefaultDuplicates, -1: none
 	Engine     *sim.Engine
-	// Progress, when set, is called after each handler with how many are
-	// done and how many there are.
+	// Progress, when set, is called after each handler's run with how
+	// many runs are done and how many there are (rounds × handlers).
 	Progress func(done, total int)
 	// Clock is the stopwatch (time since some fixed moment); nil: the
 	// wall clock. Tests give a fake one.
 	Clock func() time.Duration
+	// Rounds is how many times each handler's run is timed, the handlers
+	// taking turns (0: DefaultRounds). The times per message of every
+	// round are pooled before the median is taken, so a burst of load
+	// that covers one handler's whole run (a run of 1,000 messages takes
+	// a tenth of a second) lands in one round of several instead of
+	// deciding that handler's figure. The counters and storage are the
+	// first round's: the runs are deterministic, every round's are the
+	// same.
+	Rounds int
 }
+
+// Rounds of a bench.
+const (
+	DefaultRounds = 5
+	MaxRounds     = 20
+)
 
 // Report is a bench's outcome.
 type Report struct {
@@ -54,6 +69,7 @@ type Report struct {
 	Duplicates int      `json:"duplicates_percent"`
 	Copies     int      `json:"copies"` // the second copies sent
 	Engine     string   `json:"engine"`
+	Rounds     int      `json:"rounds"` // each handler's run timed this many times, times pooled
 	Handlers   []Result `json:"handlers"`
 }
 
@@ -138,6 +154,12 @@ func Bench(ctx context.Context, opt Options) (*Report, error) {
 		return nil, badInput{fmt.Errorf("messages: %d is out of range: from 1 to %d", opt.Messages, MaxMessages)}
 	case opt.Duplicates < -1 || opt.Duplicates > 100:
 		return nil, badInput{fmt.Errorf("duplicates: %d%% is out of range: from 0%% to 100%%", opt.Duplicates)}
+	case opt.Rounds < 0 || opt.Rounds > MaxRounds:
+		return nil, badInput{fmt.Errorf("rounds: %d is out of range: from 1 to %d", opt.Rounds, MaxRounds)}
+	}
+	rounds := opt.Rounds
+	if rounds == 0 {
+		rounds = DefaultRounds
 	}
 	dup := opt.Duplicates
 	switch {
@@ -156,34 +178,65 @@ func Bench(ctx context.Context, opt Options) (*Report, error) {
 		clock = func() time.Duration { return time.Since(start) }
 	}
 	s, copies := Script(opt.Messages, dup)
-	rep := &Report{Machine: ThisMachine(), Messages: opt.Messages, Duplicates: dup, Copies: copies, Engine: "embedded"}
+	rep := &Report{Machine: ThisMachine(), Messages: opt.Messages, Duplicates: dup, Copies: copies, Engine: "embedded", Rounds: rounds}
 	if opt.Engine != nil {
 		rep.Engine = "real"
 	}
+	first := make([]sim.Result, len(hs))
+	took := make([][]time.Duration, len(hs))
+	done := 0
+	for round := range rounds {
+		for j := range hs {
+			// Every other round in the reverse order: no handler always
+			// runs right after another one's garbage.
+			i := j
+			if round%2 == 1 {
+				i = len(hs) - 1 - j
+			}
+			h := hs[i]
+			run, err := sim.Execute(ctx, s, sim.Options{Handlers: []string{h.Name}, Budget: -1, Engine: opt.Engine,
+				Stopwatch: clock, Storage: round == 0})
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", h.Name, err)
+			}
+			if round == 0 {
+				first[i] = run.Results[0]
+			}
+			took[i] = append(took[i], deliveryTimes(run.Results[0])...)
+			done++
+			if opt.Progress != nil {
+				opt.Progress(done, rounds*len(hs))
+			}
+		}
+	}
 	for i, h := range hs {
-		run, err := sim.Execute(ctx, s, sim.Options{Handlers: []string{h.Name}, Budget: -1, Engine: opt.Engine,
-			Stopwatch: clock, Storage: true})
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", h.Name, err)
-		}
-		rep.Handlers = append(rep.Handlers, measure(run.Results[0], h))
-		if opt.Progress != nil {
-			opt.Progress(i+1, len(hs))
-		}
+		rep.Handlers = append(rep.Handlers, measure(first[i], h, took[i]))
 	}
 	return rep, nil
 }
 
-// measure turns a run into figures: its deliver steps' times and the
-// calls their workers made.
-func measure(r sim.Result, h handlers.Info) Result {
-	res := Result{Handler: h.Name, Verdict: string(r.Verdict), Deliveries: r.Deliveries, Tables: []sim.TableStorage{}}
+// deliveryTimes are a run's deliver steps' times, in the run's order.
+func deliveryTimes(r sim.Result) []time.Duration {
 	var took []time.Duration
+	for _, tr := range r.Trace {
+		if strings.HasPrefix(tr.Text, sim.VerbDeliver) {
+			took = append(took, tr.Took)
+		}
+	}
+	return took
+}
+
+// measure turns a run into figures: the calls its workers made in its
+// deliver steps, and the times per message took (every round's deliver
+// steps, pooled).
+func measure(r sim.Result, h handlers.Info, took []time.Duration) Result {
+	res := Result{Handler: h.Name, Verdict: string(r.Verdict), Deliveries: r.Deliveries, Tables: []sim.TableStorage{}}
+	n := 0 // the run's deliver steps
 	for _, tr := range r.Trace {
 		if !strings.HasPrefix(tr.Text, sim.VerbDeliver) {
 			continue
 		}
-		took = append(took, tr.Took)
+		n++
 		for _, e := range tr.Events {
 			if !strings.HasPrefix(e.Actor, "worker") {
 				continue
@@ -202,8 +255,11 @@ func measure(r sim.Result, h handlers.Info) Result {
 			}
 		}
 	}
-	if n := float64(len(took)); n > 0 {
-		res.SQLPer, res.RedisPer, res.TxPer = float64(res.SQL)/n, float64(res.Redis)/n, float64(res.Transactions)/n
+	if n > 0 {
+		res.SQLPer, res.RedisPer, res.TxPer = float64(res.SQL)/float64(n), float64(res.Redis)/float64(n), float64(res.Transactions)/float64(n)
+	}
+	if len(took) > 0 {
+		took = slices.Clone(took)
 		slices.Sort(took)
 		res.PerSecond = perSecond(took)
 		res.P50, res.P99 = ms(percentile(took, 50)), ms(percentile(took, 99))

@@ -134,6 +134,8 @@ func TestBenchRefuses(t *testing.T) {
 		{Options{Messages: MaxMessages + 1}, "messages: 20001 is out of range: from 1 to 20000"},
 		{Options{Messages: -1}, "messages: -1 is out of range"},
 		{Options{Duplicates: 101}, "duplicates: 101% is out of range: from 0% to 100%"},
+		{Options{Rounds: MaxRounds + 1}, "rounds: 21 is out of range: from 1 to 20"},
+		{Options{Rounds: -1}, "rounds: -1 is out of range"},
 		{Options{Handlers: []string{"nave"}}, `unknown handler "nave"; valid handlers: naive`},
 	} {
 		_, err := Bench(context.Background(), tc.opt)

@@ -41,6 +41,22 @@ func (p Plan) Scans() []string {
 	return out
 }
 
+// PlanText is plans as the lab shows them: each statement, then its
+// steps under it, a blank line between statements.
+func PlanText(plans []Plan) string {
+	var b strings.Builder
+	for i, p := range plans {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(p.Statement + "\n")
+		for _, s := range p.Steps {
+			b.WriteString("  └─ " + s + "\n")
+		}
+	}
+	return b.String()
+}
+
 // Plans runs one message through a handler on the embedded engine (a
 // publish and a delivery), takes the SQL statements its worker ran, in
 // the order it first ran them, and asks SQLite for the plan of each in a

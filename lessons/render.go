@@ -128,7 +128,7 @@ func (b *builder) render(l *Lesson, body []byte, bodyLine int, e *errList) {
 	for _, f := range fences {
 		lang := string(f.Language(body))
 		switch lang {
-		case "source", "claim", "mermaid", "measured":
+		case "source", "claim", "mermaid", "measured", "plan":
 		default:
 			continue
 		}
@@ -170,6 +170,12 @@ func (b *builder) render(l *Lesson, body []byte, bodyLine int, e *errList) {
 				continue
 			}
 			replacement = m
+		case "plan":
+			p, ok := planFence(lines, fence, l.Lang, e)
+			if !ok {
+				continue
+			}
+			replacement = p
 		case "mermaid":
 			src := fenceText(f, body)
 			if strings.TrimSpace(src) == "" {
@@ -418,6 +424,7 @@ func (r *fenceRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(kindClaim, r.claim)
 	reg.Register(kindDiagram, r.diagram)
 	reg.Register(kindMeasured, r.measured)
+	reg.Register(kindPlan, r.plan)
 }
 
 // diagram writes a mermaid fence's SVGs, one per theme; lessons.css shows
