@@ -2,7 +2,11 @@ package check
 
 import (
 	"context"
+	"syscall"
 	"testing"
+	"time"
+
+	"github.com/idempotency-lab/lab/sim"
 )
 
 // BenchmarkShortestFailure is the time to find each failing handler's
@@ -31,4 +35,38 @@ func BenchmarkInboxDepth4(b *testing.B) {
 			b.Fatalf("%+v, %v", rep, err)
 		}
 	}
+}
+
+// BenchmarkCheckCore is `lab check core` (depth 4, 2,000 random scripts,
+// seed 1) in one process: its scripts/cpu-s is the scripts run per
+// second of the process' CPU time (user and system, the garbage
+// collector's included), which the machine's load barely moves.
+// `make check-compare` measures the same against a base commit.
+func BenchmarkCheckCore(b *testing.B) {
+	hs, err := sim.Handlers([]string{"core"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	scripts := 0
+	start := cpuTime(b)
+	for b.Loop() {
+		for _, h := range hs {
+			rep, err := Check(context.Background(), h.Name, Options{})
+			if err != nil {
+				b.Fatalf("%s: %v", h.Name, err)
+			}
+			scripts += rep.Explored
+		}
+	}
+	b.ReportMetric(float64(scripts)/(cpuTime(b)-start).Seconds(), "scripts/cpu-s")
+	b.ReportMetric(float64(scripts)/float64(b.N), "scripts/op")
+}
+
+// cpuTime is the CPU time the process has used so far.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

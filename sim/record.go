@@ -58,10 +58,32 @@ type sharedConn struct {
 	// each time was a third of a run's CPU. A statement prepared once and
 	// reset after each use gives the same results: SQLite itself prepares
 	// it again should the schema change.
-	stmts  map[string]*cachedStmt
+	stmts map[string]*cachedStmt
+	// texts keeps each statement's text as the trace shows it (squash),
+	// at most maxTexts of them: the same few, again and again.
+	texts  map[string]string
 	tx     *recTx       // the open transaction, if any
 	pid    uint32       // PostgreSQL's backend for the connection
 	around func(func()) // recConnector.around
+}
+
+// maxTexts bounds sharedConn.texts: a handler that writes its values
+// into its statements' text makes a new one each time.
+const maxTexts = 256
+
+// text is query as the trace shows it.
+func (c *sharedConn) text(query string) string {
+	if t, ok := c.texts[query]; ok {
+		return t
+	}
+	t := squash(query)
+	if c.texts == nil {
+		c.texts = map[string]string{}
+	}
+	if len(c.texts) < maxTexts {
+		c.texts[query] = t
+	}
+	return t
 }
 
 // run runs one of the handler's calls on the connection.
@@ -287,7 +309,7 @@ func (c *recConn) ExecContext(ctx context.Context, query string, args []driver.N
 	if err != nil {
 		return nil, err
 	}
-	i, err := c.t.startCall(KindSQL, squash(query), formatArgs(args))
+	i, err := c.t.startCall(KindSQL, c.text(query), formatArgs(args))
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +329,7 @@ func (c *recConn) QueryContext(ctx context.Context, query string, args []driver.
 	if err != nil {
 		return nil, err
 	}
-	i, err := c.t.startCall(KindSQL, squash(query), formatArgs(args))
+	i, err := c.t.startCall(KindSQL, c.text(query), formatArgs(args))
 	if err != nil {
 		return nil, err
 	}
@@ -419,7 +441,7 @@ func (s *recStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (dr
 	if !ok {
 		return nil, errors.New("sqlite statement lacks ExecContext")
 	}
-	i, err := s.t.startCall(KindSQL, squash(s.query), formatArgs(args))
+	i, err := s.t.startCall(KindSQL, s.conn.text(s.query), formatArgs(args))
 	if err != nil {
 		return nil, err
 	}
@@ -435,7 +457,7 @@ func (s *recStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (d
 	if !ok {
 		return nil, errors.New("sqlite statement lacks QueryContext")
 	}
-	i, err := s.t.startCall(KindSQL, squash(s.query), formatArgs(args))
+	i, err := s.t.startCall(KindSQL, s.conn.text(s.query), formatArgs(args))
 	if err != nil {
 		return nil, err
 	}
