@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -79,6 +81,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	header := fs.String("header", "", `header lines every script starts with, such as "inbox-retention: 1h" (separate lines with ;)`)
 	sweep := fs.Bool("visibility-sweep", false, "also run every script that redelivers after a crash or a timeout under visibility timeouts a minute below and above each TTL of the header (and at once)")
 	asJSON := fs.Bool("json", false, "print the reports as JSON")
+	base := fs.String("base", os.Getenv("LAB_BASE"), "the lab's server, such as http://127.0.0.1:8080: print each address as a whole URL (default: $LAB_BASE; without either, addresses start at /lab)")
 	code := addCodeFlags(fs, 2*time.Minute)
 	eng := addEngineFlags(fs)
 	pos, err := parseInterleaved(fs, args)
@@ -104,6 +107,11 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitUsage
 	case *budget < 0:
 		fmt.Fprintf(stderr, "lab check: --budget %v: must be 0 (no limit) or more\n", *budget)
+		return exitUsage
+	}
+	root, err := baseURL(*base)
+	if err != nil {
+		fmt.Fprintf(stderr, "lab check: --base (or LAB_BASE) %q: %v\n", *base, err)
 		return exitUsage
 	}
 	var infos []handlers.Info
@@ -169,10 +177,10 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			cr.PerSecond = int(float64(rep.Explored) / elapsed.Seconds())
 		}
 		for _, f := range rep.Failures {
+			pl := permalink(f.Script, h, src, engine != nil)
 			cr.Failures = append(cr.Failures, checkFailure{Verdict: f.Verdict, Script: f.Script, Steps: f.Steps,
-				Permalink: permalink(f.Script, h, src, engine != nil), Settled: f.Settled, Expected: f.Expected, Reason: f.Reason})
-			cr.Failures[len(cr.Failures)-1].Cause = f.Cause
-			cr.Failures[len(cr.Failures)-1].Address = address(cr.Failures[len(cr.Failures)-1].Permalink, f.Script, h)
+				Permalink: whole(root, pl), Settled: f.Settled, Expected: f.Expected, Reason: f.Reason,
+				Cause: f.Cause, Address: whole(root, address(pl, f.Script, h))})
 		}
 		cr.Omitted = rep.Omitted
 		if rep.Failed() {
@@ -194,6 +202,9 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 			fmt.Fprintf(stdout, "engine: %s\n\n", engine)
 		}
 		printCheck(stdout, reports)
+		if root == "" && failed {
+			fmt.Fprintln(stdout, "\nThe addresses start at /lab: open them on a lab server (lab serve: http://127.0.0.1:8080/lab?…), or give --base URL (or set LAB_BASE) to print them whole.")
+		}
 	}
 	if failed {
 		return exitError
@@ -261,6 +272,32 @@ func printCheck(w io.Writer, reports []checkReport) {
 				r.Handler, plural(r.Omitted, "more distinct failure"), check.MaxStories)
 		}
 	}
+}
+
+// baseURL checks the --base flag: "" (none), or an http(s) URL of a
+// server, without a query, returned without its trailing slash.
+func baseURL(raw string) (string, error) {
+	if raw == "" {
+		return "", nil
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return "", errors.New("not a URL; give one such as http://127.0.0.1:8080")
+	case u.Scheme != "http" && u.Scheme != "https", u.Host == "":
+		return "", errors.New("want an http:// or https:// address with a host, such as http://127.0.0.1:8080")
+	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		return "", errors.New("want the server's address alone, without a query, a fragment or a user, such as https://lab.example.org")
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// whole makes an address a whole URL on root (no root: as it is).
+func whole(root, address string) string {
+	if root == "" || address == "" {
+		return address
+	}
+	return root + address
 }
 
 // address is the lab's address that opens a story: its permalink, or for
