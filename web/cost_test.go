@@ -11,8 +11,11 @@ import (
 func TestCostPage(t *testing.T) {
 	h := newTestServer(t)
 	for lang, want := range map[string][]string{
-		"en": {"What idempotency costs", "The reference run", `id="cost-run"`, `<svg class="cost-chart"`, `id="ref-emb-speed"`, `id="ref-real-keyfill"`, "Real engine: PostgreSQL and Redis", `data-handler="inbox"`},
-		"ru": {"Сколько стоит идемпотентность", "Эталонный прогон", "Сообщений в секунду", "Строк в inbox по часам"},
+		// The plan is SQLite's own, asked by the server: statemachine's
+		// UPDATE of the order scans the table, its credit searches an index.
+		"en": {"What idempotency costs", "The reference run", `id="cost-run"`, `<svg class="cost-chart"`, `id="ref-emb-speed"`, `id="ref-real-keyfill"`, "Real engine: PostgreSQL and Redis", `data-handler="inbox"`,
+			"Why statemachine slows down as the table grows", "WHERE id = ? AND status = ?\n  └─ SCAN orders\n", "└─ SEARCH accounts USING INDEX"},
+		"ru": {"Сколько стоит идемпотентность", "Эталонный прогон", "Сообщений в секунду", "Строк в inbox по часам", "Почему statemachine замедляется", "└─ SCAN orders"},
 	} {
 		r := get(t, h, "/cost?lang="+lang)
 		if r.status != http.StatusOK {
@@ -85,15 +88,15 @@ func TestCostRefuses(t *testing.T) {
 	}
 }
 
-// TestCostEvents: the stream sends progress for each handler, then the
-// results section.
+// TestCostEvents: the stream sends progress after each handler's run
+// (five core handlers, three rounds: 15 runs), then the results section.
 func TestCostEvents(t *testing.T) {
 	h := newTestServer(t)
 	r := get(t, h, "/cost/events?handlers=core&messages=10&duplicates=0&keys=0&retention=")
 	if r.status != http.StatusOK || r.header.Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("%d %q", r.status, r.header.Get("Content-Type"))
 	}
-	for _, w := range []string{"event: progress\ndata: 0 1\n\n", "event: progress\ndata: 1 5\n\n", "event: progress\ndata: 5 5\n\n", "event: done\ndata: "} {
+	for _, w := range []string{"event: progress\ndata: 0 1\n\n", "event: progress\ndata: 1 15\n\n", "event: progress\ndata: 15 15\n\n", "event: done\ndata: "} {
 		if !strings.Contains(r.body, w) {
 			t.Errorf("the stream lacks %q:\n%s", w, excerpt(r.body))
 		}

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	measure "github.com/idempotency-lab/lab/cost"
 	"github.com/idempotency-lab/lab/web/page"
@@ -26,6 +27,9 @@ const (
 	DefaultMessages = 300
 	MaxKeyRows      = 50_000
 	DefaultKeyRows  = 20_000
+	// Rounds is how many times each handler's run is timed (the lab
+	// bench's five would make a run of every handler too long here).
+	Rounds = 3
 )
 
 // Cost is the cost lab's part of the site.
@@ -129,7 +133,7 @@ func run(ctx context.Context, req request, progress func(done, total int)) (*mea
 		dup = -1 // none, not the default
 	}
 	return measure.Measure(ctx, measure.MeasureOptions{KeyRows: req.Keys, Retention: req.Retention,
-		Bench: measure.Options{Handlers: names, Messages: req.Messages, Duplicates: dup, Progress: progress}})
+		Bench: measure.Options{Handlers: names, Messages: req.Messages, Duplicates: dup, Progress: progress, Rounds: Rounds}})
 }
 
 // Index is GET /cost: the form, the reference run and, with run=1, a
@@ -148,6 +152,11 @@ func (c *Cost) Index(w http.ResponseWriter, r *http.Request) error {
 	} else {
 		return err
 	}
+	plans, err := statemachinePlans()
+	if err != nil {
+		return err // the lab's own reading failed: loud, not a page without it
+	}
+	v.Plan = measure.PlanText(plans)
 	if q.Get("run") != "" {
 		release, err := c.acquire()
 		if err != nil {
@@ -166,6 +175,13 @@ func (c *Cost) Index(w http.ResponseWriter, r *http.Request) error {
 	p.Scripts = append(p.Scripts, c.Assets.URL("cost.js"))
 	return c.Render(w, r, http.StatusOK, costPage(p, v))
 }
+
+// statemachinePlans is SQLite's plan for each statement statemachine
+// runs on a message, asked once (cost.Plans runs a message through it):
+// the page shows why its time per message grows with the table.
+var statemachinePlans = sync.OnceValues(func() ([]measure.Plan, error) {
+	return measure.Plans(context.Background(), "statemachine")
+})
 
 // failed turns a bench's error into the page's: bad input is the
 // reader's, a cancelled run needs no page.

@@ -18,6 +18,9 @@ type pageView struct {
 	EventsURL            string
 	Results              *resultsView // a run made now, if any
 	Reference            refView
+	// Plan is SQLite's plan of statemachine's statements, as
+	// cost.PlanText writes it.
+	Plan string
 }
 
 type refView struct {

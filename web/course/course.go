@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -241,11 +242,30 @@ func (s *Course) Lesson(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Cache-Control", "no-store")
 		return s.Render(w, r, http.StatusNotFound, lessonMissingPage(s.lessonsPageFor(t, r, v.PageTitle), v))
 	}
-	v := s.lessonView(t, r, course, l)
-	h := w.Header()
-	h.Set("Vary", "Accept-Language, Cookie")
-	h.Set("Cache-Control", "no-cache")
-	return s.Render(w, r, http.StatusOK, lessonPage(s.lessonsPageFor(t, r, v.PageTitle), v))
+	// The page is made from the course, the address (the slug, and the
+	// query the language links repeat), the language (?lang=, the
+	// language cookie or Accept-Language: CacheKey reads them as
+	// PickLang does) and the reader's progress on this lesson, which the
+	// profile cookie leads to. The key holds that progress itself, not
+	// the cookie: readers at the same percent share a page, and an answer
+	// given since is never hidden behind an older page.
+	progress := progressFor(t, s.readProgress(r), l.Slug)
+	return s.ServeCached(w, r, page.CacheKey(r, "lesson", l.Slug, l.Lang, progressKey(progress)), func(w http.ResponseWriter, r *http.Request) error {
+		v := s.lessonView(t, course, l, progress)
+		h := w.Header()
+		h.Set("Vary", "Accept-Language, Cookie")
+		h.Set("Cache-Control", "no-cache")
+		return s.Render(w, r, http.StatusOK, lessonPage(s.lessonsPageFor(t, r, v.PageTitle), v))
+	})
+}
+
+// progressKey is the part of a lesson's cache key that its progress bar
+// makes: "none" without a bar, else the percent shown.
+func progressKey(p *progressView) string {
+	if p == nil {
+		return "none"
+	}
+	return strconv.Itoa(p.Percent)
 }
 
 // lessonsPageFor is the page frame with the lessons' stylesheets. A
@@ -393,7 +413,7 @@ func (s *Course) lessonsIndexView(t page.Text, r *http.Request, course *lessons.
 	return v
 }
 
-func (s *Course) lessonView(t page.Text, r *http.Request, course *lessons.Course, l *lessons.Lesson) lessonView {
+func (s *Course) lessonView(t page.Text, course *lessons.Course, l *lessons.Lesson, progress *progressView) lessonView {
 	total := len(course.Lessons(l.Lang))
 	v := lessonView{
 		T:         t,
@@ -402,7 +422,7 @@ func (s *Course) lessonView(t page.Text, r *http.Request, course *lessons.Course
 		Summary:   l.Summary,
 		Position:  t.F("les.position", l.Order, total),
 		Minutes:   t.F("les.minutes", l.ReadingMinutes),
-		Progress:  progressFor(t, s.readProgress(r), l.Slug),
+		Progress:  progress,
 		// The course renders its own HTML and escapes everything the
 		// Markdown says; nothing in it comes from the request.
 		Body:     templ.Raw(LabelCodeBlocks(t, string(l.HTML))),
