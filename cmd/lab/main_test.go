@@ -153,6 +153,11 @@ func TestRunPresetTable(t *testing.T) {
 			t.Errorf("header line %q lacks column %q", lines[2], col)
 		}
 	}
+	for i, l := range lines {
+		if strings.TrimRight(l, " \t") != l {
+			t.Errorf("line %d ends in spaces: %q", i+1, l)
+		}
+	}
 	rows := tableRows(out)
 	for _, h := range coreNames() {
 		f, ok := rows[h]
@@ -165,8 +170,9 @@ func TestRunPresetTable(t *testing.T) {
 		if h == "naive" {
 			verdict = "duplicate"
 		}
-		if f[4] != verdict || f[3] != "10000" {
-			t.Errorf("%s row %q: want expected 10000 and verdict %s", h, row, verdict)
+		// Major units, as the web shows them.
+		if f[4] != verdict || f[3] != "100.00" {
+			t.Errorf("%s row %q: want expected 100.00 and verdict %s", h, row, verdict)
 		}
 		if !strings.Contains(out, "\n"+h+":") {
 			t.Errorf("no reason line for %s", h)

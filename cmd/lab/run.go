@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/money"
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 )
@@ -228,9 +229,11 @@ func printTable(w io.Writer, name string, s *sim.Script, res *sim.Run) {
 	}
 	fmt.Fprintf(w, "%s: %s\n\n", title, plural(res.Steps, "step"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "handler\tbalance\tsettled\texpected\tverdict\tdeliveries\tdead-lettered\tquarantined\tgateway calls\t")
+	// Amounts in major units, as the web shows them (--json keeps minor
+	// units); no cell after the last, so no line ends in spaces.
+	fmt.Fprintln(tw, "handler\tbalance\tsettled\texpected\tverdict\tdeliveries\tdead-lettered\tquarantined\tgateway calls")
 	for _, r := range res.Results {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t\n", r.Handler, r.Balance, r.Settled, r.Expected,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\n", r.Handler, money.Plain(r.Balance), money.Plain(r.Settled), money.Plain(r.Expected),
 			r.Verdict, r.Deliveries, r.DeadLettered, r.Quarantined, r.GatewayCalls)
 	}
 	tw.Flush()
