@@ -4,10 +4,17 @@
 // packages (.ci/run installs them). Without them a test skips with a
 // message naming the package, except in CI (CI set), where it fails: there
 // the real-engine tests must run.
+//
+// A test binary that dies before TestMain's Stop (go test's -timeout, a
+// Ctrl-C, a kill) takes its servers with it: both are direct children of
+// the test process (postgres itself, not pg_ctl, which would hand it to
+// init), started with a parent-death signal (Linux's PR_SET_PDEATHSIG):
+// SIGQUIT for PostgreSQL, its immediate shutdown, which ends its own
+// children too, and SIGKILL for Redis. The first server a process starts
+// also sweeps what dead runs left in the temporary folder (sweep).
 package servers
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -18,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -25,6 +33,7 @@ import (
 // Server is a running throwaway server.
 type Server struct {
 	URL  string // postgres://… or redis://…
+	Pid  int    // the server's process (PostgreSQL's postmaster)
 	dir  string
 	stop func()
 }
@@ -67,21 +76,33 @@ func Unavailable(tb testing.TB, pkg string, err error) {
 // Postgres returns the URL of a throwaway PostgreSQL, started on first use.
 func Postgres(tb testing.TB) string {
 	tb.Helper()
+	return PostgresServer(tb).URL
+}
+
+// PostgresServer is Postgres's server itself: its URL and its process.
+func PostgresServer(tb testing.TB) *Server {
+	tb.Helper()
 	pgOnce.Do(func() { pg, pgErr = startPostgres() })
 	if pgErr != nil {
 		unavailable(tb, "postgresql", pgErr)
 	}
-	return pg.URL
+	return pg
 }
 
 // Redis returns the URL of a throwaway Redis server, started on first use.
 func Redis(tb testing.TB) string {
 	tb.Helper()
+	return RedisServer(tb).URL
+}
+
+// RedisServer is Redis's server itself: its URL and its process.
+func RedisServer(tb testing.TB) *Server {
+	tb.Helper()
 	redisOnce.Do(func() { rd, rdErr = startRedis() })
 	if rdErr != nil {
 		unavailable(tb, "redis-server", rdErr)
 	}
-	return rd.URL
+	return rd
 }
 
 func freePort() (int, error) {
@@ -134,23 +155,41 @@ func asUser(name string, args ...string) *exec.Cmd {
 	return exec.Command(name, args...)
 }
 
+// postgresUser is the uid and gid PostgreSQL runs as: the postgres
+// user's when the tests run as root (PostgreSQL refuses root), else nil
+// (the test's own user).
+func postgresUser() (*syscall.Credential, error) {
+	if os.Geteuid() != 0 {
+		return nil, nil
+	}
+	u, err := user.Lookup("postgres")
+	if err != nil {
+		return nil, fmt.Errorf("running as root needs the postgres user: %w", err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
+}
+
 func startPostgres() (*Server, error) {
+	sweepOnce.Do(func() { sweep(os.TempDir()) })
 	bin, err := pgBin()
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "lab-pg-")
+	cred, err := postgresUser()
 	if err != nil {
 		return nil, err
 	}
-	if os.Geteuid() == 0 {
-		u, err := user.Lookup("postgres")
-		if err != nil {
-			return nil, fmt.Errorf("running as root needs the postgres user: %w", err)
-		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
-		if err := os.Chown(dir, uid, gid); err != nil {
+	dir, err := os.MkdirTemp("", pgPrefix)
+	if err != nil {
+		return nil, err
+	}
+	if err := claim(dir); err != nil {
+		return nil, err
+	}
+	if cred != nil {
+		if err := os.Chown(dir, int(cred.Uid), int(cred.Gid)); err != nil {
 			return nil, err
 		}
 	}
@@ -162,13 +201,33 @@ func startPostgres() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200", port, dir)
-	if out, err := asUser(filepath.Join(bin, "pg_ctl"), "-D", data, "-o", opts, "-l", filepath.Join(dir, "log"), "-w", "-t", "60", "start").CombinedOutput(); err != nil {
-		log, _ := os.ReadFile(filepath.Join(dir, "log"))
-		return nil, fmt.Errorf("pg_ctl start: %v: %s %s", err, out, log)
+	logf, err := os.Create(filepath.Join(dir, "log"))
+	if err != nil {
+		return nil, err
 	}
-	s := &Server{URL: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port), dir: dir,
-		stop: func() { asUser(filepath.Join(bin, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop").Run() }}
+	defer logf.Close() // the child has its own copy
+	cmd := exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-p", strconv.Itoa(port), "-k", dir,
+		"-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200")
+	cmd.Stdout, cmd.Stderr = logf, logf
+	// SIGQUIT is PostgreSQL's immediate shutdown: the postmaster ends its
+	// backends and exits.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGQUIT}
+	exited, err := spawn(cmd)
+	if err != nil {
+		return nil, fmt.Errorf("start postgres: %w", err)
+	}
+	stop := func() {
+		cmd.Process.Signal(syscall.SIGQUIT)
+		<-exited
+	}
+	if err := waitReady(exited, func() bool {
+		return exec.Command(filepath.Join(bin, "pg_isready"), "-q", "-h", "127.0.0.1", "-p", strconv.Itoa(port)).Run() == nil
+	}, 60*time.Second); err != nil {
+		stop()
+		log, _ := os.ReadFile(filepath.Join(dir, "log"))
+		return nil, fmt.Errorf("postgres: %v: %s", err, log)
+	}
+	s := &Server{URL: fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port), dir: dir, Pid: cmd.Process.Pid, stop: stop}
 	mu.Lock()
 	started = append(started, s)
 	mu.Unlock()
@@ -176,31 +235,58 @@ func startPostgres() (*Server, error) {
 }
 
 func startRedis() (*Server, error) {
+	sweepOnce.Do(func() { sweep(os.TempDir()) })
 	exe, err := exec.LookPath("redis-server")
 	if err != nil {
 		return nil, errors.New("no redis-server found")
 	}
-	dir, err := os.MkdirTemp("", "lab-redis-")
+	dir, err := os.MkdirTemp("", redisPrefix)
 	if err != nil {
+		return nil, err
+	}
+	if err := claim(dir); err != nil {
 		return nil, err
 	}
 	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, exe, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir)
-	if err := cmd.Start(); err != nil {
-		cancel()
+	cmd := exec.Command(exe, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	exited, err := spawn(cmd)
+	if err != nil {
 		return nil, err
 	}
-	if err := waitPort(port, 20*time.Second); err != nil {
-		cancel()
-		return nil, err
+	stop := func() {
+		cmd.Process.Kill()
+		<-exited
 	}
-	s := &Server{URL: fmt.Sprintf("redis://127.0.0.1:%d/0", port), dir: dir, stop: func() { cancel(); cmd.Wait() }}
+	if err := waitReady(exited, func() bool { return waitPort(port, 200*time.Millisecond) == nil }, 20*time.Second); err != nil {
+		stop()
+		return nil, fmt.Errorf("redis-server: %w", err)
+	}
+	s := &Server{URL: fmt.Sprintf("redis://127.0.0.1:%d/0", port), dir: dir, Pid: cmd.Process.Pid, stop: stop}
 	mu.Lock()
 	started = append(started, s)
 	mu.Unlock()
 	return s, nil
+}
+
+// waitReady polls ready until it holds, the server exits, or d passes.
+func waitReady(exited <-chan struct{}, ready func() bool, d time.Duration) error {
+	deadline := time.Now().Add(d)
+	for {
+		select {
+		case <-exited:
+			return errors.New("the server exited while starting")
+		default:
+		}
+		if ready() {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not ready after %v", d)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
