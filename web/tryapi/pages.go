@@ -29,10 +29,12 @@ type sandboxView struct {
 	Limits            string
 	State             stateView
 	Cheat             []cmdView
+	Console           consoleView
 }
 
 type stateView struct {
 	Active   bool
+	Log      []logView // newest first
 	Keys     []keyView
 	Payments []paymentView
 	Accounts []accountView
@@ -122,7 +124,8 @@ func (a *TryAPI) Sandbox(w http.ResponseWriter, r *http.Request) error {
 	}
 	lang := "?lang=" + t.Lang()
 	v := sandboxView{T: t, Name: name, PageURL: "/try-api/" + name + lang, StateURL: "/try-api/" + name + "/state" + lang,
-		Limits: a.limits(t), State: st, Cheat: commands(t, baseURL(r), name)}
+		Limits: a.limits(t), State: st, Cheat: commands(t, baseURL(r), name),
+		Console: newConsole(baseURL(r) + "/api/v1/sandboxes/" + name + "/payments")}
 	w.Header().Set("Cache-Control", "no-store")
 	return a.Render(w, r, http.StatusOK, sandboxPage(a.pageFor(t, r, t.F("try.sandbox", name)+" · "+t.S("app.name")), v))
 }
@@ -146,6 +149,7 @@ func (a *TryAPI) State(w http.ResponseWriter, r *http.Request) error {
 func (a *TryAPI) pageFor(t page.Text, r *http.Request, title string) page.View {
 	p := a.PageFor(t, r, title)
 	p.Styles = append(p.Styles, a.Assets.URL("tryapi.css"))
+	p.Scripts = append(p.Scripts, a.Assets.URL("tryapi.js"))
 	return p
 }
 
@@ -167,7 +171,7 @@ func (a *TryAPI) state(r *http.Request, t page.Text, name string) (stateView, er
 	if err != nil {
 		return stateView{}, err
 	}
-	v := stateView{Active: l.Active}
+	v := stateView{Active: l.Active, Log: logViews(t, a.logs.newest(name))}
 	calls := map[string]int{}
 	for _, c := range l.Charges {
 		calls[c.Reference] = c.Calls

@@ -48,6 +48,8 @@ type TryAPI struct {
 	*page.Shell
 	hub    *hub
 	handle handlers.APIFunc
+	logs   *requestLogs     // each sandbox's requests, as answered
+	now    func() time.Time // Config.Now
 }
 
 // New builds the live endpoint on the shell.
@@ -61,7 +63,8 @@ func New(s *page.Shell, cfg Config) *TryAPI {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &TryAPI{Shell: s, hub: newHub(cfg.MaxSandboxes, cfg.Idle, cfg.Now), handle: apiHandler().Handle}
+	return &TryAPI{Shell: s, hub: newHub(cfg.MaxSandboxes, cfg.Idle, cfg.Now), handle: apiHandler().Handle,
+		logs: newRequestLogs(cfg.MaxSandboxes, cfg.Idle), now: cfg.Now}
 }
 
 // Close drops every sandbox.
@@ -164,9 +167,11 @@ func sandboxParam(r *http.Request) (string, *Problem) {
 func (a *TryAPI) Pay(w http.ResponseWriter, r *http.Request) {
 	p, resp := a.pay(w, r)
 	if p != nil {
+		a.record(r, p.Status, false)
 		WriteProblem(w, *p)
 		return
 	}
+	a.record(r, resp.Status, resp.Replayed)
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("Content-Type", "application/json")
@@ -468,9 +473,12 @@ func (a *TryAPI) List(w http.ResponseWriter, r *http.Request) {
 	}
 	l, err := a.ledger(r.Context(), name)
 	if err != nil {
-		WriteProblem(w, *a.dbProblem(r.Context(), "read the sandbox", err))
+		p := a.dbProblem(r.Context(), "read the sandbox", err)
+		a.record(r, p.Status, false)
+		WriteProblem(w, *p)
 		return
 	}
+	a.record(r, http.StatusOK, false)
 	b, _ := json.MarshalIndent(l, "", "  ")
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
