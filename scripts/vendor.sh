@@ -21,16 +21,17 @@ tar -xzf "$tmp/mermaid-$MERMAID_VERSION.tgz" -C "$tmp" package/dist/mermaid.min.
 cp "$tmp/package/dist/mermaid.min.js" "cmd/diagrams/mermaid-$MERMAID_VERSION.min.js"
 echo "vendored htmx $HTMX_VERSION into static/vendor/ and mermaid $MERMAID_VERSION into cmd/diagrams/ (run make diagrams)"
 
-# The handler editor: CodeMirror 6 with Go, bundled once with esbuild from
-# scripts/editor (its package.json pins the packages, package-lock.json
-# everything under them) into one file under static/vendor, which lab.js
-# loads when an editor opens. After a new version, change the name in
-# web/page.EditorScript too.
+# The handler editor: CodeMirror 6 with Go, its lint markers
+# (@codemirror/lint) and token classes (@lezer/highlight), bundled once
+# with esbuild from scripts/editor (its package.json pins the packages,
+# package-lock.json everything under them) into one file under
+# static/vendor, which lab.js loads when an editor opens. After a new
+# version, change the name in web/page.EditorScript too.
 CODEMIRROR_VERSION=6.0.2
 (cd scripts/editor && npm ci --silent --no-audit --no-fund &&
 	./node_modules/.bin/esbuild editor.js --bundle --minify --format=iife --target=es2020 --legal-comments=eof \
 		--log-level=warning --outfile="../../static/vendor/codemirror-$CODEMIRROR_VERSION.min.js")
-echo "bundled codemirror $CODEMIRROR_VERSION with @codemirror/lang-go into static/vendor/"
+echo "bundled codemirror $CODEMIRROR_VERSION with @codemirror/lang-go and @codemirror/lint into static/vendor/"
 
 # axe-core is for the browser tests only (web/a11y_browser_test.go injects
 # it into each page): it lives in web/testdata, never in static/, so it is

@@ -37,6 +37,7 @@ func (s *server) routes() http.Handler {
 	runs.Get("/lab", s.Handle(s.lab.Show))           // the lab: ?preset= | ?s= | ?script=, &handlers=, &step=
 	r.Post("/lab/step", s.Handle(s.lab.AddStep))     // append one step, then 303 to the new /lab address
 	r.Post("/lab/code", s.Handle(s.lab.Code))        // run or check a person's handler file, then 303
+	r.Post("/lab/format", s.Handle(s.lab.Format))    // go/format a handler file (the editor's Format), as JSON
 	r.Post("/lab/undo", s.Handle(s.lab.Undo))        // drop the last step, then 303
 	r.Post("/lab/script", s.Handle(s.lab.RunScript)) // replace the script with edited text, then 303
 

@@ -16,14 +16,16 @@ import (
 func (s *Lab) Show(w http.ResponseWriter, r *http.Request) error {
 	st, err := s.ReadState(r.URL.Query())
 	if err != nil {
-		return err
+		// A handler file that does not pass keeps the lab (code.go).
+		return s.ShowCodeProblems(w, r, err)
 	}
 	return s.ServeCached(w, r, page.CacheKey(r, "lab"), func(w http.ResponseWriter, r *http.Request) error {
 		// The page is drawn in the replay's slot, into a buffer that is
 		// dropped when the request ends (the timelines stop with it):
 		// a long trace's layout is counted by the gate and stops with
-		// the reader.
-		return s.ReplayAndShow(r.Context(), st, func(run *sim.Run) error {
+		// the reader. A file that fails in the sandbox keeps the lab
+		// too, after the slot is given back.
+		return s.ShowCodeProblems(w, r, s.ReplayAndShow(r.Context(), st, func(run *sim.Run) error {
 			t := s.Text(r)
 			v := s.NewView(t, r, st, run)
 			w.Header().Set("Vary", "HX-Request, HX-Request-Type, Accept-Language, Cookie")
@@ -35,7 +37,7 @@ func (s *Lab) Show(w http.ResponseWriter, r *http.Request) error {
 				return s.Render(w, r, http.StatusOK, labview.Fragment(v))
 			}
 			return s.Render(w, r, http.StatusOK, labview.Page(s.PageFor(t, r, v.PageTitle), v))
-		})
+		}))
 	})
 }
 

@@ -33,6 +33,13 @@ type stepLink struct {
 	Current, Done bool
 }
 
+// CodeProblem is one thing wrong with a handler file: the message in the
+// reader's language, and its line (0 when it names none).
+type CodeProblem struct {
+	Line int
+	Text string
+}
+
 // View is the whole lab at one step.
 type View struct {
 	// The editor of a person's handler file: on when the server has a
@@ -43,6 +50,12 @@ type View struct {
 	NoCode                              string // why the editor is off, when the machine cannot isolate a child
 	Code, CodeText, CodeName, CodeState string
 	EditorSrc                           string // page.EditorScript's address
+	// CodeProblems is what is wrong with the file in the editor
+	// (CodeText) when it did not pass, each on its line (0: the file as
+	// a whole); the file then has no card. EditorOpen opens the editor
+	// on a file that is not run (one with problems, or just formatted).
+	CodeProblems []CodeProblem
+	EditorOpen   bool
 	// Engines, when the server has real ones, links the same state on
 	// each engine; nil otherwise.
 	Engines []engineLink
