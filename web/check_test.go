@@ -179,3 +179,24 @@ func TestCheckIndexStreams(t *testing.T) {
 		t.Errorf("a kept /check is still streamed")
 	}
 }
+
+// TestCheckStoriesSayTheProvider: a story that reaches the payment
+// provider says whether the provider deduplicates (gateway dedup on) or
+// takes a charge sent again as a new payment, since a duplicate verdict
+// on a correct API handler depends on it; a story that never reaches one
+// says nothing of it.
+func TestCheckStoriesSayTheProvider(t *testing.T) {
+	h := newTestServer(t)
+	api := get(t, h, "/check/api-idempotency-key")
+	if api.status != 200 || !strings.Contains(api.body, `class="hint chk-provider">The payment provider in this story does not deduplicate`) {
+		t.Errorf("api-idempotency-key's stories do not say their provider:\n%s", excerpt(api.body))
+	}
+	naive := get(t, h, "/check/naive")
+	if naive.status != 200 || strings.Contains(naive.body, "chk-provider") {
+		t.Errorf("naive's stories never reach a provider, and say one:\n%s", excerpt(naive.body))
+	}
+	ru := get(t, h, "/check/api-idempotency-key", "Cookie", "lab_lang=ru")
+	if !strings.Contains(ru.body, "Платёжный провайдер в этой истории") {
+		t.Errorf("no provider note in Russian:\n%s", excerpt(ru.body))
+	}
+}

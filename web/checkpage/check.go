@@ -157,6 +157,11 @@ type failureView struct {
 	Lines                  []string
 	LabURL                 string
 	Settled, Expected      string
+	// Provider says whether the story's payment provider deduplicates
+	// repeated charges by reference (gateway dedup on) or takes each as
+	// a new payment, for a story that reaches one: a verdict about a
+	// repeated charge depends on it.
+	Provider string
 }
 
 func (c *Check) row(t page.Text, h handlers.Info, r check.Report) rowView {
@@ -179,6 +184,33 @@ func (c *Check) row(t page.Text, h handlers.Info, r check.Report) rowView {
 	return row
 }
 
+// provider says which gateway mode a story assumes, for a story on the
+// API side (every request reaches the provider) or one that sets the
+// gateway's mode; "" for the others.
+func provider(t page.Text, script string) string {
+	api, gateway, dedup := false, false, false
+	for _, line := range strings.Split(script, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 0:
+		case strings.HasPrefix(f[0], "request"):
+			api = true
+		case f[0] == "gateway":
+			gateway = true
+			if len(f) >= 3 && f[1] == "dedup" {
+				dedup = f[2] == "on"
+			}
+		}
+	}
+	switch {
+	case !api && !gateway:
+		return ""
+	case dedup:
+		return t.S("chk.provider.dedup")
+	}
+	return t.S("chk.provider.plain")
+}
+
 func passNote(t page.Text, r check.Report) string {
 	note := t.F("chk.none", r.Depth, r.Runs, r.Explored)
 	if r.Partial {
@@ -194,7 +226,7 @@ func (v *handlerView) stories(t page.Text, rep check.Report, labURL func(check.F
 	for i, f := range rep.Failures {
 		fv := failureView{Verdict: string(f.Verdict), Label: t.S("v." + string(f.Verdict)), Symbol: page.VerdictSymbol(f.Verdict),
 			Cause: f.Cause, N: i + 1, Steps: f.Steps, Lines: strings.Split(strings.TrimRight(f.Script, "\n"), "\n"),
-			LabURL: labURL(f), Settled: page.Money(f.Settled), Expected: page.Money(f.Expected)}
+			LabURL: labURL(f), Settled: page.Money(f.Settled), Expected: page.Money(f.Expected), Provider: provider(t, f.Script)}
 		v.Failures = append(v.Failures, fv)
 		if n := len(v.Verdicts); n == 0 || v.Verdicts[n-1].Verdict != fv.Verdict {
 			v.Verdicts = append(v.Verdicts, verdictView{Verdict: fv.Verdict, Label: fv.Label, Symbol: fv.Symbol})
