@@ -264,3 +264,40 @@ func TestChallengeForbiddenStep(t *testing.T) {
 		}
 	}
 }
+
+// TestChallengeSavedNotOfferedAgain: a solved challenge offers "Save to my
+// progress" only while saving would change something (#28, item 8): not
+// once the reader's progress holds a solve as short, and not in a lab
+// that keeps no progress (the form would only answer 503).
+func TestChallengeSavedNotOfferedAgain(t *testing.T) {
+	h, _ := practiceServer(t)
+	v := newVisitor(t, h)
+	script := "publish pay-1 amount=10000\nretry pay-1\n"
+	addr := "/lab?challenge=broker-id-is-not-a-key&s=" + link.Pack(script)
+	if page := v.get(addr); !strings.Contains(page.body, `id="ch-save"`) || strings.Contains(page.body, `id="ch-saved"`) {
+		t.Fatalf("before saving: want the button and no note:\n%s", excerpt(page.body))
+	}
+	if r := v.post("/challenges/broker-id-is-not-a-key/solve", url.Values{"s": {link.Pack(script)}}); r.status != http.StatusSeeOther {
+		t.Fatalf("save: %d\n%s", r.status, excerpt(r.body))
+	}
+	for _, tc := range []struct{ lang, want string }{
+		{"en", "Already in your progress (a solve in 2 steps)."},
+		{"ru", "Уже в вашем прогрессе (решение, шагов: 2)."},
+	} {
+		// The same address as before saving: the cached page must not
+		// be served to a reader whose progress changed.
+		page := v.get(addr + "&lang=" + tc.lang)
+		if strings.Contains(page.body, `id="ch-save"`) || !strings.Contains(html.UnescapeString(page.body), tc.want) {
+			t.Errorf("%s after saving: want no button and %q:\n%s", tc.lang, tc.want, excerpt(page.body))
+		}
+	}
+	// Another reader, with no progress yet, is still offered the button.
+	if page := newVisitor(t, h).get(addr); !strings.Contains(page.body, `id="ch-save"`) {
+		t.Errorf("a new reader gets no button:\n%s", excerpt(page.body))
+	}
+	// A lab without a progress file judges the challenge but offers no save.
+	page := get(t, newTestServer(t), addr)
+	if !strings.Contains(page.body, `data-status="solved"`) || strings.Contains(page.body, `id="ch-save"`) {
+		t.Errorf("without a store: want solved and no button:\n%s", excerpt(page.body))
+	}
+}

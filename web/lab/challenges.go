@@ -153,3 +153,23 @@ func (s *Lab) autoSolve(w http.ResponseWriter, r *http.Request, st labview.State
 func (s *Lab) lessonTitle(t page.Text, slug string) string {
 	return s.LessonTitle(t.Lang(), slug)
 }
+
+// savedSolve says whether this lab keeps progress and how many steps the
+// reader's saved solve of st's challenge has (0: none, no challenge, or
+// a progress that could not be read: then the banner offers to save, and
+// saving says what is wrong).
+func (s *Lab) savedSolve(r *http.Request, st labview.State) (store bool, best int) {
+	if s.Progress == nil {
+		return false, 0
+	}
+	p := page.ProfileOf(r)
+	if st.Challenge == nil || p == "" {
+		return true, 0
+	}
+	solved, err := s.Progress.Solved(r.Context(), p)
+	if err != nil {
+		s.Log.Warn("challenge solves not read", "challenge", st.Challenge.ID, "err", err)
+		return true, 0
+	}
+	return true, solved[st.Challenge.ID].Steps
+}

@@ -111,6 +111,7 @@ func (s *Lab) showEditor(w http.ResponseWriter, r *http.Request, st labview.Stat
 	return s.ReplayAndShow(r.Context(), st, func(run *sim.Run) error {
 		t := s.Text(r)
 		v := s.NewView(t, r, st, run)
+		v.SetProgress(s.savedSolve(r, st))
 		v.CodeText, v.CodeName, v.EditorOpen = e.Code, e.CodeName, true
 		if e.Key != "" {
 			v.CodeProblems = []labview.CodeProblem{{Line: e.CodeLine, Text: t.F(e.Key, page.BoundArgs(e.Args)...)}}

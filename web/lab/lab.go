@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/idempotency-lab/lab/sim"
@@ -19,7 +20,14 @@ func (s *Lab) Show(w http.ResponseWriter, r *http.Request) error {
 		// A handler file that does not pass keeps the lab (code.go).
 		return s.ShowCodeProblems(w, r, err)
 	}
-	return s.ServeCached(w, r, page.CacheKey(r, "lab"), func(w http.ResponseWriter, r *http.Request) error {
+	// A challenge's banner depends on the reader's progress too (a solve
+	// already saved is not offered again): that goes into the key.
+	store, best := s.savedSolve(r, st)
+	key := page.CacheKey(r, "lab")
+	if st.Challenge != nil {
+		key = page.CacheKey(r, "lab", fmt.Sprint(store, best))
+	}
+	return s.ServeCached(w, r, key, func(w http.ResponseWriter, r *http.Request) error {
 		// The page is drawn in the replay's slot, into a buffer that is
 		// dropped when the request ends (the timelines stop with it):
 		// a long trace's layout is counted by the gate and stops with
@@ -28,6 +36,7 @@ func (s *Lab) Show(w http.ResponseWriter, r *http.Request) error {
 		return s.ShowCodeProblems(w, r, s.ReplayAndShow(r.Context(), st, func(run *sim.Run) error {
 			t := s.Text(r)
 			v := s.NewView(t, r, st, run)
+			v.SetProgress(store, best)
 			w.Header().Set("Vary", "HX-Request, HX-Request-Type, Accept-Language, Cookie")
 			w.Header().Set("Cache-Control", "no-cache")
 			if page.IsPartial(r) {

@@ -33,6 +33,33 @@ type challengeView struct {
 	ListURL    string
 	SaveAction string       // the form that saves a solution to progress
 	SaveFields []page.Field // its fields: the script and the step
+	// CanSave offers the form: the challenge is solved and saving would
+	// change the reader's progress (View.SetProgress).
+	CanSave bool
+	// SavedSteps is the length of the solve the reader's progress already
+	// holds, in at most as many steps as this one (0: none, or unknown).
+	SavedSteps int
+}
+
+// SetProgress tells a challenge's banner what the reader's progress
+// holds: store says whether this lab keeps progress at all, best is the
+// number of steps of the reader's saved solve of the challenge (0: none).
+// A solved challenge offers "Save to my progress" only when saving would
+// change something: not without a store (the form would only fail), and
+// not when the progress already has a solve as short (saving it again
+// keeps the shorter one, so the button would do nothing).
+func (v *View) SetProgress(store bool, best int) {
+	c := v.Challenge
+	if c == nil || c.Status != "solved" {
+		return
+	}
+	if !store {
+		c.CanSave = false
+		return
+	}
+	if best > 0 && best <= c.Steps {
+		c.CanSave, c.SavedSteps = false, best
+	}
 }
 
 // ChallengeIDs are the valid values of challenge=, for error messages.
@@ -84,6 +111,7 @@ func challengeBanner(t page.Text, st State, run *sim.Run) *challengeView {
 		case try.Solved():
 			v.Status, v.Message = "solved", t.F("ch.solved", st.Step, c.MaxSteps)
 			v.SaveFields = []page.Field{{Name: "s", Value: link.Pack(WithSteps(st.Script, st.Step).String())}}
+			v.CanSave = true
 		case try.Reached && try.Crashed:
 			v.Status, v.Message = "crashed", t.S("ch.crashed")
 		case try.Reached && try.Forbidden != "":

@@ -29,6 +29,7 @@ func challengesCatalog() page.Catalog {
 		"ch.crashed":              {"The goal is reached, but with a crash step: this challenge asks for it without crashing any worker.", "Цель достигнута, но с падением воркера, а это задание требует обойтись без падений."},
 		"ch.forbidden":            {"The goal is reached, but with a step this challenge rules out (%s). Undo it or start again.", "Цель достигнута, но с шагом, который это задание запрещает (%s). Отмените его или начните заново."},
 		"ch.save":                 {"Save to my progress", "Сохранить в прогресс"},
+		"ch.saved":                {"Already in your progress (a solve in %d steps).", "Уже в вашем прогрессе (решение, шагов: %d)."},
 		"ch.next":                 {"Next challenge", "Следующее задание"},
 		"ch.all":                  {"All challenges", "Все задания"},
 		"err.challenge":           {"There is no challenge %q. Valid challenges: %s.", "Задания %q нет. Есть такие: %s."},
