@@ -14,9 +14,10 @@ import (
 // TestInterpreterRefusal: a handler file with a construct the
 // interpreter runs otherwise than Go (an error constant of a named string
 // type, not equal to itself there) is refused over HTTP as the loader
-// refuses it: the editor's form is a 422 naming the construct and its
-// alternative, in English and Russian, and the checker's address is
-// refused with the same message, never a verdict.
+// refuses it: the editor's form leads to the lab address with the file,
+// a 422 naming the construct and its alternative, in English and
+// Russian, and the checker's address is refused with the same message,
+// never a verdict.
 func TestInterpreterRefusal(t *testing.T) {
 	h := newCodeServer(t, sandbox.Limits{})
 	code := strings.Replace(fixedNaive, "func Handle(", "type errCode string\n\nfunc (e errCode) Error() string { return string(e) }\n\nconst ErrBusy errCode = \"busy\"\n\nfunc Handle(", 1)
@@ -28,6 +29,9 @@ func TestInterpreterRefusal(t *testing.T) {
 		{"ru", "у типа errCode есть метод Error"},
 	} {
 		r := post(t, h, "/lab/code?lang="+c.lang, url.Values{"code": {code}, "state": {"?preset=crash-before-ack"}, "action": {"run"}})
+		if r.status == http.StatusSeeOther { // the lab keeps the file in its address and shows what is wrong there
+			r = get(t, h, strings.TrimSuffix(r.header.Get("Location"), "#editor")+"&lang="+c.lang)
+		}
 		if r.status != http.StatusUnprocessableEntity || !strings.Contains(html.UnescapeString(r.body), c.want) {
 			t.Errorf("%s: status %d, want 422 and %q\n%s", c.lang, r.status, c.want, excerpt(r.body))
 		}
