@@ -966,7 +966,7 @@ func console(t page.Text, c consoleView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 71, "</button></p></form><div id=\"try-c-response\" class=\"try-response\" aria-live=\"polite\" hidden><h3>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 71, "</button></p></form><div id=\"try-c-response\" class=\"try-response\" hidden><h3>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -979,7 +979,7 @@ func console(t page.Text, c consoleView) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 72, "</h3><p class=\"try-status\"><strong id=\"try-c-status\"></strong> <span id=\"try-c-time\" class=\"hint\"></span></p><dl class=\"try-headers\" id=\"try-c-headers\"></dl><pre class=\"script-view try-cmd\" tabindex=\"0\" role=\"region\" aria-label=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 72, "</h3><p class=\"try-status\" role=\"status\"><strong id=\"try-c-status\"></strong> <span id=\"try-c-time\" class=\"hint\"></span></p><dl class=\"try-headers\" id=\"try-c-headers\"></dl><pre class=\"script-view try-cmd\" tabindex=\"0\" role=\"region\" aria-label=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
