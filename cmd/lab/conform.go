@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -71,17 +72,48 @@ func cmdConform(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	presets = append(presets, api...) // each runs on its side's handlers ("all")
 	diffs := []sim.Difference{}
 	runs := 0
-	for _, p := range presets {
-		emb, err := sim.Execute(ctx, p.Script, sim.Options{Handlers: []string{"all"}})
-		if err != nil {
-			fmt.Fprintf(stderr, "lab conform: %s, embedded: %v\n", p.Name, err)
+	// The presets run side by side (their worlds share nothing; the real
+	// engine gives each world a schema and a Redis database of its own and
+	// makes a world wait for a free one), and are read in their order, so
+	// the report is the same as one preset after another.
+	type pair struct {
+		emb, real *sim.Run
+		err       error
+	}
+	pairs := make([]pair, len(presets))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range conformWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				p := presets[i]
+				emb, err := sim.Execute(ctx, p.Script, sim.Options{Handlers: []string{"all"}})
+				if err != nil {
+					pairs[i].err = fmt.Errorf("%s, embedded: %w", p.Name, err)
+					continue
+				}
+				real, err := sim.Execute(ctx, p.Script, sim.Options{Handlers: []string{"all"}, Engine: engine})
+				if err != nil {
+					pairs[i].err = fmt.Errorf("%s, real: %w", p.Name, err)
+					continue
+				}
+				pairs[i] = pair{emb: emb, real: real}
+			}
+		}()
+	}
+	for i := range presets {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for pi, p := range presets {
+		if err := pairs[pi].err; err != nil {
+			fmt.Fprintf(stderr, "lab conform: %v\n", err)
 			return exitError
 		}
-		real, err := sim.Execute(ctx, p.Script, sim.Options{Handlers: []string{"all"}, Engine: engine})
-		if err != nil {
-			fmt.Fprintf(stderr, "lab conform: %s, real: %v\n", p.Name, err)
-			return exitError
-		}
+		emb, real := pairs[pi].emb, pairs[pi].real
 		for i, r := range real.Results {
 			runs++
 			a := emb.Results[i]
@@ -100,6 +132,11 @@ func cmdConform(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	return exitOK
 }
+
+// conformWorkers is how many presets lab conform runs at once: the real
+// engine's time is mostly waiting on PostgreSQL and Redis, so a few more
+// than the two cores keep them busy.
+const conformWorkers = 4
 
 // conformCode runs every preset of the file's side on the --code file,
 // each in a sandbox child of its own, on the embedded engine and on the
