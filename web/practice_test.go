@@ -1193,3 +1193,54 @@ func TestInterviewTimer(t *testing.T) {
 		t.Errorf("a bad start: %d\n%s", r.status, excerpt(r.body))
 	}
 }
+
+// TestInterviewSaysThisRun: the items of an interview run answered in the
+// run say "in this run", with the score the run counts (#28, item 8); an
+// item answered before the run began still says "last time".
+func TestInterviewSaysThisRun(t *testing.T) {
+	h, clock := practiceServer(t)
+	bank := mustBank(t)
+	const seed = 7
+	run := bank.Interview(seed, 0)
+	v := newVisitor(t, h)
+	s := strconv.FormatUint(seed, 10)
+	// Before the run: the first item, answered right.
+	v.answer(run[0].ID, answerFor(t, run[0], true).with("seed", s))
+	clock.advance(time.Minute)
+	started := strconv.FormatInt(clock.Now().Unix(), 10)
+	loc := "/practice/interview?seed=" + s + "&started=" + started
+	inRun := func(q practice.Question, right bool) url.Values {
+		f := answerFor(t, q, right).with("seed", s)
+		f.Set("started", started)
+		return f
+	}
+	// In the run: the second item missed, then retried right (the run
+	// counts the first try, and so does its label), the third right.
+	clock.advance(time.Minute)
+	v.answer(run[1].ID, inRun(run[1], false))
+	clock.advance(time.Minute)
+	v.answer(run[1].ID, inRun(run[1], true))
+	v.answer(run[2].ID, inRun(run[2], true))
+	for _, tc := range []struct {
+		lang          string
+		before        string
+		missed, right string
+	}{
+		{"en", "Right last time (100%)", "Missed in this run (0%)", "Right in this run (100%)"},
+		{"ru", "В прошлый раз верно (100%)", "В этом прогоне с ошибкой (0%)", "В этом прогоне верно (100%)"},
+	} {
+		body := html.UnescapeString(v.get(loc + "&lang=" + tc.lang).body)
+		items := strings.Split(body, `class="pr-item `)[1:]
+		if len(items) != len(run) {
+			t.Fatalf("%s: %d items, want %d", tc.lang, len(items), len(run))
+		}
+		for i, want := range []string{tc.before, tc.missed, tc.right} {
+			if !strings.Contains(items[i], want) {
+				t.Errorf("%s: item %d lacks %q:\n%s", tc.lang, i+1, want, excerpt(items[i]))
+			}
+		}
+		if strings.Contains(body, "Missed last time") || strings.Contains(body, "В прошлый раз с ошибкой") {
+			t.Errorf("%s: an item answered in the run says last time", tc.lang)
+		}
+	}
+}

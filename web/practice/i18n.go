@@ -95,6 +95,8 @@ func Catalog() page.Catalog {
 		"pr.state.new":           {"Not answered yet", "Ещё без ответа"},
 		"pr.state.hit":           {"Right last time (%d%%)", "В прошлый раз верно (%d%%)"},
 		"pr.state.miss":          {"Missed last time (%d%%)", "В прошлый раз с ошибкой (%d%%)"},
+		"pr.state.run.hit":       {"Right in this run (%d%%)", "В этом прогоне верно (%d%%)"},
+		"pr.state.run.miss":      {"Missed in this run (%d%%)", "В этом прогоне с ошибкой (%d%%)"},
 		"pr.pos":                 {"%d of %d", "%d из %d"},
 
 		// One item.

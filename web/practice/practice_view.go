@@ -186,6 +186,15 @@ func itemState(t page.Text, p drill.Progress, id string) (state, label string) {
 	return "miss", t.F("pr.state.miss", int(math.Round(it.LastScore*100)))
 }
 
+// runState is the state of an item answered in the interview run being
+// shown, from the score of its first try in the run.
+func runState(t page.Text, score float64) (state, label string) {
+	if score >= drill.HitScore {
+		return "hit", t.F("pr.state.run.hit", int(math.Round(score*100)))
+	}
+	return "miss", t.F("pr.state.run.miss", int(math.Round(score*100)))
+}
+
 // excerpt160 shortens a prompt for a list, at a word boundary.
 func excerpt160(s string) string {
 	const limit = 160
@@ -291,6 +300,17 @@ func (s *Practice) interviewView(t page.Text, r *http.Request, seed uint64, star
 		since = time.Unix(started, 0)
 	}
 	firsts := drill.FirstTries(attempts, ids, since)
+	if started > 0 {
+		// An item answered in this run says so, with the score the run
+		// counts (its first try here): "last time" would read as an
+		// earlier session. A run without a start cannot tell this run's
+		// answers from older ones, so its items keep "last time".
+		for i := range v.Items {
+			if score, ok := firsts[qs[i].ID]; ok {
+				v.Items[i].State, v.Items[i].StateLabel = runState(t, score)
+			}
+		}
+	}
 	answered, sum := len(firsts), 0.0
 	for _, score := range firsts {
 		sum += score
