@@ -99,6 +99,16 @@ func TestBrowserTryAPIConsole(t *testing.T) {
 		t.Errorf("the live region says %q", got)
 	}
 	screenshotWhen(t, ctx, "try-api-console-1366x768", 1366, 768, false, "#try-log")
+	// On a phone the commands scroll inside their boxes; the page does not
+	// widen.
+	screenshotWhen(t, ctx, "try-api-console-390x844", 390, 844, true, "#try-log")
+	width, err := chromedp.Run(ctx, chromedp.EvaluateAsDevTools[int](`document.documentElement.scrollWidth`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if width > 390 {
+		t.Errorf("at 390 px the page is %d px wide", width)
+	}
 
 	// The accessibility sweep sees the console empty; here it has an
 	// answer, a filled log and a copied button, in both themes.
