@@ -12,7 +12,6 @@ import (
 	"sync"
 
 	"github.com/traefik/yaegi/interp"
-	"github.com/traefik/yaegi/stdlib"
 
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/sandbox/symbols"
@@ -48,7 +47,6 @@ var allowedSymbols = sync.OnceValue(func() interp.Exports {
 			out[key] = m
 		}
 	}
-	keep(stdlib.Symbols)
 	keep(symbols.Symbols)
 	return out
 })

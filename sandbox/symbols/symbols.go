@@ -1,8 +1,13 @@
 // Package symbols holds the yaegi symbol tables of the packages a person's
-// handler file may import beyond the standard library: go-redis and the
-// lab's handlers package. The files are generated (make symbols) by
-// yaegi's extract tool at the version pinned in go.mod; sandbox filters
-// what a handler may reach.
+// handler file may import: go-redis and the lab's handlers package,
+// generated (make symbols) by yaegi's extract tool at the version pinned
+// in go.mod, and the allowed packages of the standard library
+// (stdlib_*.go), copies of yaegi's own stdlib/go1_22_*.go at that version
+// (TestStdlibIsYaegis holds them to it). The copies, not yaegi's stdlib
+// package, keep the sandbox child lean (#30): that package links and
+// initialises the whole standard library's table (net/http/httptest,
+// net/rpc, encoding/gob, testing/slogtest, …) for the ten packages a
+// handler may import. sandbox filters what a handler may reach.
 package symbols
 
 import "reflect"
