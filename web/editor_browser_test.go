@@ -186,6 +186,7 @@ func TestBrowserEditorDark(t *testing.T) {
 			if testing.Verbose() {
 				t.Logf("%s: %v", c.name, got)
 			}
+			editorAxe(t, ctx)
 			screenshotWhen(t, ctx, "editor-"+strings.ReplaceAll(c.name, " ", "-"), 1366, 900, false, "#editor-box .cm-editor")
 		})
 	}
@@ -350,6 +351,7 @@ func TestBrowserEditorPlayground(t *testing.T) {
 		if got := textOf(t, ctx, ".cm-tooltip-lint"); !strings.Contains(got, "does not compile") {
 			t.Errorf("tooltip %q", got)
 		}
+		editorAxe(t, ctx)
 		screenshotWhen(t, ctx, "editor-compile-error", 1440, 1000, false, "#editor-box .cm-lint-marker-error")
 	})
 	// The 422 of the page with the compile error is the browser's to log.
@@ -363,6 +365,20 @@ func TestBrowserEditorPlayground(t *testing.T) {
 	b.console = kept
 	b.mu.Unlock()
 	b.noConsoleErrors()
+}
+
+// editorAxe is the accessibility sweep's check (axe-core, serious and
+// critical violations) on the page with the editor open: the sweep's
+// server runs no handler files, so it never shows the editor.
+func editorAxe(t *testing.T, ctx context.Context) {
+	t.Helper()
+	src, err := os.ReadFile(axeFile)
+	if err != nil {
+		t.Fatalf("the vendored axe-core is missing (run scripts/vendor.sh): %v", err)
+	}
+	for _, v := range runAxe(t, ctx, string(src)) {
+		t.Errorf("axe: %s (%s): %s, on %d node(s): %s; %s", v.ID, v.Impact, v.Help, v.Nodes, strings.Join(v.Targets, " | "), v.Summary)
+	}
 }
 
 // settle waits until expr is true in the tab's page, across a navigation
