@@ -41,11 +41,17 @@ type Challenge struct {
 	// Rules is the goal line the challenge's file states: the handler,
 	// the outcome to reach, the step limit and what is forbidden.
 	Rules Goal
-	// Setup is the script header the challenge starts from (settings such
-	// as inbox-retention: 24h, no steps), in the script language's
-	// canonical form; "" for the engine's defaults. The settings are the
-	// person's to change, as on any other challenge.
+	// Setup is the script the challenge starts from, in the script
+	// language's canonical form; "" for the engine's defaults: header
+	// lines (settings such as inbox-retention: 24h), and on the API side
+	// one request the client already sent (a script tells its side by its
+	// steps, and only a request makes it an API script). That request is
+	// a step like the person's: it counts in MaxSteps. The settings and
+	// the step are the person's to change, as on any other challenge.
 	Setup string
+	// API says the challenge is played on the API side: its goal's
+	// handler serves requests, and its setup sends one.
+	API bool
 	// Won says whether a run of the script reached the goal, from the
 	// result of Handler (verdicts are after settlement: the lab delivers
 	// what is left in the queue, as a real broker eventually would).
@@ -128,7 +134,7 @@ type challengeFile struct {
 	Topic    string   `yaml:"topic"`    // a lesson slug (questions/topics.yaml)
 	Handlers []string `yaml:"handlers"` // the cards, the goal's handler first
 	Goal     string   `yaml:"goal"`     // the rules: a Goal line
-	Setup    string   `yaml:"setup"`    // optional: script header lines, no steps
+	Setup    string   `yaml:"setup"`    // optional: script header lines (and an API request)
 	Title    Text     `yaml:"title"`
 	Task     Text     `yaml:"task"` // what to make happen (Challenge.Goal)
 	Hint     Text     `yaml:"hint"`
@@ -211,8 +217,8 @@ func loadChallenge(fsys fs.FS, name string, slugs []string) (Challenge, error) {
 	if err != nil {
 		return Challenge{}, fmt.Errorf("setup: %w", err)
 	}
-	if len(sc.Steps) > 0 {
-		return Challenge{}, fmt.Errorf("setup: only header lines (settings such as inbox-retention: 24h); the steps are the person's to find")
+	if err := checkSetupSteps(sc, g.MaxSteps); err != nil {
+		return Challenge{}, fmt.Errorf("setup: %w", err)
 	}
 	// The goal's handler must run the challenge's scripts: those of the
 	// side its setup (or the empty script) tells.
@@ -227,8 +233,26 @@ func loadChallenge(fsys fs.FS, name string, slugs []string) (Challenge, error) {
 		ID: m[1], Title: f.Title, Goal: f.Task, Hint: f.Hint, Topic: f.Topic,
 		Handler: g.Handler, Handlers: f.Handlers, MaxSteps: g.MaxSteps,
 		NoCrash: slices.Contains(g.Without, WithoutCrash),
-		Rules:   g, Setup: setup, Won: g.Met,
+		Rules:   g, Setup: setup, API: sc.API, Won: g.Met,
 	}, nil
+}
+
+// checkSetupSteps allows a setup's steps only as far as a challenge needs
+// them to tell its side: none on the broker side, and on the API side
+// exactly one request (the client's first, already sent), which leaves at
+// least one of the goal's steps to the person.
+func checkSetupSteps(sc *sim.Script, maxSteps int) error {
+	switch {
+	case len(sc.Steps) == 0:
+		return nil
+	case !sc.API:
+		return fmt.Errorf("only header lines (settings such as inbox-retention: 24h) on the broker side; the steps are the person's to find")
+	case len(sc.Steps) > 1 || sc.Steps[0].Verb != sim.VerbRequest:
+		return fmt.Errorf("on the API side, header lines and one request (such as request pay-1 amount=10000) that puts the lab on the API side; the other steps are the person's to find")
+	case maxSteps <= len(sc.Steps):
+		return fmt.Errorf("the setup's request counts as a step, and steps<=%d leaves none to the person; allow at least %d", maxSteps, len(sc.Steps)+1)
+	}
+	return nil
 }
 
 // decodeChallenge reads one file strictly: an unknown field is an error.

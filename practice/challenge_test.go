@@ -14,6 +14,9 @@ const pub = "publish pay-1 amount=10000\n"
 // ret is the retention-too-short challenge's setup.
 const ret = "inbox-retention: 24h\n"
 
+// req is the API challenges' setup: the request the client already sent.
+const req = "request pay-1 amount=10000\n"
+
 // TestChallenges runs, for every challenge, a script that solves it and
 // scripts that must not count, on the real engine.
 func TestChallenges(t *testing.T) {
@@ -114,6 +117,22 @@ func TestChallenges(t *testing.T) {
 			"crash after the credit": "publish pay-1 amount=100\npublish pay-2 amount=200\ndeliver crash=before-ack\ndeliver\n",
 			"batch":                  "publish pay-1 amount=100\npublish pay-2 amount=200\ndeliver-batch 2 commit=before crash=after-message:1\n",
 		}},
+		// Lesson 9, the API side: each starts from one request the client
+		// already sent (the setup), which counts as a step.
+		{"api-race-charges-twice", req + "request-concurrent pay-2 amount=10000\n", map[string]string{
+			// pay-1's key is saved: its copies find it and replay the answer.
+			"copies of the answered request": req + "request-concurrent pay-1\n",
+			"a plain retry":                  req + "retry pay-1\n",
+			// A server dying after the charge makes every handler charge
+			// the retry again (api-idempotency-key too): the rules forbid it.
+			"crash":    req + "request pay-2 amount=10000 crash=after-effect\nretry pay-2\n",
+			"too long": req + "retry pay-1\nrequest-concurrent pay-2 amount=10000\n",
+		}},
+		{"api-reused-key-silent", req + "retry pay-1 amount=12000\n", map[string]string{
+			"the same body": req + "retry pay-1\n",
+			"another key":   req + "request pay-2 amount=12000\n",
+			"too long":      req + "retry pay-1\nretry pay-1 amount=12000\n",
+		}},
 	}
 	ctx := context.Background()
 	seen := map[string]bool{}
@@ -197,6 +216,9 @@ func TestChallengeRules(t *testing.T) {
 func TestChallengeContent(t *testing.T) {
 	known := map[string]bool{}
 	for _, h := range handlers.List() {
+		known[h.Name] = true
+	}
+	for _, h := range handlers.APIList() {
 		known[h.Name] = true
 	}
 	ids := map[string]bool{}

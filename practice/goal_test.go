@@ -137,6 +137,11 @@ func TestLoadChallengesErrors(t *testing.T) {
 	if cs, err := LoadChallenges(with("01-twice.yaml", goodChallenge)); err != nil || len(cs) != 1 || cs[0].ID != "twice" || !cs[0].Won(sim.Result{Verdict: sim.Duplicate}) {
 		t.Fatalf("the good file: %+v, %v", cs, err)
 	}
+	// An API challenge starts from one request, kept in canonical form.
+	apiGood := strings.NewReplacer("handler=naive", "handler=api-naive", "[naive, unique]", "[api-naive]").Replace(goodChallenge) + "setup: \"request   pay-1 amount=100\\n\"\n"
+	if cs, err := LoadChallenges(with("01-api.yaml", apiGood)); err != nil || len(cs) != 1 || !cs[0].API || cs[0].Setup != mustParse(t, "request pay-1 amount=100\n").String() {
+		t.Fatalf("the good API file: %+v, %v", cs, err)
+	}
 	for _, tc := range []struct {
 		name string
 		fsys fstest.MapFS
@@ -161,6 +166,12 @@ func TestLoadChallengesErrors(t *testing.T) {
 		{"card twice", with("01-a.yaml", swap("[naive, unique]", "[naive, naive]")), "handlers: naive is listed twice"},
 		{"setup does not parse", with("01-a.yaml", goodChallenge+"setup: \"inbox-retention: soon\\n\"\n"), "setup: line 1"},
 		{"setup with steps", with("01-a.yaml", goodChallenge+"setup: \"drain\\n\"\n"), "setup: only header lines"},
+		// On the API side a setup may send one request (the side is told
+		// by a script's steps), and nothing more.
+		{"API setup with a retry too", with("01-a.yaml", strings.NewReplacer("handler=naive", "handler=api-naive", "[naive, unique]", "[api-naive]").Replace(goodChallenge)+"setup: \"request pay-1 amount=100\\nretry pay-1\\n\"\n"), "setup: on the API side, header lines and one request"},
+		{"API setup starting with request-concurrent", with("01-a.yaml", strings.NewReplacer("handler=naive", "handler=api-naive", "[naive, unique]", "[api-naive]").Replace(goodChallenge)+"setup: \"request-concurrent pay-1 amount=100\\n\"\n"), "setup: on the API side, header lines and one request"},
+		{"API setup using every step", with("01-a.yaml", strings.Replace(strings.NewReplacer("handler=naive", "handler=api-naive", "[naive, unique]", "[api-naive]").Replace(goodChallenge), "steps<=2", "steps<=1", 1)+"setup: \"request pay-1 amount=100\\n\"\n"), "steps<=1 leaves none to the person; allow at least 2"},
+		{"a message handler on the API side", with("01-a.yaml", goodChallenge+"setup: \"request pay-1 amount=100\\n\"\n"), "goal: handler naive:"},
 		{"an API handler on the broker side", with("01-a.yaml", strings.NewReplacer("handler=naive", "handler=api-naive", "[naive, unique]", "[api-naive]").Replace(goodChallenge)), "goal: handler api-naive:"},
 		{"an id twice", fstest.MapFS{"questions/topics.yaml": {Data: topics},
 			"challenges/01-twice.yaml": {Data: []byte(goodChallenge)}, "challenges/02-twice.yaml": {Data: []byte(goodChallenge)}},
