@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/idempotency-lab/lab/sim"
 	"go.yaml.in/yaml/v3"
@@ -117,8 +118,10 @@ var challengeFiles embed.FS
 // challenges are in the order a learner meets them: the failures of the
 // lessons, from the first to the last (the files' order). The files are
 // part of the binary and TestChallengeFiles loads them, so a bad one
-// fails the tests and the build's checks, never a visitor's page.
-var challenges = mustLoadChallenges()
+// fails the tests and the build's checks, never a visitor's page. They
+// are loaded the first time they are asked for, not at start: the
+// sandbox child, the same binary, never asks (#30).
+var challenges = sync.OnceValue(mustLoadChallenges)
 
 func mustLoadChallenges() []Challenge {
 	cs, err := LoadChallenges(challengeFiles)
@@ -272,18 +275,18 @@ func decodeChallenge(fsys fs.FS, name string, f *challengeFile) error {
 }
 
 // Challenges lists every challenge, in order.
-func Challenges() []Challenge { return slices.Clone(challenges) }
+func Challenges() []Challenge { return slices.Clone(challenges()) }
 
 // FindChallenge returns the challenge with an id, or an error naming the
 // valid ids.
 func FindChallenge(id string) (Challenge, error) {
-	for _, c := range challenges {
+	for _, c := range challenges() {
 		if c.ID == id {
 			return c, nil
 		}
 	}
-	ids := make([]string, len(challenges))
-	for i, c := range challenges {
+	ids := make([]string, len(challenges()))
+	for i, c := range challenges() {
 		ids[i] = c.ID
 	}
 	return Challenge{}, fmt.Errorf("unknown challenge %q; valid challenges: %s", id, strings.Join(ids, ", "))

@@ -112,7 +112,7 @@ func (s *Store) Export(ctx context.Context, profile string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range challenges {
+	for _, c := range challenges() {
 		if v, ok := solved[c.ID]; ok {
 			e.Solved = append(e.Solved, v)
 		}
@@ -195,8 +195,8 @@ func ParseExport(data []byte, b *Bank) (Export, error) {
 	if f.Version < 2 && f.Challenges != nil {
 		return bad("challenges need version 2; the file says version %d", f.Version)
 	}
-	if len(f.Challenges) > len(challenges) {
-		return bad("%d challenges; this lab has %d", len(f.Challenges), len(challenges))
+	if len(f.Challenges) > len(challenges()) {
+		return bad("%d challenges; this lab has %d", len(f.Challenges), len(challenges()))
 	}
 	solved := map[string]bool{}
 	for i, fs := range f.Challenges {
