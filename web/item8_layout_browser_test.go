@@ -1,0 +1,80 @@
+package web
+
+// Browser tests for the layout defects of #28, item 8: a coding
+// exercise's task and results table on a phone, and the presenter's poll
+// controls on a laptop's first screen.
+
+import (
+	"os"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/idempotency-lab/lab/sandbox"
+)
+
+// TestBrowserExerciseOnAPhone (#28, item 8): at 390 px a coding
+// exercise's task is a paragraph in body text under a short heading (it
+// was the page's heading, ~28 px bold, filling the first screen), so the
+// editor's label is on the first screen; after a wrong file the results
+// table shows each scenario's name on one line, the table scrolling in
+// its own box rather than widening the page. Without JavaScript, so the
+// form posts and the results come as a page of their own.
+func TestBrowserExerciseOnAPhone(t *testing.T) {
+	bank, store := openProgress(t, "")
+	b := newBrowserWith(t, Config{Practice: store, Bank: bank, Sandbox: sandbox.NewRunner([]string{os.Args[0]}, sandbox.Limits{})})
+	q, ok := bank.Question("code-crash-before-ack")
+	if !ok {
+		t.Fatal("no exercise code-crash-before-ack")
+	}
+	for _, lang := range []string{"en", "ru"} {
+		t.Run(lang, func(t *testing.T) {
+			ctx := b.tab(true, false)
+			do(t, ctx, "a phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile),
+				chromedp.Navigate(b.base+"/practice/q/"+q.ID+"?lang="+lang), chromedp.WaitReady(chromedp.CSS("textarea.code-input")))
+			type task struct {
+				Tag, Heading  string
+				Size, Weight  float64
+				HeadingBottom float64
+				LabelTop      float64
+				Screen        float64
+			}
+			got := eval[task](t, ctx, `(() => { const p = document.getElementById("prompt"), h = document.querySelector("main h1"), s = getComputedStyle(p);
+				return {Tag: p.tagName, Heading: h.textContent.trim(), Size: parseFloat(s.fontSize), Weight: parseFloat(s.fontWeight),
+					HeadingBottom: h.getBoundingClientRect().bottom, LabelTop: document.querySelector("form.code-form label").getBoundingClientRect().top,
+					Screen: innerHeight}; })()`)
+			if got.Tag != "P" || got.Size > 18 || got.Weight >= 600 {
+				t.Errorf("the task is a %s of %.0f px at weight %.0f: want a paragraph in body text", got.Tag, got.Size, got.Weight)
+			}
+			if len([]rune(got.Heading)) > 40 || got.Heading == q.Text.In(lang) {
+				t.Errorf("the heading is %q: want a short one, not the task", got.Heading)
+			}
+			if got.LabelTop >= got.Screen {
+				t.Errorf("the editor's label starts at %.0f px, below the %.0f px screen", got.LabelTop, got.Screen)
+			}
+			// A wrong file (the starter) fails scenarios: the table lists them.
+			do(t, ctx, "check the starter", chromedp.Click(chromedp.CSS("form.code-form button[type=submit]")),
+				chromedp.WaitReady(chromedp.CSS("#code-presets")))
+			type table struct {
+				Rows, Wrapped     int
+				PageWide, Screen  int
+				BoxWide, BoxRight float64
+			}
+			tb := eval[table](t, ctx, `(() => { const rows = [...document.querySelectorAll("#code-presets tbody th code")];
+				const box = document.getElementById("code-presets").parentElement;
+				return {Rows: rows.length, Wrapped: rows.filter(c => c.getClientRects().length > 1 || c.scrollWidth > c.parentElement.clientWidth + 1).length,
+					PageWide: document.documentElement.scrollWidth, Screen: document.documentElement.clientWidth,
+					BoxWide: box.scrollWidth, BoxRight: box.getBoundingClientRect().right}; })()`)
+			if tb.Rows == 0 {
+				t.Fatal("no scenario rows")
+			}
+			if tb.Wrapped > 0 {
+				t.Errorf("%d of %d scenario names are broken over lines or clipped", tb.Wrapped, tb.Rows)
+			}
+			if tb.PageWide > tb.Screen || tb.BoxRight > float64(tb.Screen) {
+				t.Errorf("the page is %d px wide, the table's box ends at %.0f px, on a %d px screen", tb.PageWide, tb.BoxRight, tb.Screen)
+			}
+		})
+	}
+	b.noConsoleErrors()
+}
