@@ -160,6 +160,11 @@ func IsChild() bool { return os.Getenv("LAB_SANDBOX_CHILD") == "1" }
 // process's exit status. Whatever the handler prints goes to stderr,
 // which the server discards.
 func Child() int {
+	// The runner starts the child with GOGC=off, so that the packages'
+	// initialisation runs without a collection; from here the collector
+	// runs as Go's default has it (GOGC=100), and limit sets its memory
+	// limit.
+	debug.SetGCPercent(100)
 	out := os.Stdout
 	os.Stdout = os.Stderr
 	if f := os.NewFile(notesFD, "notes"); f != nil {

@@ -186,7 +186,11 @@ func (r *Runner) start(ctx context.Context, iso isolation, req Request) (*Respon
 	defer notesR.Close()
 	stdout := &capped{max: r.limits.MaxOutput}
 	cmd := exec.Command(r.command[0], r.command[1:]...)
-	cmd.Env = []string{"LAB_SANDBOX_CHILD=1", "GOMAXPROCS=1", "GOTRACEBACK=single"}
+	// GOGC=off: no collection while the binary's packages initialise
+	// (the web's highlighter alone allocates megabytes the child never
+	// uses), several milliseconds of a child's CPU; Child turns the
+	// collector back on before it reads the request (#30).
+	cmd.Env = []string{"LAB_SANDBOX_CHILD=1", "GOMAXPROCS=1", "GOTRACEBACK=single", "GOGC=off"}
 	if iso.mode != "" {
 		cmd.Env = append(cmd.Env, isolateEnv+"="+iso.mode)
 		cmd.SysProcAttr = iso.attr()
