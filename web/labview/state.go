@@ -94,8 +94,14 @@ func (s *Lab) ReadState(v url.Values) (State, error) {
 			return st, page.BadRequest("err.challenge", l.Challenge, strings.Join(ChallengeIDs(), ", "))
 		}
 		st.Challenge = &c
-		if st.Script.API {
-			// A goal is judged on a message handler's card.
+		// A goal is judged on its handler's card, which runs the scripts
+		// of its side only. The empty script is either side's start (the
+		// lab offers both), so it is the person's way back after undoing
+		// an API challenge's first request.
+		if st.Script.API != c.API && len(st.Script.Steps) > 0 {
+			if c.API {
+				return st, page.BadRequest("err.challengebroker", c.ID)
+			}
 			return st, page.BadRequest("err.challengeapi", c.ID)
 		}
 	}
@@ -149,7 +155,7 @@ func (s *Lab) ReadState(v url.Values) (State, error) {
 			}
 		}
 	}
-	if c := st.Challenge; c != nil && !slices.Contains(st.Handlers, c.Handler) {
+	if c := st.Challenge; c != nil && c.API == st.Script.API && !slices.Contains(st.Handlers, c.Handler) {
 		// The goal is judged on its handler's card: it is always shown.
 		st.Handlers = append([]string{c.Handler}, st.Handlers...)
 	}
@@ -316,7 +322,9 @@ func (s *Lab) DefaultHandlersOf(st State) []string { return s.defaultHandlersOf(
 // defaultHandlersOf is defaultHandlers for a state: a challenge shows its
 // own handlers, and those the script's header adds.
 func (s *Lab) defaultHandlersOf(st State) []string {
-	if st.Challenge == nil {
+	if st.Challenge == nil || st.Challenge.API != st.Script.API {
+		// An API challenge's script with its request undone is the
+		// broker side's empty script: its handlers are that side's.
 		return s.defaultHandlers(st.Script)
 	}
 	out := slices.Clone(st.Challenge.Handlers)
