@@ -5,6 +5,7 @@ package web
 // controls on a laptop's first screen.
 
 import (
+	"fmt"
 	"os"
 	"testing"
 
@@ -75,6 +76,36 @@ func TestBrowserExerciseOnAPhone(t *testing.T) {
 				t.Errorf("the page is %d px wide, the table's box ends at %.0f px, on a %d px screen", tb.PageWide, tb.BoxRight, tb.Screen)
 			}
 		})
+	}
+	b.noConsoleErrors()
+}
+
+// TestBrowserPollControlsOnFirstScreen (#28, item 8): a presenter who
+// opens a room on a laptop sees the poll's controls (what to ask, for
+// which handler, and "Open the poll") on the first screen, without
+// scrolling: they were below the fold at 1280×720 and 1366×768.
+func TestBrowserPollControlsOnFirstScreen(t *testing.T) {
+	b := newBrowser(t)
+	for _, size := range [][2]int64{{1280, 720}, {1366, 768}} {
+		for _, lang := range []string{"en", "ru"} {
+			t.Run(fmt.Sprintf("%dx%d %s", size[0], size[1], lang), func(t *testing.T) {
+				ctx := b.tab(true, true)
+				do(t, ctx, "open a room", chromedp.EmulateViewport(size[0], size[1]),
+					chromedp.Navigate(b.base+"/present/crash-before-ack?handlers=naive,inbox&step=3&lang="+lang), waitStep(3),
+					chromedp.Click(chromedp.ID("open-room")), chromedp.WaitVisible(chromedp.ID("room-code")), waitStep(3),
+					chromedp.WaitVisible(chromedp.ID("open-poll")))
+				// The room's page as it first loads, scrolled to the top.
+				here := eval[string](t, ctx, `location.href`)
+				do(t, ctx, "open the room's address again", chromedp.Navigate(here), waitStep(3), chromedp.WaitVisible(chromedp.ID("open-poll")))
+				for _, id := range []string{"poll-kind", "poll-handler", "open-poll"} {
+					r := eval[[]float64](t, ctx, `(() => { const r = document.getElementById("`+id+`").getBoundingClientRect();
+						return [r.left, r.top, r.right, r.bottom, innerWidth, innerHeight]; })()`)
+					if r[0] < 0 || r[1] < 0 || r[2] > r[4] || r[3] > r[5] {
+						t.Errorf("#%s is at (%.0f, %.0f)–(%.0f, %.0f), outside the %.0f×%.0f viewport", id, r[0], r[1], r[2], r[3], r[4], r[5])
+					}
+				}
+			})
+		}
 	}
 	b.noConsoleErrors()
 }
