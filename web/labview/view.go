@@ -261,6 +261,11 @@ func (s *Lab) NewView(t page.Text, r *http.Request, st State, run *sim.Run) View
 			case sim.VerbDLQReplay:
 				v.Narration = t.S("do.dlq.none")
 			}
+		} else if cur.NarrationEN == "" && cur.NarrationRU == "" && cur.Verb == sim.VerbDeliverConcurrent && !cur.Same && oneDelivery(run, st.Step) {
+			// Two workers need two ready messages: with one, the engine
+			// hands it to a single worker (its trace says so), and so
+			// does the narration.
+			v.Narration = t.S("do.deliver-concurrent.one")
 		}
 	} else if total > 0 {
 		v.Narration = t.S("step.narr0")
@@ -669,6 +674,29 @@ func idleStep(run *sim.Run, step int) bool {
 			if e.Kind != sim.KindNote || e.Actor != "broker" {
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// oneDelivery reports whether step (1-based) handed exactly one message
+// to a worker on every handler: deliver-concurrent with one message ready.
+func oneDelivery(run *sim.Run, step int) bool {
+	if run == nil || step < 1 || len(run.Results) == 0 {
+		return false
+	}
+	for _, res := range run.Results {
+		if step > len(res.Trace) {
+			return false
+		}
+		n := 0
+		for _, e := range res.Trace[step-1].Events {
+			if e.Kind == sim.KindDeliver {
+				n++
+			}
+		}
+		if n != 1 {
+			return false
 		}
 	}
 	return true
