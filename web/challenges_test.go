@@ -296,8 +296,10 @@ func TestChallengeSavedNotOfferedAgain(t *testing.T) {
 		t.Errorf("a new reader gets no button:\n%s", excerpt(page.body))
 	}
 	// A lab without a progress file judges the challenge but offers no save.
+	// Nor does its message promise that the solve is saved.
 	page := get(t, newTestServer(t), addr)
-	if !strings.Contains(page.body, `data-status="solved"`) || strings.Contains(page.body, `id="ch-save"`) {
-		t.Errorf("without a store: want solved and no button:\n%s", excerpt(page.body))
+	if !strings.Contains(page.body, `data-status="solved"`) || strings.Contains(page.body, `id="ch-save"`) ||
+		!strings.Contains(page.body, "This lab keeps no progress, so the solve is not saved.") || strings.Contains(page.body, "are saved to your progress") {
+		t.Errorf("without a store: want solved, no button and no promise to save:\n%s", excerpt(page.body))
 	}
 }

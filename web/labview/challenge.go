@@ -54,7 +54,8 @@ func (v *View) SetProgress(store bool, best int) {
 		return
 	}
 	if !store {
-		c.CanSave = false
+		// Nothing is kept, so the message does not promise it.
+		c.CanSave, c.Message = false, v.T.F("ch.solved.nostore", c.Steps, c.Max)
 		return
 	}
 	if best > 0 && best <= c.Steps {

@@ -25,6 +25,7 @@ func challengesCatalog() page.Catalog {
 		"ch.hint":                 {"Hint", "Подсказка"},
 		"ch.open":                 {"Steps: %d of at most %d. Not there yet.", "Шагов: %d, можно не больше %d. Цель пока не достигнута."},
 		"ch.solved":               {"Solved in %d steps (at most %d). Solutions built with the lab's controls are saved to your progress.", "Решено за %d шагов (можно не больше %d). Решения, собранные кнопками лаборатории, сохраняются в вашем прогрессе."},
+		"ch.solved.nostore":       {"Solved in %d steps (at most %d). This lab keeps no progress, so the solve is not saved.", "Решено за %d шагов (можно не больше %d). Эта лаборатория не хранит прогресс, поэтому решение не сохраняется."},
 		"ch.toolong":              {"The goal is reached, but in %d steps; this challenge allows %d. Undo a step or start again.", "Цель достигнута, но за %d шагов, а можно не больше %d. Отмените шаг или начните заново."},
 		"ch.crashed":              {"The goal is reached, but with a crash step: this challenge asks for it without crashing any worker.", "Цель достигнута, но с падением воркера, а это задание требует обойтись без падений."},
 		"ch.forbidden":            {"The goal is reached, but with a step this challenge rules out (%s). Undo it or start again.", "Цель достигнута, но с шагом, который это задание запрещает (%s). Отмените его или начните заново."},
