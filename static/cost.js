@@ -1,4 +1,4 @@
-// The cost page (web/cost): with this script the bench's progress shows
+// The cost page (web/costpage): with this script the bench's progress shows
 // while it runs, fed by server-sent events, and its results replace the
 // results section when it ends. Without it the form loads the page with
 // the results (run=1), which works the same, only without the bar.

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/idempotency-lab/lab/lessons"
-	coursepart "github.com/idempotency-lab/lab/web/course"
+	"github.com/idempotency-lab/lab/web/course"
 	"github.com/idempotency-lab/lab/web/page"
 )
 
@@ -177,8 +177,8 @@ func TestLessonsSearchWithHTMX(t *testing.T) {
 func TestLessonsSearchBadInput(t *testing.T) {
 	h := newTestServer(t)
 	tests := []struct{ name, target, want string }{
-		{"too long", "/lessons?lang=en&q=" + strings.Repeat("a", coursepart.MaxQueryRunes+1), "at most 100 characters long; this one has 101"},
-		{"too long in Russian", "/lessons?lang=ru&q=" + url.QueryEscape(strings.Repeat("я", coursepart.MaxQueryRunes+5)), "не длиннее 100 символов, а в этом 105"},
+		{"too long", "/lessons?lang=en&q=" + strings.Repeat("a", course.MaxQueryRunes+1), "at most 100 characters long; this one has 101"},
+		{"too long in Russian", "/lessons?lang=ru&q=" + url.QueryEscape(strings.Repeat("я", course.MaxQueryRunes+5)), "не длиннее 100 символов, а в этом 105"},
 		{"not UTF-8", "/lessons?lang=en&q=%ff%fe", "not valid UTF-8"},
 	}
 	for _, tc := range tests {
@@ -207,9 +207,9 @@ var (
 
 func TestLessonPages(t *testing.T) {
 	h := newTestServer(t)
-	course := mustCourse(t)
+	lc := mustCourse(t)
 	for _, lang := range lessons.Langs() {
-		ls := course.Lessons(lang)
+		ls := lc.Lessons(lang)
 		for i, l := range ls {
 			target := "/lessons/" + l.Slug + "?lang=" + lang
 			t.Run(lang+"/"+l.Slug, func(t *testing.T) {
@@ -221,7 +221,7 @@ func TestLessonPages(t *testing.T) {
 				want := []string{
 					`<html lang="` + lang + `"`,
 					`<h1 id="lesson-title">` + htmlEscape(l.Title) + `</h1>`,
-					coursepart.LabelCodeBlocks(page.NewText(langOf(lang), newCatalog()), string(l.HTML)),
+					course.LabelCodeBlocks(page.NewText(langOf(lang), newCatalog()), string(l.HTML)),
 					`hreflang="en"`, `hreflang="ru"`,
 					`href="/lessons/` + l.Slug + `?lang=ru"`, `href="/lessons/` + l.Slug + `?lang=en"`,
 					`<a href="/lessons" aria-current="true">`,

@@ -7,18 +7,18 @@ import (
 
 	"github.com/idempotency-lab/lab/web/checkpage"
 	"github.com/idempotency-lab/lab/web/classroom"
-	costpart "github.com/idempotency-lab/lab/web/cost"
+	"github.com/idempotency-lab/lab/web/costpage"
 	"github.com/idempotency-lab/lab/web/course"
 	"github.com/idempotency-lab/lab/web/labview"
 	"github.com/idempotency-lab/lab/web/page"
-	practicepart "github.com/idempotency-lab/lab/web/practice"
+	"github.com/idempotency-lab/lab/web/practicepage"
 )
 
 // The parts of the lab: each a package (with its subpackages) that the
 // server mounts. No part imports another; what two parts share lives in
 // web/page (the shell) or web/labview (the lab's model and views, which
 // the playground and the classroom both show), or in the domain packages.
-var parts = []string{"web/lab", "web/course", "web/practice", "web/classroom", "web/checkpage", "web/cost"}
+var parts = []string{"web/lab", "web/course", "web/practicepage", "web/classroom", "web/checkpage", "web/costpage", "web/tryapi"}
 
 const module = "github.com/idempotency-lab/lab/"
 
@@ -74,8 +74,8 @@ func TestShellImportsNoPart(t *testing.T) {
 // TestCatalogKeysAreUnique: no part's word replaces another's. A repeated
 // key would silently show one part's message on the other's page.
 func TestCatalogKeysAreUnique(t *testing.T) {
-	parts := map[string]page.Catalog{"lab": labview.Catalog(), "practice": practicepart.Catalog(),
-		"course": course.Catalog(), "classroom": classroom.Catalog(), "check": checkpage.Catalog(), "cost": costpart.Catalog()}
+	parts := map[string]page.Catalog{"lab": labview.Catalog(), "practice": practicepage.Catalog(),
+		"course": course.Catalog(), "classroom": classroom.Catalog(), "check": checkpage.Catalog(), "cost": costpage.Catalog()}
 	owner := map[string]string{}
 	for name, c := range parts {
 		for k := range c {

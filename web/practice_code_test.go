@@ -12,7 +12,7 @@ import (
 
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sandbox"
-	practicepart "github.com/idempotency-lab/lab/web/practice"
+	"github.com/idempotency-lab/lab/web/practicepage"
 )
 
 // codePracticeServer is the practice pages with a sandbox (this test
@@ -109,7 +109,7 @@ func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 // gradingServer is the practice pages with a sandbox of the given limits,
 // with the practice part (to count the grades handed to the sandbox) and
 // the store.
-func gradingServer(t *testing.T, lim sandbox.Limits) (http.Handler, *practicepart.Practice, *practice.Store, *practice.Bank) {
+func gradingServer(t *testing.T, lim sandbox.Limits) (http.Handler, *practicepage.Practice, *practice.Store, *practice.Bank) {
 	t.Helper()
 	bank, store := openProgress(t, "")
 	s, err := newServer(Config{Practice: store, Bank: bank, Now: newTestClock().Now,

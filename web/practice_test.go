@@ -24,7 +24,7 @@ import (
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/page"
-	practicepart "github.com/idempotency-lab/lab/web/practice"
+	"github.com/idempotency-lab/lab/web/practicepage"
 )
 
 // testClock is the practice pages' clock in tests: fixed until a test
@@ -564,7 +564,7 @@ func TestPracticeBadInput(t *testing.T) {
 	choice := findQuestion(t, practice.KindChoice, nil)
 	open := findQuestion(t, practice.KindOpen, nil)
 	predict := findQuestion(t, practice.KindPredict, nil)
-	long := strings.Repeat("ё", practicepart.MaxOwnAnswer+1)
+	long := strings.Repeat("ё", practicepage.MaxOwnAnswer+1)
 	tests := []struct {
 		name, method, target string
 		form                 url.Values
@@ -580,7 +580,7 @@ func TestPracticeBadInput(t *testing.T) {
 		{"negative seed on an item", "GET", "/practice/q/" + choice.ID + "?seed=-1", nil, 400, []string{`seed="-1"`}},
 		{"no option", "POST", "/practice/q/" + choice.ID, url.Values{}, 400, []string{"Pick at least one option."}},
 		{"unknown option", "POST", "/practice/q/" + choice.ID, url.Values{"option": {"z"}}, 400,
-			[]string{`This question has no option "z": choose from ` + practicepart.OptionIDs(choice)}},
+			[]string{`This question has no option "z": choose from ` + practicepage.OptionIDs(choice)}},
 		{"unknown option in a result address", "GET", "/practice/q/" + choice.ID + "/result?option=q", nil, 400, []string{`no option "q"`}},
 		{"key point out of range", "POST", "/practice/q/" + open.ID, url.Values{"point": {"99"}}, 400,
 			[]string{fmt.Sprintf(`no key point "99": its key points are numbered 0 to %d`, len(open.Points)-1)}},
@@ -589,13 +589,13 @@ func TestPracticeBadInput(t *testing.T) {
 		{"malformed balance", "POST", "/practice/q/" + predict.ID, url.Values{"balance": {"100.505"}, "verdict": {"ok"}}, 400,
 			[]string{`"100.505" is not an amount`, "major units, e.g. 200.00", "200,00", "200 ₽"}},
 		{"negative balance", "POST", "/practice/q/" + predict.ID, url.Values{"balance": {"-100"}, "verdict": {"ok"}}, 400, []string{`"-100" is not an amount`, "no minus"}},
-		{"no verdict", "POST", "/practice/q/" + predict.ID, url.Values{"balance": {"100"}}, 400, []string{"Choose a verdict: " + practicepart.VerdictNames()}},
+		{"no verdict", "POST", "/practice/q/" + predict.ID, url.Values{"balance": {"100"}}, 400, []string{"Choose a verdict: " + practicepage.VerdictNames()}},
 		{"unknown verdict", "POST", "/practice/q/" + predict.ID, url.Values{"balance": {"100"}, "verdict": {"fine"}}, 400,
 			[]string{`There is no verdict "fine". Valid verdicts: ok, duplicate, lost, poison, silent-conflict.`}},
 		{"bad verdict in a result address", "GET", "/practice/q/" + predict.ID + "/result?balance=1&verdict=meh", nil, 400, []string{`"meh"`}},
 		{"comparing a choice question", "GET", "/practice/q/" + choice.ID + "/compare?mine=x", nil, 404, []string{"Nothing lives at"}},
 		{"own answer too long", "GET", "/practice/q/" + open.ID + "/compare?mine=" + long, nil, 400,
-			[]string{fmt.Sprintf("%d characters, and the limit is %d", practicepart.MaxOwnAnswer+1, practicepart.MaxOwnAnswer)}},
+			[]string{fmt.Sprintf("%d characters, and the limit is %d", practicepage.MaxOwnAnswer+1, practicepage.MaxOwnAnswer)}},
 		{"export without progress", "GET", "/practice/export", nil, 404, []string{"This browser has no practice progress yet"}},
 		{"import by GET", "GET", "/practice/import", nil, 405, []string{"GET is not allowed here"}},
 		{"import of a plain form", "POST", "/practice/import", url.Values{"file": {"{}"}}, 400, []string{"multipart/form-data"}},
@@ -784,7 +784,7 @@ func TestPracticeImportErrors(t *testing.T) {
 		}
 	})
 	t.Run("body far over the limit", func(t *testing.T) {
-		r := newVisitor(t, h).upload("big.json", bytes.Repeat([]byte("x"), 2*practicepart.MaxImportForm))
+		r := newVisitor(t, h).upload("big.json", bytes.Repeat([]byte("x"), 2*practicepage.MaxImportForm))
 		if r.status != http.StatusRequestEntityTooLarge {
 			t.Errorf("status %d, want 413", r.status)
 		}

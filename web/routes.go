@@ -45,13 +45,13 @@ func (s *server) routes() http.Handler {
 	// once by the engine and kept, each cell a link to that run in the lab.
 	r.Get("/matrix", s.Handle(s.lab.Matrix()))
 
-	// The checker (web/check): every handler's shortest failure, found by
+	// The checker (web/checkpage): every handler's shortest failure, found by
 	// searching schedules, each story a link to the lab.
 	r.Get("/check", s.Handle(s.check.Index))
 	runs.Get("/check/code", s.Handle(s.check.Code)) // a person's handler file, searched in the sandbox
 	r.Get("/check/{handler}", s.Handle(s.check.Handler))
 
-	// The cost lab (web/cost): the reference run's charts and, unless
+	// The cost lab (web/costpage): the reference run's charts and, unless
 	// lab serve --bench=false, a bench run here (one at a time, capped).
 	r.Get("/cost", s.Handle(s.cost.Index))         // ?run=1&handlers=&messages=&duplicates=&keys=&retention=
 	r.Get("/cost/events", s.Handle(s.cost.Events)) // the same bench, its progress as server-sent events

@@ -22,12 +22,12 @@ import (
 	"github.com/idempotency-lab/lab/web/checkpage"
 	"github.com/idempotency-lab/lab/web/classroom"
 	"github.com/idempotency-lab/lab/web/classroom/room"
-	costpart "github.com/idempotency-lab/lab/web/cost"
+	"github.com/idempotency-lab/lab/web/costpage"
 	"github.com/idempotency-lab/lab/web/course"
 	"github.com/idempotency-lab/lab/web/lab"
 	"github.com/idempotency-lab/lab/web/labview"
 	"github.com/idempotency-lab/lab/web/page"
-	practicepart "github.com/idempotency-lab/lab/web/practice"
+	"github.com/idempotency-lab/lab/web/practicepage"
 	"github.com/idempotency-lab/lab/web/tryapi"
 )
 
@@ -113,10 +113,10 @@ type server struct {
 	lab         *lab.Lab               // the playground, the verdict grid, challenges
 	classroom   *classroom.Classroom   // the presenter view and live rooms
 	course      *course.Course         // the lessons (web/course)
-	practice    *practicepart.Practice // the drill (web/practice)
+	practice    *practicepage.Practice // the practice pages (web/practicepage)
 	check       *checkpage.Check       // the checker (web/checkpage)
 	tryAPI      *tryapi.TryAPI         // the live API endpoint and its pages (web/tryapi)
-	cost        *costpart.Cost         // the cost lab (web/cost)
+	cost        *costpage.Cost         // the cost lab (web/costpage)
 }
 
 // NewServer builds the lab's HTTP handler. It fails only when what it was
@@ -174,7 +174,7 @@ func newServer(cfg Config) (*server, error) {
 		return nil, err
 	}
 	lv.Sandbox, lv.Engine, lv.NoCode = cfg.Sandbox, cfg.Engine, cfg.NoCode
-	s.practice = practicepart.New(s.Shell, bank, store, now)
+	s.practice = practicepage.New(s.Shell, bank, store, now)
 	s.practice.Sandbox, s.practice.NoCode = cfg.Sandbox, cfg.NoCode
 	// The lessons' bars come from practice.
 	if s.course, err = course.New(s.Shell, course.Config{Course: cfg.Course, Dev: cfg.Dev, Dir: cfg.LessonsDir, Progress: s.practice.TopicPercents}); err != nil {
@@ -184,7 +184,7 @@ func newServer(cfg Config) (*server, error) {
 	s.classroom = classroom.New(lv, cfg.Rooms, cfg.Heartbeat, cfg.Stop)
 	s.check = checkpage.New(lv, cfg.CheckBudget)
 	s.tryAPI = tryapi.New(s.Shell, tryapi.Config{MaxSandboxes: cfg.MaxSandboxes, Idle: cfg.SandboxIdle, Now: now})
-	s.cost = costpart.New(s.Shell, !cfg.NoBench)
+	s.cost = costpage.New(s.Shell, !cfg.NoBench)
 	return s, nil
 }
 
@@ -192,5 +192,5 @@ func newServer(cfg Config) (*server, error) {
 // part's. It is built once, when the server starts, and only read
 // afterwards.
 func newCatalog() page.Catalog {
-	return page.NewCatalog(labview.Catalog(), practicepart.Catalog(), course.Catalog(), classroom.Catalog(), checkpage.Catalog(), tryapi.Catalog(), costpart.Catalog())
+	return page.NewCatalog(labview.Catalog(), practicepage.Catalog(), course.Catalog(), classroom.Catalog(), checkpage.Catalog(), tryapi.Catalog(), costpage.Catalog())
 }

@@ -1,4 +1,4 @@
-package practice
+package practicepage
 
 import (
 	"hash/fnv"
@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	drill "github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/page"
 )
@@ -31,7 +31,7 @@ type progressBar struct {
 	Summary  string
 }
 
-func newBar(t page.Text, tp drill.TopicProgress) progressBar {
+func newBar(t page.Text, tp practice.TopicProgress) progressBar {
 	b := progressBar{Slug: tp.Topic, Answered: tp.AnsweredPercent(), Score: tp.ScorePercent()}
 	if tp.Answered == 0 {
 		b.Summary = t.F("pr.bar.none", tp.Total)
@@ -57,20 +57,20 @@ type homeView struct {
 	ImportLimit  string
 }
 
-func (s *Practice) homeView(t page.Text, p drill.Progress, q url.Values) homeView {
+func (s *Practice) homeView(t page.Text, p practice.Progress, q url.Values) homeView {
 	v := homeView{
 		T:            t,
 		PageTitle:    t.S("pr.title") + " · " + t.S("app.name"),
 		InterviewURL: "/practice/interview",
 		ReviewURL:    "/practice/review",
 		HasProgress:  p.Overall.Answered > 0,
-		ImportLimit:  t.F("pr.keep.limit", drill.MaxImportBytes>>20),
+		ImportLimit:  t.F("pr.keep.limit", practice.MaxImportBytes>>20),
 	}
-	kinds := map[drill.Kind]int{}
+	kinds := map[practice.Kind]int{}
 	for _, q := range s.bank.Questions() {
 		kinds[q.Kind]++
 	}
-	v.Intro = t.F("pr.intro", kinds[drill.KindChoice]+kinds[drill.KindOpen], kinds[drill.KindPredict], kinds[drill.KindCode], len(s.bank.Topics()))
+	v.Intro = t.F("pr.intro", kinds[practice.KindChoice]+kinds[practice.KindOpen], kinds[practice.KindPredict], kinds[practice.KindCode], len(s.bank.Topics()))
 	v.Overall = newBar(t, p.Overall)
 	v.Overall.Title = t.S("pr.overall")
 	for _, tp := range p.Topics {
@@ -93,7 +93,7 @@ func (s *Practice) homeView(t page.Text, p drill.Progress, q url.Values) homeVie
 }
 
 // reviewStatus says what the review mode holds now, or when it next will.
-func reviewStatus(t page.Text, p drill.Progress, now time.Time) string {
+func reviewStatus(t page.Text, p practice.Progress, now time.Time) string {
 	if n := len(p.Review(now)); n > 0 {
 		return t.F("pr.review.due", n)
 	}
@@ -155,7 +155,7 @@ type itemView struct {
 	StateLabel string
 }
 
-func (s *Practice) items(t page.Text, qs []drill.Question, m func(drill.Question) practiceMode, p drill.Progress, showTopic bool) ([]itemView, string) {
+func (s *Practice) items(t page.Text, qs []practice.Question, m func(practice.Question) practiceMode, p practice.Progress, showTopic bool) ([]itemView, string) {
 	var out []itemView
 	start := ""
 	for i, q := range qs {
@@ -175,12 +175,12 @@ func (s *Practice) items(t page.Text, qs []drill.Question, m func(drill.Question
 	return out, start
 }
 
-func itemState(t page.Text, p drill.Progress, id string) (state, label string) {
+func itemState(t page.Text, p practice.Progress, id string) (state, label string) {
 	it, ok := p.Items[id]
 	switch {
 	case !ok:
 		return "new", t.S("pr.state.new")
-	case it.LastScore >= drill.HitScore:
+	case it.LastScore >= practice.HitScore:
 		return "hit", t.F("pr.state.hit", int(math.Round(it.LastScore*100)))
 	}
 	return "miss", t.F("pr.state.miss", int(math.Round(it.LastScore*100)))
@@ -189,7 +189,7 @@ func itemState(t page.Text, p drill.Progress, id string) (state, label string) {
 // runState is the state of an item answered in the interview run being
 // shown, from the score of its first try in the run.
 func runState(t page.Text, score float64) (state, label string) {
-	if score >= drill.HitScore {
+	if score >= practice.HitScore {
 		return "hit", t.F("pr.state.run.hit", int(math.Round(score*100)))
 	}
 	return "miss", t.F("pr.state.run.miss", int(math.Round(score*100)))
@@ -209,7 +209,7 @@ func excerpt160(s string) string {
 	return strings.TrimRight(cut, " ,.;:—-") + "…"
 }
 
-func (s *Practice) topicView(t page.Text, topic drill.Topic, qs []drill.Question, p drill.Progress) listView {
+func (s *Practice) topicView(t page.Text, topic practice.Topic, qs []practice.Question, p practice.Progress) listView {
 	title := topic.Title.In(t.Lang())
 	bar := newBar(t, p.Topic(topic.Slug))
 	v := listView{
@@ -221,7 +221,7 @@ func (s *Practice) topicView(t page.Text, topic drill.Topic, qs []drill.Question
 		Bar:       &bar,
 		LessonURL: "/lessons/" + url.PathEscape(topic.Slug),
 	}
-	mode := func(drill.Question) practiceMode { return practiceMode{kind: modeTopic, topic: topic.Slug} }
+	mode := func(practice.Question) practiceMode { return practiceMode{kind: modeTopic, topic: topic.Slug} }
 	var start string
 	v.Items, start = s.items(t, qs, mode, p, false)
 	v.StartURL, v.StartLabel = startOf(t, v.Items, start)
@@ -269,7 +269,7 @@ func (s *Practice) interviewDeadline(t page.Text, seed uint64, started int64) *d
 	return d
 }
 
-func (s *Practice) interviewView(t page.Text, r *http.Request, seed uint64, started int64, p drill.Progress, attempts []drill.Attempt) listView {
+func (s *Practice) interviewView(t page.Text, r *http.Request, seed uint64, started int64, p practice.Progress, attempts []practice.Attempt) listView {
 	qs := s.bank.Interview(seed, 0)
 	link := interviewURL(seed)
 	v := listView{
@@ -281,7 +281,7 @@ func (s *Practice) interviewView(t page.Text, r *http.Request, seed uint64, star
 		ShareURL:  page.Absolute(r, link),
 		NewRunURL: "/practice/interview",
 	}
-	mode := func(drill.Question) practiceMode {
+	mode := func(practice.Question) practiceMode {
 		return practiceMode{kind: modeInterview, seed: seed, started: started}
 	}
 	v.Deadline = s.interviewDeadline(t, seed, started)
@@ -299,7 +299,7 @@ func (s *Practice) interviewView(t page.Text, r *http.Request, seed uint64, star
 	if started > 0 {
 		since = time.Unix(started, 0)
 	}
-	firsts := drill.FirstTries(attempts, ids, since)
+	firsts := practice.FirstTries(attempts, ids, since)
 	if started > 0 {
 		// An item answered in this run says so, with the score the run
 		// counts (its first try here): "last time" would read as an
@@ -321,9 +321,9 @@ func (s *Practice) interviewView(t page.Text, r *http.Request, seed uint64, star
 	return v
 }
 
-func (s *Practice) reviewView(t page.Text, p drill.Progress) listView {
+func (s *Practice) reviewView(t page.Text, p practice.Progress) listView {
 	now := s.now()
-	var qs []drill.Question
+	var qs []practice.Question
 	for _, it := range p.Review(now) {
 		if q, ok := s.bank.Question(it.Question); ok {
 			qs = append(qs, q)
@@ -340,7 +340,7 @@ func (s *Practice) reviewView(t page.Text, p drill.Progress) listView {
 	if len(qs) == 0 {
 		v.Empty = t.S("pr.review.empty")
 	}
-	mode := func(drill.Question) practiceMode { return practiceMode{kind: modeReview} }
+	mode := func(practice.Question) practiceMode { return practiceMode{kind: modeReview} }
 	v.Items, _ = s.items(t, qs, mode, p, true)
 	if len(v.Items) > 0 {
 		v.StartURL, v.StartLabel = v.Items[0].URL, t.S("pr.review.start")
@@ -370,7 +370,7 @@ type questionView struct {
 	Answer         answerView
 }
 
-func (s *Practice) questionView(t page.Text, q drill.Question, m practiceMode, p drill.Progress) questionView {
+func (s *Practice) questionView(t page.Text, q practice.Question, m practiceMode, p practice.Progress) questionView {
 	lang := t.Lang()
 	v := questionView{
 		T:         t,
@@ -385,7 +385,7 @@ func (s *Practice) questionView(t page.Text, q drill.Question, m practiceMode, p
 		v.TopicTitle = tp.Title.In(lang)
 	}
 	seq := s.sequence(m, p)
-	pos := slices.IndexFunc(seq, func(x drill.Question) bool { return x.ID == q.ID })
+	pos := slices.IndexFunc(seq, func(x practice.Question) bool { return x.ID == q.ID })
 	switch m.kind {
 	case modeInterview:
 		v.ModeLabel = t.S("pr.interview")
@@ -399,11 +399,11 @@ func (s *Practice) questionView(t page.Text, q drill.Question, m practiceMode, p
 		v.ModeLabel += " · " + t.F("pr.pos", pos+1, len(seq))
 	}
 	v.PageTitle = v.KindLabel + " · " + v.ModeLabel + " · " + t.S("app.name")
-	if q.Kind == drill.KindPredict {
+	if q.Kind == practice.KindPredict {
 		v.Handler = q.Handler
 		v.HandlerSummary = s.handlerSummary(t, q.Handler)
 		v.Steps = strings.TrimRight(q.Steps(), "\n")
-		v.Hint = drill.PredictHint().In(lang)
+		v.Hint = practice.PredictHint().In(lang)
 	}
 	return v
 }
@@ -418,12 +418,12 @@ func (s *Practice) handlerSummary(t page.Text, name string) string {
 }
 
 // sequence is the items of a mode, in order. For review, the items due now.
-func (s *Practice) sequence(m practiceMode, p drill.Progress) []drill.Question {
+func (s *Practice) sequence(m practiceMode, p practice.Progress) []practice.Question {
 	switch m.kind {
 	case modeInterview:
 		return s.bank.Interview(m.seed, 0)
 	case modeReview:
-		var qs []drill.Question
+		var qs []practice.Question
 		for _, it := range p.Review(s.now()) {
 			if q, ok := s.bank.Question(it.Question); ok {
 				qs = append(qs, q)
@@ -503,7 +503,7 @@ type outcomeView struct {
 	LabURL                     string
 }
 
-func (s *Practice) answerBase(t page.Text, q drill.Question, m practiceMode, stage string) answerView {
+func (s *Practice) answerBase(t page.Text, q practice.Question, m practiceMode, stage string) answerView {
 	return answerView{
 		T:       t,
 		Stage:   stage,
@@ -514,35 +514,35 @@ func (s *Practice) answerBase(t page.Text, q drill.Question, m practiceMode, sta
 	}
 }
 
-func (s *Practice) askView(t page.Text, q drill.Question, m practiceMode) answerView {
+func (s *Practice) askView(t page.Text, q practice.Question, m practiceMode) answerView {
 	a := s.answerBase(t, q, m, "ask")
 	lang := t.Lang()
 	switch q.Kind {
-	case drill.KindChoice:
+	case practice.KindChoice:
 		a.Multi = len(q.Correct()) > 1
 		for _, o := range q.Options {
 			a.Options = append(a.Options, choiceView{ID: o.ID, Text: o.Text.In(lang)})
 		}
 		a.Options = shuffled(q.ID, a.Options)
-	case drill.KindOpen:
+	case practice.KindOpen:
 		a.MaxOwn = MaxOwnAnswer
-	case drill.KindPredict:
+	case practice.KindPredict:
 		a.Verdicts = verdictOptions(t, q, "")
-	case drill.KindCode:
+	case practice.KindCode:
 		a.Code, a.EditorSrc = q.Code.Starter(), s.Assets.URL(page.EditorScript)
 	}
 	return a
 }
 
-func verdictOptions(t page.Text, q drill.Question, chosen sim.Verdict) []page.Option {
+func verdictOptions(t page.Text, q practice.Question, chosen sim.Verdict) []page.Option {
 	out := []page.Option{{Value: "", Label: t.S("pr.predict.choose"), Selected: chosen == ""}}
 	for _, v := range q.Verdicts() {
-		out = append(out, page.Option{Value: string(v), Label: drill.VerdictLabel(v).In(t.Lang()), Selected: v == chosen})
+		out = append(out, page.Option{Value: string(v), Label: practice.VerdictLabel(v).In(t.Lang()), Selected: v == chosen})
 	}
 	return out
 }
 
-func (s *Practice) compareView(t page.Text, q drill.Question, m practiceMode, own string) answerView {
+func (s *Practice) compareView(t page.Text, q practice.Question, m practiceMode, own string) answerView {
 	a := s.answerBase(t, q, m, "compare")
 	lang := t.Lang()
 	a.Own = strings.TrimSpace(own)
@@ -553,7 +553,7 @@ func (s *Practice) compareView(t page.Text, q drill.Question, m practiceMode, ow
 	return a
 }
 
-func (s *Practice) resultView(t page.Text, q drill.Question, m practiceMode, p drill.Progress, g drill.Grade) answerView {
+func (s *Practice) resultView(t page.Text, q practice.Question, m practiceMode, p practice.Progress, g practice.Grade) answerView {
 	a := s.answerBase(t, q, m, "result")
 	lang := t.Lang()
 	switch {
@@ -566,7 +566,7 @@ func (s *Practice) resultView(t page.Text, q drill.Question, m practiceMode, p d
 	}
 	a.ScoreText = t.F("pr.res.score", int(math.Round(g.Score*100)))
 	switch g.Kind {
-	case drill.KindChoice:
+	case practice.KindChoice:
 		for _, o := range g.Options {
 			c := choiceView{ID: o.ID, Text: o.Text.In(lang), Picked: o.Picked,
 				Correct: o.Correct, Right: o.Right(), Why: o.Why.In(lang)}
@@ -583,7 +583,7 @@ func (s *Practice) resultView(t page.Text, q drill.Question, m practiceMode, p d
 			a.Options = append(a.Options, c)
 		}
 		a.Options = shuffled(g.Question, a.Options)
-	case drill.KindOpen:
+	case practice.KindOpen:
 		a.Model = g.Answer.In(lang)
 		ticked := 0
 		for i, pt := range g.Points {
@@ -593,7 +593,7 @@ func (s *Practice) resultView(t page.Text, q drill.Question, m practiceMode, p d
 			}
 		}
 		a.Headline = t.F("pr.res.covered", ticked, len(g.Points))
-	case drill.KindPredict:
+	case practice.KindPredict:
 		o := g.Outcome
 		a.Outcome = &outcomeView{
 			Handler:             o.Handler,
@@ -618,7 +618,7 @@ func (s *Practice) resultView(t page.Text, q drill.Question, m practiceMode, p d
 			a.Retry = &retry
 		}
 	}
-	if g.Kind == drill.KindCode {
+	if g.Kind == practice.KindCode {
 		a.CodeResult = s.codeResultView(t, q, g, p.Items[q.ID].Attempts)
 		if !g.Correct() {
 			retry := s.answerBase(t, q, m, "ask")
@@ -649,21 +649,21 @@ func (s *Practice) resultView(t page.Text, q drill.Question, m practiceMode, p d
 // today stays in the review (a miss stands until it is answered right on a
 // later day) but is done for this sitting, so next is the first item in
 // review other than this one that was not answered right today.
-func (s *Practice) next(m practiceMode, p drill.Progress, id string) (drill.Question, bool) {
+func (s *Practice) next(m practiceMode, p practice.Progress, id string) (practice.Question, bool) {
 	seq := s.sequence(m, p)
 	if m.kind == modeReview {
 		now := s.now()
 		for _, q := range seq {
 			it := p.Items[q.ID]
-			if q.ID != id && !(it.LastScore >= drill.HitScore && drill.SameDay(it.LastAt, now)) {
+			if q.ID != id && !(it.LastScore >= practice.HitScore && practice.SameDay(it.LastAt, now)) {
 				return q, true
 			}
 		}
-		return drill.Question{}, false
+		return practice.Question{}, false
 	}
-	i := slices.IndexFunc(seq, func(q drill.Question) bool { return q.ID == id })
+	i := slices.IndexFunc(seq, func(q practice.Question) bool { return q.ID == id })
 	if i < 0 || i+1 >= len(seq) {
-		return drill.Question{}, false
+		return practice.Question{}, false
 	}
 	return seq[i+1], true
 }
@@ -682,7 +682,7 @@ func balanceText(minor int64) string {
 
 // outcomeReason explains the engine's verdict in the reader's language,
 // as the lab does.
-func outcomeReason(t page.Text, o *drill.Outcome) string {
+func outcomeReason(t page.Text, o *practice.Outcome) string {
 	return page.VerdictReason(t, sim.Result{Verdict: o.Verdict, Settled: o.Balance, Expected: o.Expected, Reason: o.Reason})
 }
 

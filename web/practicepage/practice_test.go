@@ -1,9 +1,9 @@
-package practice
+package practicepage
 
 import (
 	"testing"
 
-	drill "github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/page"
 )
@@ -11,13 +11,13 @@ import (
 // TestChoiceOptionsAreShuffled: the bank lists the right answer first; the
 // page must not, or "always A" would be the winning strategy.
 func TestChoiceOptionsAreShuffled(t *testing.T) {
-	bank, err := drill.Load()
+	bank, err := practice.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
 	positions := map[int]int{}
 	for _, q := range bank.Questions() {
-		if q.Kind != drill.KindChoice || len(q.Correct()) != 1 {
+		if q.Kind != practice.KindChoice || len(q.Correct()) != 1 {
 			continue
 		}
 		var opts []choiceView
@@ -45,15 +45,15 @@ func TestChoiceOptionsAreShuffled(t *testing.T) {
 // TestPracticeOutcomeShowsRealMultiple checks the same on a graded
 // prediction's engine verdict.
 func TestPracticeOutcomeShowsRealMultiple(t *testing.T) {
-	bank, err := drill.Load()
+	bank, err := practice.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
 	shell := page.NewShell(page.NewCatalog(Catalog()), nil, nil, -1)
 	s := New(shell, bank, nil, nil)
-	var q drill.Question
+	var q practice.Question
 	for _, x := range s.bank.Questions() {
-		if x.Kind == drill.KindPredict {
+		if x.Kind == practice.KindPredict {
 			q = x
 			break
 		}
@@ -61,11 +61,11 @@ func TestPracticeOutcomeShowsRealMultiple(t *testing.T) {
 	if q.ID == "" {
 		t.Skip("no predict question in the bank")
 	}
-	g := drill.Grade{Question: q.ID, Kind: q.Kind, Outcome: &drill.Outcome{
+	g := practice.Grade{Question: q.ID, Kind: q.Kind, Outcome: &practice.Outcome{
 		Handler: s.handlers[0].Name, PredictedVerdict: sim.Duplicate, Verdict: sim.Duplicate,
 		PredictedBalance: 20000, Balance: 30000, Expected: 10000,
 	}}
-	a := s.resultView(page.NewText(page.EN, shell.Catalog), q, practiceMode{kind: modeTopic, topic: q.Topic}, drill.Progress{}, g)
+	a := s.resultView(page.NewText(page.EN, shell.Catalog), q, practiceMode{kind: modeTopic, topic: q.Topic}, practice.Progress{}, g)
 	if a.Outcome == nil {
 		t.Fatal("no outcome view")
 	}

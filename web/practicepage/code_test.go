@@ -1,4 +1,4 @@
-package practice
+package practicepage
 
 import (
 	"context"
@@ -12,20 +12,20 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	drill "github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/web/page"
 )
 
 // gradePart is the practice part over a fresh store, with run standing in
 // for the sandbox, and a router for its answers.
-func gradePart(t *testing.T, run func(context.Context, sandbox.Request) (*sandbox.Response, error)) (*Practice, *drill.Store, http.Handler) {
+func gradePart(t *testing.T, run func(context.Context, sandbox.Request) (*sandbox.Response, error)) (*Practice, *practice.Store, http.Handler) {
 	t.Helper()
-	bank, err := drill.Load()
+	bank, err := practice.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := drill.Open(filepath.Join(t.TempDir(), "progress.db"), bank)
+	store, err := practice.Open(filepath.Join(t.TempDir(), "progress.db"), bank)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestCodeGradeReaderLeaves(t *testing.T) {
 		return &sandbox.Response{Grade: &sandbox.Grade{Pass: true, Explored: 3}}, nil
 	})
 	q, _ := s.bank.Question("code-crash-before-ack")
-	profile := drill.NewProfileID()
+	profile := practice.NewProfileID()
 	code := q.Code.Solution()
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
@@ -100,7 +100,7 @@ func TestCodeGradeLimit(t *testing.T) {
 		return nil, stopped
 	})
 	q, _ := s.bank.Question("code-crash-before-ack")
-	profile := drill.NewProfileID()
+	profile := practice.NewProfileID()
 	code := q.Code.Starter() + "\n// for {}\n"
 	if rec := postCode(context.Background(), h, profile, q.ID, code); rec.Code != http.StatusSeeOther {
 		t.Fatalf("status %d\n%s", rec.Code, rec.Body)

@@ -1,4 +1,4 @@
-package practice
+package practicepage
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 
 	"github.com/idempotency-lab/lab/check"
 	"github.com/idempotency-lab/lab/link"
-	drill "github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/labview"
@@ -67,7 +67,7 @@ func (s *Practice) GradeRuns() int64 { return s.gradeRuns.Load() }
 // counts no new try; a file that does not parse is neither graded nor
 // counted. A reader who leaves while the grade waits for a free child
 // (the sandbox queues grades) or runs gets nothing recorded.
-func (s *Practice) answerCode(w http.ResponseWriter, r *http.Request, q drill.Question, m practiceMode, f url.Values) error {
+func (s *Practice) answerCode(w http.ResponseWriter, r *http.Request, q practice.Question, m practiceMode, f url.Values) error {
 	if s.Sandbox == nil && s.run == nil && s.NoCode != "" {
 		return labview.NoIsolation(errors.New(s.NoCode))
 	}
@@ -106,7 +106,7 @@ func (s *Practice) answerCode(w http.ResponseWriter, r *http.Request, q drill.Qu
 		switch {
 		case ctx.Err() != nil:
 			return nil
-		case errors.Is(err, drill.ErrNotSaved):
+		case errors.Is(err, practice.ErrNotSaved):
 			return s.NotSaved(r, err)
 		}
 		return err
@@ -121,7 +121,7 @@ func (s *Practice) answerCode(w http.ResponseWriter, r *http.Request, q drill.Qu
 // note, to grade with the button, which counts as a try. A GET that
 // graded would spend a child on every visit to a shared address and
 // count tries the reader never asked for.
-func (s *Practice) resultCode(w http.ResponseWriter, r *http.Request, q drill.Question, m practiceMode, p drill.Progress, query url.Values) error {
+func (s *Practice) resultCode(w http.ResponseWriter, r *http.Request, q practice.Question, m practiceMode, p practice.Progress, query url.Values) error {
 	code, err := codeOf(query)
 	if err != nil {
 		return err
@@ -131,7 +131,7 @@ func (s *Practice) resultCode(w http.ResponseWriter, r *http.Request, q drill.Qu
 	if _, err := sandbox.Parse(code); err != nil {
 		se := &sandbox.Error{Msg: err.Error(), MsgRU: err.Error()}
 		errors.As(err, &se)
-		g, err := s.bank.GradeCode(q.ID, drill.CodeOutcome{Code: code, Error: drill.Text{EN: se.In("en"), RU: se.In("ru")}, ErrorLine: se.Line})
+		g, err := s.bank.GradeCode(q.ID, practice.CodeOutcome{Code: code, Error: practice.Text{EN: se.In("en"), RU: se.In("ru")}, ErrorLine: se.Line})
 		if err != nil {
 			return err
 		}
@@ -161,9 +161,9 @@ func (s *Practice) resultCode(w http.ResponseWriter, r *http.Request, q drill.Qu
 // limit (CPU, memory), is a wrong answer that says why. The sandbox queues
 // a grade until a child is free; ctx ending, while it waits or runs, is
 // ctx's error.
-func (s *Practice) gradeCode(ctx context.Context, q drill.Question, code string) (drill.Grade, error) {
+func (s *Practice) gradeCode(ctx context.Context, q practice.Question, code string) (practice.Grade, error) {
 	e := q.Code
-	o := drill.CodeOutcome{Code: code}
+	o := practice.CodeOutcome{Code: code}
 	run := s.run
 	if run == nil {
 		run = s.Sandbox.Run
@@ -174,26 +174,26 @@ func (s *Practice) gradeCode(ctx context.Context, q drill.Question, code string)
 	var se *sandbox.Error
 	switch {
 	case ctx.Err() != nil:
-		return drill.Grade{}, ctx.Err()
+		return practice.Grade{}, ctx.Err()
 	case errors.Is(err, sandbox.ErrBusy):
-		return drill.Grade{}, &page.Error{Status: http.StatusServiceUnavailable, Key: "err.busy", RetryAfter: 2}
+		return practice.Grade{}, &page.Error{Status: http.StatusServiceUnavailable, Key: "err.busy", RetryAfter: 2}
 	case errors.Is(err, sandbox.ErrNoIsolation):
-		return drill.Grade{}, labview.NoIsolation(err)
+		return practice.Grade{}, labview.NoIsolation(err)
 	case errors.As(err, &se):
-		o.Error, o.ErrorLine = drill.Text{EN: se.In("en"), RU: se.In("ru")}, se.Line
+		o.Error, o.ErrorLine = practice.Text{EN: se.In("en"), RU: se.In("ru")}, se.Line
 	case err != nil:
-		return drill.Grade{}, err
+		return practice.Grade{}, err
 	case resp.Error != nil:
-		o.Error, o.ErrorLine = drill.Text{EN: resp.Error.In("en"), RU: resp.Error.In("ru")}, resp.Error.Line
+		o.Error, o.ErrorLine = practice.Text{EN: resp.Error.In("en"), RU: resp.Error.In("ru")}, resp.Error.Line
 	default:
 		g := resp.Grade
 		o.Pass, o.Explored = g.Pass, g.Explored
 		for _, p := range g.Presets {
-			o.Presets = append(o.Presets, drill.PresetResult{Preset: p.Preset, Verdict: p.Verdict,
+			o.Presets = append(o.Presets, practice.PresetResult{Preset: p.Preset, Verdict: p.Verdict,
 				Settled: p.Settled, Expected: p.Expected, Reason: p.Reason})
 		}
 		if f := g.Failure; f != nil {
-			o.Failure = &drill.CodeFailure{Verdict: f.Verdict, Script: f.Script, Steps: f.Steps,
+			o.Failure = &practice.CodeFailure{Verdict: f.Verdict, Script: f.Script, Steps: f.Steps,
 				Settled: f.Settled, Expected: f.Expected, LabURL: link.Lab{Script: f.Script, Code: code, Name: labview.DefaultCodeName}.String()}
 		}
 	}
@@ -223,7 +223,7 @@ type failureRow struct {
 	LabURL                                    string
 }
 
-func (s *Practice) codeResultView(t page.Text, q drill.Question, g drill.Grade, tries int) *codeResult {
+func (s *Practice) codeResultView(t page.Text, q practice.Question, g practice.Grade, tries int) *codeResult {
 	o := g.Code
 	lang := t.Lang()
 	r := &codeResult{Error: o.Error.In(lang), ErrorLine: o.ErrorLine}

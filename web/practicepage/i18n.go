@@ -1,4 +1,4 @@
-package practice
+package practicepage
 
 import "github.com/idempotency-lab/lab/web/page"
 

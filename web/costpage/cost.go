@@ -4,7 +4,7 @@
 // run here (a form that works without JavaScript; with it, a progress bar
 // fed by server-sent events). One bench runs at a time, within caps on
 // its size, and stops when the reader leaves.
-package cost
+package costpage
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 	"strings"
 	"sync"
 
-	measure "github.com/idempotency-lab/lab/cost"
+	"github.com/idempotency-lab/lab/cost"
 	"github.com/idempotency-lab/lab/web/page"
 )
 
@@ -71,7 +71,7 @@ func (q request) values() url.Values {
 // so an unticked retention box (absent) means no retention; a fresh page
 // shows it ticked.
 func readRequest(q url.Values, submitted bool) (request, error) {
-	req := request{Messages: DefaultMessages, Dup: measure.DefaultDuplicates, Keys: DefaultKeyRows, Retention: !submitted || q.Get("retention") != ""}
+	req := request{Messages: DefaultMessages, Dup: cost.DefaultDuplicates, Keys: DefaultKeyRows, Retention: !submitted || q.Get("retention") != ""}
 	switch h := q.Get("handlers"); h {
 	case "", "core":
 	case "all":
@@ -123,7 +123,7 @@ func (c *Cost) acquire() (func(), error) {
 }
 
 // run measures what req asks for; progress, when set, hears each handler.
-func run(ctx context.Context, req request, progress func(done, total int)) (*measure.Measurement, error) {
+func run(ctx context.Context, req request, progress func(done, total int)) (*cost.Measurement, error) {
 	names := []string{"core"}
 	if req.All {
 		names = []string{"all"}
@@ -132,8 +132,8 @@ func run(ctx context.Context, req request, progress func(done, total int)) (*mea
 	if dup == 0 {
 		dup = -1 // none, not the default
 	}
-	return measure.Measure(ctx, measure.MeasureOptions{KeyRows: req.Keys, Retention: req.Retention,
-		Bench: measure.Options{Handlers: names, Messages: req.Messages, Duplicates: dup, Progress: progress, Rounds: Rounds}})
+	return cost.Measure(ctx, cost.MeasureOptions{KeyRows: req.Keys, Retention: req.Retention,
+		Bench: cost.Options{Handlers: names, Messages: req.Messages, Duplicates: dup, Progress: progress, Rounds: Rounds}})
 }
 
 // Index is GET /cost: the form, the reference run and, with run=1, a
@@ -147,7 +147,7 @@ func (c *Cost) Index(w http.ResponseWriter, r *http.Request) error {
 	t := c.Text(r)
 	v := pageView{T: t, Enabled: c.enabled, Req: req, MaxMessages: MaxMessages, MaxKeys: MaxKeyRows,
 		EventsURL: "/cost/events?" + req.values().Encode()}
-	if ref, err := measure.Reference(); err == nil {
+	if ref, err := cost.Reference(); err == nil {
 		v.Reference = referenceView(t, ref)
 	} else {
 		return err
@@ -156,7 +156,7 @@ func (c *Cost) Index(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err // the lab's own reading failed: loud, not a page without it
 	}
-	v.Plan = measure.PlanText(plans)
+	v.Plan = cost.PlanText(plans)
 	if q.Get("run") != "" {
 		release, err := c.acquire()
 		if err != nil {
@@ -179,14 +179,14 @@ func (c *Cost) Index(w http.ResponseWriter, r *http.Request) error {
 // statemachinePlans is SQLite's plan for each statement statemachine
 // runs on a message, asked once (cost.Plans runs a message through it):
 // the page shows why its time per message grows with the table.
-var statemachinePlans = sync.OnceValues(func() ([]measure.Plan, error) {
-	return measure.Plans(context.Background(), "statemachine")
+var statemachinePlans = sync.OnceValues(func() ([]cost.Plan, error) {
+	return cost.Plans(context.Background(), "statemachine")
 })
 
 // failed turns a bench's error into the page's: bad input is the
 // reader's, a cancelled run needs no page.
 func (c *Cost) failed(err error) error {
-	if measure.IsBadInput(err) {
+	if cost.IsBadInput(err) {
 		return page.BadRequest("cost.err.field", "bench", err.Error(), "see the form's limits")
 	}
 	return err

@@ -2,7 +2,7 @@
 // predictions graded on the spot, the three modes, and progress export and
 // import; the practice package of the module root (imported here as
 // drill) is the bank, the grading and the store.
-package practice
+package practicepage
 
 import (
 	"context"
@@ -23,7 +23,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/idempotency-lab/lab/handlers"
-	drill "github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/page"
@@ -33,8 +33,8 @@ import (
 // progress store and the clock that dates answers.
 type Practice struct {
 	*page.Shell
-	bank     *drill.Bank      // practice questions
-	progress *drill.Store     // nil: the practice pages answer 503
+	bank     *practice.Bank   // practice questions
+	progress *practice.Store  // nil: the practice pages answer 503
 	now      func() time.Time // dates practice answers
 	handlers []handlers.Info  // for the predict exercises' handler summaries
 	// Sandbox runs the handler files of coding exercises; nil: they
@@ -49,7 +49,7 @@ type Practice struct {
 }
 
 // New builds the practice part on the shell.
-func New(shell *page.Shell, bank *drill.Bank, store *drill.Store, now func() time.Time) *Practice {
+func New(shell *page.Shell, bank *practice.Bank, store *practice.Store, now func() time.Time) *Practice {
 	return &Practice{Shell: shell, bank: bank, progress: store, now: now, handlers: handlers.List()}
 }
 
@@ -81,7 +81,7 @@ func New(shell *page.Shell, bank *drill.Bank, store *drill.Store, now func() tim
 const MaxOwnAnswer = 4000
 
 // MaxImportForm bounds an upload: the file and the multipart framing.
-const MaxImportForm = drill.MaxImportBytes + 64<<10
+const MaxImportForm = practice.MaxImportBytes + 64<<10
 
 // The modes an item is answered in.
 const (
@@ -204,7 +204,7 @@ func practiceBack(r *http.Request) string {
 
 // progressOf is the reader's progress; a reader without a profile has
 // answered nothing yet.
-func (s *Practice) progressOf(r *http.Request) (drill.Progress, error) {
+func (s *Practice) progressOf(r *http.Request) (practice.Progress, error) {
 	id := page.ProfileOf(r)
 	if id == "" {
 		return s.bank.Progress(nil), nil
@@ -304,7 +304,7 @@ func (s *Practice) Interview(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	var attempts []drill.Attempt
+	var attempts []practice.Attempt
 	if id := page.ProfileOf(r); id != "" {
 		if attempts, err = s.progress.Attempts(r.Context(), id); err != nil {
 			return err
@@ -334,7 +334,7 @@ func (s *Practice) Review(w http.ResponseWriter, r *http.Request) error {
 }
 
 // question finds the item the address names.
-func (s *Practice) question(r *http.Request) (drill.Question, error) {
+func (s *Practice) question(r *http.Request) (practice.Question, error) {
 	id := chi.URLParam(r, "id")
 	q, ok := s.bank.Question(id)
 	if !ok {
@@ -345,7 +345,7 @@ func (s *Practice) question(r *http.Request) (drill.Question, error) {
 
 // readMode reads the mode an item was opened in. An item opened on its own,
 // or from another topic's list, belongs to its own topic.
-func (s *Practice) readMode(v url.Values, q drill.Question) (practiceMode, error) {
+func (s *Practice) readMode(v url.Values, q practice.Question) (practiceMode, error) {
 	switch {
 	case v.Has("seed"):
 		seed, err := parseSeed(v.Get("seed"))
@@ -387,7 +387,7 @@ func (s *Practice) Compare(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if q.Kind != drill.KindOpen {
+	if q.Kind != practice.KindOpen {
 		return page.NotFound(r.URL.Path)
 	}
 	own := query.Get("mine")
@@ -415,7 +415,7 @@ func (s *Practice) Answer(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if q.Kind == drill.KindCode {
+	if q.Kind == practice.KindCode {
 		return s.answerCode(w, r, q, m, f)
 	}
 	g, answer, err := s.grade(q, f)
@@ -424,7 +424,7 @@ func (s *Practice) Answer(w http.ResponseWriter, r *http.Request) error {
 	}
 	profile := page.EnsureProfile(w, r)
 	if _, err := s.progress.Record(r.Context(), profile, q.ID, g.Score, s.now()); err != nil {
-		if errors.Is(err, drill.ErrNotSaved) {
+		if errors.Is(err, practice.ErrNotSaved) {
 			return s.NotSaved(r, err)
 		}
 		return err
@@ -441,7 +441,7 @@ func (s *Practice) Result(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if q.Kind == drill.KindCode {
+	if q.Kind == practice.KindCode {
 		return s.resultCode(w, r, q, m, p, query)
 	}
 	g, _, err := s.grade(q, query)
@@ -454,14 +454,14 @@ func (s *Practice) Result(w http.ResponseWriter, r *http.Request) error {
 	return s.renderItem(w, r, v)
 }
 
-func (s *Practice) itemRequest(r *http.Request, v url.Values) (drill.Question, practiceMode, drill.Progress, error) {
+func (s *Practice) itemRequest(r *http.Request, v url.Values) (practice.Question, practiceMode, practice.Progress, error) {
 	q, err := s.question(r)
 	if err != nil {
-		return q, practiceMode{}, drill.Progress{}, err
+		return q, practiceMode{}, practice.Progress{}, err
 	}
 	m, err := s.readMode(v, q)
 	if err != nil {
-		return q, m, drill.Progress{}, err
+		return q, m, practice.Progress{}, err
 	}
 	p, err := s.progressOf(r)
 	return q, m, p, err
@@ -482,17 +482,17 @@ func (s *Practice) renderItem(w http.ResponseWriter, r *http.Request, v question
 // grade grades the answer in v for q and returns it as the canonical
 // parameters of the result's address. Bad answers are 400s that say what
 // to give instead.
-func (s *Practice) grade(q drill.Question, v url.Values) (drill.Grade, url.Values, error) {
+func (s *Practice) grade(q practice.Question, v url.Values) (practice.Grade, url.Values, error) {
 	answer := url.Values{}
 	switch q.Kind {
-	case drill.KindChoice:
+	case practice.KindChoice:
 		picked := v["option"]
 		if len(picked) == 0 {
-			return drill.Grade{}, nil, page.BadRequest("pr.err.nooption")
+			return practice.Grade{}, nil, page.BadRequest("pr.err.nooption")
 		}
 		for _, p := range picked {
-			if !slices.ContainsFunc(q.Options, func(o drill.Option) bool { return o.ID == p }) {
-				return drill.Grade{}, nil, page.BadRequest("pr.err.option", p, OptionIDs(q))
+			if !slices.ContainsFunc(q.Options, func(o practice.Option) bool { return o.ID == p }) {
+				return practice.Grade{}, nil, page.BadRequest("pr.err.option", p, OptionIDs(q))
 			}
 		}
 		g, err := s.bank.GradeChoice(q.ID, picked)
@@ -505,12 +505,12 @@ func (s *Practice) grade(q drill.Question, v url.Values) (drill.Grade, url.Value
 			}
 		}
 		return g, answer, nil
-	case drill.KindOpen:
+	case practice.KindOpen:
 		var ticked []int
 		for _, p := range v["point"] {
 			n, err := strconv.Atoi(p)
 			if err != nil || n < 0 || n >= len(q.Points) {
-				return drill.Grade{}, nil, page.BadRequest("pr.err.point", p, len(q.Points)-1)
+				return practice.Grade{}, nil, page.BadRequest("pr.err.point", p, len(q.Points)-1)
 			}
 			ticked = append(ticked, n)
 		}
@@ -524,19 +524,19 @@ func (s *Practice) grade(q drill.Question, v url.Values) (drill.Grade, url.Value
 			}
 		}
 		return g, answer, nil
-	case drill.KindPredict:
+	case practice.KindPredict:
 		balance, verdict := v.Get("balance"), v.Get("verdict")
 		if strings.TrimSpace(balance) == "" {
-			return drill.Grade{}, nil, page.BadRequest("pr.err.nobalance")
+			return practice.Grade{}, nil, page.BadRequest("pr.err.nobalance")
 		}
-		if _, err := drill.ParseMoney(balance); err != nil {
-			return drill.Grade{}, nil, page.BadRequest("err.money", balance)
+		if _, err := practice.ParseMoney(balance); err != nil {
+			return practice.Grade{}, nil, page.BadRequest("err.money", balance)
 		}
 		if _, err := q.ParseVerdict(verdict); err != nil {
 			if strings.TrimSpace(verdict) == "" {
-				return drill.Grade{}, nil, page.BadRequest("pr.err.noverdict", VerdictNamesOf(q))
+				return practice.Grade{}, nil, page.BadRequest("pr.err.noverdict", VerdictNamesOf(q))
 			}
-			return drill.Grade{}, nil, page.BadRequest("pr.err.verdict", verdict, VerdictNamesOf(q))
+			return practice.Grade{}, nil, page.BadRequest("pr.err.verdict", verdict, VerdictNamesOf(q))
 		}
 		g, err := s.bank.GradePredict(q.ID, balance, verdict)
 		if err != nil {
@@ -544,17 +544,17 @@ func (s *Practice) grade(q drill.Question, v url.Values) (drill.Grade, url.Value
 		}
 		// The result address carries the prediction as typed money is read:
 		// in major units, so it grades the same when opened again.
-		answer.Set("balance", drill.FormatMoney(g.Outcome.PredictedBalance))
+		answer.Set("balance", practice.FormatMoney(g.Outcome.PredictedBalance))
 		answer.Set("verdict", string(g.Outcome.PredictedVerdict))
 		return g, answer, nil
-	case drill.KindCode:
+	case practice.KindCode:
 		// Graded once and kept: answerCode and resultCode.
-		return drill.Grade{}, nil, errors.New("practice: coding exercise " + q.ID + " graded outside grade")
+		return practice.Grade{}, nil, errors.New("practice: coding exercise " + q.ID + " graded outside grade")
 	}
-	return drill.Grade{}, nil, errors.New("practice: question " + q.ID + " has unknown kind " + string(q.Kind))
+	return practice.Grade{}, nil, errors.New("practice: question " + q.ID + " has unknown kind " + string(q.Kind))
 }
 
-func OptionIDs(q drill.Question) string {
+func OptionIDs(q practice.Question) string {
 	ids := make([]string, len(q.Options))
 	for i, o := range q.Options {
 		ids[i] = o.ID
@@ -562,10 +562,10 @@ func OptionIDs(q drill.Question) string {
 	return strings.Join(ids, ", ")
 }
 
-func VerdictNames() string { return verdictNames(drill.Verdicts()) }
+func VerdictNames() string { return verdictNames(practice.Verdicts()) }
 
 // VerdictNamesOf lists the verdicts a question's prediction may name.
-func VerdictNamesOf(q drill.Question) string { return verdictNames(q.Verdicts()) }
+func VerdictNamesOf(q practice.Question) string { return verdictNames(q.Verdicts()) }
 
 func verdictNames(vs []sim.Verdict) string {
 	names := make([]string, len(vs))
@@ -602,7 +602,7 @@ func (s *Practice) Import(w http.ResponseWriter, r *http.Request) error {
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "multipart/form-data" {
 		return page.BadRequest("pr.err.import.form")
 	}
-	tooLarge := &page.Error{Status: http.StatusRequestEntityTooLarge, Key: "pr.err.import.large", Args: []any{drill.MaxImportBytes >> 20}}
+	tooLarge := &page.Error{Status: http.StatusRequestEntityTooLarge, Key: "pr.err.import.large", Args: []any{practice.MaxImportBytes >> 20}}
 	r.Body = http.MaxBytesReader(w, r.Body, MaxImportForm)
 	if err := r.ParseMultipartForm(1 << 20); err != nil {
 		var big *http.MaxBytesError
@@ -617,11 +617,11 @@ func (s *Practice) Import(w http.ResponseWriter, r *http.Request) error {
 		return page.BadRequest("pr.err.import.nofile")
 	}
 	defer file.Close()
-	data, err := io.ReadAll(io.LimitReader(file, drill.MaxImportBytes+1))
+	data, err := io.ReadAll(io.LimitReader(file, practice.MaxImportBytes+1))
 	switch {
 	case err != nil:
 		return page.BadRequest("pr.err.import.form")
-	case len(data) > drill.MaxImportBytes:
+	case len(data) > practice.MaxImportBytes:
 		return tooLarge
 	case len(data) == 0:
 		return page.BadRequest("pr.err.import.empty")
@@ -631,26 +631,26 @@ func (s *Practice) Import(w http.ResponseWriter, r *http.Request) error {
 	var head struct {
 		Format string `json:"format"`
 	}
-	if json.Unmarshal(data, &head) != nil || head.Format != drill.ExportFormat {
-		return page.BadRequest("pr.err.import.format", drill.ExportFormat)
+	if json.Unmarshal(data, &head) != nil || head.Format != practice.ExportFormat {
+		return page.BadRequest("pr.err.import.format", practice.ExportFormat)
 	}
-	if _, err := drill.ParseExport(data, s.bank); err != nil {
-		return page.BadRequest("pr.err.import.bad", strings.TrimPrefix(err.Error(), drill.ErrBadImport.Error()+": "))
+	if _, err := practice.ParseExport(data, s.bank); err != nil {
+		return page.BadRequest("pr.err.import.bad", strings.TrimPrefix(err.Error(), practice.ErrBadImport.Error()+": "))
 	}
 	res, err := s.progress.Import(r.Context(), page.EnsureProfile(w, r), data)
-	var tooMany *drill.TooManyAttemptsError
+	var tooMany *practice.TooManyAttemptsError
 	switch {
-	case errors.Is(err, drill.ErrImportConflict):
+	case errors.Is(err, practice.ErrImportConflict):
 		return page.BadRequest("pr.err.import.conflict")
 	case errors.As(err, &tooMany):
 		// The file is well formed; it is its size next to what is stored
 		// that cannot be taken: 422, and nothing was written.
 		return &page.Error{Status: http.StatusUnprocessableEntity, Key: "pr.err.import.cap",
 			Args: []any{tooMany.Max, tooMany.Have, tooMany.Added}}
-	case errors.Is(err, drill.ErrNotSaved):
+	case errors.Is(err, practice.ErrNotSaved):
 		return s.NotSaved(r, err)
-	case errors.Is(err, drill.ErrBadImport):
-		return page.BadRequest("pr.err.import.bad", strings.TrimPrefix(err.Error(), drill.ErrBadImport.Error()+": "))
+	case errors.Is(err, practice.ErrBadImport):
+		return page.BadRequest("pr.err.import.bad", strings.TrimPrefix(err.Error(), practice.ErrBadImport.Error()+": "))
 	case err != nil:
 		return err
 	}

@@ -1,10 +1,10 @@
-package cost
+package costpage
 
 import (
 	"fmt"
 	"strconv"
 
-	measure "github.com/idempotency-lab/lab/cost"
+	"github.com/idempotency-lab/lab/cost"
 	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/web/page"
 )
@@ -54,7 +54,7 @@ type rowView struct {
 	Rows                                    string
 }
 
-func figures(fs []measure.Figure) []figureView {
+func figures(fs []cost.Figure) []figureView {
 	out := make([]figureView, len(fs))
 	for i, f := range fs {
 		out[i] = figureView{ID: f.ID, Title: f.Title, SVG: f.SVG}
@@ -62,13 +62,13 @@ func figures(fs []measure.Figure) []figureView {
 	return out
 }
 
-func resultsOf(t page.Text, m *measure.Measurement) resultsView {
+func resultsOf(t page.Text, m *cost.Measurement) resultsView {
 	lang := t.Lang()
 	v := resultsView{T: t}
 	if rep := m.Handlers; rep != nil {
 		mc := rep.Machine
 		v.Ran = t.F("cost.ran", rep.Messages, rep.Duplicates, rep.Copies, mc.OS, mc.Arch, mc.CPUs, mc.Go)
-		v.Figures = figures(measure.HandlerFigures(rep, lang, ""))
+		v.Figures = figures(cost.HandlerFigures(rep, lang, ""))
 		for _, h := range rep.Handlers {
 			v.Rows = append(v.Rows, rowView{Handler: h.Handler, Verdict: h.Verdict, Label: t.S("v." + h.Verdict),
 				PerSec: strconv.FormatFloat(h.PerSecond, 'f', 0, 64), P50: fmt.Sprintf("%.3f", h.P50), P99: fmt.Sprintf("%.3f", h.P99),
@@ -77,10 +77,10 @@ func resultsOf(t page.Text, m *measure.Measurement) resultsView {
 		}
 	}
 	if m.Keys != nil {
-		v.Keys, v.KeysLead = figures(measure.KeyFigures(m.Keys, lang)), t.S("cost.keyslead")
+		v.Keys, v.KeysLead = figures(cost.KeyFigures(m.Keys, lang)), t.S("cost.keyslead")
 	}
 	if m.Retention != nil {
-		f := measure.RetentionFigure(m.Retention, lang)
+		f := cost.RetentionFigure(m.Retention, lang)
 		v.Retention = &figureView{ID: f.ID, Title: f.Title, SVG: f.SVG}
 		v.RetLead = t.F("cost.retlead", "inbox-retention-too-short")
 		v.RetPresetURL = link.Lab{Preset: "inbox-retention-too-short", Handlers: []string{"inbox", "unique"}}.String()
@@ -88,7 +88,7 @@ func resultsOf(t page.Text, m *measure.Measurement) resultsView {
 	return v
 }
 
-func referenceView(t page.Text, ref *measure.ReferenceRun) refView {
+func referenceView(t page.Text, ref *cost.ReferenceRun) refView {
 	v := refView{Note: t.F("cost.refnote", ref.Date, ref.Command), Embedded: resultsOf(t, &ref.Embedded)}
 	if ref.Real != nil {
 		r := resultsOf(t, ref.Real)
