@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idempotency-lab/lab/internal/servers"
 	"github.com/idempotency-lab/lab/labtest"
 	"github.com/idempotency-lab/lab/lessons"
 )
@@ -45,6 +46,17 @@ func TestCreditHandlerOnPostgres(t *testing.T) {
 }
 
 // fence:end
+
+// TestCreditHandlerOnServers runs the lesson's PostgreSQL test on the
+// lab's throwaway servers, so its search runs wherever the real-engine
+// tests run (in CI always; locally it skips, naming the package, without
+// postgresql or redis-server), while the lesson's own test keeps reading
+// the environment as a reader's would.
+func TestCreditHandlerOnServers(t *testing.T) {
+	t.Setenv("LAB_POSTGRES_URL", servers.Postgres(t))
+	t.Setenv("LAB_REDIS_URL", servers.Redis(t))
+	TestCreditHandlerOnPostgres(t)
+}
 
 var labtestLessonFiles = []string{"content/16-check-your-handler.en.md", "content/16-check-your-handler.ru.md"}
 
