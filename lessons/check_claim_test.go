@@ -2,7 +2,6 @@ package lessons_test
 
 import (
 	"context"
-	"io/fs"
 	"os"
 	"strings"
 	"testing"
@@ -59,15 +58,11 @@ func TestFailuresLessonCheckClaim(t *testing.T) {
 func TestFailuresLessonCallCrashClaim(t *testing.T) {
 	const want = "publish a amount=10000\ndeliver crash=after-call:2"
 	for _, name := range []string{"content/07-failures.en.md", "content/07-failures.ru.md"} {
-		b, err := fs.ReadFile(lessons.Embedded(), name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		blocks := strings.Split(string(b), "```text\n")
-		if len(blocks) < 3 {
+		blocks := fences(t, name, "text")
+		if len(blocks) < 2 {
 			t.Fatalf("%s: no second text block", name)
 		}
-		if got := strings.TrimSpace(blocks[2][:strings.Index(blocks[2], "```")]); got != want {
+		if got := strings.TrimSpace(blocks[1]); got != want {
 			t.Errorf("%s shows\n%s\nwant\n%s", name, got, want)
 		}
 	}
@@ -115,15 +110,7 @@ func TestFailuresLessonCallCrashClaim(t *testing.T) {
 func TestAPILessonRecoveryPointClaim(t *testing.T) {
 	const want = "request pay-1 amount=10000 crash=after-call:7"
 	for _, name := range []string{"content/09-api.en.md", "content/09-api.ru.md"} {
-		b, err := fs.ReadFile(lessons.Embedded(), name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		blocks := strings.Split(string(b), "```text\n")
-		if len(blocks) != 2 {
-			t.Fatalf("%s: %d text blocks, want 1", name, len(blocks)-1)
-		}
-		if got := strings.TrimSpace(blocks[1][:strings.Index(blocks[1], "```")]); got != want {
+		if got := textBlock(t, name); got != want {
 			t.Errorf("%s shows\n%s\nwant\n%s", name, got, want)
 		}
 	}

@@ -2,7 +2,6 @@ package lessons_test
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/idempotency-lab/lab/internal/servers"
 	"github.com/idempotency-lab/lab/labtest"
-	"github.com/idempotency-lab/lab/lessons"
 )
 
 // The last lesson checks a handler file with labtest end to end. Its go
@@ -138,15 +136,7 @@ func TestLabtestLessonStory(t *testing.T) {
 		report = append(report, strings.TrimSpace(l))
 	}
 	for _, name := range labtestLessonFiles {
-		b, err := fs.ReadFile(lessons.Embedded(), name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		blocks := strings.Split(string(b), "```text\n")
-		if len(blocks) != 2 {
-			t.Fatalf("%s: %d text blocks, want 1", name, len(blocks)-1)
-		}
-		shown := strings.Split(strings.TrimSpace(blocks[1][:strings.Index(blocks[1], "```")]), "\n")
+		shown := strings.Split(textBlock(t, name), "\n")
 		i := 0
 		for _, line := range shown {
 			if strings.Contains(line, "…") {

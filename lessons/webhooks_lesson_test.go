@@ -66,20 +66,37 @@ func VerifyStripeSignature(header string, body []byte, secret string, now time.T
 // goFences returns the text of every go fence in a lesson file.
 func goFences(t *testing.T, name string) []string {
 	t.Helper()
+	return fences(t, name, "go")
+}
+
+// fences returns the content of every fence of a lesson file whose info
+// string is info ("go", "text"), in order.
+func fences(t *testing.T, name, info string) []string {
+	t.Helper()
 	b, err := fs.ReadFile(lessons.Embedded(), name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
-	parts := strings.Split(string(b), "```go\n")
+	parts := strings.Split(string(b), "```"+info+"\n")
 	for _, p := range parts[1:] {
 		end := strings.Index(p, "```")
 		if end < 0 {
-			t.Fatalf("%s: a go fence is not closed", name)
+			t.Fatalf("%s: a %s fence is not closed", name, info)
 		}
 		out = append(out, p[:end])
 	}
 	return out
+}
+
+// textBlock returns the one text fence of a lesson file, trimmed.
+func textBlock(t *testing.T, name string) string {
+	t.Helper()
+	blocks := fences(t, name, "text")
+	if len(blocks) != 1 {
+		t.Fatalf("%s: %d text blocks, want 1", name, len(blocks))
+	}
+	return strings.TrimSpace(blocks[0])
 }
 
 // TestWebhooksLessonShowsTheTestedCheck: the lesson's go fence, in both
@@ -183,15 +200,7 @@ func TestDurableLessonStoryIsThePreset(t *testing.T) {
 	}
 	story := steps("charged-not-marked")
 	for _, name := range []string{"content/15-durable.en.md", "content/15-durable.ru.md"} {
-		b, err := fs.ReadFile(lessons.Embedded(), name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		blocks := strings.Split(string(b), "```text\n")
-		if len(blocks) != 2 {
-			t.Fatalf("%s: %d text blocks, want 1", name, len(blocks)-1)
-		}
-		shown := strings.Split(strings.TrimSpace(blocks[1][:strings.Index(blocks[1], "```")]), "\n")
+		shown := strings.Split(textBlock(t, name), "\n")
 		if !slices.Equal(shown, story) {
 			t.Errorf("%s shows\n%s\ncharged-not-marked is\n%s", name, strings.Join(shown, "\n"), strings.Join(story, "\n"))
 		}
