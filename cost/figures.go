@@ -18,6 +18,8 @@ var words = map[string][2]string{
 	"calls":     {"Calls per message: SQL statements + Redis commands", "Обращений на сообщение: SQL-запросы + команды Redis"},
 	"storage":   {"Bytes stored per message (tables and indexes)", "Байт хранения на сообщение (таблицы и индексы)"},
 	"p99":       {"p99 time per message, ms", "p99 времени на сообщение, мс"},
+	"sql":       {"SQL statements per message", "SQL-запросов на сообщение"},
+	"redis":     {"Redis commands per message", "Команд Redis на сообщение"},
 	"keysize":   {"Index bytes per row, by key", "Байт индекса на строку, по виду ключа"},
 	"keyfill":   {"Leaf pages filled, by key", "Заполненность листовых страниц, по виду ключа"},
 	"keyrate":   {"Inserts per second, by key", "Вставок в секунду, по виду ключа"},
@@ -54,8 +56,24 @@ func HandlerFigures(rep *Report, lang, mark string) []Figure {
 	}
 }
 
-// KeyFigures are the keys experiment's charts.
+// NamedChart is a chart and its id.
+type NamedChart struct {
+	ID string
+	BarChart
+}
+
+// KeyFigures are the keys experiment's charts, drawn.
 func KeyFigures(rep *KeysReport, lang string) []Figure {
+	var out []Figure
+	for _, c := range KeyCharts(rep, lang) {
+		out = append(out, Figure{ID: c.ID, Title: c.Title, SVG: c.SVG()})
+	}
+	return out
+}
+
+// KeyCharts are the keys experiment's charts: index bytes per row, leaf
+// fill (where the engine measures it) and inserts per second, by key.
+func KeyCharts(rep *KeysReport, lang string) []NamedChart {
 	var size, fill, rate BarChart
 	size.Title, fill.Title, rate.Title = word("keysize", lang), word("keyfill", lang), word("keyrate", lang)
 	for _, k := range rep.Kinds {
@@ -66,11 +84,11 @@ func KeyFigures(rep *KeysReport, lang string) []Figure {
 		}
 		rate.Bars = append(rate.Bars, Bar{Label: k.Kind, Value: k.PerSecond, Text: strconv.FormatFloat(k.PerSecond, 'f', 0, 64)})
 	}
-	out := []Figure{{ID: "keysize", Title: size.Title, SVG: size.SVG()}}
+	out := []NamedChart{{ID: "keysize", BarChart: size}}
 	if len(fill.Bars) > 0 {
-		out = append(out, Figure{ID: "keyfill", Title: fill.Title, SVG: fill.SVG()})
+		out = append(out, NamedChart{ID: "keyfill", BarChart: fill})
 	}
-	return append(out, Figure{ID: "keyrate", Title: rate.Title, SVG: rate.SVG()})
+	return append(out, NamedChart{ID: "keyrate", BarChart: rate})
 }
 
 // RetentionFigure is the inbox's rows over time, one line per window.

@@ -125,6 +125,7 @@ type Info struct {
 	Name    string // as used in scripts, URLs and the CLI
 	Summary string // one line: what it guarantees or how it fails
 	Core    bool   // one of the five patterns the lectures teach
+	Family  Family // how it tells a repeat from a new message
 	Variant bool   // a corrected form of a core pattern: neither core nor an anti-pattern
 	Redis   bool   // needs Redis
 	Schema  string // the tables the handler needs, besides accounts and orders
@@ -154,52 +155,68 @@ type Info struct {
 	Fresh func() (Func, APIFunc, error)
 }
 
+// Family is how a handler tells a repeat from a new message, if it does:
+// the cost page groups its figures by it. A person's own handler has
+// none ("").
+type Family string
+
+// The families, as Families lists them.
+const (
+	FamilyNone  Family = "none"  // no defence: every delivery is credited
+	FamilyDedup Family = "dedup" // a record in the database of what was done: a unique key, an inbox row, a marker, an offset
+	FamilyLock  Family = "lock"  // a claim in Redis taken before the effect
+	FamilyState Family = "state" // the data's own state decides: an order's status, a version, a balance written as stated
+)
+
+// Families lists every family, in the order the lab shows them.
+func Families() []Family { return []Family{FamilyNone, FamilyDedup, FamilyLock, FamilyState} }
+
 // List returns every handler: the five core patterns first, then the
 // variants (setnx-token, setnx-fence, unique-on-conflict and version-guard:
 // corrected forms, not among the lectures' five), then the anti-patterns.
 func List() []Info {
 	return []Info{
-		{Name: "naive", Summary: "credits every delivery: no protection at all", Core: true,
+		{Name: "naive", Family: FamilyNone, Summary: "credits every delivery: no protection at all", Core: true,
 			File: "naive.go", Func: "Naive", Handle: Naive},
-		{Name: "unique", Summary: "UNIQUE(idempotency_key) in the same transaction as the credit", Core: true,
+		{Name: "unique", Family: FamilyDedup, Summary: "UNIQUE(idempotency_key) in the same transaction as the credit", Core: true,
 			Schema: uniqueSchema, File: "unique.go", Func: "Unique", Handle: Unique},
-		{Name: "setnx", Summary: "Redis SET NX EX guards an external gateway call", Core: true, Redis: true,
+		{Name: "setnx", Family: FamilyLock, Summary: "Redis SET NX EX guards an external gateway call", Core: true, Redis: true,
 			File: "setnx.go", Func: "SetNX", Handle: SetNX},
-		{Name: "statemachine", Summary: "UPDATE orders ... WHERE status='CREATED' decides who pays (by order id only, not tenant)", Core: true,
+		{Name: "statemachine", Family: FamilyState, Summary: "UPDATE orders ... WHERE status='CREATED' decides who pays (by order id only, not tenant)", Core: true,
 			File: "statemachine.go", Func: "StateMachine", Handle: StateMachine},
-		{Name: "inbox", Summary: "(tenant, operation) inbox with payload hash and saved response, one transaction", Core: true,
+		{Name: "inbox", Family: FamilyDedup, Summary: "(tenant, operation) inbox with payload hash and saved response, one transaction", Core: true,
 			Schema: inboxSchema, File: "inbox.go", Func: "Inbox", Handle: Inbox},
 
-		{Name: "setnx-token", Summary: "setnx corrected (not an anti-pattern): a token per attempt, compare-and-delete in Lua, the key as the gateway's reference", Variant: true, Redis: true,
+		{Name: "setnx-token", Family: FamilyLock, Summary: "setnx corrected (not an anti-pattern): a token per attempt, compare-and-delete in Lua, the key as the gateway's reference", Variant: true, Redis: true,
 			File: "setnx_token.go", Func: "SetNXToken", Handle: SetNXToken},
-		{Name: "setnx-fence", Summary: "setnx-token with a fencing token: a Redis counter numbers each claim, and the ledger's transaction refuses a credit whose number is older than one it accepted", Variant: true, Redis: true,
+		{Name: "setnx-fence", Family: FamilyLock, Summary: "setnx-token with a fencing token: a Redis counter numbers each claim, and the ledger's transaction refuses a credit whose number is older than one it accepted", Variant: true, Redis: true,
 			Schema: fenceSchema, File: "setnx_fence.go", Func: "SetNXFence", Handle: SetNXFence},
-		{Name: "unique-on-conflict", Summary: "unique-same-tx corrected (not an anti-pattern): INSERT ... ON CONFLICT DO NOTHING, and RowsAffected tells a repeat",
+		{Name: "unique-on-conflict", Family: FamilyDedup, Summary: "unique-same-tx corrected (not an anti-pattern): INSERT ... ON CONFLICT DO NOTHING, and RowsAffected tells a repeat",
 			Variant: true, Schema: uniqueSchema, File: "unique_on_conflict.go", Func: "UniqueOnConflict", Handle: UniqueOnConflict},
-		{Name: "version-guard", Summary: "writes the balance the message states, only if its version is newer: stale and repeated messages change nothing", Variant: true, Absolute: true,
+		{Name: "version-guard", Family: FamilyState, Summary: "writes the balance the message states, only if its version is newer: stale and repeated messages change nothing", Variant: true, Absolute: true,
 			Schema: versionSchema, File: "version_guard.go", Func: "VersionGuard", Handle: VersionGuard},
 
-		{Name: "check-then-insert", Summary: "SELECT the key, then INSERT: two racing workers both pass",
+		{Name: "check-then-insert", Family: FamilyDedup, Summary: "SELECT the key, then INSERT: two racing workers both pass",
 			Schema: checkThenInsertSchema, File: "check_then_insert.go", Func: "CheckThenInsert", Handle: CheckThenInsert},
-		{Name: "unique-error", Summary: "UNIQUE, but a duplicate is returned as an error: a redelivery loop",
+		{Name: "unique-error", Family: FamilyDedup, Summary: "UNIQUE, but a duplicate is returned as an error: a redelivery loop",
 			Schema: uniqueSchema, File: "unique_error.go", Func: "UniqueError", Handle: UniqueError},
-		{Name: "unique-same-tx", Summary: "UNIQUE, but the repeat is counted in the failed transaction: fine on SQLite, a redelivery loop on PostgreSQL",
+		{Name: "unique-same-tx", Family: FamilyDedup, Summary: "UNIQUE, but the repeat is counted in the failed transaction: fine on SQLite, a redelivery loop on PostgreSQL",
 			Schema: uniqueSameTxSchema, File: "unique_same_tx.go", Func: "UniqueSameTx", Handle: UniqueSameTx},
-		{Name: "marker-first", Summary: "commits the marker, then the credit: a crash in between loses it",
+		{Name: "marker-first", Family: FamilyDedup, Summary: "commits the marker, then the credit: a crash in between loses it",
 			Schema: markerSchema, File: "marker_first.go", Func: "MarkerFirst", Handle: MarkerFirst},
-		{Name: "effect-first", Summary: "commits the credit, then the marker: a crash in between doubles it",
+		{Name: "effect-first", Family: FamilyDedup, Summary: "commits the credit, then the marker: a crash in between doubles it",
 			Schema: markerSchema, File: "effect_first.go", Func: "EffectFirst", Handle: EffectFirst},
-		{Name: "broker-key", Summary: "deduplicates on the broker's transport id, not the producer's key",
+		{Name: "broker-key", Family: FamilyDedup, Summary: "deduplicates on the broker's transport id, not the producer's key",
 			Schema: brokerKeySchema, File: "broker_key.go", Func: "BrokerKey", Handle: BrokerKey},
-		{Name: "setnx-no-release", Summary: "SET NX without DEL when the gateway fails: the retry is skipped", Redis: true,
+		{Name: "setnx-no-release", Family: FamilyLock, Summary: "SET NX without DEL when the gateway fails: the retry is skipped", Redis: true,
 			File: "setnx_no_release.go", Func: "SetNXNoRelease", Handle: SetNXNoRelease},
-		{Name: "inbox-no-hash", Summary: "inbox without a payload hash: a changed amount passes as a repeat",
+		{Name: "inbox-no-hash", Family: FamilyDedup, Summary: "inbox without a payload hash: a changed amount passes as a repeat",
 			Schema: inboxNoHashSchema, File: "inbox_no_hash.go", Func: "InboxNoHash", Handle: InboxNoHash},
-		{Name: "absolute-update", Summary: "writes the balance the message states: a repeat is harmless, a stale message overwrites a newer one", Absolute: true,
+		{Name: "absolute-update", Family: FamilyState, Summary: "writes the balance the message states: a repeat is harmless, a stale message overwrites a newer one", Absolute: true,
 			File: "absolute_update.go", Func: "AbsoluteUpdate", Handle: AbsoluteUpdate},
-		{Name: "redelivered-flag", Summary: "checks for a repeat only when the broker's redelivered flag is set: a producer's retry arrives with it false",
+		{Name: "redelivered-flag", Family: FamilyDedup, Summary: "checks for a repeat only when the broker's redelivered flag is set: a producer's retry arrives with it false",
 			Schema: redeliveredFlagSchema, File: "redelivered_flag.go", Func: "RedeliveredFlag", Handle: RedeliveredFlag},
-		{Name: "offset-in-db", Summary: "stores the consumer's offset in the credit's transaction: survives a replayed batch, not a producer's retry or an out-of-order requeue",
+		{Name: "offset-in-db", Family: FamilyDedup, Summary: "stores the consumer's offset in the credit's transaction: survives a replayed batch, not a producer's retry or an out-of-order requeue",
 			Schema: offsetInDBSchema, File: "offset_in_db.go", Func: "OffsetInDB", Handle: OffsetInDB},
 	}
 }
