@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/sim"
 	"go.yaml.in/yaml/v3"
 )
@@ -53,6 +54,15 @@ type Challenge struct {
 	// API says the challenge is played on the API side: its goal's
 	// handler serves requests, and its setup sends one.
 	API bool
+	// Solution is a script that solves the challenge, in canonical form:
+	// the setup and the steps the file's solution adds. The lab shows it
+	// after a try (TestChallengeSolutions runs every one on the engine).
+	// "" for a shared challenge (SharedChallenge), which has none.
+	Solution string
+	// Shared says the challenge is a script's own (its goal: header),
+	// not one of the files: it has no id, no solution and no place in the
+	// list or in anyone's progress.
+	Shared bool
 	// Won says whether a run of the script reached the goal, from the
 	// result of Handler (verdicts are after settlement: the lab delivers
 	// what is left in the queue, as a real broker eventually would).
@@ -79,7 +89,7 @@ func (o Try) Solved() bool { return o.Reached && !o.TooLong && !o.Crashed && o.F
 // steps of sc. The lab already has the result (it replays every card), so
 // judging runs nothing.
 func (c Challenge) Judge(sc *sim.Script, steps int, res sim.Result) Try {
-	o := Try{Steps: steps, Result: res, Reached: c.Won(res), TooLong: steps > c.MaxSteps}
+	o := Try{Steps: steps, Result: res, Reached: c.Won(res), TooLong: c.MaxSteps > 0 && steps > c.MaxSteps}
 	// Crashes are Crashed's; the other words of without= are Forbidden's.
 	other := c.Rules
 	other.Without = slices.DeleteFunc(slices.Clone(other.Without), func(x string) bool { return x == WithoutCrash })
@@ -138,6 +148,7 @@ type challengeFile struct {
 	Handlers []string `yaml:"handlers"` // the cards, the goal's handler first
 	Goal     string   `yaml:"goal"`     // the rules: a Goal line
 	Setup    string   `yaml:"setup"`    // optional: script header lines (and an API request)
+	Solution string   `yaml:"solution"` // the steps after the setup that solve it
 	Title    Text     `yaml:"title"`
 	Task     Text     `yaml:"task"` // what to make happen (Challenge.Goal)
 	Hint     Text     `yaml:"hint"`
@@ -232,12 +243,63 @@ func loadChallenge(fsys fs.FS, name string, slugs []string) (Challenge, error) {
 	if strings.TrimSpace(f.Setup) != "" {
 		setup = sc.String() // canonical, as the lab's address wants it
 	}
+	// The solution's steps follow the setup; whether they reach the goal
+	// is for the engine to say (TestChallengeSolutions).
+	if strings.TrimSpace(f.Solution) == "" {
+		return Challenge{}, fmt.Errorf("solution: a challenge needs one: the steps after the setup that reach the goal")
+	}
+	sol, err := sim.Parse(setup + f.Solution)
+	if err != nil {
+		return Challenge{}, fmt.Errorf("solution (after the setup): %w", err)
+	}
+	if len(sol.Steps) == len(sc.Steps) {
+		return Challenge{}, fmt.Errorf("solution: it has no steps; write the steps after the setup that reach the goal")
+	}
 	return Challenge{
 		ID: m[1], Title: f.Title, Goal: f.Task, Hint: f.Hint, Topic: f.Topic,
 		Handler: g.Handler, Handlers: f.Handlers, MaxSteps: g.MaxSteps,
 		NoCrash: slices.Contains(g.Without, WithoutCrash),
-		Rules:   g, Setup: setup, API: sc.API, Won: g.Met,
+		Rules:   g, Setup: setup, API: sc.API, Won: g.Met, Solution: sol.String(),
 	}, nil
+}
+
+// SharedChallenge is the challenge a script's goal: header makes of any
+// lab script (a person's own, shared as its address): the goal line's
+// handler, rules and conditions, with no id, title or solution. Its
+// errors are a *GoalError, in both languages. The goal's handler must
+// serve the script's side: api says it is the API side's.
+func SharedChallenge(line string, api bool) (Challenge, error) {
+	g, err := ParseGoal(line)
+	if err != nil {
+		return Challenge{}, err
+	}
+	isAPI := false
+	for _, h := range handlers.APIList() {
+		if h.Name == g.Handler {
+			isAPI = true
+		}
+	}
+	switch {
+	case isAPI && !api:
+		return Challenge{}, goalErr("handler=%s serves API requests, and this script publishes messages (or has no step yet): start it with a request, such as request pay-1 amount=10000",
+			"handler=%s обслуживает запросы к API, а этот сценарий публикует сообщения (или в нём ещё нет шагов): начните его с запроса, например request pay-1 amount=10000", g.Handler)
+	case !isAPI && api:
+		return Challenge{}, goalErr("handler=%s handles messages, and this script sends API requests: name an API handler (%s)",
+			"handler=%s обрабатывает сообщения, а этот сценарий шлёт запросы к API: назовите обработчик API (%s)", g.Handler, strings.Join(apiHandlerNames(), ", "))
+	}
+	return Challenge{
+		Handler: g.Handler, Handlers: []string{g.Handler}, MaxSteps: g.MaxSteps,
+		NoCrash: slices.Contains(g.Without, WithoutCrash),
+		Rules:   g, API: isAPI, Won: g.Met, Shared: true,
+	}, nil
+}
+
+func apiHandlerNames() []string {
+	var names []string
+	for _, h := range handlers.APIList() {
+		names = append(names, h.Name)
+	}
+	return names
 }
 
 // checkSetupSteps allows a setup's steps only as far as a challenge needs

@@ -113,66 +113,86 @@ func withoutChoices() []string {
 	return append([]string{WithoutCrash, WithoutFreshKey}, sim.Verbs()...)
 }
 
-// ParseGoal reads a goal line. Its errors name the term that is wrong and
-// the valid choices.
+// GoalError is a goal line that cannot be read: what is wrong, in
+// English and in Russian (a goal: header is a learner's text).
+type GoalError struct{ Msg, MsgRU string }
+
+func (e *GoalError) Error() string { return e.Msg }
+
+// In is the message in a language ("ru" or anything else for English).
+func (e *GoalError) In(lang string) string {
+	if lang == "ru" {
+		return e.MsgRU
+	}
+	return e.Msg
+}
+
+// goalErr makes a GoalError from an English and a Russian format that
+// take the same arguments.
+func goalErr(en, ru string, args ...any) *GoalError {
+	return &GoalError{Msg: fmt.Sprintf(en, args...), MsgRU: fmt.Sprintf(ru, args...)}
+}
+
+// ParseGoal reads a goal line. Its errors (a *GoalError) name the term
+// that is wrong and the valid choices, in both languages.
 func ParseGoal(line string) (Goal, error) {
 	var g Goal
 	words := strings.Fields(line)
 	if len(words) == 0 {
-		return g, fmt.Errorf("the goal is empty; write handler=NAME and at least one condition, such as verdict=duplicate")
+		return g, goalErr("the goal is empty; write handler=NAME and at least one condition, such as verdict=duplicate", "цель пуста; напишите handler=ИМЯ и хотя бы одно условие, например verdict=duplicate")
 	}
 	seen := map[string]bool{}
 	for _, w := range words {
 		name, op, value := splitTerm(w)
 		if op == "" {
-			return g, fmt.Errorf("term %q has no operator; write NAME=VALUE or NAME<=VALUE (operators: %s)", w, strings.Join(goalOps, " "))
+			return g, goalErr("term %q has no operator; write NAME=VALUE or NAME<=VALUE (operators: %s)", "в условии %q нет оператора; пишите ИМЯ=ЗНАЧЕНИЕ или ИМЯ<=ЗНАЧЕНИЕ (операторы: %s)", w, strings.Join(goalOps, " "))
 		}
 		if value == "" {
-			return g, fmt.Errorf("term %q has no value after %s", w, op)
+			return g, goalErr("term %q has no value after %s", "в условии %q нет значения после %s", w, op)
 		}
 		once := name == termHandler || name == termSteps || name == termWithout
 		if once && seen[name] {
-			return g, fmt.Errorf("term %s is given twice", name)
+			return g, goalErr("term %s is given twice", "условие %s указано дважды", name)
 		}
 		seen[name] = true
 		switch {
 		case name == termHandler:
 			if op != "=" {
-				return g, fmt.Errorf("handler takes =, not %s", op)
+				return g, goalErr("handler takes =, not %s", "handler пишется с =, а не с %s", op)
 			}
 			if !slices.Contains(handlerNames(), value) {
-				return g, fmt.Errorf("handler=%s: unknown handler; valid handlers: %s", value, strings.Join(handlerNames(), ", "))
+				return g, goalErr("handler=%s: unknown handler; valid handlers: %s", "handler=%s: нет такого обработчика; есть: %s", value, strings.Join(handlerNames(), ", "))
 			}
 			g.Handler = value
 		case name == termSteps:
 			if op != "<=" {
-				return g, fmt.Errorf("steps takes <= (steps<=N), not %s", op)
+				return g, goalErr("steps takes <= (steps<=N), not %s", "steps пишется с <= (steps<=N), а не с %s", op)
 			}
 			n, err := strconv.Atoi(value)
 			if err != nil || n < 1 || n > sim.MaxSteps {
-				return g, fmt.Errorf("steps<=%s: not a whole number from 1 to %d", value, sim.MaxSteps)
+				return g, goalErr("steps<=%s: not a whole number from 1 to %d", "steps<=%s: не целое число от 1 до %d", value, sim.MaxSteps)
 			}
 			g.MaxSteps = n
 		case name == termWithout:
 			if op != "=" {
-				return g, fmt.Errorf("without takes = (without=crash,retry), not %s", op)
+				return g, goalErr("without takes = (without=crash,retry), not %s", "without пишется с = (without=crash,retry), а не с %s", op)
 			}
 			for _, x := range strings.Split(value, ",") {
 				if !slices.Contains(withoutChoices(), x) {
-					return g, fmt.Errorf("without=%s: %q is neither crash, fresh-key nor a step; valid: %s", value, x, strings.Join(withoutChoices(), ", "))
+					return g, goalErr("without=%s: %q is neither crash, fresh-key nor a step; valid: %s", "without=%s: %q — не crash, не fresh-key и не шаг; допустимо: %s", value, x, strings.Join(withoutChoices(), ", "))
 				}
 				if slices.Contains(g.Without, x) {
-					return g, fmt.Errorf("without=%s: %s is listed twice", value, x)
+					return g, goalErr("without=%s: %s is listed twice", "without=%s: %s указан дважды", value, x)
 				}
 				g.Without = append(g.Without, x)
 			}
 		case name == termVerdict:
 			if op != "=" && op != "!=" {
-				return g, fmt.Errorf("verdict takes = or !=, not %s", op)
+				return g, goalErr("verdict takes = or !=, not %s", "verdict пишется с = или !=, а не с %s", op)
 			}
 			v := sim.Verdict(value)
 			if !slices.Contains(sim.Verdicts(), v) {
-				return g, fmt.Errorf("verdict%s%s: unknown verdict; valid verdicts: %s", op, value, strings.Join(verdictNames(), ", "))
+				return g, goalErr("verdict%s%s: unknown verdict; valid verdicts: %s", "verdict%s%s: нет такого вердикта; есть: %s", op, value, strings.Join(verdictNames(), ", "))
 			}
 			g.Conds = append(g.Conds, Cond{Measure: termVerdict, Op: op, Verdict: v})
 		case measureOf(name) != nil:
@@ -182,18 +202,18 @@ func ParseGoal(line string) (Goal, error) {
 			} else if n, err := strconv.ParseInt(value, 10, 64); err == nil && n >= 0 {
 				c.Value = n
 			} else {
-				return g, fmt.Errorf("%s: %q is neither a whole number from 0 nor a measure; measures: %s", w, value, strings.Join(measureNames(), ", "))
+				return g, goalErr("%s: %q is neither a whole number from 0 nor a measure; measures: %s", "%s: %q — не целое число от 0 и не показатель; показатели: %s", w, value, strings.Join(measureNames(), ", "))
 			}
 			g.Conds = append(g.Conds, c)
 		default:
-			return g, fmt.Errorf("unknown term %q; valid terms: %s", name, strings.Join(termNames(), ", "))
+			return g, goalErr("unknown term %q; valid terms: %s", "неизвестное условие %q; допустимые: %s", name, strings.Join(termNames(), ", "))
 		}
 	}
 	if g.Handler == "" {
-		return g, fmt.Errorf("the goal names no handler; add handler=NAME (valid handlers: %s)", strings.Join(handlerNames(), ", "))
+		return g, goalErr("the goal names no handler; add handler=NAME (valid handlers: %s)", "в цели не назван обработчик; добавьте handler=ИМЯ (есть: %s)", strings.Join(handlerNames(), ", "))
 	}
 	if len(g.Conds) == 0 {
-		return g, fmt.Errorf("the goal has no condition on the outcome, so any script would reach it; add a verdict or a measure (%s)", strings.Join(append([]string{termVerdict}, measureNames()...), ", "))
+		return g, goalErr("the goal has no condition on the outcome, so any script would reach it; add a verdict or a measure (%s)", "в цели нет условия на исход, и её достиг бы любой сценарий; добавьте вердикт или показатель (%s)", strings.Join(append([]string{termVerdict}, measureNames()...), ", "))
 	}
 	return g, nil
 }

@@ -113,6 +113,7 @@ func TestGoalMet(t *testing.T) {
 const goodChallenge = `topic: duplicates
 handlers: [naive, unique]
 goal: handler=naive verdict=duplicate steps<=2
+solution: "publish pay-1 amount=10000\ndeliver crash=before-ack\n"
 title: {en: "Charge twice", ru: "Списать дважды"}
 task: {en: "Make naive credit twice.", ru: "Заставьте naive зачислить дважды."}
 hint: {en: "Crash before the ack.", ru: "Уроните воркер до ack."}
@@ -138,7 +139,8 @@ func TestLoadChallengesErrors(t *testing.T) {
 		t.Fatalf("the good file: %+v, %v", cs, err)
 	}
 	// An API challenge starts from one request, kept in canonical form.
-	apiGood := strings.NewReplacer("handler=naive", "handler=api-naive", "[naive, unique]", "[api-naive]").Replace(goodChallenge) + "setup: \"request   pay-1 amount=100\\n\"\n"
+	apiGood := strings.NewReplacer("handler=naive", "handler=api-naive", "[naive, unique]", "[api-naive]",
+		`solution: "publish pay-1 amount=10000\ndeliver crash=before-ack\n"`, `solution: "retry pay-1\n"`).Replace(goodChallenge) + "setup: \"request   pay-1 amount=100\\n\"\n"
 	if cs, err := LoadChallenges(with("01-api.yaml", apiGood)); err != nil || len(cs) != 1 || !cs[0].API || cs[0].Setup != mustParse(t, "request pay-1 amount=100\n").String() {
 		t.Fatalf("the good API file: %+v, %v", cs, err)
 	}
@@ -164,6 +166,9 @@ func TestLoadChallengesErrors(t *testing.T) {
 		{"goal's handler not first", with("01-a.yaml", swap("[naive, unique]", "[unique, naive]")), "the goal's handler naive first"},
 		{"unknown card", with("01-a.yaml", swap("[naive, unique]", "[naive, magic]")), `handlers: unknown handler "magic"; valid handlers:`},
 		{"card twice", with("01-a.yaml", swap("[naive, unique]", "[naive, naive]")), "handlers: naive is listed twice"},
+		{"no solution", with("01-a.yaml", swap(`solution: "publish pay-1 amount=10000\ndeliver crash=before-ack\n"`, "")), "solution: a challenge needs one"},
+		{"solution does not parse", with("01-a.yaml", swap("deliver crash=before-ack", "deliver crash=never")), "solution (after the setup): line 2"},
+		{"solution of header lines only", with("01-a.yaml", swap(`"publish pay-1 amount=10000\ndeliver crash=before-ack\n"`, `"inbox-retention: 1h\n"`)), "solution: it has no steps"},
 		{"setup does not parse", with("01-a.yaml", goodChallenge+"setup: \"inbox-retention: soon\\n\"\n"), "setup: line 1"},
 		{"setup with steps", with("01-a.yaml", goodChallenge+"setup: \"drain\\n\"\n"), "setup: only header lines"},
 		// On the API side a setup may send one request (the side is told

@@ -154,6 +154,12 @@ type Script struct {
 	// handlers: header), in the order written; the lab shows at least
 	// these. Empty when the script names none.
 	Handlers []string
+	// Goal (goal:) is a goal line that makes the script a challenge of
+	// its own, shared by its address: the words of practice.ParseGoal,
+	// which judges them (sim keeps them, spaces collapsed); GoalLine is
+	// the header's line, for its errors. "" and 0 for none.
+	Goal     string
+	GoalLine int
 	Steps    []Step
 }
 
@@ -327,7 +333,7 @@ type parser struct {
 }
 
 var headers = []string{"title", "title-ru", "summary", "summary-ru",
-	"max-deliveries", "processing-ttl", "done-ttl", "inbox-retention", "key-ttl", "dedup-window", "visibility-timeout", "broker", "client-retry", "server-capacity", "handlers"}
+	"max-deliveries", "processing-ttl", "done-ttl", "inbox-retention", "key-ttl", "dedup-window", "visibility-timeout", "broker", "client-retry", "server-capacity", "handlers", "goal"}
 
 func (p *parser) line(n int, line string) error {
 	if strings.ContainsFunc(line, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) {
@@ -433,6 +439,11 @@ func (p *parser) header(n int, name, value string) error {
 			return herr
 		}
 		p.s.Handlers = hs
+	case "goal":
+		if value == "" {
+			return errf(n, "goal: needs a goal line, as in: goal: handler=naive verdict=duplicate steps<=2", "goal: нужна строка цели, например: goal: handler=naive verdict=duplicate steps<=2")
+		}
+		p.s.Goal, p.s.GoalLine = strings.Join(strings.Fields(value), " "), n
 	default:
 		return errf(n, "unknown header %q; valid headers: %s", "неизвестный заголовок %q; допустимые: %s", name+":", strings.Join(headers, ", "))
 	}
@@ -907,6 +918,7 @@ func (s *Script) String() string {
 		fmt.Fprintf(&b, "server-capacity: %d\n", s.ServerCapacity)
 	}
 	header("handlers", strings.Join(s.Handlers, ","))
+	header("goal", s.Goal)
 	for _, st := range s.Steps {
 		header("#en", st.NarrationEN)
 		header("#ru", st.NarrationRU)
