@@ -119,7 +119,7 @@ func TestRunsAnAPIHandlerFile(t *testing.T) {
 		if err != nil || resp.Error != nil {
 			t.Fatalf("%s: %v %+v", c.file, err, resp)
 		}
-		res := resp.Run.Restore()
+		res := resp.Run.Unwire()
 		if res.Handler != "yours" || res.Verdict != c.want {
 			t.Errorf("%s: got %s %s (%s), want %s", c.file, res.Handler, res.Verdict, res.Reason, c.want)
 		}

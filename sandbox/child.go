@@ -67,7 +67,7 @@ type CheckOptions struct {
 type Response struct {
 	Error  *Error           `json:"error,omitempty"`  // the file does not compile, or is refused
 	Budget *sim.BudgetError `json:"budget,omitempty"` // the run made more deliveries than its budget
-	Run    *RunResult       `json:"run,omitempty"`
+	Run    *sim.Wire        `json:"run,omitempty"`
 	Report *check.Report    `json:"report,omitempty"`
 	Grade  *Grade           `json:"grade,omitempty"`
 	Schema string           `json:"schema"`
@@ -75,42 +75,6 @@ type Response struct {
 	// SelfTest is what an isolated child could do that it should not
 	// (Op "selftest"): empty when the isolation holds.
 	SelfTest []string `json:"self_test,omitempty"`
-}
-
-// RunResult is a sim.Result with the parts its JSON leaves out.
-type RunResult struct {
-	Result    sim.Result      `json:"result"`
-	Broker    sim.BrokerState `json:"broker"`
-	Final     *sim.State      `json:"final"`
-	States    []*sim.State    `json:"states,omitempty"` // per step, with Snapshots
-	Crashed   []bool          `json:"crashed"`
-	Conflicts int             `json:"conflicts"`
-}
-
-// Restore puts the parts back into the Result.
-func (r *RunResult) Restore() sim.Result {
-	res := r.Result
-	res.Broker, res.Final, res.Conflicts = r.Broker, r.Final, r.Conflicts
-	for i := range res.Trace {
-		if i < len(r.States) {
-			res.Trace[i].State = r.States[i]
-		}
-		if i < len(r.Crashed) {
-			res.Trace[i].Crashed = r.Crashed[i]
-		}
-	}
-	return res
-}
-
-func wrap(res sim.Result) *RunResult {
-	r := &RunResult{Result: res, Broker: res.Broker, Final: res.Final, Conflicts: res.Conflicts}
-	for _, tr := range res.Trace {
-		r.Crashed = append(r.Crashed, tr.Crashed)
-		if tr.State != nil {
-			r.States = append(r.States, tr.State)
-		}
-	}
-	return r
 }
 
 // Exit statuses of a child, besides 0 (a response written) and the Go
@@ -268,7 +232,7 @@ func serve(req Request) *Response {
 		case err != nil:
 			resp.Error = errf(0, "the run failed: %v", "прогон не удался: %v", err)
 		default:
-			resp.Run = wrap(run.Results[0])
+			resp.Run = run.Results[0].Wire()
 		}
 	case "check":
 		o := req.Check

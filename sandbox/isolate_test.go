@@ -81,7 +81,7 @@ func TestIsolatedChildReachesNoFile(t *testing.T) {
 	if err != nil || resp.Error != nil {
 		t.Fatalf("%v %+v", err, resp)
 	}
-	res := resp.Run.Restore()
+	res := resp.Run.Unwire()
 	for _, st := range res.Trace {
 		for _, e := range st.Events {
 			if strings.Contains(e.Text, "s3cr3t") || strings.Contains(e.Text, "TOKEN") {

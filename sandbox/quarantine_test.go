@@ -44,7 +44,7 @@ func TestFileCallsQuarantine(t *testing.T) {
 	if err != nil || resp.Error != nil {
 		t.Fatalf("%v %+v", err, resp.Error)
 	}
-	res := resp.Run.Restore()
+	res := resp.Run.Unwire()
 	if res.Verdict != sim.OK || res.Quarantined != 1 {
 		t.Errorf("verdict %s (%s), %d quarantined; want ok, 1", res.Verdict, res.Reason, res.Quarantined)
 	}

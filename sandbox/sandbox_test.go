@@ -40,7 +40,7 @@ func TestRunsAHandlerFile(t *testing.T) {
 	if err != nil || resp.Error != nil {
 		t.Fatalf("%v %+v", err, resp)
 	}
-	res := resp.Run.Restore()
+	res := resp.Run.Unwire()
 	if res.Handler != "yours" || res.Verdict != sim.Duplicate || res.Settled != 200 {
 		t.Errorf("got %s %s %d", res.Handler, res.Verdict, res.Settled)
 	}
@@ -109,7 +109,7 @@ func TestPanicInHandleIsANack(t *testing.T) {
 	if err != nil || resp.Error != nil {
 		t.Fatalf("%v %+v", err, resp)
 	}
-	res := resp.Run.Restore()
+	res := resp.Run.Unwire()
 	found := ""
 	for _, e := range res.Trace[1].Events {
 		if e.Kind == sim.KindNack {

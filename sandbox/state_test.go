@@ -119,7 +119,7 @@ func TestPackageStateDiesWithTheWorker(t *testing.T) {
 			if err != nil || resp.Error != nil {
 				t.Fatalf("%v %+v", err, resp)
 			}
-			if got := resp.Run.Restore(); got.Verdict != c.want {
+			if got := resp.Run.Unwire(); got.Verdict != c.want {
 				t.Errorf("in a child (lab run): %s, want %s", got.Verdict, c.want)
 			}
 		})
@@ -263,7 +263,7 @@ func TestAFileCannotRecoverItsCrash(t *testing.T) {
 				if err != nil || resp.Error != nil {
 					t.Fatalf("%v %+v", err, resp)
 				}
-				res := resp.Run.Restore()
+				res := resp.Run.Unwire()
 				if logged(res, "recovered") || !res.Trace[1].Crashed {
 					t.Errorf("the handler saw its crash, or the worker did not die: %v", res.Trace[1].Events)
 				}

@@ -167,7 +167,7 @@ func conformCode(ctx context.Context, code codeFlags, src string, apiFile bool, 
 				fmt.Fprintf(stderr, "lab conform: %s, %s: %v\n", p.Name, where, resp.Budget)
 				return exitUsage
 			}
-			res[i] = resp.Run.Restore()
+			res[i] = resp.Run.Unwire()
 		}
 		if sim.Differ(res[0], res[1]) {
 			diffs = append(diffs, sim.Difference{Preset: p.Name, Handler: *code.name, Embedded: res[0], Real: res[1]})

@@ -129,7 +129,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		if resp.Budget != nil {
 			err = resp.Budget
 		} else {
-			res.Results = append(res.Results, resp.Run.Restore())
+			res.Results = append(res.Results, resp.Run.Unwire())
 		}
 	}
 	if errors.As(err, &be) {

@@ -152,7 +152,7 @@ func (s *Lab) runCode(ctx context.Context, st State, sc *sim.Script) (sim.Result
 		e.Script = st.Script.String()
 		return sim.Result{}, e
 	}
-	return resp.Run.Restore(), nil
+	return resp.Run.Unwire(), nil
 }
 
 // CheckCanonical refuses a script whose canonical form, the text that
