@@ -35,6 +35,9 @@ type Lab struct {
 	Plain  bool
 	// Challenge is the id of the goal being worked on (challenge=).
 	Challenge string
+	// Solution asks the lab to show the challenge's solution
+	// (solution=1); whether it does (only after a try) is the lab's call.
+	Solution bool
 	// Engine is "" (the default), EngineEmbedded or EngineReal (engine=).
 	Engine string
 	// Code is a handler file's text, packed as code=; Name (name=) is
@@ -52,7 +55,7 @@ type Lab struct {
 }
 
 // Query is the address's canonical query, without the path and "?": the
-// keys in the order preset, s or script, challenge, engine, code, name,
+// keys in the order preset, s or script, challenge, solution, engine, code, name,
 // handlers, prefer, step; commas between handler names stay unescaped, for
 // a readable address. A field left empty writes nothing.
 func (l Lab) Query() string {
@@ -70,6 +73,9 @@ func (l Lab) Query() string {
 	}
 	if l.Challenge != "" {
 		add("challenge", url.QueryEscape(l.Challenge))
+	}
+	if l.Solution {
+		add("solution", "1")
 	}
 	if l.Engine != "" {
 		add("engine", url.QueryEscape(l.Engine))
@@ -149,6 +155,7 @@ const (
 	KeyStep       = "err.step"       // step= is not a whole number from 0; Args: the value
 	KeyEngine     = "err.engine"     // engine= is neither embedded nor real; Args: the value
 	KeyNoHandlers = "err.nohandlers" // handlers= names no handler
+	KeySolution   = "err.solution"   // solution= is not 1; Args: the value
 )
 
 // Parse reads a lab address from its query values (or a form). A key
@@ -183,6 +190,13 @@ func Parse(v url.Values) (Lab, error) {
 		}
 	}
 	l.Challenge = v.Get("challenge")
+	switch sv := v.Get("solution"); sv {
+	case "":
+	case "1":
+		l.Solution = true
+	default:
+		fail("solution", KeySolution, sv)
+	}
 	if packed := v.Get("code"); packed != "" {
 		text, err := Unpack(packed)
 		if err != nil {

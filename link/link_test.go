@@ -28,8 +28,9 @@ func TestString(t *testing.T) {
 		{"a plain script", Lab{Script: "drain\n", Plain: true, Handlers: []string{"check-then-insert"}}, "/lab?script=drain%0A&handlers=check-then-insert"},
 		{"a handler file", Lab{Script: script, Code: "package h\n", Name: "yours"}, "/lab?s=" + Pack(script) + "&code=" + Pack("package h\n") + "&name=yours"},
 		{"a challenge", Lab{Challenge: "naive-twice"}, "/lab?challenge=naive-twice"},
-		{"every key, in its order", Lab{Script: script, Challenge: "c", Engine: EngineReal, Code: "x", Name: "n", Handlers: []string{"a"}, Prefer: []string{"b"}, Step: 2, HasStep: true},
-			"/lab?s=" + Pack(script) + "&challenge=c&engine=real&code=" + Pack("x") + "&name=n&handlers=a&prefer=b&step=2"},
+		{"a challenge's solution", Lab{Challenge: "naive-twice", Solution: true}, "/lab?challenge=naive-twice&solution=1"},
+		{"every key, in its order", Lab{Script: script, Challenge: "c", Solution: true, Engine: EngineReal, Code: "x", Name: "n", Handlers: []string{"a"}, Prefer: []string{"b"}, Step: 2, HasStep: true},
+			"/lab?s=" + Pack(script) + "&challenge=c&solution=1&engine=real&code=" + Pack("x") + "&name=n&handlers=a&prefer=b&step=2"},
 		{"a name that needs escaping", Lab{Preset: "p", Handlers: []string{"a&b", "c,d"}}, "/lab?preset=p&handlers=a%26b,c%2Cd"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -71,6 +72,8 @@ func TestParse(t *testing.T) {
 		{"the engines", "engine=embedded", Lab{Engine: EngineEmbedded}},
 		{"a handler file", "code=" + Pack("package h\n") + "&name=mine", Lab{Code: "package h\n", Name: "mine"}},
 		{"a challenge", "challenge=naive-twice", Lab{Challenge: "naive-twice"}},
+		{"a solution shown", "challenge=naive-twice&solution=1", Lab{Challenge: "naive-twice", Solution: true}},
+		{"an empty solution is none", "solution=", Lab{}},
 		{"unknown keys are ignored", "lang=ru&x=1", Lab{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -100,6 +103,7 @@ func TestParseErrors(t *testing.T) {
 		{"an engine of another world", "engine=mars", []Error{{"engine", KeyEngine, []any{"mars"}}}, Lab{}},
 		// handlers= given must name one: the picker with every box unticked.
 		{"handlers naming none", "handlers=&handlers=,", []Error{{"handlers", KeyNoHandlers, nil}}, Lab{}},
+		{"a solution in words", "solution=yes&step=1", []Error{{"solution", KeySolution, []any{"yes"}}}, Lab{Step: 1, HasStep: true}},
 		{"a step in words", "step=two", []Error{{"step", KeyStep, []any{"two"}}}, Lab{}},
 		{"an empty step", "step=", []Error{{"step", KeyStep, []any{""}}}, Lab{}},
 		{"a negative step", "preset=p&step=-1", []Error{{"step", KeyStep, []any{"-1"}}}, Lab{Preset: "p"}},
@@ -154,7 +158,7 @@ func TestRoundTrip(t *testing.T) {
 	for _, l := range []Lab{
 		{},
 		{Preset: "crash-before-ack", Handlers: []string{"naive", "inbox"}, Step: 4, HasStep: true},
-		{Script: "publish p amount=5\ndeliver\n", Challenge: "naive-twice", Engine: EngineReal, Code: "package h\n", Name: "mine", Step: 0, HasStep: true},
+		{Script: "publish p amount=5\ndeliver\n", Challenge: "naive-twice", Solution: true, Engine: EngineReal, Code: "package h\n", Name: "mine", Step: 0, HasStep: true},
 		{Script: "# a comment & more\nredeliver\n", Plain: true, Prefer: []string{"setnx"}},
 		{Preset: "p", Handlers: []string{"a&b", "ü"}},
 	} {
@@ -179,6 +183,8 @@ func FuzzParse(f *testing.F) {
 	f.Add("s=" + Pack("publish pay-1 amount=1\n") + "&code=" + Pack("package h\n") + "&name=yours&engine=real")
 	f.Add("script=drain&handlers=&handlers=naive&prefer=inbox&challenge=naive-twice")
 	f.Add("preset=a&s=1AAAA&step=-1")
+	f.Add("challenge=naive-twice&solution=1&step=2")
+	f.Add("s=" + Pack("goal: handler=naive verdict=duplicate steps<=2\npublish pay-1 amount=1\n") + "&solution=0")
 	f.Fuzz(func(t *testing.T, query string) {
 		v, _ := url.ParseQuery(query) // a query that does not parse still gives values
 		l, err := Parse(v)
