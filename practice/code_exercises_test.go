@@ -63,7 +63,7 @@ func TestCodeExercises(t *testing.T) {
 	for _, q := range qs {
 		t.Run(q.ID, func(t *testing.T) {
 			t.Parallel()
-			ex := sandbox.Exercise{Presets: q.Code.Presets, Forbid: q.Code.Forbid, Depth: q.Code.Depth, Header: q.Code.Header, NoRefunds: q.Code.NoRefunds}
+			ex := q.Code.Exercise
 			for _, f := range files[q.ID] {
 				g, err := sandbox.GradeHandler(context.Background(), f.info, ex)
 				if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/idempotency-lab/lab/link"
+	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 	"go.yaml.in/yaml/v3"
 )
@@ -57,16 +58,9 @@ type Exercise struct {
 	// underscore makes the go tool skip them: they are handler files,
 	// each a package handler of its own, not this package's code.
 	Files string `yaml:"files"`
-	// Presets must each settle ok on the person's handler.
-	Presets []string `yaml:"presets"`
-	// Forbid are the verdicts the schedule search must not find (depth
-	// Depth, the fixed seed); empty: it must find none at all.
-	Forbid []sim.Verdict `yaml:"forbid"`
-	Depth  int           `yaml:"depth"`
-	Header string        `yaml:"header"` // header lines every searched script starts with
-	// NoRefunds keeps refunds out of the search: the exercise is about
-	// payments, and its handler need not know a refund (lesson 11).
-	NoRefunds bool `yaml:"no-refunds"`
+	// Exercise is the checks: the presets that must settle ok, the
+	// verdicts the schedule search must not find, its depth and header.
+	sandbox.Exercise `yaml:",inline"`
 
 	starter, solution string
 }

@@ -11,13 +11,18 @@ import (
 )
 
 // Exercise is a coding exercise's hidden checks, as the grader runs them.
+// The question bank's code exercises (package practice) hold it as
+// written in their YAML, so the checks a bank states are the checks the
+// child runs, with no copy between the two.
 type Exercise struct {
-	Presets []string      `json:"presets"` // each must settle ok
-	Forbid  []sim.Verdict `json:"forbid"`  // the search must find none of these; empty: none at all
-	Depth   int           `json:"depth"`
-	Header  string        `json:"header"`
-	// NoRefunds keeps refunds out of the search (check.Options.NoRefunds).
-	NoRefunds bool `json:"no_refunds,omitempty"`
+	Presets []string      `json:"presets" yaml:"presets"` // each must settle ok
+	Forbid  []sim.Verdict `json:"forbid" yaml:"forbid"`   // the search must find none of these (depth Depth, the fixed seed); empty: none at all
+	Depth   int           `json:"depth" yaml:"depth"`
+	Header  string        `json:"header" yaml:"header"` // header lines every searched script starts with
+	// NoRefunds keeps refunds out of the search (check.Options.NoRefunds):
+	// an exercise about payments, whose handler need not know a refund
+	// (lesson 11).
+	NoRefunds bool `json:"no_refunds,omitempty" yaml:"no-refunds"`
 }
 
 // GradeSeed and GradeRuns fix the search of a grading: the same file, the

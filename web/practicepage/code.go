@@ -170,7 +170,7 @@ func (s *Practice) gradeCode(ctx context.Context, q practice.Question, code stri
 	}
 	s.gradeRuns.Add(1)
 	resp, err := run(ctx, sandbox.Request{Op: "grade", Name: "yours", Code: code,
-		Exercise: sandbox.Exercise{Presets: e.Presets, Forbid: e.Forbid, Depth: e.Depth, Header: e.Header, NoRefunds: e.NoRefunds}})
+		Exercise: e.Exercise})
 	var se *sandbox.Error
 	switch {
 	case ctx.Err() != nil:
