@@ -317,3 +317,25 @@ func (g Goal) Breaks(s sim.Step) string {
 	}
 	return ""
 }
+
+// Holds says whether the condition holds for a result: the goal panel
+// marks each condition met or not.
+func (c Cond) Holds(r sim.Result) bool { return c.holds(r) }
+
+// Figure is a measure's value in a result (a goal measure's name, not
+// verdict); 0 for a name that is not a measure.
+func Figure(measure string, r sim.Result) int64 {
+	if get := measureOf(measure); get != nil {
+		return get(r)
+	}
+	return 0
+}
+
+// MoneyMeasure says a measure is an amount in minor units (balance,
+// settled, expected), to be written as money.
+func MoneyMeasure(name string) bool {
+	return name == "balance" || name == "settled" || name == "expected"
+}
+
+// Measures are the names of the measures a goal can compare.
+func Measures() []string { return measureNames() }

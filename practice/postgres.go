@@ -105,6 +105,12 @@ func pgMigrations() []string {
 			PRIMARY KEY (profile, question, hash)
 		);
 		CREATE INDEX code_grades_by_time ON code_grades (profile, graded_at);`,
+		`CREATE TABLE solutions_seen (
+			profile   TEXT    NOT NULL REFERENCES profiles (id) ON DELETE CASCADE,
+			challenge TEXT    NOT NULL,
+			seen_at   BIGINT NOT NULL, -- Unix milliseconds
+			PRIMARY KEY (profile, challenge)
+		);`,
 	}
 }
 

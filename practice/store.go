@@ -251,6 +251,14 @@ func migrations() []string {
 			PRIMARY KEY (profile, question, hash)
 		) STRICT;
 		CREATE INDEX code_grades_by_time ON code_grades (profile, graded_at);`,
+		// 5: the challenges whose solution a profile asked to see
+		// (seen.go), so the list can say so beside the solve.
+		`CREATE TABLE solutions_seen (
+			profile   TEXT    NOT NULL REFERENCES profiles (id) ON DELETE CASCADE,
+			challenge TEXT    NOT NULL,
+			seen_at   INTEGER NOT NULL, -- Unix milliseconds
+			PRIMARY KEY (profile, challenge)
+		) STRICT;`,
 	}
 }
 
