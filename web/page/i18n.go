@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/text/language"
+
 	"github.com/idempotency-lab/lab/money"
 	"github.com/idempotency-lab/lab/sim"
 )
@@ -50,27 +52,27 @@ func ParseLang(s string) (Lang, bool) {
 	return "", false
 }
 
+// langs are the languages the pages speak, in the matcher's order: the
+// first is the fallback.
+var langs = []Lang{EN, RU}
+
+// matcher picks among langs by BCP 47 and CLDR's rules
+// (golang.org/x/text/language): "ru-RU" is Russian, "en-GB" English.
+var matcher = language.NewMatcher([]language.Tag{language.English, language.Russian})
+
 // acceptLang returns the supported language the browser prefers most, by
-// the q-values of an Accept-Language header such as "ru-RU,ru;q=0.9,en;q=0.8".
+// the q-values of an Accept-Language header such as "ru-RU,ru;q=0.9,en;q=0.8":
+// English when the header names neither, or cannot be read.
 func acceptLang(header string) Lang {
-	best, bestQ := EN, -1.0
-	for _, part := range strings.Split(header, ",") {
-		tag, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		q := 1.0
-		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				continue
-			}
-			q = f
-		}
-		primary, _, _ := strings.Cut(tag, "-")
-		l, ok := ParseLang(primary)
-		if ok && q > bestQ && q > 0 {
-			best, bestQ = l, q
-		}
+	tags, _, err := language.ParseAcceptLanguage(header)
+	if err != nil || len(tags) == 0 {
+		return EN
 	}
-	return best
+	_, i, confidence := matcher.Match(tags...)
+	if confidence == language.No {
+		return EN
+	}
+	return langs[i]
 }
 
 func LangCookieFor(l Lang) *http.Cookie {
