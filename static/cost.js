@@ -40,3 +40,42 @@
     };
   });
 })();
+
+// The metric picker: without this script its links load the page with
+// another ?metric=; with it, a click shows that metric's chart in every
+// measurement in place, marks the choice in every picker, keeps the
+// address (Back returns to the chart before) and tells the bench form,
+// so a run made next opens on the same chart.
+(function () {
+  "use strict";
+  if (!window.URL || !window.history || !history.pushState) return;
+  function show(metric) {
+    var charts = document.querySelectorAll(".cost-bars[data-metric]");
+    for (var i = 0; i < charts.length; i++) charts[i].hidden = charts[i].getAttribute("data-metric") !== metric;
+    var picks = document.querySelectorAll(".cost-pick[data-metric]");
+    for (var j = 0; j < picks.length; j++) {
+      if (picks[j].getAttribute("data-metric") === metric) picks[j].setAttribute("aria-current", "true");
+      else picks[j].removeAttribute("aria-current");
+    }
+    var input = document.getElementById("cost-metric");
+    if (input) { input.value = metric; input.disabled = metric === "speed"; }
+  }
+  function current() {
+    return new URL(window.location.href).searchParams.get("metric") || "speed";
+  }
+  document.addEventListener("click", function (ev) {
+    var a = ev.target.closest && ev.target.closest(".cost-pick[data-metric]");
+    if (!a || ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) return;
+    ev.preventDefault();
+    var metric = a.getAttribute("data-metric");
+    // The page's own address with the metric changed: a run shown in
+    // place (over the event stream) is not in the address, so the
+    // link's own run fields are not taken.
+    var url = new URL(window.location.href);
+    if (metric === "speed") url.searchParams.delete("metric");
+    else url.searchParams.set("metric", metric);
+    if (url.href !== window.location.href) history.pushState({ metric: metric }, "", url.href);
+    show(metric);
+  });
+  window.addEventListener("popstate", function () { show(current()); });
+})();

@@ -144,11 +144,15 @@ func (c *Cost) Index(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	metric, err := readMetric(q)
+	if err != nil {
+		return err
+	}
 	t := c.Text(r)
 	v := pageView{T: t, Enabled: c.enabled, Req: req, MaxMessages: MaxMessages, MaxKeys: MaxKeyRows,
-		EventsURL: "/cost/events?" + req.values().Encode()}
+		EventsURL: "/cost/events?" + req.values().Encode(), Metric: string(metric)}
 	if ref, err := cost.Reference(); err == nil {
-		v.Reference = referenceView(t, ref)
+		v.Reference = referenceView(t, ref, metric, q)
 	} else {
 		return err
 	}
@@ -167,13 +171,26 @@ func (c *Cost) Index(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return c.failed(err)
 		}
-		rv := resultsOf(t, m)
+		rv := resultsOf(t, m, metric, q)
 		v.Results = &rv
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	p := c.PageFor(t, r, t.S("cost.title")+" · "+t.S("app.name"))
+	p.Styles = append(p.Styles, c.Assets.URL("cost.css"))
 	p.Scripts = append(p.Scripts, c.Assets.URL("cost.js"))
 	return c.Render(w, r, http.StatusOK, costPage(p, v))
+}
+
+// readMetric reads the chart the address asks for (?metric=): the
+// default, speed, when absent; anything else than a metric's name is
+// refused with 400 and the valid names, as the page's other fields are.
+func readMetric(q url.Values) (cost.Metric, error) {
+	v := q.Get("metric")
+	m, ok := cost.ParseMetric(v)
+	if !ok {
+		return "", page.BadRequest("cost.err.field", "metric", v, cost.MetricChoices())
+	}
+	return m, nil
 }
 
 // statemachinePlans is SQLite's plan for each statement statemachine
@@ -198,6 +215,10 @@ func (c *Cost) failed(err error) error {
 // closes the stream, and the bench stops.
 func (c *Cost) Events(w http.ResponseWriter, r *http.Request) error {
 	req, err := readRequest(r.URL.Query(), true) // the script sends the form's fields
+	if err != nil {
+		return err
+	}
+	metric, err := readMetric(r.URL.Query())
 	if err != nil {
 		return err
 	}
@@ -232,7 +253,14 @@ func (c *Cost) Events(w http.ResponseWriter, r *http.Request) error {
 	}
 	t := c.Text(r)
 	var b bytes.Buffer
-	if err := results(resultsOf(t, m)).Render(r.Context(), &b); err != nil {
+	// The section's picker links to the page with this run (run=1), as
+	// the form without the script would have loaded it.
+	base := req.values()
+	base.Set("run", "1")
+	if metric != cost.MetricSpeed {
+		base.Set("metric", string(metric))
+	}
+	if err := results(resultsOf(t, m, metric, base)).Render(r.Context(), &b); err != nil {
 		return nil
 	}
 	send("done", b.String())
