@@ -168,7 +168,11 @@ func newServer(cfg Config) (*server, error) {
 	if cfg.Dev {
 		cacheBytes = -1 // in development pages follow edits to CSS and lessons
 	}
-	s := &server{Shell: page.NewShell(newCatalog(), assets, log, cacheBytes), Now: now}
+	catalog, err := page.NewCatalog(catalogParts()...)
+	if err != nil {
+		return nil, err
+	}
+	s := &server{Shell: page.NewShell(catalog, assets, log, cacheBytes), Now: now}
 	lv, err := labview.New(s.Shell, presets, cfg.Budget, cfg.MaxReplays, cfg.ReplayWait)
 	if err != nil {
 		return nil, err
@@ -188,9 +192,12 @@ func newServer(cfg Config) (*server, error) {
 	return s, nil
 }
 
-// newCatalog builds the table of the lab's words: the shell's and every
-// part's. It is built once, when the server starts, and only read
-// afterwards.
-func newCatalog() page.Catalog {
-	return page.NewCatalog(labview.Catalog(), practicepage.Catalog(), course.Catalog(), classroom.Catalog(), checkpage.Catalog(), tryapi.Catalog(), costpage.Catalog())
+// catalogParts are every part's words. The server joins them with the
+// shell's once, when it starts (page.NewCatalog), and only reads them
+// afterwards; a key two parts define stops the start.
+func catalogParts() []page.Catalog {
+	return []page.Catalog{labview.Catalog(), practicepage.Catalog(), course.Catalog(), classroom.Catalog(), checkpage.Catalog(), tryapi.Catalog(), costpage.Catalog()}
 }
+
+// newCatalog is the table the server builds, for tests.
+func newCatalog() page.Catalog { return page.MustCatalog(catalogParts()...) }

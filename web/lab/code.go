@@ -55,7 +55,7 @@ func (s *Lab) Code(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if action == "format" {
-		out, fe := formatCode(code)
+		out, fe := labview.FormatCode(code)
 		if fe != nil {
 			fe.Code, fe.CodeName, fe.CodeState = code, name, state
 			return s.showEditor(w, r, st, fe)

@@ -3,12 +3,9 @@ package lab
 import (
 	"encoding/json"
 	"errors"
-	"go/format"
-	"go/scanner"
 	"net/http"
-	"strings"
 
-	"github.com/idempotency-lab/lab/sandbox"
+	"github.com/idempotency-lab/lab/web/labview"
 	"github.com/idempotency-lab/lab/web/page"
 )
 
@@ -51,30 +48,9 @@ func (s *Lab) Format(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return fail(page.BadRequest("fmt.nocode"))
 	}
-	out, fe := formatCode(code[0])
+	out, fe := labview.FormatCode(code[0])
 	if fe != nil {
 		return fail(fe)
 	}
 	return answer(http.StatusOK, formatAnswer{Code: out})
-}
-
-// formatCode is go/format.Source over a handler file, bounded as the
-// editor is (sandbox.MaxSourceBytes) and with Windows line ends made
-// plain first. A file that does not parse is a 422 naming the first
-// error's line (Error.CodeLine); one over the bound a 413.
-func formatCode(code string) (string, *page.Error) {
-	code = strings.ReplaceAll(code, "\r\n", "\n")
-	if len(code) > sandbox.MaxSourceBytes {
-		return "", &page.Error{Status: http.StatusRequestEntityTooLarge, Key: "fmt.toolarge", Args: []any{len(code), sandbox.MaxSourceBytes}}
-	}
-	out, err := format.Source([]byte(code))
-	if err == nil {
-		return string(out), nil
-	}
-	e := &page.Error{Status: http.StatusUnprocessableEntity, Key: "fmt.syntax0", Args: []any{page.Bilingual{EN: err.Error(), RU: err.Error()}}}
-	var list scanner.ErrorList
-	if errors.As(err, &list) && len(list) > 0 {
-		e.Key, e.Args, e.CodeLine = "fmt.syntax", []any{list[0].Pos.Line, list[0].Msg}, list[0].Pos.Line
-	}
-	return "", e
 }

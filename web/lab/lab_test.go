@@ -17,7 +17,7 @@ func newTestLab(t *testing.T) *Lab {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lv, err := labview.New(page.NewShell(page.NewCatalog(labview.Catalog()), nil, nil, -1), presets, 0, 0, 0)
+	lv, err := labview.New(page.NewShell(page.MustCatalog(labview.Catalog()), nil, nil, -1), presets, 0, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 // Catalog is the lab's words: the lab page, its cards, the verdict grid,
 // the step controls' descriptions and the challenges.
 func Catalog() page.Catalog {
-	return page.Merge(playgroundCatalog(), labCatalog(), challengesCatalog())
+	return page.MustJoin(playgroundCatalog(), labCatalog(), challengesCatalog())
 }
 
 // playgroundCatalog holds the playground's words: the lab page, its cards

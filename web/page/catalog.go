@@ -1,6 +1,8 @@
 package page
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/idempotency-lab/lab/sim"
@@ -80,20 +82,51 @@ func shellCatalog() Catalog {
 	return c
 }
 
-// NewCatalog is the shell's words and every part's, in one table. A key a
-// part repeats replaces the earlier one: the parts are given in order.
-func NewCatalog(parts ...Catalog) Catalog {
-	return Merge(append([]Catalog{shellCatalog()}, parts...)...)
+// NewCatalog is the shell's words and every part's, in one table (Join).
+// The server builds it once, at start, and a key two of them define stops
+// the start: one key, one wording.
+func NewCatalog(parts ...Catalog) (Catalog, error) {
+	return Join(append([]Catalog{shellCatalog()}, parts...)...)
 }
 
-// Merge is the catalogues in one table; a key a later one repeats
-// replaces the earlier one.
-func Merge(parts ...Catalog) Catalog {
+// MustCatalog is NewCatalog for a part's tests, which give it their own
+// catalogue: a repeated key panics.
+func MustCatalog(parts ...Catalog) Catalog {
+	c, err := NewCatalog(parts...)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// Join is the catalogues in one table. A key that more than one of them
+// defines is an error naming every such key: which wording a page shows
+// must never depend on the order the parts are given in.
+func Join(parts ...Catalog) (Catalog, error) {
 	c := Catalog{}
+	var repeated []string
 	for _, p := range parts {
 		for k, v := range p {
+			if _, ok := c[k]; ok {
+				repeated = append(repeated, k)
+			}
 			c[k] = v
 		}
+	}
+	if len(repeated) > 0 {
+		slices.Sort(repeated)
+		return nil, fmt.Errorf("the catalogue defines %s more than once", strings.Join(slices.Compact(repeated), ", "))
+	}
+	return c, nil
+}
+
+// MustJoin is Join for a part that composes its own catalogue from
+// pieces: a repeated key panics, when the server starts and in the part's
+// tests.
+func MustJoin(parts ...Catalog) Catalog {
+	c, err := Join(parts...)
+	if err != nil {
+		panic(err)
 	}
 	return c
 }

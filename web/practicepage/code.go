@@ -68,11 +68,18 @@ func (s *Practice) GradeRuns() int64 { return s.gradeRuns.Load() }
 // counted. A reader who leaves while the grade waits for a free child
 // (the sandbox queues grades) or runs gets nothing recorded.
 func (s *Practice) answerCode(w http.ResponseWriter, r *http.Request, q practice.Question, m practiceMode, f url.Values) error {
+	switch action := f.Get("action"); action {
+	case "format":
+		return s.formatCode(w, r, q, m, f)
+	case "":
+	default:
+		return page.BadRequest("pr.err.codeaction", action)
+	}
 	if s.Sandbox == nil && s.run == nil && s.NoCode != "" {
 		return labview.NoIsolation(errors.New(s.NoCode))
 	}
 	if s.Sandbox == nil && s.run == nil {
-		return &page.Error{Status: http.StatusServiceUnavailable, Key: "pr.err.nosandbox"}
+		return &page.Error{Status: http.StatusServiceUnavailable, Key: "pr.err.nosandbox", Title: "pr.title.unavailable"}
 	}
 	code, err := codeOf(f)
 	if err != nil {
@@ -112,6 +119,39 @@ func (s *Practice) answerCode(w http.ResponseWriter, r *http.Request, q practice
 		return err
 	}
 	return done()
+}
+
+// formatCode is the Format button without JavaScript (action=format):
+// the exercise again, its editor holding the file as go/format prints it
+// (labview.FormatCode, the lab's formatter), or holding the file as it
+// was with why it could not be formatted, listed and marked at its line.
+// Nothing runs and nothing counts as a try. With JavaScript the editor
+// asks POST /lab/format instead and stays where it is.
+func (s *Practice) formatCode(w http.ResponseWriter, r *http.Request, q practice.Question, m practiceMode, f url.Values) error {
+	p, err := s.progressOf(r)
+	if err != nil {
+		return err
+	}
+	code := strings.ReplaceAll(f.Get("code"), "\r\n", "\n")
+	t := s.Text(r)
+	v := s.questionView(t, q, m, p)
+	a := s.askView(t, q, m)
+	status := http.StatusOK
+	out, fe := labview.FormatCode(code)
+	if fe != nil {
+		a.Code, status = code, fe.Status
+		a.Problems = []labview.CodeProblem{{Line: fe.CodeLine, Text: t.F(fe.Key, page.BoundArgs(fe.Args)...)}}
+	} else {
+		a.Code = out
+	}
+	v.Answer = a
+	w.Header().Set("Cache-Control", "no-store")
+	if page.IsPartial(r) {
+		// htmx puts the form back into #answer (before the editor's own
+		// Format took over): a swap, so 200 whatever the formatter said.
+		return s.Render(w, r, http.StatusOK, answerFragment(v))
+	}
+	return s.Render(w, r, status, practiceItemPage(s.practicePage(t, r, v.PageTitle), v))
 }
 
 // resultCode is Result for a coding exercise. It runs nothing: a file

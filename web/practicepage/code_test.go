@@ -30,7 +30,7 @@ func gradePart(t *testing.T, run func(context.Context, sandbox.Request) (*sandbo
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	shell := page.NewShell(page.NewCatalog(Catalog()), nil, nil, -1)
+	shell := page.NewShell(page.MustCatalog(Catalog()), nil, nil, -1)
 	s := New(shell, bank, store, func() time.Time { return time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC) })
 	s.run = run
 	rt := chi.NewRouter()

@@ -75,6 +75,8 @@ func Catalog() page.Catalog {
 		"pr.code.yours":          {"Your handler file", "Ваш файл обработчика"},
 		"pr.code.hint":           {"A whole Go file: package handler, func Handle. It runs in a sandbox on the exercise's scenarios, and the engine searches its schedules for the failures the task names.", "Целый файл Go: package handler, func Handle. Он запускается в песочнице на сценариях задания, а движок перебирает расписания в поисках сбоев, которые называет задание."},
 		"pr.code.check":          {"Check my handler", "Проверить обработчик"},
+		"pr.err.codeaction":      {"%s is not something the exercise's editor does: check (no action) or format.", "%s — такого действия у редактора задания нет: проверка (без action) или format."},
+		"pr.code.keys":           {"Ctrl+Enter (⌘+Enter on a Mac) checks it.", "Ctrl+Enter (⌘+Enter на Mac) проверяет его."},
 		"pr.code.error":          {"Your handler did not run:", "Ваш обработчик не запустился:"},
 		"pr.code.presets":        {"The exercise's scenarios, each of which must end ok", "Сценарии задания: каждый должен закончиться ok"},
 		"pr.code.preset":         {"Scenario", "Сценарий"},
@@ -148,7 +150,7 @@ func Catalog() page.Catalog {
 		// Errors.
 		"pr.err.back":            {"Back to where you were", "Вернуться туда, где вы были"},
 		"pr.err.home":            {"Practice overview", "Обзор практики"},
-		"err.title.503":          {"The lab cannot do this right now", "Сейчас лаборатория не может это сделать"},
+		"pr.title.unavailable":   {"The lab cannot do this right now", "Сейчас лаборатория не может это сделать"},
 		"pr.err.unavailable":     {"Practice is not available: this server was started without a progress database.", "Практика недоступна: сервер запущен без базы прогресса."},
 		"pr.err.topic":           {"There is no practice topic %q. Topics: %s.", "Темы %q в практике нет. Есть такие: %s."},
 		"pr.err.seed":            {"seed=%q is not a run number: give a whole number from 0 to 18446744073709551615, or start a new run at /practice/interview.", "seed=%q — не номер прогона: укажите целое число от 0 до 18446744073709551615 или начните новый прогон на /practice/interview."},

@@ -175,6 +175,7 @@ func parseStarted(v url.Values) (int64, error) {
 func (s *Practice) Only(h page.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		err := &page.Error{Status: http.StatusServiceUnavailable, Key: "pr.err.unavailable"}
+		err := &page.Error{Status: http.StatusServiceUnavailable, Key: "pr.err.unavailable", Title: "pr.title.unavailable"}
 		if s.progress != nil {
 			w.Header().Set("Cache-Control", "private, no-cache")
 			w.Header().Add("Vary", "Cookie")

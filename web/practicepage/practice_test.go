@@ -49,7 +49,7 @@ func TestPracticeOutcomeShowsRealMultiple(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shell := page.NewShell(page.NewCatalog(Catalog()), nil, nil, -1)
+	shell := page.NewShell(page.MustCatalog(Catalog()), nil, nil, -1)
 	s := New(shell, bank, nil, nil)
 	var q practice.Question
 	for _, x := range s.bank.Questions() {

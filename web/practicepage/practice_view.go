@@ -14,6 +14,7 @@ import (
 
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web/labview"
 	"github.com/idempotency-lab/lab/web/page"
 )
 
@@ -461,6 +462,10 @@ type answerView struct {
 	EditorSrc  string
 	CodeResult *codeResult
 	Note       string // above the editor: why the file is back in it
+	// What is wrong with the file in the editor (a Format without
+	// JavaScript that could not parse it), listed above it and marked at
+	// its line by the editor.
+	Problems []labview.CodeProblem
 	// The result.
 	Result    string // right, partial or wrong
 	Headline  string

@@ -30,7 +30,7 @@ func newTestAPI(tb testing.TB, cfg Config) (*TryAPI, http.Handler) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	a := New(page.NewShell(page.NewCatalog(Catalog()), assets, slog.New(slog.DiscardHandler), -1), cfg)
+	a := New(page.NewShell(page.MustCatalog(Catalog()), assets, slog.New(slog.DiscardHandler), -1), cfg)
 	tb.Cleanup(a.Close)
 	r := chi.NewRouter()
 	r.Route("/api/v1", func(r chi.Router) {
