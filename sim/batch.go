@@ -99,7 +99,9 @@ func (w *world) deliverBatch(st Step) error {
 	}
 	msgs := make([]*Message, n)
 	for i := range msgs {
-		msgs[i] = w.broker.Take()
+		if msgs[i] = w.queue.Take(); msgs[i] == nil {
+			return nil // a real broker's error, which step returns
+		}
 	}
 	w.note("broker", fmt.Sprintf("worker-1 polls a batch of %s: %s", plural(n, "message"), batchRange(msgs)),
 		fmt.Sprintf("worker-1 забирает пачку из %d сообщ.: %s", n, batchRange(msgs)))
@@ -112,7 +114,7 @@ func (w *world) deliverBatch(st Step) error {
 			return
 		}
 		for _, m := range ms {
-			w.broker.Ack(m)
+			w.queue.Ack(m)
 		}
 		w.t.add(Event{Actor: "worker-1", Kind: KindAck, Msg: ms[len(ms)-1].TransportID,
 			Text:   fmt.Sprintf("commit offset: %s acknowledged (%s)", plural(len(ms), "message"), batchRange(ms)),
@@ -142,6 +144,11 @@ func (w *world) deliverBatch(st Step) error {
 					"worker-1 падает после сообщения %d из %d: смещение закоммичено до пачки, поэтому сообщения, до которых он не дошёл, потеряны"
 			}
 			w.t.add(Event{Actor: "worker-1", Kind: KindCrash, Text: fmt.Sprintf(en, i+1, n), TextRU: fmt.Sprintf(ru, i+1, n)})
+			for _, m := range msgs {
+				if w.broker.InFlightHas(m) {
+					w.queue.Drop(m) // its consumer is gone
+				}
+			}
 			return nil
 		}
 	}
@@ -173,7 +180,7 @@ func (w *world) batchFailed(st Step, handled, rest []*Message, err error, commit
 		if w.applied[intentKey{m.Tenant, m.Op}] > 0 && m == rest[0] {
 			w.failedAfterApplied[m] = true
 		}
-		dead := w.broker.Nack(m)
+		dead := w.queue.Nack(m)
 		w.brokerMoved(m, dead, "nack")
 	}
 	return nil

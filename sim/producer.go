@@ -235,7 +235,7 @@ func (w *world) produce(st Step) error {
 		if w.dedupDrops(m) {
 			return
 		}
-		w.broker.Publish(m)
+		w.queue.Publish(m)
 		w.t.add(Event{Actor: "producer", Kind: KindPublish, Msg: m.TransportID,
 			Text:   fmt.Sprintf("publish: key %s, tenant %s, %s +%d as %s", m.Key, m.Tenant, m.Account, m.Amount, m.TransportID),
 			TextRU: fmt.Sprintf("публикация: ключ %s, тенант %s, %s +%d как %s", m.Key, m.Tenant, m.Account, m.Amount, m.TransportID)})
@@ -318,7 +318,7 @@ func (w *world) relay(st Step) error {
 	for _, r := range pending {
 		m := &Message{Key: r.key, Tenant: r.tenant, Op: r.op, Account: r.account, Amount: r.amount, Version: r.version, Balance: r.balance}
 		if !w.dedupDrops(m) {
-			w.broker.Publish(m)
+			w.queue.Publish(m)
 			w.t.add(Event{Actor: "relay", Kind: KindPublish, Msg: m.TransportID,
 				Text:   fmt.Sprintf("relay publishes outbox row %d: key %s, tenant %s, %s +%d as %s", r.id, m.Key, m.Tenant, m.Account, m.Amount, m.TransportID),
 				TextRU: fmt.Sprintf("relay публикует строку outbox %d: ключ %s, тенант %s, %s +%d как %s", r.id, m.Key, m.Tenant, m.Account, m.Amount, m.TransportID)})

@@ -51,6 +51,10 @@ type Options struct {
 	// Engine is where the worlds keep their data: nil for the embedded
 	// SQLite and miniredis, or real PostgreSQL and Redis servers.
 	Engine *Engine
+	// RealBroker, when set, is the broker the scripts' broker steps run
+	// on: a real server (package brokers) instead of the lab's model.
+	// Each world opens its own stream or queue on it (RealBroker.Open).
+	RealBroker RealBroker
 	// Worlds, when set, lends the embedded engine's worlds from one run
 	// to the next (worlds.go): a run on a reused world gives the same
 	// result as on a fresh one, except one Worlds.Redone counts.
@@ -275,7 +279,7 @@ func Execute(ctx context.Context, s *Script, opt Options) (*Run, error) {
 		budget = DefaultBudget
 	}
 	lim := limits{budget: budget, share: share(budget, len(hs)), stepEvents: opt.StepEvents,
-		snapshots: opt.Snapshots, onDeliver: opt.onDeliver, engine: opt.Engine, worlds: opt.Worlds,
+		snapshots: opt.Snapshots, onDeliver: opt.onDeliver, engine: opt.Engine, realBroker: opt.RealBroker, worlds: opt.Worlds,
 		stopwatch: opt.Stopwatch, storage: opt.Storage, rowsEachStep: opt.RowsEachStep}
 	run := &Run{Script: s, Steps: steps, Results: make([]Result, len(hs))}
 	errs := make([]error, len(hs))
@@ -326,6 +330,7 @@ type limits struct {
 	snapshots    bool
 	onDeliver    func()
 	engine       *Engine
+	realBroker   RealBroker
 	worlds       *Worlds
 	stopwatch    func() time.Duration
 	storage      bool
@@ -340,6 +345,16 @@ func runHandler(ctx context.Context, s *Script, h handlers.Info, steps int, lim 
 	}
 	defer lim.worlds.put(w)
 	w.ctx, w.share, w.onDeliver, w.t.limit = ctx, lim.share, lim.onDeliver, lim.stepEvents
+	if lim.realBroker != nil && w.api == nil {
+		q, err := lim.realBroker.Open(ctx, w.broker, s, func(en, ru string) {
+			w.t.add(Event{Actor: "broker", Kind: KindNote, Text: en, TextRU: ru})
+		})
+		if err != nil {
+			return res, fmt.Errorf("%s: %w", lim.realBroker.Name(), err)
+		}
+		defer q.Close()
+		w.queue = q
+	}
 	// stopped turns a step's error into what Execute returns.
 	stopped := func(line int, where string, err error) error {
 		switch {
@@ -581,6 +596,9 @@ func (w *world) step(st Step) error {
 	if err := w.do(st); err != nil {
 		return err
 	}
+	if err := w.queue.Err(); err != nil {
+		return err
+	}
 	// A clock moved inside a delivery (a stalled gateway call) may have
 	// failed to reap; the handler could not be told.
 	err := w.engineErr
@@ -617,8 +635,10 @@ func (w *world) do(st Step) error {
 		}
 		var m *Message
 		if st.Op == "" {
-			m = w.broker.Take()
-		} else if m = w.broker.TakeOp(st.Op); m == nil {
+			if m = w.queue.Take(); m == nil {
+				return nil // a real broker's error, which step returns
+			}
+		} else if m = w.queue.TakeOp(st.Op); m == nil {
 			w.note("broker", fmt.Sprintf("no message of %s is ready to deliver", st.Op), fmt.Sprintf("готовых сообщений операции %s нет", st.Op))
 			return nil
 		}
@@ -635,8 +655,9 @@ func (w *world) do(st Step) error {
 		}
 		var ws []*worker
 		for i := range n {
-			m := w.broker.Take()
-			ws = append(ws, newWorker(i+1, m, ""))
+			if m := w.queue.Take(); m != nil {
+				ws = append(ws, newWorker(i+1, m, ""))
+			}
 		}
 		if len(ws) == 2 {
 			switchAt(ws, st.Switch)
@@ -654,7 +675,7 @@ func (w *world) do(st Step) error {
 		if err := w.awaitLeases(w.broker.InFlight); err != nil {
 			return err
 		}
-		moved, dead := w.broker.Redeliver()
+		moved, dead := w.queue.Redeliver()
 		w.timeouts += len(moved)
 		if len(moved) == 0 {
 			w.note("broker", "no message is in flight", "неподтверждённых сообщений нет")
@@ -673,14 +694,17 @@ func (w *world) do(st Step) error {
 			if err := w.allow(1); err != nil {
 				return err
 			}
-			m := w.broker.Take()
+			m := w.queue.Take()
+			if m == nil {
+				return nil // a real broker's error, which step returns
+			}
 			w.deliver([]*worker{newWorker(1, m, "")})
 			if w.engineErr != nil {
 				return nil // step returns it
 			}
 		}
 	case VerbDLQReplay:
-		replayed := w.broker.ReplayDLQ()
+		replayed := w.queue.ReplayDLQ()
 		if len(replayed) == 0 {
 			w.note("broker", "the dead-letter queue is empty", "очередь недоставленных сообщений (DLQ) пуста")
 		}
@@ -813,7 +837,7 @@ func (w *world) publish(st Step) error {
 	if w.dedupDrops(m) {
 		return nil
 	}
-	w.broker.Publish(m)
+	w.queue.Publish(m)
 	what, whatRU := "publish", "публикация"
 	switch st.Verb {
 	case VerbRetry:
@@ -1038,15 +1062,22 @@ func (w *world) deliverSame(at []int) error {
 		return nil
 	}
 	// A second delivery must fit under max-deliveries; otherwise the
-	// visibility timeout would dead-letter the message instead.
+	// visibility timeout would dead-letter the message instead. The
+	// broker counts the first delivery when it hands the message out.
+	if err := w.allow(1); err != nil {
+		return err
+	}
+	m := w.queue.Take()
+	if m == nil {
+		return nil // a real broker's error, which step returns
+	}
 	n := 2
-	if w.broker.Ready[0].Deliveries+2 > w.broker.MaxDeliveries {
+	if m.Deliveries+1 > w.broker.MaxDeliveries {
 		n = 1
 	}
 	if err := w.allow(n); err != nil {
 		return err
 	}
-	m := w.broker.Take()
 	first := newWorker(1, m, "")
 	if n == 1 {
 		w.note("broker", "the message has no delivery left under max-deliveries: a timeout would dead-letter it, so a single worker takes it",
@@ -1113,7 +1144,7 @@ func (w *world) deliver(ws []*worker) {
 					w.engineErr = err
 				}
 				w.timeouts++
-				wk.delivery = w.broker.TakeAgain(wk.msg)
+				wk.delivery = w.queue.TakeAgain(wk.msg)
 			}
 			w.t.actor = wk.name
 			if !wk.started {
@@ -1259,17 +1290,22 @@ func (w *world) settleDelivery(wk *worker, err error, twoPayloads bool, quaranti
 	_, _, callCrash := CallCrash(wk.crash)
 	switch {
 	case wk.dead:
-		return // the message stays in flight until it times out
+		// The message stays in flight until it times out (on the
+		// model; a real broker answers its worker's loss its own way).
+		w.queue.Drop(m)
+		return
 	case wk.batch:
 		wk.err = err // the batch commits, or seeks back, for all its messages
 		return
 	case wk.crash == CrashBeforeAck && err != nil:
 		w.crashes++
 		w.t.say(KindCrash, "worker dies before it can nack", "воркер падает, не успев отправить nack")
+		w.queue.Drop(m)
 		return
 	case wk.crash == CrashBeforeAck:
 		w.crashes++
 		w.t.say(KindCrash, "worker dies before it can ack", "воркер падает, не успев отправить ack")
+		w.queue.Drop(m)
 		return
 	case callCrash:
 		w.t.say(KindNote, fmt.Sprintf("the handler made %s, never reaching %s: the worker did not crash", plural(wk.calls, "call"), wk.crash),
@@ -1295,12 +1331,12 @@ func (w *world) settleDelivery(wk *worker, err error, twoPayloads bool, quaranti
 			w.failedAfterApplied[m] = true
 		}
 		w.t.say(KindNack, "nack: "+err.Error(), "nack: "+err.Error())
-		dead := w.broker.Nack(m)
+		dead := w.queue.Nack(m)
 		w.brokerMoved(m, dead, "nack")
 		return
 	}
 	w.t.say(KindAck, "ack "+m.TransportID, "ack "+m.TransportID)
-	w.broker.Ack(m)
+	w.queue.Ack(m)
 	if twoPayloads {
 		w.checkQuarantined(m, appliedBefore)
 	}

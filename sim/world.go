@@ -101,6 +101,10 @@ type world struct {
 	// it cannot be returned: the step returns it.
 	engineErr error
 
+	// queue is the broker the steps act on: the model, broker itself,
+	// or a real broker's Transport that keeps broker as its book.
+	queue Transport
+
 	// api is the API side's state (api.go); nil on the broker side.
 	api *apiState
 	// dedupSeen is when the broker took each key, for its dedup window.
@@ -270,6 +274,7 @@ func (w *world) init(s *Script, h handlers.Info, t *tracer) {
 		share:              -1,
 	}
 	w.broker.now = func() time.Time { return w.now }
+	w.queue = w.broker
 }
 
 func (w *world) close() {
