@@ -174,7 +174,6 @@ func parseStarted(v url.Values) (int64, error) {
 // where they were in practice rather than to the lab.
 func (s *Practice) Only(h page.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		err := &page.Error{Status: http.StatusServiceUnavailable, Key: "pr.err.unavailable"}
 		err := &page.Error{Status: http.StatusServiceUnavailable, Key: "pr.err.unavailable", Title: "pr.title.unavailable"}
 		if s.progress != nil {
 			w.Header().Set("Cache-Control", "private, no-cache")
