@@ -29,10 +29,12 @@ func nonBlank(lines []fenceLine) []fenceLine {
 	return out
 }
 
-// sourceRef is what a source fence names: FILE DECL.
+// sourceRef is what a source fence names: FILE DECL, and the preset of
+// its info string's editor=PRESET ("" for none).
 type sourceRef struct {
 	file, decl string
 	line       int
+	editor     string
 }
 
 // parseSourceFence reads the one line "FILE DECL" of a source fence.

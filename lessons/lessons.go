@@ -63,13 +63,14 @@ type Lesson struct {
 	HTML     template.HTML
 	Headings []Heading // every heading, in document order
 
-	ReadingMinutes int         // words/200 rounded up, at least 1
-	Claims         []Claim     // the claim fences, in document order
-	LabLinks       []LabLink   // the lab: links, in document order
-	Diagrams       int         // the mermaid fences, drawn as inline SVG
-	Source         string      // the file it came from: content/05-statemachine.en.md
-	links          []pageLink  // links to lessons, for the content test
-	quotes         []sourceRef // source fences, for the content test
+	ReadingMinutes int          // words/200 rounded up, at least 1
+	Claims         []Claim      // the claim fences, in document order
+	LabLinks       []LabLink    // the lab: links, in document order
+	Editors        []EditorLink // the source fences marked editor=PRESET, in document order
+	Diagrams       int          // the mermaid fences, drawn as inline SVG
+	Source         string       // the file it came from: content/05-statemachine.en.md
+	links          []pageLink   // links to lessons, for the content test
+	quotes         []sourceRef  // source fences, for the content test
 }
 
 // Heading is a heading of a lesson; ID is its anchor (without '#').

@@ -229,7 +229,7 @@ func TestSourceFence(t *testing.T) {
 		`<span class="line hl">`,         // the crash points
 		`<span class="ln">26</span>`,     // numbered as in the file
 		`IsUniqueViolation`,              // its body
-		`</code></pre></figure>`,         // closed
+		`</code></pre>`,                  // closed (TestEditorLinkRendered: then the editor's link, then </figure>)
 	} {
 		if !strings.Contains(html, w) {
 			t.Errorf("source fence lacks %s in:\n%s", w, html)

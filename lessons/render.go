@@ -38,8 +38,11 @@ type builder struct {
 	apiPresets  map[string]*sim.Script
 	apiHandlers []string
 	source      func(file string) (string, error)
-	diagrams    fs.FS // the course: the SVGs of its mermaid fences under DiagramDir; nil: none
-	md          goldmark.Markdown
+	// editorFile is a built-in handler as the whole file the lab's
+	// editor opens (sandbox.Builtin), for a source fence's editor=.
+	editorFile func(handler string) (string, error)
+	diagrams   fs.FS // the course: the SVGs of its mermaid fences under DiagramDir; nil: none
+	md         goldmark.Markdown
 }
 
 // codeOptions are the chroma options of every highlighted block: CSS
@@ -62,7 +65,7 @@ func newBuilder(presets map[string]*sim.Script, handlers []string, source func(s
 			util.Prioritized(&fenceRenderer{}, 100),
 		)),
 	)
-	return &builder{presets: presets, handlers: handlers, source: source, md: md}
+	return &builder{presets: presets, handlers: handlers, source: source, editorFile: builtinEditor, md: md}
 }
 
 // lesson parses and renders one file; name is its path in the course FS.
@@ -142,17 +145,29 @@ func (b *builder) render(l *Lesson, body []byte, bodyLine int, e *errList) {
 		switch lang {
 		case "source":
 			ref, ok := parseSourceFence(lines, fence, e)
-			if !ok {
+			editor, attrsOK := parseSourceAttrs(string(f.Info.Segment.Value(body)), fence, e)
+			if !ok || !attrsOK {
 				continue
 			}
+			ref.editor = editor
 			s, err := b.quote(ref.file, ref.decl)
 			if err != nil {
 				e.add(ref.line, "source: %v", err)
 				continue
 			}
+			block := &sourceBlock{snippet: s, lang: l.Lang}
+			if ref.editor != "" {
+				el, err := b.editorLink(ref, fence)
+				if err != nil {
+					e.add(fence, "source: %v", err)
+					continue
+				}
+				l.Editors = append(l.Editors, el)
+				block.editor = &el
+			}
 			l.quotes = append(l.quotes, ref)
 			words += len(strings.Fields(s.code))
-			replacement = &sourceBlock{snippet: s, lang: l.Lang}
+			replacement = block
 		case "claim":
 			c, ok := b.parseClaimFence(lines, fence, e)
 			if !ok {
@@ -349,6 +364,7 @@ type sourceBlock struct {
 	ast.BaseBlock
 	snippet snippet
 	lang    string
+	editor  *EditorLink // the fence's editor=, nil for none
 }
 
 func (n *sourceBlock) Kind() ast.NodeKind { return kindSource }
@@ -533,6 +549,9 @@ func (r *fenceRenderer) source(w util.BufWriter, _ []byte, node ast.Node, enteri
 	)
 	if err := chromahtml.New(opts...).Format(w, styles.Get(LightStyle), it); err != nil {
 		return ast.WalkStop, err
+	}
+	if n.editor != nil {
+		sourceAction(w, n.editor, n.lang)
 	}
 	_, _ = w.WriteString("</figure>\n")
 	return ast.WalkContinue, nil
