@@ -51,6 +51,19 @@ type Options struct {
 	// header's: a minute below and a minute above each of its lifetimes,
 	// and redelivery at once (see sweepTimeouts).
 	VisibilitySweep bool
+	// DedupStates expands each state of the exhaustive part once, as a
+	// model checker does: every script is still run and judged, but one
+	// whose world after its last step (its durable state and the
+	// oracle's bookkeeping, sim.Result.StateKey) equals that of a script
+	// expanded before, at the same depth or a smaller one, having spent
+	// no less of the delivery budget, is not extended: its extensions go
+	// as that script's do. The verdicts and each verdict's shortest story
+	// stay; the count of scripts falls, and a cause found only past a
+	// state seen before may go unlisted. Not with VisibilitySweep (a
+	// state alike under one visibility timeout may differ under
+	// another), and no help on the real engine or the API side, whose
+	// worlds are not keyed (each is a state of its own).
+	DedupStates bool
 	// Engine is where every world of the search keeps its data, the
 	// stories' replays included: nil for the embedded engine (SQLite and
 	// miniredis), or a real PostgreSQL and Redis (sim.NewEngine), where
@@ -119,6 +132,10 @@ type Report struct {
 	Len      int    `json:"len"`
 	Seed     uint64 `json:"seed"`
 	Partial  bool   `json:"partial,omitempty"` // the time budget ended the search early
+	// DistinctStates, with Options.DedupStates, counts the distinct
+	// states the exhaustive part reached (a world that cannot be keyed
+	// counts as one of its own).
+	DistinctStates int `json:"distinct_states,omitempty"`
 	// Visibility is the visibility timeouts the scripts ran under: the
 	// header's first (0: redelivery at once), then the sweep's. Empty on
 	// the API side. Redelivery says it in words.
@@ -155,6 +172,15 @@ type searcher struct {
 	// worlds lends the embedded engine's worlds from one script to the
 	// next (sim.Worlds): a script's world is emptied, not made again.
 	worlds *sim.Worlds
+	// seen, with Options.DedupStates, holds each state expanded (its key
+	// and the alphabet after it) with the least budget spent reaching it;
+	// distinct counts the states reached.
+	seen     map[string]int
+	distinct int
+	// ok holds the state keys known to settle to OK, each with the most
+	// budget spent by a run that settled from it: a run reaching one with
+	// no more spent skips its settlement (sim.Options.KnownOK).
+	ok map[string]int
 }
 
 // apiScript stands for any script of requests, to resolve API handlers.
@@ -189,9 +215,15 @@ func CheckHandler(ctx context.Context, h handlers.Info, opt Options) (Report, er
 	if len(header.Steps) > 0 {
 		return Report{}, errors.New("header: only header lines, no steps")
 	}
+	if opt.DedupStates && opt.VisibilitySweep {
+		return Report{}, errors.New("deduplicating states does not go with the visibility sweep: a state alike under one visibility timeout may differ under another")
+	}
 	s := &searcher{ctx: ctx, info: h, opt: opt, header: header, groups: map[string]group{}, tried: map[string]bool{}, api: h.API != nil,
 		vt: header.VisibilityTimeout}
 	s.vts = s.sweepTimeouts()
+	if opt.DedupStates {
+		s.seen, s.ok = map[string]int{}, map[string]int{}
+	}
 	if opt.Engine == nil && !opt.freshWorlds {
 		s.worlds = sim.NewWorlds()
 		defer s.worlds.Close()
@@ -229,6 +261,7 @@ func CheckHandler(ctx context.Context, h handlers.Info, opt Options) (Report, er
 		}
 	}
 	rep.Explored = s.explored
+	rep.DistinctStates = s.distinct
 	return rep, nil
 }
 
@@ -249,7 +282,14 @@ func (s *searcher) run(steps []string) (sim.Result, *sim.Script, error) {
 		return sim.Result{}, nil, nil
 	}
 	s.explored++
-	opt := sim.Options{Custom: []handlers.Info{s.info}, StepEvents: 1, Engine: s.opt.Engine, Worlds: s.worlds}
+	opt := sim.Options{Custom: []handlers.Info{s.info}, StepEvents: 1, Engine: s.opt.Engine, Worlds: s.worlds,
+		StateKeys: s.seen != nil}
+	if s.ok != nil {
+		opt.KnownOK = func(key string, spent int) bool {
+			most, ok := s.ok[key]
+			return ok && spent <= most
+		}
+	}
 	redone := s.worlds.Redone()
 	run, err := sim.Execute(s.ctx, sc, opt)
 	if s.worlds.Redone() != redone {
@@ -266,7 +306,13 @@ func (s *searcher) run(steps []string) (sim.Result, *sim.Script, error) {
 		}
 		return sim.Result{}, nil, err
 	}
-	return run.Results[0], sc, nil
+	res := run.Results[0]
+	if s.ok != nil && res.StateKey != "" && res.Verdict == sim.OK && !res.Unsettled {
+		if most, ok := s.ok[res.StateKey]; !ok || res.StateSpent > most {
+			s.ok[res.StateKey] = res.StateSpent
+		}
+	}
+	return res, sc, nil
 }
 
 func (s *searcher) text(steps []string) string {
@@ -337,7 +383,8 @@ func (s *searcher) judge(steps []string, res sim.Result) error {
 // exhaustive runs every script up to the depth, breadth first, so the
 // first failure of a verdict is one of the shortest. A step that changed
 // nothing (an idle one) ends its branch: anything after it is found
-// without it.
+// without it. With Options.DedupStates, so does a step into a state
+// expanded before (expand).
 func (s *searcher) exhaustive() error {
 	level := [][]string{nil}
 	for depth := 1; depth <= s.opt.Depth; depth++ {
@@ -370,12 +417,38 @@ func (s *searcher) exhaustive() error {
 				if err := s.sweep(steps, res); err != nil {
 					return err
 				}
+				if s.seen != nil && !s.expand(steps, res) {
+					continue
+				}
 				next = append(next, steps)
 			}
 		}
 		level = next
 	}
 	return nil
+}
+
+// expand reports whether a script's state is new: not reached before by
+// a script expanded, which BFS ran at the same depth or a smaller one,
+// with no more of the budget spent. The state is the world's key and the
+// alphabet after the script, which is drawn from the script's text (its
+// operations): two scripts alike in both have the same extensions, which
+// run alike and are judged alike. A world with no key is always new.
+func (s *searcher) expand(steps []string, res sim.Result) bool {
+	if res.StateKey == "" {
+		s.distinct++
+		return true
+	}
+	key := res.StateKey + "\n" + strings.Join(s.alphabet(steps), "\n")
+	spent, ok := s.seen[key]
+	if ok && spent <= res.StateSpent {
+		return false
+	}
+	if !ok {
+		s.distinct++
+	}
+	s.seen[key] = res.StateSpent
+	return true
 }
 
 // random runs Runs scripts of 1 to Len steps, each step drawn from the

@@ -72,6 +72,18 @@ type Options struct {
 	// RowsEachStep asks for Trace.Stored: the rows of the handler's own
 	// tables after every step (a count per table per step).
 	RowsEachStep bool
+	// StateKeys asks for Result.StateKey and Result.StateSpent: a key of
+	// what each world holds after the last step, before settlement, for
+	// a search that expands each state once (the checker's
+	// --dedup-states).
+	StateKeys bool
+	// KnownOK, with StateKeys, is asked after the steps whether a world
+	// of this key, having spent this much of the budget, is known to
+	// settle to OK (another run of the same handler and header settled
+	// from the same key, having spent as much or more): when it says so,
+	// the run skips settlement and the oracle, and its Result says OK
+	// and Unsettled.
+	KnownOK func(key string, spent int) bool
 
 	// onDeliver, when set, is called at the start of every delivery, from
 	// the worlds' goroutines: tests count deliveries with it (export_test.go).
@@ -118,6 +130,18 @@ type Result struct {
 	// Storage, with Options.Storage, is what the handler keeps after
 	// settlement.
 	Storage *Storage `json:"-"`
+	// StateKey, with Options.StateKeys, is a hash of everything the world
+	// held after the last step that its next steps, settlement and
+	// verdict depend on (world.stateKey): two runs of one handler under
+	// one header with the same key go on alike. "" when the world cannot
+	// be keyed (the API side, a real engine). StateSpent is what the
+	// steps spent of the delivery budget, which the key leaves out.
+	StateKey   string `json:"-"`
+	StateSpent int    `json:"-"`
+	// Unsettled says the run skipped settlement (Options.KnownOK): its
+	// Verdict is OK, and only the steps' trace, Balance, Broker, Final
+	// and the state key are set besides.
+	Unsettled bool `json:"-"`
 
 	open int // messages ready or in flight after settlement: none, unless the engine is wrong
 }
@@ -280,7 +304,8 @@ func Execute(ctx context.Context, s *Script, opt Options) (*Run, error) {
 	}
 	lim := limits{budget: budget, share: share(budget, len(hs)), stepEvents: opt.StepEvents,
 		snapshots: opt.Snapshots, onDeliver: opt.onDeliver, engine: opt.Engine, realBroker: opt.RealBroker, worlds: opt.Worlds,
-		stopwatch: opt.Stopwatch, storage: opt.Storage, rowsEachStep: opt.RowsEachStep}
+		stopwatch: opt.Stopwatch, storage: opt.Storage, rowsEachStep: opt.RowsEachStep, stateKeys: opt.StateKeys,
+		knownOK: opt.KnownOK}
 	run := &Run{Script: s, Steps: steps, Results: make([]Result, len(hs))}
 	errs := make([]error, len(hs))
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
@@ -335,6 +360,8 @@ type limits struct {
 	stopwatch    func() time.Duration
 	storage      bool
 	rowsEachStep bool
+	stateKeys    bool
+	knownOK      func(string, int) bool
 }
 
 func runHandler(ctx context.Context, s *Script, h handlers.Info, steps int, lim limits) (Result, error) {
@@ -405,6 +432,13 @@ func runHandler(ctx context.Context, s *Script, h handlers.Info, steps int, lim 
 	res.Broker = w.broker.State()
 	if res.Final, err = w.state(); err != nil {
 		return res, err
+	}
+	if lim.stateKeys {
+		res.StateKey, res.StateSpent = w.stateKey(res.Final), w.spent()
+		if res.StateKey != "" && lim.knownOK != nil && lim.knownOK(res.StateKey, res.StateSpent) {
+			res.Verdict, res.Unsettled = OK, true
+			return res, nil
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return res, err

@@ -53,6 +53,7 @@ type world struct {
 	broker  *Broker
 	now     time.Time
 	rng     *rand.Rand
+	src     *rand.PCG       // rng's source, whose state a state key holds
 	tables  map[string]bool // shared with the schema's template: read only
 
 	// ctx is the run's context: a world checks it before every delivery.
@@ -264,7 +265,7 @@ func (w *world) init(s *Script, h handlers.Info, t *tracer) {
 		gateway:            &gateway{t: t, mode: GatewayUp, refs: map[string]bool{}},
 		broker:             &Broker{MaxDeliveries: s.MaxDeliveries},
 		now:                epoch(),
-		rng:                rand.New(rand.NewPCG(seed, seed)),
+		src:                rand.NewPCG(seed, seed),
 		intents:            map[intentKey]*intent{},
 		applied:            map[intentKey]int64{},
 		applications:       map[intentKey]map[int64]int{},
@@ -273,6 +274,7 @@ func (w *world) init(s *Script, h handlers.Info, t *tracer) {
 		ctx:                context.Background(),
 		share:              -1,
 	}
+	w.rng = rand.New(w.src)
 	w.broker.now = func() time.Time { return w.now }
 	w.queue = w.broker
 }
