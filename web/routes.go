@@ -76,9 +76,10 @@ func (s *server) routes() http.Handler {
 
 	// Challenges (challenges.go): goals reached in the lab (?challenge=ID),
 	// judged by the engine; solutions are kept with practice's progress.
-	r.Get("/challenges", s.Handle(s.lab.Challenges))                 // the challenges and the reader's solves; ?saved=ID
-	r.Get("/challenges/{id}", s.Handle(s.lab.ChallengeGo))           // 303 to the lab with the challenge
-	r.Post("/challenges/{id}/solve", s.Handle(s.lab.SolveChallenge)) // s=PERMALINK: save a solution, 303 to the list
+	r.Get("/challenges", s.Handle(s.lab.Challenges))                  // the challenges and the reader's solves; ?saved=ID
+	r.Get("/challenges/{id}", s.Handle(s.lab.ChallengeGo))            // 303 to the lab with the challenge
+	r.Post("/challenges/{id}/solve", s.Handle(s.lab.SolveChallenge))  // s=PERMALINK: save a solution, 303 to the list
+	r.Post("/challenges/{id}/solution", s.Handle(s.lab.ShowSolution)) // the lab's state after a try: note the solution seen, 303 to the lab with solution=1
 
 	// Instructor mode (present.go, rooms.go): the presenter view of a preset
 	// or a permalink (&handlers=, &step=, &show=source,timeline), and live

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/web/labview"
@@ -26,12 +27,20 @@ func (s *Lab) Challenges(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
+	var seen map[string]time.Time
+	if p := page.ProfileOf(r); p != "" && s.Progress != nil {
+		var err error
+		if seen, err = s.Progress.SolutionsSeen(r.Context(), p); err != nil {
+			return err
+		}
+	}
 	v := challengesView{T: t, Saved: s.Progress != nil}
 	just := r.URL.Query().Get("saved")
 	for i, c := range practice.Challenges() {
 		item := challengeItem{N: i + 1, ID: c.ID, Title: c.Title.In(t.Lang()), Goal: c.Goal.In(t.Lang()),
 			Handler: c.Handler, Max: c.MaxSteps, Start: labview.ChallengeStart(c.ID), LessonURL: "/lessons/" + c.Topic,
 			Lesson: s.lessonTitle(t, c.Topic)}
+		_, item.Seen = seen[c.ID]
 		if sv, ok := solved[c.ID]; ok {
 			if c.ID == just {
 				v.JustSaved = item.Title
@@ -61,6 +70,7 @@ type challengeItem struct {
 	Handler           string
 	Max, Steps        int
 	Solved            bool
+	Seen              bool // the reader asked to see its solution
 	Start, Solution   string
 	LessonURL, Lesson string
 }
@@ -136,7 +146,7 @@ func (s *Lab) saveSolve(w http.ResponseWriter, r *http.Request, c practice.Chall
 // unless the script solves the challenge; a failure to save is logged
 // and the lab goes on (the banner still offers to save).
 func (s *Lab) autoSolve(w http.ResponseWriter, r *http.Request, st labview.State) {
-	if st.Challenge == nil || s.Progress == nil || st.Total() > st.Challenge.MaxSteps {
+	if st.Challenge == nil || st.Challenge.Shared || s.Progress == nil || st.Total() > st.Challenge.MaxSteps {
 		return
 	}
 	try, err := st.Challenge.Check(r.Context(), st.Script, 0, s.Budget)
@@ -163,7 +173,7 @@ func (s *Lab) savedSolve(r *http.Request, st labview.State) (store bool, best in
 		return false, 0
 	}
 	p := page.ProfileOf(r)
-	if st.Challenge == nil || p == "" {
+	if st.Challenge == nil || st.Challenge.Shared || p == "" {
 		return true, 0
 	}
 	solved, err := s.Progress.Solved(r.Context(), p)
@@ -172,4 +182,44 @@ func (s *Lab) savedSolve(r *http.Request, st labview.State) (store bool, best in
 		return true, 0
 	}
 	return true, solved[st.Challenge.ID].Steps
+}
+
+// ShowSolution shows a challenge's solution after a try: the form sends
+// the lab's state (the script the reader has tried and the step), the
+// reader's progress notes the solution seen (not a solve: that needs the
+// reader's own run of the steps), and the lab comes back at the same
+// state with solution=1. Before a try (no step beyond the setup) it is a
+// 409 that says to try first.
+func (s *Lab) ShowSolution(w http.ResponseWriter, r *http.Request) error {
+	id := chi.URLParam(r, "id")
+	c, err := practice.FindChallenge(id)
+	if err != nil {
+		return &page.Error{Status: http.StatusNotFound, Key: "err.challenge", Args: []any{page.InputExcerpt(id), challengeList()}}
+	}
+	f, err := page.ReadForm(w, r)
+	if err != nil {
+		return err
+	}
+	f.Set("challenge", c.ID)
+	f.Del("solution")
+	st, err := s.ReadState(f)
+	if err != nil {
+		return err
+	}
+	st.ShowSolution = true
+	back := labview.URL(s.Link(st), st.Step, st.DefaultStep())
+	if !labview.Tried(st) {
+		return &page.Error{Status: http.StatusConflict, Key: "ch.err.notried", Args: []any{c.ID}, Back: link.Lab{Script: c.Setup, Challenge: c.ID}.String()}
+	}
+	if s.Progress != nil {
+		err := s.Progress.MarkSolutionSeen(r.Context(), page.EnsureProfile(w, r), c.ID, s.Now())
+		if errors.Is(err, practice.ErrNotSaved) {
+			return s.NotSaved(r, err)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	http.Redirect(w, r, back, http.StatusSeeOther)
+	return nil
 }

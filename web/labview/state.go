@@ -24,8 +24,12 @@ type State struct {
 	Handlers []string // handler names, in the order the cards show them
 	Step     int      // show the world after this many steps (0 to len(script.Steps))
 	// Challenge is the goal the reader is working on (challenges.go),
-	// nil for none: it travels in the URL like everything else.
+	// nil for none: it travels in the URL like everything else. A
+	// script's goal: header makes one of its own (Challenge.Shared).
 	Challenge *practice.Challenge
+	// ShowSolution is solution=1: the challenge's solution is shown,
+	// once the reader has made a try (challenge.go).
+	ShowSolution bool
 	// Code is a handler file a person wrote (code=, compressed like s=),
 	// run beside the lab's handlers in the sandbox under the name
 	// CodeName (name=, default "yours"); "" for none.
@@ -87,6 +91,19 @@ func (s *Lab) ReadState(v url.Values) (State, error) {
 	}
 	if st.Preset == "" {
 		st.Preset = s.ByScript[st.Script.String()]
+	}
+	if l.Challenge != "" && st.Script.Goal != "" {
+		// One goal at a time: a listed challenge's, or the script's own.
+		return st, page.BadRequest("err.goalandchallenge", l.Challenge)
+	}
+	if e := link.ErrorAt(lerr, "solution"); e != nil {
+		return st, page.BadRequest(e.Key, e.Args...)
+	}
+	st.ShowSolution = l.Solution
+	if st.Script.Goal != "" {
+		// ParseScript judged the goal line; a preset has none.
+		c, _ := practice.SharedChallenge(st.Script.Goal, st.Script.API)
+		st.Challenge = &c
 	}
 	if l.Challenge != "" {
 		c, cerr := practice.FindChallenge(l.Challenge)
@@ -177,6 +194,19 @@ func ParseScript(text, key string) (*sim.Script, error) {
 		e := page.BadRequest(key, page.ParseMessage(err, true))
 		e.Script = text
 		return nil, e
+	}
+	if sc.Goal != "" {
+		// A goal: header makes the script a challenge of its own: its
+		// line must read as a goal of the script's side.
+		if _, gerr := practice.SharedChallenge(sc.Goal, sc.API); gerr != nil {
+			var ge *practice.GoalError
+			if errors.As(gerr, &ge) {
+				gerr = &sim.Error{Line: sc.GoalLine, Msg: "goal: " + ge.In("en"), MsgRU: "goal: " + ge.In("ru")}
+			}
+			e := page.BadRequest(key, page.ParseMessage(gerr, true))
+			e.Script = text
+			return nil, e
+		}
 	}
 	if err := CheckCanonical(sc); err != nil {
 		err.(*page.Error).Script = text
@@ -327,6 +357,16 @@ func (s *Lab) defaultHandlersOf(st State) []string {
 		// broker side's empty script: its handlers are that side's.
 		return s.defaultHandlers(st.Script)
 	}
+	if st.Challenge.Shared {
+		// A script's own goal: its side's handlers, the goal's first.
+		out := []string{st.Challenge.Handler}
+		for _, h := range s.defaultHandlers(st.Script) {
+			if h != st.Challenge.Handler {
+				out = append(out, h)
+			}
+		}
+		return out
+	}
 	out := slices.Clone(st.Challenge.Handlers)
 	for _, h := range s.Handlers {
 		if slices.Contains(st.Script.Handlers, h.Name) && !slices.Contains(out, h.Name) {
@@ -387,8 +427,9 @@ func (s *Lab) Link(st State) link.Lab {
 	} else {
 		l.Script = st.Script.String()
 	}
-	if st.Challenge != nil {
+	if st.Challenge != nil && !st.Challenge.Shared {
 		l.Challenge = st.Challenge.ID
+		l.Solution = st.ShowSolution
 	}
 	if st.Real {
 		l.Engine = link.EngineReal

@@ -283,7 +283,7 @@ func (s *Lab) NewView(t page.Text, r *http.Request, st State, run *sim.Run) View
 
 	// The state every form posts back: the canonical query, as fields.
 	vals := l.Values()
-	for _, k := range []string{"preset", "s", "challenge", "handlers", "code", "name", "engine"} {
+	for _, k := range []string{"preset", "s", "challenge", "solution", "handlers", "code", "name", "engine"} {
 		if vals.Has(k) {
 			v.ViewState = append(v.ViewState, page.Field{Name: k, Value: vals.Get(k)})
 		}
@@ -375,7 +375,7 @@ func (s *Lab) NewView(t page.Text, r *http.Request, st State, run *sim.Run) View
 	}
 	// The timeline open at first is the one the story is about.
 	v.OpenTimeline = storyTimeline(st.Script.Handlers, shown)
-	v.Challenge = challengeBanner(t, st, run)
+	v.Challenge = s.challengeBanner(t, st, run)
 	if v.Challenge != nil {
 		// The goal is the guide: the newcomer's four clicks would only
 		// give a challenge away.
