@@ -120,6 +120,7 @@ func TestBrowserA11yEveryPage(t *testing.T) {
 		{name: "matrix", path: "/matrix", ready: "#matrix"},
 		{name: "check", path: "/check", ready: "#check"},
 		{name: "check-naive", path: "/check/naive", ready: "#story-1"},
+		{name: "cost", path: "/cost", ready: "#ref-emb-speed"},
 		{name: "try-api", path: "/try-api", ready: "#try-name"},
 		{name: "try-api-sandbox", path: "/try-api/a11y-box", ready: "#try-keys"},
 		{name: "lessons", path: "/lessons", ready: "#lesson-list"},
