@@ -434,7 +434,9 @@ func runHandler(ctx context.Context, s *Script, h handlers.Info, steps int, lim 
 		return res, err
 	}
 	if lim.stateKeys {
-		res.StateKey, res.StateSpent = w.stateKey(res.Final), w.spent()
+		if res.StateKey = w.stateKey(res.Final); res.StateKey != "" {
+			res.StateSpent = w.spent()
+		}
 		if res.StateKey != "" && lim.knownOK != nil && lim.knownOK(res.StateKey, res.StateSpent) {
 			res.Verdict, res.Unsettled = OK, true
 			return res, nil
