@@ -88,7 +88,7 @@
   var shownStep = null; // the step on screen, to tell a step forward from a jump
   // The controls that move the run: pressing one stops play.
   var stepControls = "#step-first, #step-prev, #step-next, #step-last, #step-list-form button, #controls button, " +
-    ".script-form button, #p-prev, #p-next, #p-restart, #reveal-poll";
+    ".script-form button, #p-prev, #p-next, #p-restart, #reveal-poll, .lane-act";
 
   function playBox() { return document.getElementById("play-controls"); }
   function stepNow() {
@@ -195,10 +195,13 @@
       tok.textContent = lane.getAttribute("data-token") || "✉";
       lane.appendChild(tok);
       var box = lane.getBoundingClientRect(), w = tok.offsetWidth, h = tok.offsetHeight;
+      // Under the part's name, in the slot lab.css keeps there: the token
+      // never covers a name (#28).
       var at = parts.map(function (e) {
-        var r = e.getBoundingClientRect();
+        var r = e.getBoundingClientRect(), name = e.querySelector(".lane-label");
+        var below = name ? name.getBoundingClientRect().bottom + 2 : r.top + (r.height - h) / 2;
         return "translate(" + Math.round(r.left - box.left + (r.width - w) / 2) + "px, " +
-          Math.round(r.top - box.top + (r.height - h) / 2) + "px)";
+          Math.ceil(below - box.top) + "px)";
       });
       var crash = lane.hasAttribute("data-crash"), k = speed();
       var ms = Math.min(1200, 300 * Math.max(path.length - 1, 1)) / k;
@@ -255,6 +258,23 @@
     ev.preventDefault();
     if (play.on) stopPlay(); else startPlay();
   });
+
+  // A click on a card's worker, broker or gateway (a link to the address
+  // with the fault's step, for a page without JavaScript) presses the
+  // step control that adds the same step, as the reader would: the same
+  // request, the same answer. The narration (a live region) then says
+  // what happened. Without that control on the page the link is followed.
+  document.addEventListener("click", function (ev) {
+    var el = ev.target instanceof Element ? ev.target : null;
+    var act = el && el.closest("a.lane-act[data-button]");
+    if (!act || ev.defaultPrevented || ev.button !== 0 || ev.ctrlKey || ev.metaKey || ev.shiftKey || ev.altKey) return;
+    var btn = document.getElementById(act.getAttribute("data-button"));
+    if (!btn || btn.disabled || !btn.form || typeof btn.form.requestSubmit !== "function") return;
+    // Before htmx sees the link (the capture phase): the form goes instead.
+    ev.preventDefault();
+    ev.stopPropagation();
+    btn.form.requestSubmit(btn);
+  }, true);
 
   // ← and → step through the run, as a presenter's remote would.
   document.addEventListener("keydown", function (ev) {

@@ -112,7 +112,10 @@ func (s *server) routes() http.Handler {
 	// 405 and 429 too; payments are throttled per client address.
 	r.Route("/api/v1", func(r chi.Router) {
 		r.NotFound(tryapi.NotFound)
-		r.MethodNotAllowed(tryapi.MethodNotAllowed)
+		r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+			s.tryAPI.Record(r, http.StatusMethodNotAllowed) // a payments address's 405 is in its sandbox's log too
+			tryapi.MethodNotAllowed(w, r)
+		})
 		r.With(s.throttledAPI(limit.payments)).Post("/sandboxes/{sandbox}/payments", s.tryAPI.Pay) // Idempotency-Key, {"account","amount"}: 201 | replay | 4xx
 		r.Get("/sandboxes/{sandbox}/payments", s.tryAPI.List)                                      // the sandbox's tables as JSON
 	})

@@ -248,6 +248,7 @@ func (s *server) throttledAPI(t *throttle) func(http.Handler) http.Handler {
 			}
 			secs := max(1, int(math.Ceil(wait.Seconds())))
 			s.Log.Warn("throttled", "limit", t.name, "client", key, "method", r.Method, "path", page.InputExcerpt(r.URL.Path), "retry_after", secs)
+			s.tryAPI.Record(r, http.StatusTooManyRequests) // in the sandbox's request log, as every answer is
 			tryapi.Throttled(w, secs)
 		})
 	}

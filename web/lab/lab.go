@@ -65,12 +65,8 @@ func (s *Lab) AddStep(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	base := labview.WithSteps(st.Script, st.Step)
-	text := base.String() + line + "\n"
-	sc, err := sim.Parse(text)
-	if err == nil {
-		err = labview.CheckCanonical(sc)
-	}
+	// The picture's clicks link to where this leads (labview.AppendStep).
+	next, err := s.AppendStep(st, line)
 	if err != nil {
 		var he *page.Error
 		if errors.As(err, &he) {
@@ -83,12 +79,11 @@ func (s *Lab) AddStep(w http.ResponseWriter, r *http.Request) error {
 		e.Back = labview.URL(s.Link(st), st.Step, st.DefaultStep())
 		return e
 	}
-	if err := s.checkPending(r.Context(), st, sc.Steps[len(sc.Steps)-1]); err != nil {
+	if err := s.checkPending(r.Context(), st, next.Script.Steps[next.Step-1]); err != nil {
 		return err
 	}
-	next := s.retarget(st, sc)
 	s.autoSolve(w, r, next)
-	return s.redirectTo(w, r, next, len(sc.Steps))
+	return s.redirectTo(w, r, next, next.Step)
 }
 
 // checkPending refuses a deliver or drain step when no handler has a
@@ -156,7 +151,7 @@ func (s *Lab) Undo(w http.ResponseWriter, r *http.Request) error {
 		return s.redirectTo(w, r, st, 0)
 	}
 	sc := labview.WithSteps(st.Script, n-1)
-	return s.redirectTo(w, r, s.retarget(st, sc), min(st.Step, n-1))
+	return s.redirectTo(w, r, s.Retarget(st, sc), min(st.Step, n-1))
 }
 
 // RunScript replaces the script with the text from the editor.
@@ -184,7 +179,7 @@ func (s *Lab) RunScript(w http.ResponseWriter, r *http.Request) error {
 		}
 		return err
 	}
-	next := s.retarget(st, sc)
+	next := s.Retarget(st, sc)
 	if len(prefer) > 0 {
 		// The handlers the page had, when they serve the new script's
 		// side; else its default.
@@ -195,14 +190,6 @@ func (s *Lab) RunScript(w http.ResponseWriter, r *http.Request) error {
 	}
 	s.autoSolve(w, r, next)
 	return s.redirectTo(w, r, next, len(sc.Steps))
-}
-
-// retarget is st with a new script, recognising a preset when the script
-// is one unchanged.
-func (s *Lab) retarget(st labview.State, sc *sim.Script) labview.State {
-	st = s.SideChanged(st, sc)
-	st.Preset = s.ByScript[sc.String()]
-	return st
 }
 
 // redirectTo answers a POST with 303 See Other to the lab at step. htmx

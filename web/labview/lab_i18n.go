@@ -92,6 +92,13 @@ func labCatalog() page.Catalog {
 		"play.keys":      {"Keys: ← → move between steps, Space plays or pauses", "Клавиши: ← → переход между шагами, Пробел — пуск или пауза"},
 		"lane.path":      {"The message %s at this step: %s.", "Сообщение %s на этом шаге: %s."},
 		"lane.crash":     {"The worker dies on the way.", "По дороге воркер падает."},
+		// Faults by clicking the picture (picture.go): what a click on a
+		// part of the lane does, and the lane's name then.
+		"lane.name":          {"The parts of %s's run; a click on one adds a fault", "Части прогона %s; щелчок по части добавляет сбой"},
+		"lane.act.crash":     {"crash the worker before its ack on the next delivery", "уронить воркер перед ack при следующей доставке"},
+		"lane.act.redeliver": {"redeliver the messages in flight", "вернуть необработанные сообщения в очередь"},
+		"lane.act.gwdown":    {"take the gateway down", "уронить шлюз"},
+		"lane.act.gwup":      {"bring the gateway back up", "поднять шлюз"},
 
 		// The order service, its outbox relay, refunds, out-of-order
 		// delivery and batches (#17).

@@ -149,6 +149,9 @@ type lanePart struct {
 	ID, Label string
 	Hit       bool // the step's message visits it
 	Crash     bool // the worker, when it dies on the way
+	// Act is what a click on the part does in the lab (picture.go); nil
+	// for none, and always in the presenter.
+	Act *laneAct
 }
 
 // laneView is a card's lane: the parts a message can visit, left to
@@ -157,6 +160,9 @@ type laneView struct {
 	Parts []lanePart
 	Path  msgPath
 	Said  string // the path in words, for a screen reader
+	// Name names the lane for a screen reader when a part is clickable
+	// (offerActs): the lane is then a list of its parts, not a picture.
+	Name string
 }
 
 // DataPath is the path as data-path carries it: "broker,worker,db,worker,broker".

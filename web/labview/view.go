@@ -369,8 +369,13 @@ func (s *Lab) NewView(t page.Text, r *http.Request, st State, run *sim.Run) View
 		scale = max(scale, res.Balance, res.Expected)
 	}
 	shown := make([]string, 0, len(run.Results))
+	links := s.pictureLinks(st)
 	for _, res := range run.Results {
-		v.Cards = append(v.Cards, s.card(t, st, res, scale))
+		c := s.card(t, st, res, scale)
+		if !c.API {
+			c.Lane.offerActs(t, v, links, res, c.GatewayMode)
+		}
+		v.Cards = append(v.Cards, c)
 		shown = append(shown, res.Handler)
 	}
 	// The timeline open at first is the one the story is about.

@@ -103,10 +103,36 @@ func (l *requestLogs) newest(name string) []LogEntry {
 	return out
 }
 
+// Record logs an answer the lab gave for a sandbox's payments address
+// before the API's own handler was reached: the throttle's 429, the
+// cross-origin 403, the 405 of a method the address does not take (the
+// server's middleware and router answer those). With it every answer for
+// a sandbox's name is in its log, whoever gave it. A request for any
+// other address, or whose name is not valid, is not logged.
+func (a *TryAPI) Record(r *http.Request, status int) { a.record(r, status, false) }
+
+// paymentsPrefix and paymentsSuffix frame a sandbox's payments address.
+const paymentsPrefix, paymentsSuffix = "/api/v1/sandboxes/", "/payments"
+
+// sandboxOf is the sandbox named by a request for a payments address:
+// the route's {sandbox}, or, for a request answered before routing (the
+// cross-origin refusal), read from the path itself. "" if the address is
+// not a payments address.
+func sandboxOf(r *http.Request) string {
+	if name := chi.URLParam(r, "sandbox"); name != "" {
+		return name
+	}
+	p := r.URL.Path
+	if !strings.HasPrefix(p, paymentsPrefix) || !strings.HasSuffix(p, paymentsSuffix) || len(p) < len(paymentsPrefix)+len(paymentsSuffix) {
+		return ""
+	}
+	return p[len(paymentsPrefix) : len(p)-len(paymentsSuffix)]
+}
+
 // record logs a request to a sandbox's payments address with its answer.
 // A request whose sandbox name is not valid has no log to go to.
 func (a *TryAPI) record(r *http.Request, status int, replayed bool) {
-	name := chi.URLParam(r, "sandbox")
+	name := sandboxOf(r)
 	if !sandboxName.MatchString(name) {
 		return
 	}
