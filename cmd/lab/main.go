@@ -50,7 +50,7 @@ Usage:
                           --code runs a handler file of your own, in a sandbox
   lab check HANDLER[,HANDLER...]|core|api|all [--depth 4] [--runs 2000]
             [--len 8] [--seed 1] [--budget DUR] [--header "..."]
-            [--visibility-sweep] [--json] [--base URL]
+            [--visibility-sweep] [--dedup-states] [--json] [--base URL]
             [--engine embedded|real --postgres URL --redis URL]
   lab check --code my.go [--name yours] [--timeout 2m] [--memory 512] [...]
                           search every schedule up to a depth, then random
