@@ -1,12 +1,9 @@
 package lessons
 
 import (
-	"bytes"
+	"embed"
 	"fmt"
 	"strings"
-
-	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
-	"github.com/alecthomas/chroma/v2/styles"
 )
 
 // The chroma styles the course's code is meant to be shown in.
@@ -87,21 +84,25 @@ func hasProp(body, prop string) bool {
 
 type cssRule struct{ selector, body string }
 
+// StyleDir holds chroma's CSS of each style the course uses, as chroma's
+// HTML formatter writes it (classes, line numbers, no comments), one
+// file per style: STYLE.css. `make highlight` writes them with chroma
+// itself, which the binary does not link (code.go).
+const StyleDir = "codestyle"
+
+//go:embed codestyle/*.css
+var styleFiles embed.FS
+
 // styleCSS is chroma's CSS for one style, as rules, without the .bg rule
 // (chroma's standalone-page body, which would clash with the site's own
 // classes).
 func styleCSS(name string) ([]cssRule, error) {
-	style, ok := styles.Registry[name]
-	if !ok {
-		return nil, fmt.Errorf("unknown chroma style %q", name)
-	}
-	var buf bytes.Buffer
-	f := chromahtml.New(append(codeOptions(), chromahtml.WithLineNumbers(true), chromahtml.WithCSSComments(false))...)
-	if err := f.WriteCSS(&buf, style); err != nil {
-		return nil, err
+	data, err := styleFiles.ReadFile(StyleDir + "/" + name + ".css")
+	if err != nil || strings.ContainsAny(name, "/.") {
+		return nil, fmt.Errorf("unknown chroma style %q (the course has: %s, %s)", name, LightStyle, DarkStyle)
 	}
 	var rules []cssRule
-	for _, line := range strings.Split(buf.String(), "\n") {
+	for _, line := range strings.Split(string(data), "\n") {
 		sel, body, ok := strings.Cut(line, "{")
 		if !ok {
 			continue

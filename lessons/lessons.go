@@ -27,7 +27,7 @@ import (
 	"github.com/idempotency-lab/lab/sim"
 )
 
-//go:embed content diagrams/*.svg
+//go:embed content diagrams/*.svg code/*.html
 var embedded embed.FS
 
 // Embedded returns the course compiled into the binary, laid out as Load

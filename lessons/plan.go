@@ -6,14 +6,11 @@ import (
 	"html"
 	"strings"
 
-	"github.com/alecthomas/chroma/v2"
-	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
-	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/alecthomas/chroma/v2/styles"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/util"
 
 	"github.com/idempotency-lab/lab/cost"
+	"github.com/idempotency-lab/lab/internal/highlight"
 )
 
 // A plan fence shows how SQLite runs a handler's statements, in its own
@@ -98,11 +95,7 @@ func (r *fenceRenderer) plan(w util.BufWriter, _ []byte, node ast.Node, entering
 	n := node.(*planBlock)
 	esc := html.EscapeString
 	fmt.Fprintf(w, `<figure class="plan" id="plan-%s">`+"\n", esc(n.handler))
-	it, err := chroma.Coalesce(lexers.Get("plaintext")).Tokenise(nil, cost.PlanText(n.plans))
-	if err != nil {
-		return ast.WalkStop, fmt.Errorf("plan %s: %w", n.handler, err)
-	}
-	if err := chromahtml.New(codeOptions()...).Format(w, styles.Get(LightStyle), it); err != nil {
+	if err := highlight.WriteHTML(w, highlight.Plain(cost.PlanText(n.plans)), highlight.Options{}); err != nil {
 		return ast.WalkStop, err
 	}
 	fmt.Fprintf(w, "<figcaption>%s</figcaption>\n</figure>\n", esc(fmt.Sprintf(msg(n.lang,

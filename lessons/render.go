@@ -12,13 +12,9 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/alecthomas/chroma/v2"
-	chromahtml "github.com/alecthomas/chroma/v2/formatters/html"
-	"github.com/alecthomas/chroma/v2/lexers"
-	"github.com/alecthomas/chroma/v2/styles"
+	"github.com/idempotency-lab/lab/internal/highlight"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/yuin/goldmark"
-	highlighting "github.com/yuin/goldmark-highlighting/v2"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
@@ -45,21 +41,9 @@ type builder struct {
 	md         goldmark.Markdown
 }
 
-// codeOptions are the chroma options of every highlighted block: CSS
-// classes, so one stylesheet (CodeCSS) serves light and dark.
-func codeOptions() []chromahtml.Option {
-	return []chromahtml.Option{chromahtml.WithClasses(true)}
-}
-
 func newBuilder(presets map[string]*sim.Script, handlers []string, source func(string) (string, error)) *builder {
 	md := goldmark.New(
-		goldmark.WithExtensions(
-			extension.GFM,
-			highlighting.NewHighlighting(
-				highlighting.WithStyle(LightStyle),
-				highlighting.WithFormatOptions(codeOptions()...),
-			),
-		),
+		goldmark.WithExtensions(extension.GFM),
 		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
 		goldmark.WithRendererOptions(renderer.WithNodeRenderers(
 			util.Prioritized(&fenceRenderer{}, 100),
@@ -130,10 +114,8 @@ func (b *builder) render(l *Lesson, body []byte, bodyLine int, e *errList) {
 	words := len(strings.Fields(string(body)))
 	for _, f := range fences {
 		lang := string(f.Language(body))
-		switch lang {
-		case "source", "claim", "mermaid", "measured", "plan":
-		default:
-			continue
+		if lang == "" {
+			continue // goldmark's own <pre><code>
 		}
 		fence := lineAt(f.Info.Segment.Start)
 		var lines []fenceLine
@@ -143,6 +125,13 @@ func (b *builder) render(l *Lesson, body []byte, bodyLine int, e *errList) {
 		}
 		var replacement ast.Node
 		switch lang {
+		default: // a language: highlighted (code.go)
+			html, err := b.codeHTML(lang, fenceText(f, body))
+			if err != nil {
+				e.add(fence, "%v", err)
+				continue
+			}
+			replacement = &codeBlock{html: html}
 		case "source":
 			ref, ok := parseSourceFence(lines, fence, e)
 			editor, attrsOK := parseSourceAttrs(string(f.Info.Segment.Value(body)), fence, e)
@@ -441,6 +430,7 @@ func (r *fenceRenderer) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(kindDiagram, r.diagram)
 	reg.Register(kindMeasured, r.measured)
 	reg.Register(kindPlan, r.plan)
+	reg.Register(kindCode, r.code)
 }
 
 // diagram writes a mermaid fence's SVGs, one per theme; lessons.css shows
@@ -538,16 +528,8 @@ func (r *fenceRenderer) source(w util.BufWriter, _ []byte, node ast.Node, enteri
 				"подсвечено: где лаборатория может остановить воркер"))
 	}
 	_, _ = w.WriteString("</figcaption>\n")
-	it, err := chroma.Coalesce(lexers.Get("go")).Tokenise(nil, s.code)
-	if err != nil {
-		return ast.WalkStop, fmt.Errorf("highlight %s %s: %w", s.file, s.decl, err)
-	}
-	opts := append(codeOptions(),
-		chromahtml.WithLineNumbers(true),
-		chromahtml.BaseLineNumber(s.first),
-		chromahtml.HighlightLines(s.marks),
-	)
-	if err := chromahtml.New(opts...).Format(w, styles.Get(LightStyle), it); err != nil {
+	opts := highlight.Options{LineNumbers: true, First: s.first, Marks: s.marks}
+	if err := highlight.WriteHTML(w, highlight.Go(s.code), opts); err != nil {
 		return ast.WalkStop, err
 	}
 	if n.editor != nil {

@@ -85,7 +85,7 @@ func New(shell *page.Shell, presets []sim.Preset, budget, maxReplays int, replay
 		if err != nil {
 			return nil, err
 		}
-		if l.Sources[h.Name], err = highlight(h.File, h.Func, src); err != nil {
+		if l.Sources[h.Name], err = highlightSource(h.File, h.Func, src); err != nil {
 			return nil, err
 		}
 	}

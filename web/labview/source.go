@@ -8,10 +8,9 @@ import (
 	"strings"
 
 	"github.com/a-h/templ"
-	"github.com/alecthomas/chroma/v2"
-	"github.com/alecthomas/chroma/v2/lexers"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/internal/highlight"
 	"github.com/idempotency-lab/lab/web/page"
 )
 
@@ -38,30 +37,25 @@ type codeToken struct {
 	Text  string
 }
 
-// highlight tokenises Go source with chroma and keeps only what the page
-// needs: a small set of classes the lab's own stylesheet colours for the
-// light and the dark theme.
-func highlight(file, funcName, src string) (sourceView, error) {
+// highlightSource tokenises Go source (internal/highlight, chroma's
+// classes) and keeps only what the page needs: a small set of classes the
+// lab's own stylesheet colours for the light and the dark theme.
+func highlightSource(file, funcName, src string) (sourceView, error) {
 	v := sourceView{File: file}
-	lexer := lexers.Get("go")
-	it, err := lexer.Tokenise(nil, src)
-	if err != nil {
-		return v, err
-	}
 	marks := map[int]string{}
 	for name, lines := range handlers.Marks(src) {
 		for _, n := range lines {
 			marks[n] = name
 		}
 	}
-	for i, toks := range chroma.SplitTokensIntoLines(it.Tokens()) {
+	for i, toks := range highlight.Lines(highlight.Go(src)) {
 		line := codeLine{N: i + 1, Mark: marks[i+1]}
 		for _, t := range toks {
-			text := strings.TrimRight(t.Value, "\n")
+			text := strings.TrimRight(t.Text, "\n")
 			if text == "" {
 				continue
 			}
-			cls := tokenClass(t.Type)
+			cls := tokenClass(t.Class)
 			if n := len(line.Tokens); n > 0 && line.Tokens[n-1].Class == cls {
 				line.Tokens[n-1].Text += text
 				continue
@@ -131,24 +125,25 @@ func codeBlock(t page.Text, lines []codeLine, crashes map[string][]int) templ.Co
 	})
 }
 
-func tokenClass(t chroma.TokenType) string {
+// tokenClass is the page's class of a token of chroma's class: comments,
+// types, other keywords, strings, numbers, called names, built-ins and
+// operators; nothing else is coloured.
+func tokenClass(class string) string {
 	switch {
-	case t.InCategory(chroma.Comment):
+	case class == "":
+		return ""
+	case class[0] == 'c':
 		return "c"
-	case t == chroma.KeywordType:
+	case class == "kt":
 		return "kt"
-	case t.InCategory(chroma.Keyword):
+	case class[0] == 'k':
 		return "k"
-	case t.InSubCategory(chroma.LiteralString):
+	case class[0] == 's':
 		return "s"
-	case t.InSubCategory(chroma.LiteralNumber):
+	case class[0] == 'm':
 		return "m"
-	case t == chroma.NameFunction:
-		return "nf"
-	case t == chroma.NameBuiltin:
-		return "nb"
-	case t == chroma.Operator:
-		return "o"
+	case class == "nf", class == "nb", class == "o":
+		return class
 	}
 	return ""
 }

@@ -426,7 +426,7 @@ func (s *Lab) card(t page.Text, st State, res sim.Result, scale int64) Card {
 		if c.API {
 			c.FindURL = ""
 		}
-		c.Source, _ = highlight(st.CodeName+".go", "Handle", st.Code)
+		c.Source, _ = highlightSource(st.CodeName+".go", "Handle", st.Code)
 		if f, err := sandbox.Parse(st.Code); err == nil {
 			c.Redis = f.Redis
 		}
