@@ -29,6 +29,7 @@ func cmdConform(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	eng := addEngineFlags(fs)
 	asJSON := fs.Bool("json", false, "print the differences as JSON")
 	code := addCodeFlags(fs, 5*time.Second)
+	broker := addBrokerFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -36,8 +37,15 @@ func cmdConform(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		fmt.Fprintf(stderr, "lab conform: unexpected argument %q\n", fs.Arg(0))
 		return exitUsage
 	}
+	if flagGiven(fs, "broker") {
+		if *eng.engine != "embedded" || code.given() {
+			fmt.Fprintln(stderr, "lab conform: --broker compares the broker on the embedded engine, with the lab's handlers: leave out --engine and --code")
+			return exitUsage
+		}
+		return cmdConformBroker(ctx, *broker, *asJSON, stdout, stderr)
+	}
 	if *eng.engine != "real" {
-		fmt.Fprintln(stderr, "lab conform: compares the embedded engine with a real one: give --engine real --postgres URL --redis URL")
+		fmt.Fprintln(stderr, "lab conform: compares the embedded engine with a real one (give --engine real --postgres URL --redis URL), or the broker model with a real broker (give --broker nats)")
 		return exitUsage
 	}
 	var src string

@@ -46,8 +46,11 @@ Usage:
   lab run PRESET|FILE|- [--handlers a,b|core|all] [--json] [--steps N]
             [--budget 20000] [--code my.go [--name yours] [--timeout 5s]
             [--memory 512]] [--engine embedded|real --postgres URL --redis URL]
+            [--broker lab|nats]
                           run a scenario on each handler and print the outcome;
-                          --code runs a handler file of your own, in a sandbox
+                          --code runs a handler file of your own, in a sandbox;
+                          --broker nats runs the broker steps on NATS
+                          JetStream, embedded (publish, fetch, ack, nak)
   lab check HANDLER[,HANDLER...]|core|api|all [--depth 4] [--runs 2000]
             [--len 8] [--seed 1] [--budget DUR] [--header "..."]
             [--visibility-sweep] [--dedup-states] [--json] [--base URL]
@@ -66,6 +69,11 @@ Usage:
                           Redis, and print where they differ; exit 1 when a
                           difference is not documented (any of a --code
                           file's)
+            or: lab conform --broker nats [--json]
+                          every preset on every handler on the broker model
+                          (broker: nats) and on NATS JetStream, twice, and
+                          where they differ; exit 1 when a difference is
+                          not documented
   lab bench [--handlers core|all|a,b] [--messages 1000] [--duplicates 10%]
             [--engine embedded|real --postgres URL --redis URL] [--json]
                           measure what each handler's idempotency costs:

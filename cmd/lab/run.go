@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/idempotency-lab/lab/brokers"
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/money"
 	"github.com/idempotency-lab/lab/sandbox"
@@ -48,6 +49,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	budget := fs.Int("budget", sim.DefaultBudget, "the most handler deliveries the run may make, over all handlers (negative: no limit)")
 	code := addCodeFlags(fs, 5*time.Second)
 	eng := addEngineFlags(fs)
+	broker := addBrokerFlag(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return exitUsage
@@ -107,12 +109,38 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	if engine != nil {
 		defer engine.Close()
 	}
+	var realBroker sim.RealBroker
+	if flagGiven(fs, "broker") && *broker != "lab" {
+		switch {
+		case script.API:
+			fmt.Fprintf(stderr, "lab run: --broker %s: %s sends API requests and has no broker steps\n", *broker, name)
+			return exitUsage
+		case code.given():
+			fmt.Fprintf(stderr, "lab run: --broker %s runs the lab's handlers only, not a --code file\n", *broker)
+			return exitUsage
+		}
+		srv, err := openBroker(ctx, *broker)
+		if err != nil {
+			fmt.Fprintf(stderr, "lab run: %v\n", err)
+			return exitUsage
+		}
+		if srv != nil {
+			defer srv.Close()
+			// The script runs under the broker's profile, its own
+			// headers still winning.
+			if script, err = brokers.WithProfile(script, srv.Name()); err != nil {
+				fmt.Fprintf(stderr, "lab run: %v\n", err)
+				return exitUsage
+			}
+			realBroker = srv
+		}
+	}
 	res := &sim.Run{Script: script, Steps: len(script.Steps)}
 	if *steps > 0 {
 		res.Steps = *steps
 	}
 	if !code.given() || len(names) > 0 {
-		res, err = sim.Execute(ctx, script, sim.Options{Handlers: names, Steps: *steps, Budget: *budget, Engine: engine})
+		res, err = sim.Execute(ctx, script, sim.Options{Handlers: names, Steps: *steps, Budget: *budget, Engine: engine, RealBroker: realBroker})
 	}
 	var be *sim.BudgetError
 	if err == nil && code.given() {

@@ -1,0 +1,127 @@
+// Package brokers runs the lab's broker steps on real brokers: each is a
+// sim.RealBroker, whose worlds each get a sim.Transport of their own (see
+// sim/transport.go). NATS JetStream runs embedded in the process. The
+// engine (package sim) never imports a network client of a broker: only
+// the commands that choose one (lab run --broker, lab conform --broker)
+// import this package, and no server starts before one is chosen.
+package brokers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// Server is a real broker the lab started or connected to: a
+// sim.RealBroker to run on, closed when the command ends.
+type Server interface {
+	sim.RealBroker
+	Close() error
+}
+
+// Names are the real brokers Open knows.
+const Names = "nats"
+
+// Open starts or connects to the broker spec names: nats (embedded NATS
+// JetStream). "", "lab" and "model" are the lab's own model: nil, no
+// error.
+func Open(ctx context.Context, spec string) (Server, error) {
+	switch strings.TrimSpace(spec) {
+	case "", "lab", "model":
+		return nil, nil
+	case "nats":
+		return NewNATS()
+	}
+	return nil, fmt.Errorf("--broker %q: valid brokers: lab (the model, the default), %s", spec, Names)
+}
+
+// ErrCannotPick is a real broker asked for one operation's message
+// (deliver OP): a pull consumer, a queue or a partition hands out its own
+// next message, so a script that picks cannot run on it.
+var ErrCannotPick = errors.New("the broker hands out its own next message: it cannot be asked for one operation's (deliver OP runs on the model only)")
+
+// Difference documents where the model, under a broker's profile, and the
+// real broker reach another outcome on a preset: the verdict, a balance,
+// how many deliveries or dead letters. Handler "" stands for every
+// handler.
+type Difference struct {
+	Broker, Preset, Handler string
+	Why                     string
+}
+
+// Differences are every difference lab conform --broker accepts. Each row
+// says why, in the broker's own terms; every other preset and handler must
+// come out the same on the model and on the real broker.
+var Differences = []Difference{
+	{Broker: "nats", Preset: "refund-before-payment", Why: pickWhy},
+	{Broker: "nats", Preset: "stale-update", Why: pickWhy},
+	{Broker: "nats", Preset: "webhook-out-of-order", Why: pickWhy},
+}
+
+// pickWhy is why a preset that picks its message (deliver OP) does not run
+// on a real broker.
+const pickWhy = "not run on the real broker: the preset delivers one operation's message out of order (deliver OP), " +
+	"and a JetStream pull consumer hands out its own next message (its redelivery queue first, then the stream in order); " +
+	"there is no asking it for a particular one"
+
+// Documented finds why a preset and handler may differ on a broker.
+func Documented(broker, preset, handler string) (string, bool) {
+	for _, d := range Differences {
+		if d.Broker == broker && d.Preset == preset && (d.Handler == "" || d.Handler == handler) {
+			return d.Why, true
+		}
+	}
+	return "", false
+}
+
+// Differ reports whether a handler's run on the model and on a real
+// broker disagree: on what the oracle judges (sim.Differ), or on what the
+// broker did: how many deliveries and dead letters, and which message
+// went to which worker as which delivery, in what order (Deliveries).
+func Differ(model, real sim.Result) bool {
+	return sim.Differ(model, real) || model.Deliveries != real.Deliveries || model.DeadLettered != real.DeadLettered ||
+		!slices.Equal(Deliveries(model), Deliveries(real))
+}
+
+// Deliveries are a run's deliveries in order, steps and settlement: each
+// the broker's deliver event (message, worker, delivery count, the
+// redelivered flag).
+func Deliveries(r sim.Result) []string {
+	var out []string
+	for _, t := range append(r.Trace[:len(r.Trace):len(r.Trace)], r.Settlement) {
+		for _, e := range t.Events {
+			if e.Kind == sim.KindDeliver {
+				out = append(out, e.Text)
+			}
+		}
+	}
+	return out
+}
+
+// WithProfile is the script as it runs on a broker: under the broker's
+// profile (the broker: header set to its name), the headers the script
+// itself wrote (max-deliveries:, visibility-timeout:, dedup-window:)
+// still winning over the profile's numbers.
+func WithProfile(s *sim.Script, broker string) (*sim.Script, error) {
+	if s.Broker == broker {
+		return s, nil
+	}
+	// String writes only the headers that differ from the script's own
+	// profile: the ones its author set. Under the new broker: header
+	// those stay, and the rest come from the new profile.
+	src := s.String()
+	if s.Broker == "" {
+		src = "broker: " + broker + "\n" + src
+	} else {
+		src = strings.Replace(src, "broker: "+s.Broker+"\n", "broker: "+broker+"\n", 1)
+	}
+	out, err := sim.Parse(src)
+	if err != nil {
+		return nil, fmt.Errorf("the script under the %s profile: %w", broker, err)
+	}
+	return out, nil
+}
