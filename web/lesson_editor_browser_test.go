@@ -18,7 +18,7 @@ import (
 // holding the handler's whole file, run beside the compiled unique. With
 // JavaScript the editor is CodeMirror; without it the link is a plain
 // link and the editor the plain textarea. English with JavaScript,
-// Russian without.
+// Russian without; each also at 390 px, where the link fits the column.
 func TestBrowserLessonOpensTheEditor(t *testing.T) {
 	b := newBrowserWith(t, Config{Sandbox: sandbox.NewRunner([]string{os.Args[0]}, sandbox.Limits{})})
 	file, err := sandbox.Builtin("unique")
@@ -41,6 +41,15 @@ func TestBrowserLessonOpensTheEditor(t *testing.T) {
 			if got := textOfSel(t, ctx, link); got != tc.text {
 				t.Errorf("the link says %q, want %q", got, tc.text)
 			}
+			// On a phone the link and its note wrap within the column:
+			// the page does not scroll sideways (screenshotWhen) and the
+			// line ends inside the viewport.
+			screenshotWhen(t, ctx, "lesson-open-editor-phone-"+tc.lang, 390, 844, true, link)
+			if over := eval[float64](t, ctx, `document.querySelector('`+link+`').closest(".source-action").getBoundingClientRect().right -
+				document.documentElement.clientWidth`); over > 0.5 {
+				t.Errorf("at 390 px the editor's link runs %.1f px past the viewport", over)
+			}
+			do(t, ctx, "back to the desktop", chromedp.EmulateViewport(1440, 1000))
 			do(t, ctx, "open in the editor", chromedp.Click(chromedp.CSS(link)),
 				chromedp.WaitVisible(chromedp.ID("card-yours")))
 			loc, err := url.Parse(location(t, ctx))
