@@ -1,7 +1,7 @@
 # The idempotency lab. `make run` starts it, `make test` runs every test.
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: cost-reference sandbox-bench run test build generate diagrams check-generated vet staticcheck bench check-bench check-compare bench-compare fuzz vendor browser-deps load
+.PHONY: cost-reference sandbox-bench run test build generate diagrams highlight check-generated vet staticcheck bench check-bench check-compare bench-compare fuzz vendor browser-deps load
 
 ## run: start the lab at http://$(ADDR) (ARGS=--dev to read files from disk)
 run:
@@ -24,6 +24,10 @@ generate:
 ## diagrams: render the lessons' mermaid fences to SVG (lessons/diagrams/) in headless Chromium; commit the result
 diagrams:
 	go run ./cmd/diagrams
+
+## highlight: highlight the lessons' code fences in languages other than Go (sql, json, lua, sh, …) with chroma into lessons/code/, and chroma's stylesheets into lessons/codestyle/; commit the result (the lab's binary does not link chroma; go test ./lessons fails while they are stale)
+highlight:
+	go test ./lessons -run '^TestHighlightedAhead$$' -count=1 -update
 
 check-generated:
 	./scripts/check-generated.sh
@@ -74,6 +78,7 @@ fuzz:
 	go test ./sandbox -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 	go test ./practice -run '^$$' -fuzz '^FuzzParseMoney$$' -fuzztime $(FUZZTIME)
 	go test ./web/labview/timeline -run '^$$' -fuzz '^FuzzWrap$$' -fuzztime $(FUZZTIME)
+	go test ./internal/highlight -run '^$$' -fuzz '^FuzzGo$$' -fuzztime $(FUZZTIME)
 
 ## vendor: refresh static/vendor from npm at the pinned versions
 vendor:
