@@ -140,6 +140,8 @@ func TestBrowserA11yEveryPage(t *testing.T) {
 		{name: "practice-interview", path: "/practice/interview?seed=42", ready: "#items"},
 		{name: "challenges", path: "/challenges", ready: "main#lab"},
 		{name: "lab-challenge", path: "/lab?challenge=naive-twice", ready: "article.card"},
+		{name: "lab-challenge-solution", path: "/lab?challenge=naive-twice&solution=1&script=" + url.QueryEscape("publish pay-1 amount=10000\n"), ready: "#ch-solution"},
+		{name: "lab-shared-goal", path: "/lab?script=" + url.QueryEscape("goal: handler=setnx verdict=lost steps<=3\npublish pay-1 amount=10000\n"), ready: "#goal-panel"},
 		{name: "present-index", path: "/present", ready: ".pi-list"},
 		{name: "present-preset", path: "/present/crash-before-ack?step=2", ready: `#step-count[data-step="2"]`},
 		{name: "present-source-timeline", path: "/present/crash-before-ack?handlers=naive,inbox&step=3&show=source,timeline", ready: `#step-count[data-step="3"]`},
