@@ -17,9 +17,9 @@ import (
 // later lab can read old files and refuse files it does not understand.
 const (
 	ExportFormat = "idempotency-lab-progress"
-	// ExportVersion 2 added the solved challenges; version 1 files
-	// (attempts only) still import.
-	ExportVersion = 2
+	// ExportVersion 2 added the solved challenges, 3 the solutions seen;
+	// version 1 files (attempts only) and 2 still import.
+	ExportVersion = 3
 	// MaxImportBytes and MaxImportAttempts bound an import; the web should
 	// read at most MaxImportBytes+1 bytes of an upload. A file holds no
 	// more attempts than a profile may keep (MaxAttempts), and 1 MiB holds
@@ -60,6 +60,14 @@ type Export struct {
 	Profile  string
 	Attempts []Attempt
 	Solved   []Solve
+	Seen     []SolutionSeen
+}
+
+// SolutionSeen is a challenge whose solution a profile asked to see, and
+// when it first did (seen.go).
+type SolutionSeen struct {
+	Challenge string
+	At        time.Time
 }
 
 // The JSON form of Export:
@@ -77,6 +85,12 @@ type exportFile struct {
 	Profile    string          `json:"profile"`
 	Attempts   []exportAttempt `json:"attempts"`
 	Challenges []exportSolve   `json:"challenges,omitempty"`
+	Seen       []exportSeen    `json:"solutions_seen,omitempty"`
+}
+
+type exportSeen struct {
+	Challenge string    `json:"challenge"`
+	At        time.Time `json:"at"`
 }
 
 type exportSolve struct {
@@ -112,9 +126,16 @@ func (s *Store) Export(ctx context.Context, profile string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	seen, err := s.SolutionsSeen(ctx, profile)
+	if err != nil {
+		return nil, err
+	}
 	for _, c := range challenges() {
 		if v, ok := solved[c.ID]; ok {
 			e.Solved = append(e.Solved, v)
+		}
+		if at, ok := seen[c.ID]; ok {
+			e.Seen = append(e.Seen, SolutionSeen{Challenge: c.ID, At: at})
 		}
 	}
 	return encodeExport(e)
@@ -128,6 +149,9 @@ func encodeExport(e Export) ([]byte, error) {
 	}
 	for _, v := range e.Solved {
 		f.Challenges = append(f.Challenges, exportSolve{Challenge: v.Challenge, Steps: v.Steps, Script: v.Script, At: v.At.UTC()})
+	}
+	for _, v := range e.Seen {
+		f.Seen = append(f.Seen, exportSeen{Challenge: v.Challenge, At: v.At.UTC()})
 	}
 	return json.MarshalIndent(f, "", "  ")
 }
@@ -217,6 +241,27 @@ func ParseExport(data []byte, b *Bank) (Export, error) {
 		solved[v.Challenge] = true
 		e.Solved = append(e.Solved, v)
 	}
+	if f.Version < 3 && f.Seen != nil {
+		return bad("solutions_seen needs version 3; the file says version %d", f.Version)
+	}
+	if len(f.Seen) > len(challenges()) {
+		return bad("%d solutions seen; this lab has %d challenges", len(f.Seen), len(challenges()))
+	}
+	seenOf := map[string]bool{}
+	for i, fs := range f.Seen {
+		v := SolutionSeen{Challenge: fs.Challenge, At: millis(fs.At)}
+		_, err := FindChallenge(v.Challenge)
+		switch {
+		case err != nil:
+			return bad("solutions_seen[%d]: %v", i, err)
+		case seenOf[v.Challenge]:
+			return bad("solutions_seen[%d]: %s appears twice", i, v.Challenge)
+		case v.At.Year() < minYear || v.At.Year() >= maxYear:
+			return bad("solutions_seen[%d]: time %s is missing or not from year %d to %d", i, fs.At.Format(time.RFC3339), minYear, maxYear-1)
+		}
+		seenOf[v.Challenge] = true
+		e.Seen = append(e.Seen, v)
+	}
 	return e, nil
 }
 
@@ -226,6 +271,7 @@ type ImportResult struct {
 	Added   int    // attempts written
 	Skipped int    // attempts already stored (the same file imported again)
 	Solved  int    // challenges solved, or solved in fewer steps, by the file
+	Seen    int    // solutions seen that the profile had not (or seen earlier)
 }
 
 // Import merges a progress file into the target profile (usually the one
@@ -257,7 +303,7 @@ func (s *Store) Import(ctx context.Context, target string, data []byte) (ImportR
 			return r, err
 		}
 	}
-	if len(e.Attempts) == 0 && len(e.Solved) == 0 {
+	if len(e.Attempts) == 0 && len(e.Solved) == 0 && len(e.Seen) == 0 {
 		return r, nil
 	}
 	r, err = s.importAttempts(ctx, target, e)
@@ -285,6 +331,11 @@ func (s *Store) importAttempts(ctx context.Context, target string, e Export) (Im
 		}
 	}
 	for _, v := range e.Solved {
+		if first.IsZero() || v.At.Before(first) {
+			first = v.At
+		}
+	}
+	for _, v := range e.Seen {
 		if first.IsZero() || v.At.Before(first) {
 			first = v.At
 		}
@@ -327,6 +378,21 @@ func (s *Store) importAttempts(ctx context.Context, target string, e Export) (Im
 		}
 		if best {
 			r.Solved++
+		}
+	}
+	// Solutions seen merge by challenge, keeping the first time.
+	for _, v := range e.Seen {
+		res, err := tx.ExecContext(ctx, `
+			INSERT INTO solutions_seen (profile, challenge, seen_at) VALUES (?, ?, ?)
+			ON CONFLICT (profile, challenge) DO UPDATE SET seen_at = excluded.seen_at
+			WHERE excluded.seen_at < solutions_seen.seen_at`, target, v.Challenge, v.At.UnixMilli())
+		if err != nil {
+			return ImportResult{}, err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return ImportResult{}, err
+		} else if n == 1 {
+			r.Seen++
 		}
 	}
 	if err := tx.Commit(); err != nil {

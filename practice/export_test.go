@@ -127,7 +127,7 @@ func TestImportRejects(t *testing.T) {
 		{"unknown field", strings.Replace(validFile(p), `"version"`, `"colour": 1, "version"`, 1), "unknown field"},
 		{"wrong format", strings.Replace(validFile(p), "idempotency-lab-progress", "something-else", 1), "format"},
 		{"missing version", strings.Replace(validFile(p), `"version": 1,`, "", 1), "version is missing"},
-		{"newer version", strings.Replace(validFile(p), `"version": 1`, `"version": 3`, 1), "newer lab"},
+		{"newer version", strings.Replace(validFile(p), `"version": 1`, `"version": 4`, 1), "newer lab"},
 		{"bad profile", validFile("alice"), "profile"},
 		{"too large", validFile(p) + strings.Repeat(" ", MaxImportBytes), "limit"},
 		{"too many attempts", validFile(p, many...), "attempts; the limit"},

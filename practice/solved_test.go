@@ -86,7 +86,7 @@ func TestExportImportSolves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(data), `"challenges"`) || !strings.Contains(string(data), `"version": 2`) {
+	if !strings.Contains(string(data), `"challenges"`) || !strings.Contains(string(data), `"version": 3`) {
 		t.Fatalf("export without challenges:\n%s", data)
 	}
 	dst := mustOpen(t, filepath.Join(t.TempDir(), "b.db"), b)
