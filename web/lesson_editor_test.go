@@ -135,3 +135,31 @@ func followEditorLink(t *testing.T, h http.Handler, presets []sim.Preset, href, 
 		t.Errorf("at step %s the file says %s %s, the compiled %s %s %s", strconv.Itoa(l.Step), c["yours"], b["yours"], handler, c[handler], b[handler])
 	}
 }
+
+// A lab without a sandbox runs no handler file, so its lesson pages hide
+// "Open in the editor" (the body is .no-editor, which lessons.css hides
+// the links in); with one they show them.
+func TestLessonEditorLinksNeedTheSandbox(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		h      http.Handler
+		div    string
+		hidden bool
+	}{
+		{"without a sandbox", newTestServer(t), `<div class="lesson-body no-editor">`, true},
+		{"with a sandbox", newCodeServer(t, sandbox.Limits{}), `<div class="lesson-body">`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, lang := range lessons.Langs() {
+				r := get(t, tc.h, "/lessons/unique?lang="+lang)
+				if r.status != 200 || !strings.Contains(r.body, tc.div) {
+					t.Errorf("%s: status %d, want the body as %s\n%s", lang, r.status, tc.div, excerpt(r.body))
+				}
+			}
+		})
+	}
+	css := get(t, newTestServer(t), "/static/lessons.css")
+	if !strings.Contains(css.body, ".lesson-body.no-editor .source-action { display: none; }") {
+		t.Error("lessons.css does not hide the editor's links in a .no-editor body")
+	}
+}

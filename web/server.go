@@ -181,7 +181,7 @@ func newServer(cfg Config) (*server, error) {
 	s.practice = practicepage.New(s.Shell, bank, store, now)
 	s.practice.Sandbox, s.practice.NoCode = cfg.Sandbox, cfg.NoCode
 	// The lessons' bars come from practice.
-	if s.course, err = course.New(s.Shell, course.Config{Course: cfg.Course, Dev: cfg.Dev, Dir: cfg.LessonsDir, Progress: s.practice.TopicPercents}); err != nil {
+	if s.course, err = course.New(s.Shell, course.Config{Course: cfg.Course, Dev: cfg.Dev, Dir: cfg.LessonsDir, Progress: s.practice.TopicPercents, Editor: cfg.Sandbox != nil}); err != nil {
 		return nil, err
 	}
 	s.lab = &lab.Lab{Lab: lv, Progress: store, Now: now, LessonTitle: s.course.LessonTitle}

@@ -46,6 +46,8 @@ type Course struct {
 	// progress is nil until the practice section fills it in; the pages
 	// then show no progress bars.
 	progress Progress
+	// editor: the lab runs handler files (Config.Editor).
+	editor bool
 }
 
 // Progress returns, for the reader of r, the percent of each topic's
@@ -70,6 +72,10 @@ type Config struct {
 	Dir    string // default "lessons", relative to the working directory
 	// Progress gives the reader's progress per topic; nil shows no bars.
 	Progress Progress
+	// Editor: the lab runs a person's handler files (it has a sandbox),
+	// so a lesson's "Open in the editor" links lead somewhere; without
+	// it the pages hide them (lessons.css, .no-editor).
+	Editor bool
 }
 
 // New builds the lessons' part on the shell.
@@ -78,7 +84,7 @@ func New(shell *page.Shell, cfg Config) (*Course, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Course{Shell: shell, codeCSS: []byte(themedCodeCSS(css)), progress: cfg.Progress}
+	l := &Course{Shell: shell, codeCSS: []byte(themedCodeCSS(css)), progress: cfg.Progress, editor: cfg.Editor}
 	l.codeSum = page.ContentHash(l.codeCSS)
 	switch {
 	case cfg.Course != nil:
@@ -341,6 +347,9 @@ type lessonView struct {
 	Prev      *pagerLink
 	Next      *pagerLink
 	Practice  string
+	// NoEditor hides the body's "Open in the editor" links: the lab
+	// cannot run handler files (Config.Editor).
+	NoEditor bool
 }
 
 type tocItem struct {
@@ -427,6 +436,7 @@ func (s *Course) lessonView(t page.Text, course *lessons.Course, l *lessons.Less
 		// Markdown says; nothing in it comes from the request.
 		Body:     templ.Raw(LabelCodeBlocks(t, string(l.HTML))),
 		Practice: "/practice?" + url.Values{"topic": {l.Slug}}.Encode(),
+		NoEditor: !s.editor,
 	}
 	for _, h := range l.Headings {
 		if h.Level > 3 {
