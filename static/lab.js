@@ -199,7 +199,7 @@
       // never covers a name (#28).
       var at = parts.map(function (e) {
         var r = e.getBoundingClientRect(), name = e.querySelector(".lane-label");
-        var below = name ? name.getBoundingClientRect().bottom + 2 : r.top + (r.height - h) / 2;
+        var below = name ? name.getBoundingClientRect().bottom + 3 : r.top + (r.height - h) / 2;
         return "translate(" + Math.round(r.left - box.left + (r.width - w) / 2) + "px, " +
           Math.ceil(below - box.top) + "px)";
       });
