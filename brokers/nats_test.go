@@ -3,6 +3,7 @@ package brokers
 import (
 	"context"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -14,15 +15,28 @@ import (
 
 // natsServer is one embedded server for the package's tests, started on
 // first use; the tests' worlds each have a stream of their own on it.
-var natsServer = sync.OnceValues(func() (*NATS, error) { return NewNATS() })
+// TestMain closes it, which removes its folder.
+var (
+	natsOnce sync.Once
+	natsSrv  *NATS
+	natsErr  error
+)
 
 func testNATS(t *testing.T) *NATS {
 	t.Helper()
-	srv, err := natsServer()
-	if err != nil {
-		t.Fatal(err)
+	natsOnce.Do(func() { natsSrv, natsErr = NewNATS() })
+	if natsErr != nil {
+		t.Fatal(natsErr)
 	}
-	return srv
+	return natsSrv
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if natsSrv != nil {
+		natsSrv.Close()
+	}
+	os.Exit(code)
 }
 
 // runBoth runs a script on one handler on the model under the nats
