@@ -1,7 +1,7 @@
 # The idempotency lab. `make run` starts it, `make test` runs every test.
 ADDR ?= 127.0.0.1:8080
 
-.PHONY: cost-reference sandbox-bench run test build generate diagrams highlight check-generated vet staticcheck bench check-bench check-compare bench-compare fuzz vendor browser-deps load
+.PHONY: cost-reference sandbox-bench run test build generate diagrams highlight check-generated vet staticcheck bench check-bench check-compare check-compare-dedup bench-compare fuzz vendor browser-deps load
 
 ## run: start the lab at http://$(ADDR) (ARGS=--dev to read files from disk)
 run:
@@ -52,6 +52,14 @@ CHECK_BASE ?= a504f96
 CHECK_ROUNDS ?= 3
 check-compare:
 	./scripts/check-compare.sh $(CHECK_BASE) $(CHECK_ROUNDS) core $(CHECKFLAGS)
+
+## check-compare-dedup: lab check inbox --depth 4 --runs 0 of DEDUP_BASE (main before --dedup-states) against the working tree's with --dedup-states, alternately: each run's CPU time and the speedup, and the same verdicts and shortest stories (DEDUP_HANDLERS, DEDUP_FLAGS to change the search)
+DEDUP_BASE ?= e122c30
+DEDUP_ROUNDS ?= 5
+DEDUP_HANDLERS ?= inbox
+DEDUP_FLAGS ?= --depth 4 --runs 0
+check-compare-dedup:
+	HEAD_FLAGS=--dedup-states ./scripts/check-compare.sh $(DEDUP_BASE) $(DEDUP_ROUNDS) $(DEDUP_HANDLERS) $(DEDUP_FLAGS)
 
 ## sandbox-bench: a handler file submitted and run on a preset, checked to depth 4, and the interpreter's cost against the same handler compiled in
 sandbox-bench:
