@@ -185,6 +185,10 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		return exitOK
 	}
 	printTable(stdout, name, script, res)
+	if realBroker != nil {
+		fmt.Fprintf(stdout, "\nThe broker steps ran on a real %s server, under the %s profile; its answers are the broker's notes in the trace (--json).\n",
+			script.Profile().Title, realBroker.Name())
+	}
 	return exitOK
 }
 
