@@ -117,6 +117,8 @@ func TestBrowserA11yEveryPage(t *testing.T) {
 		{name: "lab-source", path: "/lab?preset=crash-after-effect&handlers=effect-first,inbox&step=2", ready: "#card-effect-first .source",
 			open: `document.querySelectorAll("article.card details").forEach(d => d.open = true)`},
 		{name: "lab-script", path: "/lab?script=" + url.QueryEscape("publish pay-1 amount=10000\ndeliver crash=before-ack\nredeliver\ndeliver"), ready: "article.card"},
+		// The picture's controls: every card's worker, broker and (setnx's) gateway are links.
+		{name: "lab-picture", path: "/lab?handlers=naive,setnx&script=" + url.QueryEscape("publish pay-1 amount=10000\npublish pay-2 amount=10000\ndeliver crash=before-ack"), ready: "#lane-gateway-setnx"},
 		{name: "matrix", path: "/matrix", ready: "#matrix"},
 		{name: "check", path: "/check", ready: "#check"},
 		{name: "check-naive", path: "/check/naive", ready: "#story-1"},
