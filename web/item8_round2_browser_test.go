@@ -194,3 +194,57 @@ func TestBrowserWideTablesFitAt1920(t *testing.T) {
 	}
 	b.noConsoleErrors()
 }
+
+// TestBrowserAPIChallenges (#28, item 8; the API side's challenges, #25):
+// the two challenges whose setup sends one API request are played in the
+// browser with the lab's own controls to their success, with and without
+// JavaScript: two copies of a new request at once make api-key-no-lock
+// charge twice; a retry of pay-1 with another amount gets
+// api-key-no-fingerprint's saved answer, a silent conflict.
+func TestBrowserAPIChallenges(t *testing.T) {
+	b, _ := newPracticeBrowser(t)
+	for _, js := range []bool{true, false} {
+		t.Run(mode(js), func(t *testing.T) {
+			ctx := b.tab(true, js)
+			open := func(id string) {
+				do(t, ctx, "open "+id, chromedp.EmulateViewport(1366, 900), chromedp.Navigate(b.base+"/challenges"),
+					chromedp.WaitVisible(chromedp.CSS(`#ch-`+id+`[data-solved="false"] a.btn`)),
+					chromedp.Click(chromedp.CSS(`#ch-`+id+` a.btn`)),
+					chromedp.WaitVisible(chromedp.CSS(`#challenge[data-challenge="`+id+`"][data-status="open"]`)))
+				if got := verdicts(t, ctx); len(got) != 2 {
+					t.Errorf("%s opens with cards %v, want the challenge's two API handlers", id, got)
+				}
+				if js {
+					markPage(t, ctx)
+				}
+			}
+			solved := func(id, handler, verdict string) {
+				do(t, ctx, id+" solved", chromedp.WaitVisible(chromedp.CSS(`#challenge[data-challenge="`+id+`"][data-status="solved"]`)))
+				if msg := textOfSel(t, ctx, "#ch-status"); !strings.Contains(msg, "Solved in 2 steps") {
+					t.Errorf("%s: the banner says %q", id, msg)
+				}
+				if got := verdicts(t, ctx)[handler]; got != verdict {
+					t.Errorf("%s: %s's card is %q, want %q", id, handler, got, verdict)
+				}
+				if js && !pageKept(t, ctx) {
+					t.Errorf("%s: the page reloaded on a step control", id)
+				}
+			}
+
+			open("api-race-charges-twice")
+			do(t, ctx, "two copies of pay-2 at once", chromedp.SetValue(chromedp.ID("request-op"), "pay-2"),
+				chromedp.SetValue(chromedp.ID("request-amount"), "10000"), chromedp.Click(chromedp.ID("do-request-concurrent")))
+			solved("api-race-charges-twice", "api-key-no-lock", "duplicate 300.00") // pay-1 once, pay-2 twice
+
+			open("api-reused-key-silent")
+			do(t, ctx, "retry pay-1 with 120.00", chromedp.SetValue(chromedp.ID("api-again-amount"), "12000"),
+				chromedp.Click(chromedp.ID("do-api-retry")))
+			solved("api-reused-key-silent", "api-key-no-fingerprint", "silent-conflict 100.00") // the 120.00 never charged
+
+			do(t, ctx, "the list", chromedp.Navigate(b.base+"/challenges"),
+				chromedp.WaitVisible(chromedp.CSS(`#ch-api-race-charges-twice[data-solved="true"]`)),
+				chromedp.WaitVisible(chromedp.CSS(`#ch-api-reused-key-silent[data-solved="true"]`)))
+			b.noConsoleErrors()
+		})
+	}
+}
