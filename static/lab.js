@@ -309,6 +309,13 @@
     var a = document.activeElement;
     if (focusedId && (!a || a === document.body)) {
       var el = document.getElementById(focusedId);
+      // A part of a card's picture that is no longer clickable (the
+      // worker, with nothing left to deliver): its card's first one that
+      // is (the broker, to redeliver) takes the focus instead.
+      if (!el && focusedId.indexOf("lane-") === 0) {
+        var card = document.getElementById("card-" + focusedId.replace(/^lane-[a-z]+-/, ""));
+        el = card && card.querySelector("a.lane-act");
+      }
       if (el && typeof el.focus === "function") {
         try { el.focus({ preventScroll: true }); } catch (e) { /* not focusable */ }
       }

@@ -65,6 +65,11 @@ func TestBrowserPictureFaults(t *testing.T) {
 				if by := eval[string](t, ctx, `String(window.submittedBy)`); js && by != "do-crash-before-ack" {
 					t.Errorf("with JavaScript the %s submitted %q, want the Crash before ack button's form", how, by)
 				}
+				// Nothing is left to deliver, so the worker is no longer a
+				// link: a keyboard reader is left on the card's broker.
+				if got := eval[string](t, ctx, `document.activeElement.id`); js && how == "keyboard" && got != "lane-redeliver-naive" {
+					t.Errorf("after Enter on the worker the focus is on %q, want naive's broker", got)
+				}
 
 				// pay-1 is in flight now: the broker redelivers it.
 				do(t, ctx, "click the broker", chromedp.WaitVisible(chromedp.ID("lane-redeliver-naive")),
