@@ -24,7 +24,7 @@ type Server interface {
 }
 
 // Names are the real brokers Open knows.
-const Names = "nats"
+const Names = "nats, kafka"
 
 // Open starts or connects to the broker spec names: nats (embedded NATS
 // JetStream). "", "lab" and "model" are the lab's own model: nil, no
@@ -35,6 +35,8 @@ func Open(ctx context.Context, spec string) (Server, error) {
 		return nil, nil
 	case "nats":
 		return NewNATS()
+	case "kafka":
+		return NewKafka(), nil
 	}
 	return nil, fmt.Errorf("--broker %q: valid brokers: lab (the model, the default), %s", spec, Names)
 }
@@ -60,6 +62,12 @@ var Differences = []Difference{
 	{Broker: "nats", Preset: "refund-before-payment", Why: pickWhy},
 	{Broker: "nats", Preset: "stale-update", Why: pickWhy},
 	{Broker: "nats", Preset: "webhook-out-of-order", Why: pickWhy},
+	{Broker: "kafka", Preset: "refund-before-payment", Why: kafkaPickWhy},
+	{Broker: "kafka", Preset: "stale-update", Why: kafkaPickWhy},
+	{Broker: "kafka", Preset: "webhook-out-of-order", Why: kafkaPickWhy},
+	{Broker: "kafka", Preset: "batch-crash-replay", Handler: "unique-error", Why: kafkaHeadOfLineWhy},
+	{Broker: "kafka", Preset: "redelivered-flag-false", Handler: "unique-error", Why: kafkaHeadOfLineWhy},
+	{Broker: "kafka", Preset: "webhook-retries", Handler: "unique-error", Why: kafkaHeadOfLineWhy},
 }
 
 // pickWhy is why a preset that picks its message (deliver OP) does not run

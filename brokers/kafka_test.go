@@ -1,0 +1,153 @@
+package brokers
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// kafkaServer is one in-process cluster for the package's tests, started
+// on its first Open; the tests' worlds each have a topic of their own.
+var kafkaServer = sync.OnceValue(NewKafka)
+
+// runKafka runs a script on one handler on the model under the kafka
+// profile and on the kfake cluster.
+func runKafka(t *testing.T, src, handler string) (model, real sim.Result) {
+	t.Helper()
+	s, err := sim.Parse(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err = WithProfile(s, "kafka"); err != nil {
+		t.Fatal(err)
+	}
+	m, err := sim.Execute(context.Background(), s, sim.Options{Handlers: []string{handler}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := sim.Execute(context.Background(), s, sim.Options{Handlers: []string{handler}, RealBroker: kafkaServer()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Results[0], r.Results[0]
+}
+
+func wantSays(t *testing.T, r sim.Result, wants ...string) {
+	t.Helper()
+	says := brokerSays(r)
+	for _, want := range wants {
+		if !strings.Contains(says, want) {
+			t.Errorf("the broker's answers lack %q:\n%s", want, says)
+		}
+	}
+}
+
+// TestKafkaCrashRedeliver: a worker dies before its commit; after the
+// session timeout the consumer re-reads from the committed offset, and
+// the message comes again (the lab's count: delivery 2). The trace shows
+// the broker's offsets and committed offsets.
+func TestKafkaCrashRedeliver(t *testing.T) {
+	t.Parallel()
+	model, real := runKafka(t, `publish pay-1 amount=100
+publish pay-2 amount=200
+deliver crash=before-ack
+redeliver
+deliver
+deliver
+`, "naive")
+	rd := Deliveries(real)
+	if len(rd) != 3 || !strings.HasPrefix(rd[1], "topups/0/1 to worker-1") || !strings.Contains(rd[1], "delivery 2, redelivered=true") ||
+		!strings.HasPrefix(rd[2], "topups/0/2 to worker-1") {
+		t.Errorf("Kafka's deliveries: %q, want topups/0/1, topups/0/1 again (delivery 2), topups/0/2", rd)
+	}
+	wantSays(t, real, "Kafka produce: offset 1 of topups/0", "Kafka produce: offset 2 of topups/0",
+		"Kafka fetch: offset 1 of topups/0, committed 1; Kafka counts no deliveries: delivery 1 is the lab's count",
+		"offset 1 stays uncommitted (committed 1)",
+		"the lab's clock passed session.timeout.ms: the consumer seeks back to the committed offset 1",
+		"ack offset 1: Kafka commit 2 for the group; committed 2", "ack offset 2: Kafka commit 3 for the group; committed 3")
+	if model.Settled != real.Settled || model.Verdict != real.Verdict {
+		t.Errorf("model %s %d, Kafka %s %d", model.Verdict, model.Settled, real.Verdict, real.Settled)
+	}
+}
+
+// TestKafkaNackSeeksBack: Kafka has no nack: a failed message is re-read
+// from the committed offset at once, before the later ones (the model
+// puts it at the back), and a nack past max-deliveries goes to the
+// dead-letter topic and is committed past.
+func TestKafkaNackSeeksBack(t *testing.T) {
+	t.Parallel()
+	p := preset(t, "poison-loop")
+	model, real := runKafka(t, p.Source, "unique-error")
+	if real.Verdict != sim.Poison || real.DeadLettered != 1 || real.Deliveries != 3 {
+		t.Errorf("Kafka: %s, %d dead, %d deliveries; want poison, 1, 3", real.Verdict, real.DeadLettered, real.Deliveries)
+	}
+	if Differ(model, real) {
+		t.Errorf("model %s %d deliveries, Kafka %s %d", model.Verdict, model.Deliveries, real.Verdict, real.Deliveries)
+	}
+	wantSays(t, real, "Kafka has no nack: the consumer seeks back to the committed offset",
+		"reached max-deliveries 3 (the lab's count), so the lab's consumer produced it to the dead-letter topic (offset 0 there)",
+		"dead-lettered offset")
+}
+
+// TestKafkaHeldAck: two workers, the later offset acked first: the
+// commit waits for the offset below it (a commit of N covers every offset
+// below N).
+func TestKafkaHeldAck(t *testing.T) {
+	t.Parallel()
+	_, real := runKafka(t, `publish pay-1 amount=100
+publish pay-2 amount=200
+deliver-concurrent switch=1
+`, "naive")
+	says := brokerSays(real)
+	if strings.Contains(says, "held, not committed") {
+		if !strings.Contains(says, "Kafka commit 3 for the group; committed 3") {
+			t.Errorf("the held ack was never committed:\n%s", says)
+		}
+	} else if !strings.Contains(says, "committed 3") {
+		t.Errorf("no commit of 3:\n%s", says)
+	}
+}
+
+// TestKafkaCannotPick: deliver OP stops the run with ErrCannotPick.
+func TestKafkaCannotPick(t *testing.T) {
+	t.Parallel()
+	s := sim.MustParse("publish pay-1 amount=100\npublish pay-2 amount=200\ndeliver pay-2\n")
+	_, err := sim.Execute(context.Background(), s, sim.Options{Handlers: []string{"naive"}, RealBroker: kafkaServer()})
+	if !errors.Is(err, ErrCannotPick) || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("err = %v, want ErrCannotPick at line 3", err)
+	}
+}
+
+// TestKafkaConform runs presets that use every broker step (crash and
+// redelivery, two workers on one message, batches committed after and
+// before, the dead-letter limit and its replay, one that picks) on every
+// handler through Conform: each real story twice with the same trace,
+// and no difference from the model that the table does not document.
+func TestKafkaConform(t *testing.T) {
+	t.Parallel()
+	var ps []sim.Preset
+	for _, n := range []string{"crash-before-ack", "concurrent-duplicates", "batch-crash-replay", "dlq-replay", "stale-update"} {
+		ps = append(ps, preset(t, n))
+	}
+	rep, err := Conform(context.Background(), kafkaServer(), ps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Rows {
+		if !r.Documented {
+			t.Errorf("%s, %s: model %s %d (%d deliveries), kafka %s %d (%d): not documented", r.Preset, r.Handler,
+				r.Model.Verdict, r.Model.Settled, r.Model.Deliveries, r.Real.Verdict, r.Real.Settled, r.Real.Deliveries)
+		}
+	}
+	if len(rep.Skipped) != 1 || rep.Skipped[0].Preset != "stale-update" || !rep.Skipped[0].Documented {
+		t.Errorf("skipped: %+v, want stale-update, documented", rep.Skipped)
+	}
+	if want := 4 * len(handlers.List()); rep.Runs != want {
+		t.Errorf("runs: %d, want %d (4 presets run, on every handler)", rep.Runs, want)
+	}
+}
