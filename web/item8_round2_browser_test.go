@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/idempotency-lab/lab/sandbox"
 )
@@ -70,7 +71,8 @@ func TestBrowserEditorsAreMonospace(t *testing.T) {
 // TestBrowserPracticeFormat (#28, feature 10): a coding exercise's editor
 // formats as the lab's does: Format asks POST /lab/format and puts
 // go/format's text in the editor (Ctrl+Z takes it back); a file that does
-// not parse gets its error marked at its line, the page unchanged.
+// not parse gets its error marked at its line, the page unchanged; and
+// Ctrl+Enter checks the file, as the form's button does.
 func TestBrowserPracticeFormat(t *testing.T) {
 	bank, store := openProgress(t, "")
 	b := newBrowserWith(t, Config{Practice: store, Bank: bank, Sandbox: sandbox.NewRunner([]string{os.Args[0]}, sandbox.Limits{})})
@@ -117,6 +119,10 @@ func TestBrowserPracticeFormat(t *testing.T) {
 				t.Errorf("a file that does not parse was changed: %q", text())
 			}
 			editorAxe(t, ctx)
+			// Ctrl+Enter presses the form's Check: a file that does not
+			// parse is not graded, and its result says so (no sandbox run).
+			do(t, ctx, "Ctrl+Enter", chromedp.Focus(chromedp.CSS("#answer-form .cm-content")),
+				chromedp.KeyEvent(kb.Enter, chromedp.KeyModifiers(chromedp.ModifierCtrl)), waitResult("unparsed"))
 		})
 	}
 	// The formatter's 422 (the file that does not parse) is the one
