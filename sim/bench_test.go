@@ -4,7 +4,9 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // benchScript is a 20-step scenario that touches every part of the engine:
@@ -69,4 +71,46 @@ func BenchmarkScriptLength(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkScriptLengthReused is BenchmarkScriptLength as the checker runs
+// scripts now: on worlds reused (Worlds), with state keys, and with the
+// settlement skipped as for a state known to settle OK (KnownOK). Its
+// cpu-ms/op is the process' CPU time a script: what replaying a prefix
+// costs, against which a restore of the world after it would have to win.
+func BenchmarkScriptLengthReused(b *testing.B) {
+	steps := []string{"publish a amount=10000", "deliver crash=before-ack", "retry a", "redeliver"}
+	for _, skip := range []bool{false, true} {
+		for n := 1; n <= len(steps); n++ {
+			s := MustParse(strings.Join(steps[:n], "\n"))
+			name := strconv.Itoa(n)
+			if skip {
+				name += "/settlement-skipped"
+			}
+			b.Run(name, func(b *testing.B) {
+				pool := NewWorlds()
+				defer pool.Close()
+				opt := Options{Handlers: []string{"inbox"}, StepEvents: 1, Worlds: pool, StateKeys: true}
+				if skip {
+					opt.KnownOK = func(string, int) bool { return true }
+				}
+				start := processCPU(b)
+				for b.Loop() {
+					if _, err := Execute(context.Background(), s, opt); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(processCPU(b)-start)/float64(b.N)/1e6, "cpu-ms/op")
+			})
+		}
+	}
+}
+
+// processCPU is the CPU time the process has used so far.
+func processCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
