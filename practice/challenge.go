@@ -267,8 +267,11 @@ func loadChallenge(fsys fs.FS, name string, slugs []string) (Challenge, error) {
 // lab script (a person's own, shared as its address): the goal line's
 // handler, rules and conditions, with no id, title or solution. Its
 // errors are a *GoalError, in both languages. The goal's handler must
-// serve the script's side: api says it is the API side's.
-func SharedChallenge(line string, api bool) (Challenge, error) {
+// serve the side of sc, the script: a message handler a script of
+// requests is an error, and so is an API handler a script that publishes;
+// the script of no steps is either side's start, as for a listed API
+// challenge whose first request was undone.
+func SharedChallenge(line string, sc *sim.Script) (Challenge, error) {
 	g, err := ParseGoal(line)
 	if err != nil {
 		return Challenge{}, err
@@ -280,10 +283,10 @@ func SharedChallenge(line string, api bool) (Challenge, error) {
 		}
 	}
 	switch {
-	case isAPI && !api:
-		return Challenge{}, goalErr("handler=%s serves API requests, and this script publishes messages (or has no step yet): start it with a request, such as request pay-1 amount=10000",
-			"handler=%s обслуживает запросы к API, а этот сценарий публикует сообщения (или в нём ещё нет шагов): начните его с запроса, например request pay-1 amount=10000", g.Handler)
-	case !isAPI && api:
+	case isAPI && !sc.API && len(sc.Steps) > 0:
+		return Challenge{}, goalErr("handler=%s serves API requests, and this script publishes messages: start it with a request instead, such as request pay-1 amount=10000",
+			"handler=%s обслуживает запросы к API, а этот сценарий публикует сообщения: начните его с запроса, например request pay-1 amount=10000", g.Handler)
+	case !isAPI && sc.API:
 		return Challenge{}, goalErr("handler=%s handles messages, and this script sends API requests: name an API handler (%s)",
 			"handler=%s обрабатывает сообщения, а этот сценарий шлёт запросы к API: назовите обработчик API (%s)", g.Handler, strings.Join(apiHandlerNames(), ", "))
 	}

@@ -54,7 +54,7 @@ func TestChallengeSolutions(t *testing.T) {
 // languages.
 func TestSharedChallenge(t *testing.T) {
 	ctx := context.Background()
-	c, err := SharedChallenge("handler=setnx verdict=lost steps<=2", false)
+	c, err := SharedChallenge("handler=setnx verdict=lost steps<=2", mustParse(t, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,37 +78,41 @@ func TestSharedChallenge(t *testing.T) {
 		}
 	}
 	// Without steps<=N there is no limit: a long script is not too long.
-	free, err := SharedChallenge("handler=naive verdict=duplicate", false)
+	free, err := SharedChallenge("handler=naive verdict=duplicate", mustParse(t, pub))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o, err := free.Check(ctx, mustParse(t, pub+"deliver\nadvance 1h\nretry pay-1\ndeliver crash=before-ack\n"), 0, 0); err != nil || o.TooLong {
 		t.Errorf("no limit: %+v, %v", o, err)
 	}
-	if api, err := SharedChallenge("handler=api-naive verdict=duplicate", true); err != nil || !api.API {
+	if api, err := SharedChallenge("handler=api-naive verdict=duplicate", mustParse(t, req)); err != nil || !api.API {
 		t.Errorf("an API goal on an API script: %+v, %v", api, err)
+	}
+	// The script of no steps is either side's start.
+	if api, err := SharedChallenge("handler=api-naive verdict=duplicate", mustParse(t, "title: mine\n")); err != nil || !api.API {
+		t.Errorf("an API goal on the empty script: %+v, %v", api, err)
 	}
 
 	for _, tc := range []struct {
 		name, line string
-		api        bool
+		script     string
 		en, ru     string
 	}{
-		{"empty", " ", false, "the goal is empty", "цель пуста"},
-		{"unknown verdict", "handler=naive verdict=twice", false, "verdict=twice: unknown verdict; valid verdicts: ok, duplicate", "verdict=twice: нет такого вердикта; есть: ok, duplicate"},
-		{"unknown handler", "handler=magic verdict=ok", false, "handler=magic: unknown handler", "handler=magic: нет такого обработчика"},
-		{"unknown term", "handler=naive colour=red", false, `unknown term "colour"`, `неизвестное условие "colour"`},
-		{"no operator", "handler=naive duplicate", false, `term "duplicate" has no operator`, `в условии "duplicate" нет оператора`},
-		{"no condition", "handler=naive steps<=2", false, "no condition on the outcome", "нет условия на исход"},
-		{"no handler", "verdict=duplicate", false, "the goal names no handler", "не назван обработчик"},
-		{"bad steps", "handler=naive verdict=ok steps<=0", false, "steps<=0: not a whole number from 1 to 1000", "steps<=0: не целое число от 1 до 1000"},
-		{"bad without", "handler=naive verdict=ok without=fly", false, `"fly" is neither crash`, `"fly" — не crash`},
-		{"bad measure value", "handler=naive dlq>=lots", false, `"lots" is neither a whole number`, `"lots" — не целое число от 0`},
-		{"an API handler on messages", "handler=api-naive verdict=duplicate", false, "handler=api-naive serves API requests", "handler=api-naive обслуживает запросы к API"},
-		{"a message handler on requests", "handler=naive verdict=duplicate", true, "handler=naive handles messages, and this script sends API requests", "handler=naive обрабатывает сообщения"},
+		{"empty", " ", "", "the goal is empty", "цель пуста"},
+		{"unknown verdict", "handler=naive verdict=twice", "", "verdict=twice: unknown verdict; valid verdicts: ok, duplicate", "verdict=twice: нет такого вердикта; есть: ok, duplicate"},
+		{"unknown handler", "handler=magic verdict=ok", "", "handler=magic: unknown handler", "handler=magic: нет такого обработчика"},
+		{"unknown term", "handler=naive colour=red", "", `unknown term "colour"`, `неизвестное условие "colour"`},
+		{"no operator", "handler=naive duplicate", "", `term "duplicate" has no operator`, `в условии "duplicate" нет оператора`},
+		{"no condition", "handler=naive steps<=2", "", "no condition on the outcome", "нет условия на исход"},
+		{"no handler", "verdict=duplicate", "", "the goal names no handler", "не назван обработчик"},
+		{"bad steps", "handler=naive verdict=ok steps<=0", "", "steps<=0: not a whole number from 1 to 1000", "steps<=0: не целое число от 1 до 1000"},
+		{"bad without", "handler=naive verdict=ok without=fly", "", `"fly" is neither crash`, `"fly" — не crash`},
+		{"bad measure value", "handler=naive dlq>=lots", "", `"lots" is neither a whole number`, `"lots" — не целое число от 0`},
+		{"an API handler on messages", "handler=api-naive verdict=duplicate", pub, "handler=api-naive serves API requests", "handler=api-naive обслуживает запросы к API"},
+		{"a message handler on requests", "handler=naive verdict=duplicate", req, "handler=naive handles messages, and this script sends API requests", "handler=naive обрабатывает сообщения"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := SharedChallenge(tc.line, tc.api)
+			_, err := SharedChallenge(tc.line, mustParse(t, tc.script))
 			var ge *GoalError
 			if !errors.As(err, &ge) {
 				t.Fatalf("err = %v (%T), want a *GoalError", err, err)
@@ -130,7 +134,7 @@ func TestSharedChallengeFromHeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := SharedChallenge(sc.Goal, sc.API)
+	c, err := SharedChallenge(sc.Goal, sc)
 	if err != nil {
 		t.Fatal(err)
 	}

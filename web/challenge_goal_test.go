@@ -193,6 +193,11 @@ func TestSharedChallenge(t *testing.T) {
 	if r := v.get("/lab?s=" + link.Pack("goal: handler=api-naive verdict=duplicate\nrequest pay-1 amount=100\n")); r.status != 200 || !strings.Contains(r.body, `id="goal-panel"`) {
 		t.Errorf("an API goal: %d\n%s", r.status, excerpt(r.body))
 	}
+	// Its first request undone, the script of no steps is either side's
+	// start: the lab stays, the goal waits for a request.
+	if r := v.get("/lab?s=" + link.Pack("goal: handler=api-naive verdict=duplicate\n")); r.status != 200 || !strings.Contains(r.body, `data-shared`) {
+		t.Errorf("an API goal on the script of no steps: %d\n%s", r.status, excerpt(r.body))
+	}
 
 	for _, tc := range []struct {
 		name, query string

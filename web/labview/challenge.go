@@ -182,6 +182,12 @@ func (s *Lab) sharedBanner(t page.Text, st State, run *sim.Run) *challengeView {
 	share.Script = WithSteps(st.Script, min(keep, st.Total()))
 	share.Handlers = s.defaultHandlersOf(share)
 	v.ShareURL = s.Link(share).String()
+	// An API goal on the script of no steps is judged once a request
+	// puts the lab on the API side.
+	v.Message = t.F("ch.open.free", st.Step)
+	if c.MaxSteps > 0 {
+		v.Message = t.F("ch.open", st.Step, c.MaxSteps)
+	}
 	for _, res := range run.Results {
 		if res.Handler != c.Handler {
 			continue

@@ -102,7 +102,7 @@ func (s *Lab) ReadState(v url.Values) (State, error) {
 	st.ShowSolution = l.Solution
 	if st.Script.Goal != "" {
 		// ParseScript judged the goal line; a preset has none.
-		c, _ := practice.SharedChallenge(st.Script.Goal, st.Script.API)
+		c, _ := practice.SharedChallenge(st.Script.Goal, st.Script)
 		st.Challenge = &c
 	}
 	if l.Challenge != "" {
@@ -198,7 +198,7 @@ func ParseScript(text, key string) (*sim.Script, error) {
 	if sc.Goal != "" {
 		// A goal: header makes the script a challenge of its own: its
 		// line must read as a goal of the script's side.
-		if _, gerr := practice.SharedChallenge(sc.Goal, sc.API); gerr != nil {
+		if _, gerr := practice.SharedChallenge(sc.Goal, sc); gerr != nil {
 			var ge *practice.GoalError
 			if errors.As(gerr, &ge) {
 				gerr = &sim.Error{Line: sc.GoalLine, Msg: "goal: " + ge.In("en"), MsgRU: "goal: " + ge.In("ru")}
