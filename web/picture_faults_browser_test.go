@@ -113,14 +113,22 @@ new MutationObserver(ms => { for (const m of ms) for (const tok of m.addedNodes)
 // TestBrowserTokenUnderNames: the message token moving along a card's
 // lane never covers a part's name (#28: it covered "Broker"), at any part
 // of its path, at any step of the story, on a laptop and on a phone (where
-// the lane wraps), in both languages.
+// the lane wraps), in both languages, in the lab and in the presenter
+// (where the token and the names are larger).
 func TestBrowserTokenUnderNames(t *testing.T) {
 	b := newBrowser(t)
 	for _, c := range []struct {
 		name          string
 		width, height int64
 		lang          string
-	}{{"1440-en", 1440, 1000, "en"}, {"390-en", 390, 844, "en"}, {"390-ru", 390, 844, "ru"}} {
+		page, next    string // the page (the lab or the presenter) and its next-step control
+	}{
+		{"1440-en", 1440, 1000, "en", "/lab", "step-next"},
+		{"390-en", 390, 844, "en", "/lab", "step-next"},
+		{"390-ru", 390, 844, "ru", "/lab", "step-next"},
+		{"present-1920-en", 1920, 1080, "en", "/present/crash-before-ack", "p-next"},
+		{"present-1366-ru", 1366, 768, "ru", "/present/crash-before-ack", "p-next"},
+	} {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := b.tab(true, true)
 			// The token moves only for a reader who did not ask for less
@@ -130,13 +138,16 @@ func TestBrowserTokenUnderNames(t *testing.T) {
 					Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "no-preference"}}})
 				return err
 			}), chromedp.EmulateViewport(c.width, c.height))
-			do(t, ctx, "open the story at its start",
-				chromedp.Navigate(b.base+"/lab?preset=crash-before-ack&handlers=naive,setnx&step=0&lang="+c.lang), waitStep(0),
-				chromedp.WaitVisible(chromedp.ID("step-next")))
+			query := "?handlers=naive,setnx&step=0&lang=" + c.lang
+			if c.page == "/lab" {
+				query = "?preset=crash-before-ack&handlers=naive,setnx&step=0&lang=" + c.lang
+			}
+			do(t, ctx, "open the story at its start", chromedp.Navigate(b.base+c.page+query), waitStep(0),
+				chromedp.WaitVisible(chromedp.ID(c.next)))
 			eval[bool](t, ctx, watchTokenBoxes)
 			for step := 1; step <= 4; step++ {
 				before := eval[int](t, ctx, `window.tokenChecks`)
-				do(t, ctx, "next step", chromedp.Click(chromedp.ID("step-next")), waitStep(step), settled())
+				do(t, ctx, "next step", chromedp.Click(chromedp.ID(c.next)), waitStep(step), settled())
 				poll(t, ctx, "a token is measured", `window.tokenChecks > `+strconv.Itoa(before))
 			}
 			if got := eval[[]string](t, ctx, `window.tokenOverlaps`); len(got) > 0 {
