@@ -58,7 +58,7 @@ func challengesCatalog() page.Catalog {
 		"goal.m.quarantined":      {"Quarantined", "В карантине"},
 		"goal.m.gateway-calls":    {"Gateway calls", "Вызовы шлюза"},
 		"goal.m.conflicts":        {"Conflicts", "Конфликты"},
-		"goal.m.timeouts":         {"Timeouts", "Тайм-ауты"},
+		"goal.m.timeouts":         {"Timeouts", "Таймауты"},
 		"goal.steps":              {"Steps", "Шаги"},
 		"goal.without":            {"Without %s", "Без %s"},
 		"goal.none":               {"none", "нет"},
