@@ -131,7 +131,7 @@ func TestKafkaCannotPick(t *testing.T) {
 func TestKafkaConform(t *testing.T) {
 	t.Parallel()
 	var ps []sim.Preset
-	for _, n := range []string{"crash-before-ack", "concurrent-duplicates", "batch-crash-replay", "dlq-replay", "stale-update"} {
+	for _, n := range []string{"crash-before-ack", "concurrent-duplicates", "batch-crash-replay", "batch-commit-before", "dlq-replay", "stale-update"} {
 		ps = append(ps, preset(t, n))
 	}
 	rep, err := Conform(context.Background(), kafkaServer(), ps)
@@ -147,7 +147,67 @@ func TestKafkaConform(t *testing.T) {
 	if len(rep.Skipped) != 1 || rep.Skipped[0].Preset != "stale-update" || !rep.Skipped[0].Documented {
 		t.Errorf("skipped: %+v, want stale-update, documented", rep.Skipped)
 	}
-	if want := 4 * len(handlers.List()); rep.Runs != want {
-		t.Errorf("runs: %d, want %d (4 presets run, on every handler)", rep.Runs, want)
+	if want := 5 * len(handlers.List()); rep.Runs != want {
+		t.Errorf("runs: %d, want %d (5 presets run, on every handler)", rep.Runs, want)
+	}
+}
+
+// TestKafkaVisibilityLapse: deliver-concurrent same: the first worker's
+// session times out on the lab's clock while it is busy, the consumer
+// seeks back to the committed offset and reads the same offset again
+// for a second worker (the lab's count: delivery 2).
+func TestKafkaVisibilityLapse(t *testing.T) {
+	t.Parallel()
+	model, real := runKafka(t, "publish pay-1 amount=100\ndeliver-concurrent same\n", "naive")
+	wantSays(t, real, "the lab's clock passed session.timeout.ms for the worker holding offset 1: the consumer seeks back to the committed offset 1",
+		"Kafka fetch: offset 1 of topups/0, committed 1; Kafka counts no deliveries: delivery 2 is the lab's count")
+	if Differ(model, real) {
+		t.Errorf("model %s %d, Kafka %s %d", model.Verdict, model.Settled, real.Verdict, real.Settled)
+	}
+}
+
+// TestKafkaTwice: a real story run twice has the same trace, the
+// broker's answers included (every world has its own topic and group,
+// and nothing of the cluster's clock reaches the trace).
+func TestKafkaTwice(t *testing.T) {
+	t.Parallel()
+	p := preset(t, "batch-crash-replay")
+	s, err := WithProfile(p.Script, "kafka")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := sim.Options{Handlers: []string{"naive", "offset-in-db"}, RealBroker: kafkaServer()}
+	a, err := sim.Execute(context.Background(), s, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := sim.Execute(context.Background(), s, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := SameTraces(a, b); err != nil {
+		t.Error(err)
+	}
+	wantSays(t, a.Results[0], "Kafka fetch: offset 3 of topups/0, committed 1", "offset 3 stays uncommitted (committed 1)")
+}
+
+// TestKafkaLazy: choosing kafka starts nothing; the cluster starts on
+// the first Open, and Close before it is harmless.
+func TestKafkaLazy(t *testing.T) {
+	t.Parallel()
+	srv, err := Open(context.Background(), "kafka")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, ok := srv.(*Kafka)
+	if !ok || k.c != nil || k.cl != nil || k.Name() != "kafka" {
+		t.Fatalf("Open(kafka) = %T %+v, want a Kafka with no cluster yet", srv, srv)
+	}
+	if err := k.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s := sim.MustParse("publish pay-1 amount=1\n")
+	if _, err := sim.Execute(context.Background(), s, sim.Options{Handlers: []string{"naive"}, RealBroker: k}); err == nil || !strings.Contains(err.Error(), "kafka") {
+		t.Errorf("a run on a closed Kafka: %v, want an error naming kafka", err)
 	}
 }
