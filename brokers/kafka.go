@@ -93,7 +93,11 @@ func (b *Kafka) start() error {
 		return b.err
 	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.ClientID("lab"),
-		kgo.MaxVersions(kversion.V3_8_0()), kgo.ProducerLinger(0), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+		kgo.MaxVersions(kversion.V3_8_0()), kgo.ProducerLinger(0), kgo.RecordPartitioner(kgo.ManualPartitioner()),
+		// A world's topic is new to the producer on its first record:
+		// load its metadata at once rather than after the defaults'
+		// backoff (a run's speed only; no answer depends on it).
+		kgo.MetadataMinAge(10*time.Millisecond), kgo.RetryBackoffFn(func(int) time.Duration { return time.Millisecond }))
 	if err != nil {
 		c.Close()
 		b.err = fmt.Errorf("kafka: %w", err)
