@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -25,6 +26,16 @@ const (
 	EngineEmbedded = "embedded"
 	EngineReal     = "real"
 )
+
+// Brokers are the real brokers an address can ask for (broker=): the
+// broker steps then run on that broker instead of the lab's own model
+// ("" or "lab", written as nothing). Whether this server offers one is
+// the lab's call.
+var Brokers = []string{"nats", "kafka"}
+
+// BrokerModel is the lab's own broker model, broker=lab: the default, so
+// the canonical address writes no broker= for it.
+const BrokerModel = "lab"
 
 // Lab is a lab address. The zero value is the bare /lab.
 type Lab struct {
@@ -40,6 +51,8 @@ type Lab struct {
 	Solution bool
 	// Engine is "" (the default), EngineEmbedded or EngineReal (engine=).
 	Engine string
+	// Broker is "" (the lab's model) or one of Brokers (broker=).
+	Broker string
 	// Code is a handler file's text, packed as code=; Name (name=) is
 	// the name it runs under, written whenever it is set.
 	Code string
@@ -55,7 +68,7 @@ type Lab struct {
 }
 
 // Query is the address's canonical query, without the path and "?": the
-// keys in the order preset, s or script, challenge, solution, engine, code, name,
+// keys in the order preset, s or script, challenge, solution, engine, broker, code, name,
 // handlers, prefer, step; commas between handler names stay unescaped, for
 // a readable address. A field left empty writes nothing.
 func (l Lab) Query() string {
@@ -79,6 +92,9 @@ func (l Lab) Query() string {
 	}
 	if l.Engine != "" {
 		add("engine", url.QueryEscape(l.Engine))
+	}
+	if l.Broker != "" {
+		add("broker", url.QueryEscape(l.Broker))
 	}
 	if l.Code != "" {
 		add("code", Pack(l.Code))
@@ -154,6 +170,7 @@ const (
 	KeySources    = "err.sources"    // more than one of preset=, s= and script=
 	KeyStep       = "err.step"       // step= is not a whole number from 0; Args: the value
 	KeyEngine     = "err.engine"     // engine= is neither embedded nor real; Args: the value
+	KeyBroker     = "err.broker"     // broker= is not lab or one of Brokers; Args: the value, the valid choices
 	KeyNoHandlers = "err.nohandlers" // handlers= names no handler
 	KeySolution   = "err.solution"   // solution= is not 1; Args: the value
 )
@@ -210,6 +227,13 @@ func Parse(v url.Values) (Lab, error) {
 		l.Engine = e
 	default:
 		fail("engine", KeyEngine, e)
+	}
+	switch b := v.Get("broker"); {
+	case b == "" || b == BrokerModel:
+	case slices.Contains(Brokers, b):
+		l.Broker = b
+	default:
+		fail("broker", KeyBroker, b, BrokerModel+", "+strings.Join(Brokers, ", "))
 	}
 	if vs, ok := v["handlers"]; ok {
 		if l.Handlers = SplitNames(vs); l.Handlers == nil {

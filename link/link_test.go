@@ -29,8 +29,9 @@ func TestString(t *testing.T) {
 		{"a handler file", Lab{Script: script, Code: "package h\n", Name: "yours"}, "/lab?s=" + Pack(script) + "&code=" + Pack("package h\n") + "&name=yours"},
 		{"a challenge", Lab{Challenge: "naive-twice"}, "/lab?challenge=naive-twice"},
 		{"a challenge's solution", Lab{Challenge: "naive-twice", Solution: true}, "/lab?challenge=naive-twice&solution=1"},
-		{"every key, in its order", Lab{Script: script, Challenge: "c", Solution: true, Engine: EngineReal, Code: "x", Name: "n", Handlers: []string{"a"}, Prefer: []string{"b"}, Step: 2, HasStep: true},
-			"/lab?s=" + Pack(script) + "&challenge=c&solution=1&engine=real&code=" + Pack("x") + "&name=n&handlers=a&prefer=b&step=2"},
+		{"every key, in its order", Lab{Script: script, Challenge: "c", Solution: true, Engine: EngineReal, Broker: "nats", Code: "x", Name: "n", Handlers: []string{"a"}, Prefer: []string{"b"}, Step: 2, HasStep: true},
+			"/lab?s=" + Pack(script) + "&challenge=c&solution=1&engine=real&broker=nats&code=" + Pack("x") + "&name=n&handlers=a&prefer=b&step=2"},
+		{"a real broker", Lab{Preset: "crash-before-ack", Broker: "nats"}, "/lab?preset=crash-before-ack&broker=nats"},
 		{"a name that needs escaping", Lab{Preset: "p", Handlers: []string{"a&b", "c,d"}}, "/lab?preset=p&handlers=a%26b,c%2Cd"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -70,6 +71,10 @@ func TestParse(t *testing.T) {
 		{"an empty prefer is none", "prefer=", Lab{}},
 		{"a spaced step", "step=+3", Lab{Step: 3, HasStep: true}},
 		{"the engines", "engine=embedded", Lab{Engine: EngineEmbedded}},
+		{"a real broker", "preset=p&broker=kafka", Lab{Preset: "p", Broker: "kafka"}},
+		// The lab's own model is the default: written as nothing.
+		{"the broker model", "broker=lab", Lab{}},
+		{"an empty broker is the model", "broker=", Lab{}},
 		{"a handler file", "code=" + Pack("package h\n") + "&name=mine", Lab{Code: "package h\n", Name: "mine"}},
 		{"a challenge", "challenge=naive-twice", Lab{Challenge: "naive-twice"}},
 		{"a solution shown", "challenge=naive-twice&solution=1", Lab{Challenge: "naive-twice", Solution: true}},
@@ -101,6 +106,7 @@ func TestParseErrors(t *testing.T) {
 		{"s= not base64", "s=1**", []Error{{"s", "pl.base64", nil}}, Lab{}},
 		{"code= garbage", "code=garbage&name=n", []Error{{"code", "pl.version", []any{Version}}}, Lab{Name: "n"}},
 		{"an engine of another world", "engine=mars", []Error{{"engine", KeyEngine, []any{"mars"}}}, Lab{}},
+		{"a broker not known", "preset=p&broker=sqs", []Error{{"broker", KeyBroker, []any{"sqs", "lab, nats, kafka"}}}, Lab{Preset: "p"}},
 		// handlers= given must name one: the picker with every box unticked.
 		{"handlers naming none", "handlers=&handlers=,", []Error{{"handlers", KeyNoHandlers, nil}}, Lab{}},
 		{"a solution in words", "solution=yes&step=1", []Error{{"solution", KeySolution, []any{"yes"}}}, Lab{Step: 1, HasStep: true}},
@@ -108,7 +114,7 @@ func TestParseErrors(t *testing.T) {
 		{"an empty step", "step=", []Error{{"step", KeyStep, []any{""}}}, Lab{}},
 		{"a negative step", "preset=p&step=-1", []Error{{"step", KeyStep, []any{"-1"}}}, Lab{Preset: "p"}},
 		// Each key is read on its own, and the errors come in the address's order.
-		{"several at once", "step=x&engine=y&s=1**", []Error{{"s", "pl.base64", nil}, {"engine", KeyEngine, []any{"y"}}, {"step", KeyStep, []any{"x"}}}, Lab{}},
+		{"several at once", "step=x&broker=z&engine=y&s=1**", []Error{{"s", "pl.base64", nil}, {"engine", KeyEngine, []any{"y"}}, {"broker", KeyBroker, []any{"z", "lab, nats, kafka"}}, {"step", KeyStep, []any{"x"}}}, Lab{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v, _ := url.ParseQuery(tc.query)
@@ -184,6 +190,9 @@ func FuzzParse(f *testing.F) {
 	f.Add("script=drain&handlers=&handlers=naive&prefer=inbox&challenge=naive-twice")
 	f.Add("preset=a&s=1AAAA&step=-1")
 	f.Add("challenge=naive-twice&solution=1&step=2")
+	f.Add("preset=crash-before-ack&broker=nats&step=3")
+	f.Add("preset=p&broker=lab&engine=real")
+	f.Add("broker=NATS")
 	f.Add("s=" + Pack("goal: handler=naive verdict=duplicate steps<=2\npublish pay-1 amount=1\n") + "&solution=0")
 	f.Fuzz(func(t *testing.T, query string) {
 		v, _ := url.ParseQuery(query) // a query that does not parse still gives values
