@@ -9,21 +9,25 @@ import (
 	"strings"
 )
 
-// builtins are the lab's own message handlers, each written out as a
-// handler file (testdata/builtin/NAME.go). TestFaithfulCopiesOfTheBuiltins
-// interprets every one of them and runs every preset on it and on the
-// compiled handler it copies: the same verdict, balances and trace, event
-// for event. So the copy is the handler, in the shape the editor takes.
+// builtins are the lab's own message handlers and API handlers, each
+// written out as a handler file (testdata/builtin/NAME.go).
+// TestFaithfulCopiesOfTheBuiltins interprets every message handler's and
+// runs every preset on it and on the compiled handler it copies, and
+// TestFaithfulCopiesOfTheAPIBuiltins every API handler's on every API
+// preset: the same verdict, balances and trace, event for event. So the
+// copy is the handler, in the shape the editor takes. (A handler file
+// has a Handle and no completer: api-idempotency-key's file is its
+// Handle, without handlers.APIIdempotencyKeyComplete.)
 //
 //go:embed testdata/builtin/*.go
 var builtins embed.FS
 
-// Builtin returns the built-in message handler name (handlers.Info.Name)
-// as a handler file, the whole file the editor opens: a lesson's "Open in
-// the editor" puts it in the lab's editor. Its first line names the file
-// and the function it copies (see BuiltinOrigin). An unknown name, or a
-// handler with no copy (the API handlers), is an error that lists the
-// names there are.
+// Builtin returns the built-in handler name (handlers.Info.Name or
+// handlers.APIInfo.Name) as a handler file, the whole file the editor
+// opens: a lesson's "Open in the editor" puts it in the lab's editor. Its
+// first line names the file and the function it copies (see
+// BuiltinOrigin). An unknown name is an error that lists the names there
+// are.
 func Builtin(name string) (string, error) {
 	var data []byte
 	err := fs.ErrNotExist

@@ -11,13 +11,22 @@ import (
 	"github.com/idempotency-lab/lab/sandbox"
 )
 
-// Builtin serves the very files TestFaithfulCopiesOfTheBuiltins proves
-// faithful, one for every built-in message handler, each naming on its
+// Builtin serves the very files TestFaithfulCopiesOfTheBuiltins and
+// TestFaithfulCopiesOfTheAPIBuiltins prove faithful, one for every
+// built-in message handler and every API handler, each naming on its
 // first line the file and function it copies; anything else is an error
 // that lists the names there are.
 func TestBuiltin(t *testing.T) {
-	var names []string
+	type builtin struct{ Name, File, Func string }
+	var all []builtin
 	for _, h := range handlers.List() {
+		all = append(all, builtin{h.Name, h.File, h.Func})
+	}
+	for _, h := range handlers.APIList() {
+		all = append(all, builtin{h.Name, h.File, h.Func})
+	}
+	var names []string
+	for _, h := range all {
 		names = append(names, h.Name)
 		src, err := sandbox.Builtin(h.Name)
 		if err != nil {
@@ -37,10 +46,10 @@ func TestBuiltin(t *testing.T) {
 	}
 	slices.Sort(names)
 	if got := sandbox.BuiltinNames(); !slices.Equal(got, names) {
-		t.Errorf("BuiltinNames() = %v, want the built-in message handlers %v", got, names)
+		t.Errorf("BuiltinNames() = %v, want the built-in handlers %v", got, names)
 	}
-	for _, bad := range []string{"", "api-naive", "../builtin/unique", "unique.go", "no-such"} {
-		if _, err := sandbox.Builtin(bad); err == nil || !strings.Contains(err.Error(), "there are files for: absolute-update, broker-key,") {
+	for _, bad := range []string{"", "api-complete", "../builtin/unique", "unique.go", "no-such"} {
+		if _, err := sandbox.Builtin(bad); err == nil || !strings.Contains(err.Error(), "there are files for: absolute-update, api-idempotency-key, api-key-no-fingerprint,") {
 			t.Errorf("Builtin(%q): %v", bad, err)
 		}
 	}

@@ -156,3 +156,109 @@ func firstDifference(want, got []sim.Event) string {
 	}
 	return ""
 }
+
+// Every built-in API handler, copied into an API handler file
+// (testdata/builtin/NAME.go) and interpreted, serves every API preset
+// exactly as the compiled one: the same verdict, balances, answers and
+// trace, event for event. A handler file has no completer (the sandbox
+// takes a Handle and nothing else), so for api-idempotency-key, whose
+// compiled handler has one (handlers.APIIdempotencyKeyComplete), a
+// preset with a complete step is compared with the compiled Handle
+// alone: the trace says the handler has no completer in both runs, and
+// the test checks that the completer is the only difference (with it the
+// compiled run differs).
+func TestFaithfulCopiesOfTheAPIBuiltins(t *testing.T) {
+	presets, err := sim.APIPresets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	infos := map[string]handlers.Info{}
+	for _, h := range handlers.APIList() {
+		src, err := os.ReadFile(filepath.Join("testdata", "builtin", h.Name+".go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := sandbox.Parse(string(src))
+		if err != nil {
+			t.Fatalf("%s: Parse: %v", h.Name, err)
+		}
+		if !f.API {
+			t.Fatalf("%s: the file is not an API handler's", h.Name)
+		}
+		info, err := loadHandlerQuietly(f)
+		if err != nil {
+			t.Fatalf("%s: Load: %v", h.Name, err)
+		}
+		if f.Schema != h.Schema || f.Redis || f.Absolute {
+			t.Errorf("%s: Schema %q, Redis %v, Absolute %v; the built-in's Schema %q", h.Name, f.Schema, f.Redis, f.Absolute, h.Schema)
+		}
+		info.Name = h.Name
+		infos[h.Name] = info
+	}
+	for _, h := range handlers.APIList() {
+		t.Run(h.Name, func(t *testing.T) {
+			t.Parallel()
+			copied := infos[h.Name]
+			compiled := handlers.Info{Name: h.Name, Schema: h.Schema, API: h.Handle}
+			for _, p := range presets {
+				sc, err := sim.Parse(p.Source)
+				if err != nil {
+					t.Fatalf("%s: %v", p.Name, err)
+				}
+				ctx := context.Background()
+				completes := hasComplete(sc)
+				var want sim.Result
+				if h.Complete != nil && completes {
+					full, err := sim.Execute(ctx, sc, sim.Options{Handlers: []string{h.Name}})
+					if err != nil {
+						t.Fatalf("%s: %v", p.Name, err)
+					}
+					alone, err := sim.Execute(ctx, sc, sim.Options{Custom: []handlers.Info{compiled}})
+					if err != nil {
+						t.Fatalf("%s: %v", p.Name, err)
+					}
+					if full.Results[0].Verdict == alone.Results[0].Verdict && full.Results[0].Balance == alone.Results[0].Balance &&
+						len(full.Results[0].Trace) == len(alone.Results[0].Trace) {
+						t.Errorf("%s: the compiled handler settles alike with its completer and without: the comparison without it proves less than it says", p.Name)
+					}
+					want = alone.Results[0]
+				} else {
+					res, err := sim.Execute(ctx, sc, sim.Options{Handlers: []string{h.Name}})
+					if err != nil {
+						t.Fatalf("%s: %v", p.Name, err)
+					}
+					want = res.Results[0]
+				}
+				got, err := sim.Execute(ctx, sc, sim.Options{Custom: []handlers.Info{copied}})
+				if err != nil {
+					t.Fatalf("%s on the copy: %v", p.Name, err)
+				}
+				sameRun(t, p.Name, want, got.Results[0])
+			}
+		})
+	}
+}
+
+// hasComplete says whether a script runs the server's completer.
+func hasComplete(sc *sim.Script) bool {
+	for _, st := range sc.Steps {
+		if st.Verb == sim.VerbComplete {
+			return true
+		}
+	}
+	return false
+}
+
+// loadHandlerQuietly is sandbox.LoadHandler with os.Stderr pointed at
+// /dev/null, as loadQuietly.
+func loadHandlerQuietly(f *sandbox.File) (handlers.Info, error) {
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return handlers.Info{}, err
+	}
+	defer null.Close()
+	saved := os.Stderr
+	os.Stderr = null
+	defer func() { os.Stderr = saved }()
+	return sandbox.LoadHandler(f)
+}
