@@ -17,7 +17,8 @@ import (
 // model (the default) or a real broker (package brokers).
 func addBrokerFlag(fs *flag.FlagSet) *string {
 	return fs.String("broker", "lab", "where the broker steps run: lab (the lab's model) or "+brokers.Names+
-		" (NATS JetStream, embedded in the process: publish, fetch, ack, nak on a real server)")
+		" (nats: NATS JetStream, embedded in the process: publish, fetch, ack, nak on a real server; "+
+		"kafka: franz-go's in-process Kafka cluster, kfake: produce, fetch at the group's position, commit, seek back)")
 }
 
 // openBroker starts the broker --broker names: nil for the model. The
