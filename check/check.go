@@ -33,24 +33,27 @@ const (
 	DefaultSeed  = 1
 )
 
-// Options choose how far a search goes.
+// Options choose how far a search goes. They travel as JSON to a
+// sandbox child that searches a person's file (package sandbox): all but
+// Engine, which the child opens itself from the servers it is given, and
+// the unexported hooks of tests.
 type Options struct {
-	Depth  int           // every script up to this many steps; 0: DefaultDepth
-	Runs   int           // random scripts after the exhaustive part; 0: DefaultRuns, negative: none
-	Len    int           // the longest random script; 0: DefaultLen
-	Seed   uint64        // the random scripts' seed; 0: DefaultSeed
-	Budget time.Duration // stop after this long (the report says Partial); 0: no limit
+	Depth  int           `json:"depth,omitempty"`  // every script up to this many steps; 0: DefaultDepth
+	Runs   int           `json:"runs,omitempty"`   // random scripts after the exhaustive part; 0: DefaultRuns, negative: none
+	Len    int           `json:"len,omitempty"`    // the longest random script; 0: DefaultLen
+	Seed   uint64        `json:"seed,omitempty"`   // the random scripts' seed; 0: DefaultSeed
+	Budget time.Duration `json:"budget,omitempty"` // stop after this long (the report says Partial); 0: no limit
 	// Header is script header lines every script starts with, such as
 	// "inbox-retention: 1h"; the TTLs in it are what advance steps cross.
-	Header string
+	Header string `json:"header,omitempty"`
 	// NoRefunds keeps refunds out of the alphabet: for a handler written
 	// for payments only, as the exercises before lesson 11 are.
-	NoRefunds bool
+	NoRefunds bool `json:"no_refunds,omitempty"`
 	// VisibilitySweep runs every script that redelivers a message after
 	// a crash or a timeout under more visibility timeouts than the
 	// header's: a minute below and a minute above each of its lifetimes,
 	// and redelivery at once (see sweepTimeouts).
-	VisibilitySweep bool
+	VisibilitySweep bool `json:"visibility_sweep,omitempty"`
 	// DedupStates expands each state of the exhaustive part once, as a
 	// model checker does: every script is still run and judged, but one
 	// whose world after its last step (its durable state and the
@@ -63,12 +66,12 @@ type Options struct {
 	// state alike under one visibility timeout may differ under
 	// another), and no help on the real engine or the API side, whose
 	// worlds are not keyed (each is a state of its own).
-	DedupStates bool
+	DedupStates bool `json:"dedup_states,omitempty"`
 	// Engine is where every world of the search keeps its data, the
 	// stories' replays included: nil for the embedded engine (SQLite and
 	// miniredis), or a real PostgreSQL and Redis (sim.NewEngine), where
 	// some handlers fail that pass on SQLite. The caller closes it.
-	Engine *sim.Engine
+	Engine *sim.Engine `json:"-"`
 	// beforeReplay, when set, is called before the stories found are
 	// replayed: tests make a handler change its mind there.
 	beforeReplay func()

@@ -44,7 +44,7 @@ func BenchmarkSubmitAndRun(b *testing.B) {
 func BenchmarkSubmitAndCheckDepth4(b *testing.B) {
 	r := runner(sandbox.Limits{Timeout: 2 * 60e9})
 	req := sandbox.Request{Op: "check", Name: "yours", Code: inboxFile(b),
-		Check: sandbox.CheckOptions{Depth: 4, Runs: check.DefaultRuns, Len: check.DefaultLen, Seed: check.DefaultSeed}}
+		Check: check.Options{Depth: 4, Runs: check.DefaultRuns, Len: check.DefaultLen, Seed: check.DefaultSeed}}
 	for b.Loop() {
 		resp, err := r.Run(context.Background(), req)
 		if err != nil || resp.Error != nil || resp.Report.Failed() {

@@ -48,19 +48,10 @@ type Request struct {
 	StepEvents int    `json:"step_events,omitempty"`
 
 	// check
-	Check CheckOptions `json:"check"`
+	Check check.Options `json:"check"`
 
 	// grade
 	Exercise Exercise `json:"exercise"`
-}
-
-// CheckOptions are check.Options as they travel.
-type CheckOptions struct {
-	Depth, Runs, Len int
-	Seed             uint64
-	Budget           time.Duration
-	Header           string
-	VisibilitySweep  bool
 }
 
 // Response is what the child answers.
@@ -236,8 +227,8 @@ func serve(req Request) *Response {
 		}
 	case "check":
 		o := req.Check
-		rep, err := check.CheckHandler(ctx, info, check.Options{Depth: o.Depth, Runs: o.Runs, Len: o.Len,
-			Seed: o.Seed, Budget: o.Budget, Header: o.Header, VisibilitySweep: o.VisibilitySweep, Engine: engine})
+		o.Engine = engine
+		rep, err := check.CheckHandler(ctx, info, o)
 		if err != nil {
 			resp.Error = errf(0, "the check failed: %v", "проверка не удалась: %v", err)
 			return resp

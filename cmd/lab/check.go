@@ -85,7 +85,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	budget := fs.Duration("budget", 0, "stop each handler's search after this long (0: no limit; the report then says partial)")
 	header := fs.String("header", "", `header lines every script starts with, such as "inbox-retention: 1h" (separate lines with ;)`)
 	sweep := fs.Bool("visibility-sweep", false, "also run every script that redelivers after a crash or a timeout under visibility timeouts a minute below and above each TTL of the header (and at once)")
-	dedup := fs.Bool("dedup-states", false, "expand each state of the exhaustive part once, as a model checker does: the same verdicts and shortest stories from fewer scripts (the counts change; not with --visibility-sweep or --code)")
+	dedup := fs.Bool("dedup-states", false, "expand each state of the exhaustive part once, as a model checker does: the same verdicts and shortest stories from fewer scripts (the counts change; not with --visibility-sweep)")
 	asJSON := fs.Bool("json", false, "print the reports as JSON")
 	base := fs.String("base", os.Getenv("LAB_BASE"), "the lab's server, such as http://127.0.0.1:8080: print each address as a whole URL (default: $LAB_BASE; without either, addresses start at /lab)")
 	code := addCodeFlags(fs, 2*time.Minute)
@@ -116,9 +116,6 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		return exitUsage
 	case *dedup && *sweep:
 		fmt.Fprintln(stderr, "lab check: --dedup-states does not go with --visibility-sweep: a state alike under one visibility timeout may differ under another")
-		return exitUsage
-	case *dedup && code.given():
-		fmt.Fprintln(stderr, "lab check: --dedup-states does not go with --code yet: the sandbox's search expands every state")
 		return exitUsage
 	}
 	root, err := baseURL(*base)
@@ -162,9 +159,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		start := time.Now()
 		var rep check.Report
 		if h.Handle == nil && h.API == nil { // the --code handler
-			req := sandbox.Request{Op: "check", Code: src, Check: sandbox.CheckOptions{
-				Depth: opt.Depth, Runs: opt.Runs, Len: opt.Len, Seed: opt.Seed, Budget: opt.Budget, Header: opt.Header,
-				VisibilitySweep: opt.VisibilitySweep}}
+			req := sandbox.Request{Op: "check", Code: src, Check: opt}
 			if engine != nil {
 				// The child connects on its own, to the same servers.
 				req.Postgres, req.Redis = *eng.postgres, *eng.redis

@@ -378,7 +378,7 @@ func (c *Check) Code(w http.ResponseWriter, r *http.Request) error {
 	defer release()
 	opt := webOptions
 	resp, err := lv.Sandbox.Run(r.Context(), sandbox.Request{Op: "check", Name: st.CodeName, Code: st.Code,
-		Check: sandbox.CheckOptions{Depth: opt.Depth, Runs: opt.Runs, Len: opt.Len, Budget: c.budget}})
+		Check: check.Options{Depth: opt.Depth, Runs: opt.Runs, Len: opt.Len, Budget: c.budget}})
 	var se *sandbox.Error
 	switch {
 	case errors.Is(err, sandbox.ErrBusy):
