@@ -12,7 +12,8 @@ import (
 )
 
 // EditorLink is a source fence marked editor=PRESET: a fence that quotes
-// a built-in message handler's function, under which the page offers
+// a built-in handler's function (a message handler's, on a broker
+// preset, or an API handler's, on an API preset), under which the page offers
 // "Open in the editor". The link opens the lab on Preset with the
 // handler's whole file (Code, sandbox.Builtin: the handler copied into
 // the editor's shape) in its editor, and the compiled handler beside it.
@@ -61,40 +62,58 @@ func parseSourceAttrs(info string, fence int, e *errList) (string, bool) {
 }
 
 // editorLink makes the EditorLink of a source fence (at line fence)
-// marked editor=PRESET that quotes file's decl: the handler must be a built-in
-// message handler with a handler file, and the preset one of the
-// broker's (a handler file of a message handler runs no API script).
+// marked editor=PRESET that quotes file's decl: the handler must be a
+// built-in handler with a handler file, a message handler on one of the
+// broker's presets or an API handler on an API preset (a message
+// handler's file runs no script of HTTP requests, an API handler's no
+// broker's story).
 func (b *builder) editorLink(ref sourceRef, fence int) (EditorLink, error) {
-	if _, api := b.apiPresets[ref.editor]; api {
-		return EditorLink{}, fmt.Errorf("editor=%s is an API preset (a script of HTTP requests); the handler's file handles messages: name a broker preset", ref.editor)
-	}
 	if err := b.checkPreset(ref.editor); err != nil {
 		return EditorLink{}, fmt.Errorf("editor=: %v", err)
 	}
-	name, err := handlerOf(ref.file, ref.decl)
+	_, apiPreset := b.apiPresets[ref.editor]
+	name, api, err := handlerOf(ref.file, ref.decl)
 	if err != nil {
 		return EditorLink{}, err
+	}
+	switch {
+	case apiPreset && !api:
+		return EditorLink{}, fmt.Errorf("editor=%s is an API preset (a script of HTTP requests); %s is a message handler, whose file handles messages: name a broker preset", ref.editor, name)
+	case !apiPreset && api:
+		return EditorLink{}, fmt.Errorf("editor=%s is a broker preset; %s is an API handler, whose file serves HTTP requests: name an API preset", ref.editor, name)
 	}
 	code, err := b.editorFile(name)
 	if err != nil {
 		return EditorLink{}, err
 	}
+	sc := b.presets[ref.editor]
+	if apiPreset {
+		sc = b.apiPresets[ref.editor]
+	}
 	l := EditorLink{Handler: name, File: ref.file, Decl: ref.decl, Preset: ref.editor, Code: code, Line: fence}
-	l.URL = link.Lab{Preset: l.Preset, Code: code, Handlers: withDeclared([]string{name}, b.presets[l.Preset])}.String()
+	l.URL = link.Lab{Preset: l.Preset, Code: code, Handlers: withDeclared([]string{name}, sc)}.String()
 	return l, nil
 }
 
-// handlerOf is the name of the built-in message handler whose function
-// is decl in handlers/file.
-func handlerOf(file, decl string) (string, error) {
+// handlerOf is the name of the built-in handler whose function is decl
+// in handlers/file, and whether it is an API handler. (An API handler's
+// completer, handlers.APIIdempotencyKeyComplete, is none: a handler file
+// has a Handle and no completer.)
+func handlerOf(file, decl string) (string, bool, error) {
 	var funcs []string
 	for _, h := range handlers.List() {
 		if h.File == file && h.Func == decl {
-			return h.Name, nil
+			return h.Name, false, nil
 		}
 		funcs = append(funcs, h.File+" "+h.Func)
 	}
-	return "", fmt.Errorf("editor=: %s %s is not a message handler's function, so there is no handler file to open; editor= goes on a fence that quotes one of: %s",
+	for _, h := range handlers.APIList() {
+		if h.File == file && h.Func == decl {
+			return h.Name, true, nil
+		}
+		funcs = append(funcs, h.File+" "+h.Func)
+	}
+	return "", false, fmt.Errorf("editor=: %s %s is not a handler's function, so there is no handler file to open; editor= goes on a fence that quotes one of: %s",
 		file, decl, strings.Join(funcs, ", "))
 }
 
@@ -112,5 +131,6 @@ func sourceAction(w util.BufWriter, l *EditorLink, lang string) {
 }
 
 // builtinEditor is the handler files the editor opens: the built-in
-// handlers copied into the editor's shape (sandbox.Builtin).
+// message and API handlers copied into the editor's shape
+// (sandbox.Builtin).
 func builtinEditor(name string) (string, error) { return sandbox.Builtin(name) }

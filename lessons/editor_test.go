@@ -100,7 +100,11 @@ func runBoth(t *testing.T, handler, preset string) (compiled, interpreted sim.Re
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := sim.FindPreset(presets, preset)
+	apiPresets, err := sim.APIPresets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := sim.FindPreset(append(presets, apiPresets...), preset)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,13 +148,18 @@ func loadQuietly(f *sandbox.File) (handlers.Info, error) {
 	return sandbox.LoadHandler(f)
 }
 
-// Every source fence that quotes a built-in message handler's function
-// is marked editor=, in both languages alike: each handler a lesson shows
-// can be opened in the editor.
+// Every source fence that quotes a built-in handler's function (a
+// message handler's or an API handler's) is marked editor=, in both
+// languages alike: each handler a lesson shows can be opened in the
+// editor. (An API handler's completer is not a handler: a handler file
+// has no completer, and its fence is not marked.)
 func TestContentHandlerFencesOpenTheEditor(t *testing.T) {
 	c := mustCourse(t)
 	isHandler := map[string]bool{}
 	for _, h := range handlers.List() {
+		isHandler[h.File+" "+h.Func] = true
+	}
+	for _, h := range handlers.APIList() {
 		isHandler[h.File+" "+h.Func] = true
 	}
 	for _, l := range allLessons(c) {
@@ -213,9 +222,10 @@ func TestEditorAttributeErrors(t *testing.T) {
 		{"no preset", "```source editor=\nunique.go Unique\n```", "editor= names the scenario"},
 		{"twice", "```source editor=crash-before-ack editor=poison-loop\nunique.go Unique\n```", "editor= given twice"},
 		{"an unknown preset", "```source editor=no-such-preset\nunique.go Unique\n```", `unknown preset "no-such-preset"`},
-		{"an API preset", "```source editor=api-lost-response\nunique.go Unique\n```", "is an API preset"},
-		{"not a handler", "```source editor=crash-before-ack\nunique.go uniqueSchema\n```", "unique.go uniqueSchema is not a message handler's function"},
-		{"an API handler", "```source editor=crash-before-ack\napi_idempotency_key.go APIIdempotencyKey\n```", "is not a message handler's function"},
+		{"a message handler on an API preset", "```source editor=api-lost-response\nunique.go Unique\n```", "is an API preset (a script of HTTP requests); unique is a message handler"},
+		{"not a handler", "```source editor=crash-before-ack\nunique.go uniqueSchema\n```", "unique.go uniqueSchema is not a handler's function"},
+		{"an API handler on a broker preset", "```source editor=crash-before-ack\napi_idempotency_key.go APIIdempotencyKey\n```", "is a broker preset; api-idempotency-key is an API handler"},
+		{"a completer", "```source editor=api-abandoned-key\napi_complete.go APIIdempotencyKeyComplete\n```", "api_complete.go APIIdempotencyKeyComplete is not a handler's function"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := fstest.MapFS{}
