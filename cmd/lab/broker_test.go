@@ -18,7 +18,7 @@ func TestRunBrokerNATS(t *testing.T) {
 	if model := labOK(t, "", "run", "poison-loop", "--handlers", "unique-error", "--json"); strings.Contains(model, "JetStream") {
 		t.Error("the model's run speaks of JetStream")
 	}
-	if table := labOK(t, "", "run", "poison-loop", "--handlers", "unique-error", "--broker", "nats"); !strings.Contains(table, "ran on a real NATS JetStream server, under the nats profile") {
+	if table := labOK(t, "", "run", "poison-loop", "--handlers", "unique-error", "--broker", "nats"); !strings.Contains(table, "ran on a real NATS JetStream server (nats-server, embedded") {
 		t.Errorf("lab run --broker nats does not say where it ran:\n%s", table)
 	}
 }

@@ -186,8 +186,8 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 	}
 	printTable(stdout, name, script, res)
 	if realBroker != nil {
-		fmt.Fprintf(stdout, "\nThe broker steps ran on a real %s server, under the %s profile; its answers are the broker's notes in the trace (--json).\n",
-			script.Profile().Title, realBroker.Name())
+		fmt.Fprintf(stdout, "\nThe broker steps ran on a real %s, under the %s profile; its answers are the broker's notes in the trace (--json).\n",
+			brokers.Describe(realBroker.Name()), realBroker.Name())
 	}
 	return exitOK
 }
