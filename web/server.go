@@ -8,6 +8,7 @@
 package web
 
 import (
+	"context"
 	"io/fs"
 	"log/slog"
 	"net/http"
@@ -94,6 +95,12 @@ type Config struct {
 	// Engine is a real PostgreSQL and Redis the lab may run its handlers
 	// on (engine=real); nil: the embedded engine only.
 	Engine *sim.Engine
+	// Brokers are the real brokers the lab's pages offer (broker=: nats,
+	// kafka), and OpenBroker starts or reaches one when a page first asks
+	// for it (lab serve wires brokers.Lazy: no broker server starts
+	// before). Nil: the lab's own broker model only.
+	Brokers    []string
+	OpenBroker func(ctx context.Context, name string) (sim.RealBroker, error)
 	// MaxSandboxes bounds the live API endpoint's sandboxes (/try-api) at
 	// once: 0 means 200. SandboxIdle is how long one lives after its last
 	// payment: 0 means an hour.
@@ -178,6 +185,7 @@ func newServer(cfg Config) (*server, error) {
 		return nil, err
 	}
 	lv.Sandbox, lv.Engine, lv.NoCode = cfg.Sandbox, cfg.Engine, cfg.NoCode
+	lv.Brokers, lv.OpenBroker = cfg.Brokers, cfg.OpenBroker
 	s.practice = practicepage.New(s.Shell, bank, store, now)
 	s.practice.Sandbox, s.practice.NoCode = cfg.Sandbox, cfg.NoCode
 	// The lessons' bars come from practice.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/idempotency-lab/lab/brokers"
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
@@ -156,6 +157,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}
 		defer engine.Close()
 	}
+	// The real brokers the pages offer (broker=): none starts before a
+	// page asks for it.
+	var realBrokers brokers.Lazy
+	defer realBrokers.Close()
 	var runner *sandbox.Runner
 	noCode, isolated := "", ""
 	if *code {
@@ -178,6 +183,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	h, err := web.NewServer(web.Config{Dev: *dev, Logger: logger, Practice: store, Bank: bank, Now: time.Now,
 		Rooms: rooms, Stop: streamsEnd, Sandbox: runner, NoCode: noCode, Engine: engine,
+		Brokers: realBrokers.Available(), OpenBroker: realBrokers.Open,
 		Budget: *budget, MaxReplays: *maxReplays, ReplayWait: *replayWait, CacheBytes: cacheBytes, CheckBudget: *checkBudget, NoBench: !*bench,
 		MaxSandboxes: *maxSandboxes, SandboxIdle: *sandboxIdle})
 	if err != nil {

@@ -114,9 +114,14 @@ type presentView struct {
 	Total     int
 	StepText  string
 	Narration string
-	Cards     []labview.Card
-	Show      presentShow
-	Handlers  string // the handlers shown, comma-separated, as a form sends them
+	// Broker and BrokerNotes, on a real broker (broker=), are its name
+	// and what the server answered in the step shown (the first card's
+	// world): PubAck, Fetch with NumDelivered, and so on.
+	Broker      string
+	BrokerNotes []string
+	Cards       []labview.Card
+	Show        presentShow
+	Handlers    string // the handlers shown, comma-separated, as a form sends them
 	// HideVerdicts leaves out the cards' verdicts, expected balances and
 	// "if settled now" boxes: when the presenter hides them, and in a
 	// room while a poll is open, so that they do not give the answer away.
@@ -179,6 +184,9 @@ func (s *Classroom) presentView(t page.Text, r *http.Request, st labview.State, 
 	v.PageTitle = t.F("step.of", st.Step, st.Total()) + " · " + lv.Title + " · " + t.S("pr.name")
 	if st.Step == 0 {
 		v.Narration = t.S("pr.narr0")
+	}
+	if st.Broker != "" {
+		v.Broker, v.BrokerNotes = labview.BrokerLabel(t, st.Broker), brokerNotes(t, run, st.Step)
 	}
 	target := func(n int, ok bool) stepTarget {
 		return stepTarget{N: n, URL: at(n, st.Handlers, show), Enabled: ok}
@@ -251,6 +259,10 @@ func presentURL(st labview.State, step int, handlers []string, show presentShow)
 		hs[i] = url.QueryEscape(h)
 	}
 	parts = append(parts, "handlers="+strings.Join(hs, ","), "step="+strconv.Itoa(step))
+	if st.Broker != "" {
+		// The real broker the steps run on stays with every step.
+		parts = append(parts, "broker="+url.QueryEscape(st.Broker))
+	}
 	if p := show.param(); p != "" {
 		parts = append(parts, "show="+p)
 	}
@@ -390,4 +402,26 @@ func (s *Classroom) presentPageFor(t page.Text, r *http.Request, title string) p
 	p.Styles = append(p.Styles, s.Assets.URL("present.css"))
 	p.Scripts = append(p.Scripts, s.Assets.URL("present.js"))
 	return p
+}
+
+// brokerNotes are the real broker's answers in step n (1-based) of the
+// run's first result, in the reader's language, each once.
+func brokerNotes(t page.Text, run *sim.Run, n int) []string {
+	if run == nil || len(run.Results) == 0 || n < 1 || n > len(run.Results[0].Trace) {
+		return nil
+	}
+	var out []string
+	for _, e := range run.Results[0].Trace[n-1].Events {
+		if e.Actor != "broker" || e.Kind != sim.KindNote {
+			continue
+		}
+		text := e.Text
+		if t.Is(page.RU) && e.TextRU != "" {
+			text = e.TextRU
+		}
+		if !slices.Contains(out, text) {
+			out = append(out, text)
+		}
+	}
+	return out
 }

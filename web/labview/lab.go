@@ -8,6 +8,7 @@
 package labview
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"time"
@@ -42,6 +43,12 @@ type Lab struct {
 	// Engine is the server's real PostgreSQL and Redis, which a page may
 	// run on (engine=real); nil: the embedded engine only.
 	Engine *sim.Engine
+	// Brokers are the real brokers this server offers (broker=), in the
+	// picker's order; OpenBroker starts one, or reaches the one it
+	// started, when a page first asks for it. Both nil: the lab's own
+	// broker model only.
+	Brokers    []string
+	OpenBroker func(ctx context.Context, name string) (sim.RealBroker, error)
 }
 
 // New reads the handlers' sources and indexes the presets.

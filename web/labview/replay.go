@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/idempotency-lab/lab/brokers"
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/page"
@@ -107,7 +108,23 @@ func (s *Lab) replay(ctx context.Context, st State) (*sim.Run, error) {
 	if st.Real {
 		opt.Engine = s.Engine
 	}
+	if st.Broker != "" {
+		rb, err := s.OpenBroker(ctx, st.Broker)
+		if err != nil {
+			return nil, err
+		}
+		// The script runs under the broker's profile, its own headers
+		// still winning (as lab run --broker does).
+		if sc, err = brokers.WithProfile(sc, rb.Name()); err != nil {
+			return nil, err
+		}
+		opt.RealBroker = rb
+	}
 	run, err := sim.Execute(ctx, sc, opt)
+	if errors.Is(err, brokers.ErrCannotPick) {
+		// brokerFits refuses these scripts first; this is its backstop.
+		return nil, s.cannotPick(st.Broker, st.Script)
+	}
 	var be *sim.BudgetError
 	if errors.As(err, &be) {
 		e := &page.Error{Status: http.StatusUnprocessableEntity, Key: "err.budget",

@@ -38,6 +38,9 @@ type State struct {
 	// Real runs the lab's handlers on the server's real PostgreSQL and
 	// Redis (engine=real) instead of the embedded SQLite and miniredis.
 	Real bool
+	// Broker is the real broker the broker steps run on (broker=: nats,
+	// kafka), under that broker's profile; "" for the lab's own model.
+	Broker string
 }
 
 func (st State) Total() int { return len(st.Script.Steps) }
@@ -153,6 +156,15 @@ func (s *Lab) ReadState(v url.Values) (State, error) {
 			return st, &page.Error{Status: http.StatusNotFound, Key: "err.noengine"}
 		}
 		st.Real = true
+	}
+	if err := addrErr("broker"); err != nil {
+		return st, err
+	}
+	if l.Broker != "" {
+		if err := s.brokerFits(l.Broker, st); err != nil {
+			return st, err
+		}
+		st.Broker = l.Broker
 	}
 	if err := addrErr("handlers"); err != nil {
 		return st, err
@@ -434,6 +446,7 @@ func (s *Lab) Link(st State) link.Lab {
 	if st.Real {
 		l.Engine = link.EngineReal
 	}
+	l.Broker = st.Broker
 	if l.Code = st.Code; st.Code != "" && st.CodeName != DefaultCodeName {
 		l.Name = st.CodeName
 	}

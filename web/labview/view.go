@@ -59,6 +59,10 @@ type View struct {
 	// Engines, when the server has real ones, links the same state on
 	// each engine; nil otherwise.
 	Engines []engineLink
+	// Brokers, when the server offers real brokers and the script has
+	// broker steps the lab's handlers run, links the same state on the
+	// lab's model and on each real broker (broker=).
+	Brokers []engineLink
 
 	T         page.Text
 	PageTitle string
@@ -283,7 +287,7 @@ func (s *Lab) NewView(t page.Text, r *http.Request, st State, run *sim.Run) View
 
 	// The state every form posts back: the canonical query, as fields.
 	vals := l.Values()
-	for _, k := range []string{"preset", "s", "challenge", "solution", "handlers", "code", "name", "engine"} {
+	for _, k := range []string{"preset", "s", "challenge", "solution", "handlers", "code", "name", "engine", "broker"} {
 		if vals.Has(k) {
 			v.ViewState = append(v.ViewState, page.Field{Name: k, Value: vals.Get(k)})
 		}
@@ -299,6 +303,15 @@ func (s *Lab) NewView(t page.Text, r *http.Request, st State, run *sim.Run) View
 		emb.Real = false
 		v.Engines[0].URL = URL(s.Link(emb), st.Step, st.DefaultStep())
 		v.Engines[1].URL = URL(s.Link(real), st.Step, st.DefaultStep())
+	}
+	if len(s.Brokers) > 0 && s.OpenBroker != nil && !st.Script.API && st.Code == "" {
+		// The brokers the page can run on: links to the same state.
+		for _, name := range append([]string{""}, s.Brokers...) {
+			other := st
+			other.Broker = name
+			v.Brokers = append(v.Brokers, engineLink{Label: BrokerLabel(t, name), Current: st.Broker == name,
+				URL: URL(s.Link(other), st.Step, st.DefaultStep())})
+		}
 	}
 	v.CodeOn, v.Code, v.CodeName = s.Sandbox != nil, st.Code, st.CodeName
 	v.NoCode = s.NoCode

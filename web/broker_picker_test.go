@@ -1,0 +1,166 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/idempotency-lab/lab/brokers"
+	"github.com/idempotency-lab/lab/sim"
+)
+
+// newBrokerServer is a lab that offers the real brokers as lab serve
+// does: brokers.Lazy, none started before a page asks.
+func newBrokerServer(tb testing.TB) (http.Handler, *brokers.Lazy) {
+	tb.Helper()
+	z := &brokers.Lazy{}
+	tb.Cleanup(func() { z.Close() })
+	h, err := NewServer(Config{Brokers: z.Available(), OpenBroker: z.Open})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return h, z
+}
+
+// TestBrokerPickerRunsOnNATS: broker=nats runs the preset's broker steps
+// on the embedded JetStream server, and the trace shows the server's own
+// answers: the redelivery after the crash is NumDelivered 2. The picker
+// offers the model and every real broker and marks NATS; the model's page
+// has no JetStream in it, and no server started for it.
+func TestBrokerPickerRunsOnNATS(t *testing.T) {
+	h, z := newBrokerServer(t)
+	model := get(t, h, "/lab?preset=crash-before-ack")
+	if model.status != 200 {
+		t.Fatalf("%d\n%s", model.status, excerpt(model.body))
+	}
+	if z.Started("nats") || z.Started("kafka") {
+		t.Fatal("a broker server started for a page on the lab's model")
+	}
+	if !strings.Contains(model.body, `id="brokers"`) || !strings.Contains(model.body, `/lab?preset=crash-before-ack&amp;broker=nats`) {
+		t.Fatalf("no broker picker on the model's page\n%s", excerpt(model.body))
+	}
+	if strings.Contains(model.body, "JetStream Fetch") {
+		t.Error("the model's page shows JetStream's answers")
+	}
+	r := get(t, h, "/lab?preset=crash-before-ack&broker=nats&step=4")
+	if r.status != 200 {
+		t.Fatalf("broker=nats: %d\n%s", r.status, excerpt(r.body))
+	}
+	for _, want := range []string{"JetStream PubAck: stream seq 1", "NumDelivered 1 (first delivery)", "NumDelivered 2 (redelivered)"} {
+		if !strings.Contains(r.body, want) {
+			t.Errorf("the NATS page lacks the broker's answer %q", want)
+		}
+	}
+	if !strings.Contains(r.body, `aria-current="true">NATS JetStream</a>`) {
+		t.Error("the picker does not mark NATS JetStream as the broker in use")
+	}
+	if !strings.Contains(r.body, `href="/lab?preset=crash-before-ack&amp;step=4" class="btn small">lab model</a>`) {
+		t.Error("the picker has no way back to the lab model")
+	}
+	if !z.Started("nats") {
+		t.Error("broker=nats ran, yet the lazy set started no NATS server")
+	}
+	if v := cardVerdicts(r.body); v["naive"] != "duplicate" || v["inbox"] != "ok" {
+		t.Errorf("verdicts on NATS: %v", v)
+	}
+	ru := get(t, h, "/lab?preset=crash-before-ack&broker=nats&step=4&lang=ru")
+	for _, want := range []string{"NumDelivered 2 (повторная доставка)", "Брокер", "модель лаборатории"} {
+		if !strings.Contains(ru.body, want) {
+			t.Errorf("the Russian NATS page lacks %q", want)
+		}
+	}
+}
+
+// TestBrokerPageIsDeterministic: the same address on two servers, each
+// with a JetStream server of its own, gives byte-identical pages.
+func TestBrokerPageIsDeterministic(t *testing.T) {
+	const target = "/lab?preset=crash-before-ack&broker=nats&step=3"
+	h1, _ := newBrokerServer(t)
+	h2, _ := newBrokerServer(t)
+	a, b := get(t, h1, target), get(t, h2, target)
+	if a.status != 200 || b.status != 200 {
+		t.Fatalf("%d, %d\n%s", a.status, b.status, excerpt(a.body))
+	}
+	if a.body != b.body {
+		i := 0
+		for i < len(a.body) && i < len(b.body) && a.body[i] == b.body[i] {
+			i++
+		}
+		t.Fatalf("the two pages differ from byte %d:\n%q\n%q", i, a.body[i:min(i+200, len(a.body))], b.body[i:min(i+200, len(b.body))])
+	}
+}
+
+// TestBadBrokerParameter: a broker the address cannot name is a 400
+// naming the valid choices, in both languages; a real broker this server
+// does not offer is a 404 naming the ones it does; a script of API
+// requests or a handler file on a real broker is a 400 saying why.
+func TestBadBrokerParameter(t *testing.T) {
+	h, z := newBrokerServer(t)
+	r := get(t, h, "/lab?preset=crash-before-ack&broker=sqs")
+	if r.status != http.StatusBadRequest || !strings.Contains(r.body, "sqs is not a broker: use one of lab, nats, kafka.") {
+		t.Errorf("broker=sqs: %d\n%s", r.status, excerpt(r.body))
+	}
+	if r := get(t, h, "/lab?preset=crash-before-ack&broker=sqs&lang=ru"); r.status != http.StatusBadRequest || !strings.Contains(r.body, "sqs — не брокер: допустимо одно из lab, nats, kafka.") {
+		t.Errorf("broker=sqs in Russian: %d\n%s", r.status, excerpt(r.body))
+	}
+	plain := newTestServer(t)
+	if r := get(t, plain, "/lab?preset=crash-before-ack&broker=nats"); r.status != http.StatusNotFound || !strings.Contains(r.body, "does not run on the broker nats") {
+		t.Errorf("broker=nats on a lab without brokers: %d\n%s", r.status, excerpt(r.body))
+	}
+	if r := get(t, plain, "/lab?preset=crash-before-ack"); strings.Contains(r.body, `id="brokers"`) {
+		t.Error("a broker picker on a lab that offers no real broker")
+	}
+	api := mustAPIPresetName(t)
+	if r := get(t, h, "/lab?preset="+api+"&broker=nats"); r.status != http.StatusBadRequest || !strings.Contains(r.body, "has no broker steps") {
+		t.Errorf("broker=nats on an API script: %d\n%s", r.status, excerpt(r.body))
+	}
+	if r := get(t, h, "/lab?preset="+api); strings.Contains(r.body, `id="brokers"`) {
+		t.Error("a broker picker on a script of API requests")
+	}
+	if z.Started("nats") {
+		t.Error("a refused address started a NATS server")
+	}
+}
+
+// TestBrokerCannotPick: a preset that delivers one operation's message
+// (deliver OP) cannot run on a real broker: a 422 naming the line and the
+// reason, in both languages, never a 500.
+func TestBrokerCannotPick(t *testing.T) {
+	h, _ := newBrokerServer(t)
+	for _, lang := range []string{"en", "ru"} {
+		r := get(t, h, "/lab?preset=stale-update&broker=nats&lang="+lang)
+		want := "cannot run this script: line"
+		if lang == "ru" {
+			want = "не может выполнить этот сценарий: строка"
+		}
+		if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, want) || !strings.Contains(r.body, "deliver OP") {
+			t.Errorf("stale-update on nats (%s): %d\n%s", lang, r.status, excerpt(r.body))
+		}
+	}
+}
+
+// TestPresenterKeepsBroker: the presenter on broker=nats shows the
+// broker's answers and its step links keep broker=nats.
+func TestPresenterKeepsBroker(t *testing.T) {
+	h, _ := newBrokerServer(t)
+	r := get(t, h, "/present/crash-before-ack?broker=nats&step=4")
+	if r.status != 200 {
+		t.Fatalf("%d\n%s", r.status, excerpt(r.body))
+	}
+	if !strings.Contains(r.body, "NumDelivered 2") {
+		t.Error("the presenter on NATS lacks the redelivery's NumDelivered 2")
+	}
+	if !strings.Contains(r.body, "step=3&amp;broker=nats") {
+		t.Errorf("the presenter's step links drop broker=nats\n%s", excerpt(r.body))
+	}
+}
+
+// mustAPIPresetName is the first preset of API requests.
+func mustAPIPresetName(tb testing.TB) string {
+	tb.Helper()
+	presets, err := sim.APIPresets()
+	if err != nil || len(presets) == 0 {
+		tb.Fatalf("no API presets: %v", err)
+	}
+	return presets[0].Name
+}
