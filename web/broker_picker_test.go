@@ -2,11 +2,13 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/idempotency-lab/lab/brokers"
 	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web/classroom/room"
 )
 
 // newBrokerServer is a lab that offers the real brokers as lab serve
@@ -163,4 +165,28 @@ func mustAPIPresetName(tb testing.TB) string {
 		tb.Fatalf("no API presets: %v", err)
 	}
 	return presets[0].Name
+}
+
+// TestRoomKeepsBroker: the presenter's "Open a room" form carries
+// broker=, and the room's steps run on that broker: the instructor's
+// page shows the broker's answers.
+func TestRoomKeepsBroker(t *testing.T) {
+	z := &brokers.Lazy{}
+	t.Cleanup(func() { z.Close() })
+	h, err := NewServer(Config{Rooms: room.NewHub(room.Config{}), Heartbeat: -1, Brokers: z.Available(), OpenBroker: z.Open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	solo := get(t, h, "/present/crash-before-ack?broker=nats&step=4")
+	if !strings.Contains(solo.body, `name="broker" value="nats"`) {
+		t.Fatalf("the presenter's room form drops broker=nats\n%s", excerpt(solo.body))
+	}
+	code, cookie := openRoom(t, h, url.Values{"preset": {"crash-before-ack"}, "handlers": {"naive,inbox"}, "step": {"4"}, "broker": {"nats"}})
+	r := getAt(t, h, "example.com", "/rooms/"+code+"/present", cookie)
+	if r.status != 200 {
+		t.Fatalf("%d\n%s", r.status, excerpt(r.body))
+	}
+	if !strings.Contains(r.body, "NumDelivered 2") {
+		t.Errorf("the room on NATS lacks the redelivery's NumDelivered 2\n%s", excerpt(r.body))
+	}
 }

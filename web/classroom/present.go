@@ -212,7 +212,7 @@ func (s *Classroom) presentView(t page.Text, r *http.Request, st labview.State, 
 	}
 	if mode == modeSolo {
 		vals := s.Link(st).Values()
-		for _, k := range []string{"preset", "s"} {
+		for _, k := range []string{"preset", "s", "broker"} {
 			if vals.Has(k) {
 				v.OpenRoom = append(v.OpenRoom, page.Field{Name: k, Value: vals.Get(k)})
 			}

@@ -182,7 +182,7 @@ func (s *Classroom) CreateRoom(w http.ResponseWriter, r *http.Request) error {
 	if _, err := s.Replay(r.Context(), full); err != nil {
 		return err
 	}
-	code, secret, err := s.Hub.Create(st.Script.String(), st.Step, st.Handlers)
+	code, secret, err := s.Hub.CreateOn(st.Script.String(), st.Broker, st.Step, st.Handlers)
 	if err != nil {
 		return problemFor("", err)
 	}
@@ -201,7 +201,7 @@ func (s *Classroom) roomState(st room.State) (labview.State, error) {
 		return labview.State{}, fmt.Errorf("room %s holds a script that no longer parses: %w", st.Code, err)
 	}
 	return labview.State{Script: sc, Preset: s.ByScript[sc.String()], Handlers: st.Handlers,
-		Step: min(max(st.Step, 0), len(sc.Steps))}, nil
+		Step: min(max(st.Step, 0), len(sc.Steps)), Broker: st.Broker}, nil
 }
 
 // RoomPresent is the instructor's page: the presenter view of the room's

@@ -109,6 +109,9 @@ func (s *Lab) replay(ctx context.Context, st State) (*sim.Run, error) {
 		opt.Engine = s.Engine
 	}
 	if st.Broker != "" {
+		if s.OpenBroker == nil {
+			return nil, &page.Error{Status: http.StatusNotFound, Key: "err.nobroker", Args: []any{st.Broker, s.brokerChoices()}}
+		}
 		rb, err := s.OpenBroker(ctx, st.Broker)
 		if err != nil {
 			return nil, err

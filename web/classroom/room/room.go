@@ -62,6 +62,9 @@ type State struct {
 	// out the verdicts and expected balances, poll or no poll, until the
 	// instructor shows them again.
 	HideVerdicts bool `json:"hide_verdicts,omitempty"`
+	// Broker is the real broker the room's steps run on (the lab's
+	// broker=: nats, kafka); "" for the lab's own model.
+	Broker string `json:"broker,omitempty"`
 }
 
 // Kind is what a poll asks for.
@@ -304,6 +307,12 @@ func NormalizeCode(s string) string {
 // Create opens a room on a script and returns its join code and the
 // instructor's secret.
 func (h *Hub) Create(script string, step int, handlers []string) (code, secret string, err error) {
+	return h.CreateOn(script, "", step, handlers)
+}
+
+// CreateOn is Create for a room whose steps run on a real broker
+// (State.Broker; "" for the lab's model).
+func (h *Hub) CreateOn(script, broker string, step int, handlers []string) (code, secret string, err error) {
 	sb := make([]byte, 16)
 	if _, err := rand.Read(sb); err != nil {
 		return "", "", err
@@ -315,7 +324,7 @@ func (h *Hub) Create(script string, step int, handlers []string) (code, secret s
 		}
 		rec := &record{
 			Code: code, Secret: secret,
-			State:      State{Code: code, Script: script, Step: step, Handlers: handlers, Version: 1},
+			State:      State{Code: code, Script: script, Step: step, Handlers: handlers, Version: 1, Broker: broker},
 			LastActive: h.cfg.Now(),
 			Votes:      map[string]int64{},
 		}
