@@ -190,3 +190,22 @@ func TestRoomKeepsBroker(t *testing.T) {
 		t.Errorf("the room on NATS lacks the redelivery's NumDelivered 2\n%s", excerpt(r.body))
 	}
 }
+
+// TestBrokerPickerRunsOnKafka: broker=kafka runs the steps on the
+// in-process Kafka cluster, whose answers (offsets, commits) are in the
+// trace, and the picker marks Kafka.
+func TestBrokerPickerRunsOnKafka(t *testing.T) {
+	h, z := newBrokerServer(t)
+	r := get(t, h, "/lab?preset=crash-before-ack&broker=kafka&step=4")
+	if r.status != 200 {
+		t.Fatalf("broker=kafka: %d\n%s", r.status, excerpt(r.body))
+	}
+	for _, want := range []string{"Kafka produce: offset 1 of topups/0", "Kafka fetch: offset 1 of topups/0", `aria-current="true">Kafka</a>`} {
+		if !strings.Contains(r.body, want) {
+			t.Errorf("the Kafka page lacks %q", want)
+		}
+	}
+	if !z.Started("kafka") || z.Started("nats") {
+		t.Error("broker=kafka should start the Kafka cluster, and it alone")
+	}
+}
