@@ -185,7 +185,34 @@ func do(t *testing.T, ctx context.Context, what string, actions ...chromedp.Acti
 // waitStep waits until the page shows step n. It reads the DOM through the
 // DevTools protocol, so it works with the page's JavaScript off too.
 func waitStep(n int) chromedp.Action[chromedp.Void] {
-	return chromedp.WaitReady(chromedp.CSS(fmt.Sprintf(`#step-count[data-step="%d"]`, n)))
+	return retryStale(chromedp.WaitReady(chromedp.CSS(fmt.Sprintf(`#step-count[data-step="%d"]`, n))))
+}
+
+// retryStale runs a, again if the node it found went stale before it
+// could act on it: after a form's answer replaces the page, the DevTools
+// protocol can hand out a node of the page that is going ("Could not find
+// node with given id") while the new one is parsed. Such a failure comes
+// before any input reaches the page, so a click that failed with it did
+// not happen, and trying it on the fresh node presses once. Any other
+// error is returned at once.
+func retryStale(a chromedp.Action[chromedp.Void]) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		var v chromedp.Void
+		var err error
+		for range 5 {
+			v, err = a(ctx, t)
+			if err == nil || !strings.Contains(err.Error(), "Could not find node with given id") {
+				return v, err
+			}
+		}
+		return v, err
+	}
+}
+
+// clickID presses the element with id, once, whatever a page replaced
+// under it (retryStale).
+func clickID(id string) chromedp.Action[chromedp.Void] {
+	return retryStale(chromedp.Click(chromedp.ID(id)))
 }
 
 func attr(t *testing.T, ctx context.Context, sel, name string) string {
@@ -421,7 +448,7 @@ func TestBrowserBuildWithControls(t *testing.T) {
 				markPage(t, ctx)
 			}
 			for i, button := range []string{"do-publish", "do-crash-before-ack", "do-redeliver", "do-deliver"} {
-				do(t, ctx, "press "+button, chromedp.Click(chromedp.ID(button)), waitStep(i+1))
+				do(t, ctx, "press "+button, clickID(button), waitStep(i+1))
 			}
 			got := verdicts(t, ctx)
 			wantCard(t, got, "naive", "duplicate 200.00")

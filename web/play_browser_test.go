@@ -98,7 +98,7 @@ func TestBrowserPlayLab(t *testing.T) {
 
 	// From the last step Play starts again from the first; Pause stops it.
 	do(t, ctx, "play again", chromedp.Click(chromedp.ID("play-toggle")), waitStep(1))
-	do(t, ctx, "pause", chromedp.Click(chromedp.ID("play-toggle")),
+	do(t, ctx, "pause", clickID("play-toggle"),
 		chromedp.WaitReady(chromedp.CSS(`#play-toggle[aria-pressed="false"]`)), settled())
 	at := stepShown(t, ctx)
 	do(t, ctx, "wait past the next step's time", pauseAWhile(), settled())
