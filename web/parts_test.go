@@ -18,7 +18,7 @@ import (
 // server mounts. No part imports another; what two parts share lives in
 // web/page (the shell) or web/labview (the lab's model and views, which
 // the playground and the classroom both show), or in the domain packages.
-var parts = []string{"web/lab", "web/course", "web/practicepage", "web/classroom", "web/checkpage", "web/costpage", "web/tryapi"}
+var parts = []string{"web/playground", "web/course", "web/practicepage", "web/classroom", "web/checkpage", "web/costpage", "web/tryapi"}
 
 const module = "github.com/idempotency-lab/lab/"
 

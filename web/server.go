@@ -25,9 +25,9 @@ import (
 	"github.com/idempotency-lab/lab/web/classroom/room"
 	"github.com/idempotency-lab/lab/web/costpage"
 	"github.com/idempotency-lab/lab/web/course"
-	"github.com/idempotency-lab/lab/web/lab"
 	"github.com/idempotency-lab/lab/web/labview"
 	"github.com/idempotency-lab/lab/web/page"
+	"github.com/idempotency-lab/lab/web/playground"
 	"github.com/idempotency-lab/lab/web/practicepage"
 	"github.com/idempotency-lab/lab/web/tryapi"
 )
@@ -117,7 +117,7 @@ type Config struct {
 type server struct {
 	*page.Shell                        // the catalogue, static files, log and page cache
 	Now         func() time.Time       // dates answers and throttles
-	lab         *lab.Lab               // the playground, the verdict grid, challenges
+	lab         *playground.Playground // the playground, the verdict grid, challenges
 	classroom   *classroom.Classroom   // the presenter view and live rooms
 	course      *course.Course         // the lessons (web/course)
 	practice    *practicepage.Practice // the practice pages (web/practicepage)
@@ -192,7 +192,7 @@ func newServer(cfg Config) (*server, error) {
 	if s.course, err = course.New(s.Shell, course.Config{Course: cfg.Course, Dev: cfg.Dev, Dir: cfg.LessonsDir, Progress: s.practice.TopicPercents, Editor: cfg.Sandbox != nil}); err != nil {
 		return nil, err
 	}
-	s.lab = &lab.Lab{Lab: lv, Progress: store, Now: now, LessonTitle: s.course.LessonTitle}
+	s.lab = &playground.Playground{Lab: lv, Progress: store, Now: now, LessonTitle: s.course.LessonTitle}
 	s.classroom = classroom.New(lv, cfg.Rooms, cfg.Heartbeat, cfg.Stop)
 	s.check = checkpage.New(lv, cfg.CheckBudget)
 	s.tryAPI = tryapi.New(s.Shell, tryapi.Config{MaxSandboxes: cfg.MaxSandboxes, Idle: cfg.SandboxIdle, Now: now})

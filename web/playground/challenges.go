@@ -1,4 +1,4 @@
-package lab
+package playground
 
 import (
 	"errors"
@@ -18,7 +18,7 @@ import (
 )
 
 // Challenges lists the challenges, with the reader's solves.
-func (s *Lab) Challenges(w http.ResponseWriter, r *http.Request) error {
+func (s *Playground) Challenges(w http.ResponseWriter, r *http.Request) error {
 	t := s.Text(r)
 	var solved map[string]practice.Solve
 	if p := page.ProfileOf(r); p != "" && s.Progress != nil {
@@ -76,7 +76,7 @@ type challengeItem struct {
 }
 
 // ChallengeGo is the short address of a challenge: /challenges/ID.
-func (s *Lab) ChallengeGo(w http.ResponseWriter, r *http.Request) error {
+func (s *Playground) ChallengeGo(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "id")
 	if _, err := practice.FindChallenge(id); err != nil {
 		return &page.Error{Status: http.StatusNotFound, Key: "err.challenge", Args: []any{page.InputExcerpt(id), challengeList()}}
@@ -90,7 +90,7 @@ func challengeList() string { return strings.Join(labview.ChallengeIDs(), ", ") 
 // SolveChallenge saves a solution the reader brings (s=PERMALINK, the
 // script up to the step that solved it) after the engine agrees, then
 // redirects to the list.
-func (s *Lab) SolveChallenge(w http.ResponseWriter, r *http.Request) error {
+func (s *Playground) SolveChallenge(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "id")
 	c, err := practice.FindChallenge(id)
 	if err != nil {
@@ -126,7 +126,7 @@ func (s *Lab) SolveChallenge(w http.ResponseWriter, r *http.Request) error {
 
 // saveSolve stores sc as the reader's solution of c, minting a profile on
 // the first save. A script that does not solve c is a 422 that says so.
-func (s *Lab) saveSolve(w http.ResponseWriter, r *http.Request, c practice.Challenge, sc *sim.Script) error {
+func (s *Playground) saveSolve(w http.ResponseWriter, r *http.Request, c practice.Challenge, sc *sim.Script) error {
 	v := practice.Solve{Challenge: c.ID, Steps: len(sc.Steps), Script: sc.String(), At: s.Now()}
 	if err := practice.VerifySolve(r.Context(), v); err != nil {
 		if errors.Is(err, practice.ErrBadSolve) {
@@ -145,7 +145,7 @@ func (s *Lab) saveSolve(w http.ResponseWriter, r *http.Request, c practice.Chall
 // st is the state the POST leads to, at its last step. Nothing happens
 // unless the script solves the challenge; a failure to save is logged
 // and the lab goes on (the banner still offers to save).
-func (s *Lab) autoSolve(w http.ResponseWriter, r *http.Request, st labview.State) {
+func (s *Playground) autoSolve(w http.ResponseWriter, r *http.Request, st labview.State) {
 	if st.Challenge == nil || st.Challenge.Shared || s.Progress == nil || st.Total() > st.Challenge.MaxSteps {
 		return
 	}
@@ -160,7 +160,7 @@ func (s *Lab) autoSolve(w http.ResponseWriter, r *http.Request, st labview.State
 
 // lessonTitle is the title of the lesson with a slug, or the slug when
 // the course does not load.
-func (s *Lab) lessonTitle(t page.Text, slug string) string {
+func (s *Playground) lessonTitle(t page.Text, slug string) string {
 	return s.LessonTitle(t.Lang(), slug)
 }
 
@@ -168,7 +168,7 @@ func (s *Lab) lessonTitle(t page.Text, slug string) string {
 // reader's saved solve of st's challenge has (0: none, no challenge, or
 // a progress that could not be read: then the banner offers to save, and
 // saving says what is wrong).
-func (s *Lab) savedSolve(r *http.Request, st labview.State) (store bool, best int) {
+func (s *Playground) savedSolve(r *http.Request, st labview.State) (store bool, best int) {
 	if s.Progress == nil {
 		return false, 0
 	}
@@ -190,7 +190,7 @@ func (s *Lab) savedSolve(r *http.Request, st labview.State) (store bool, best in
 // reader's own run of the steps), and the lab comes back at the same
 // state with solution=1. Before a try (no step beyond the setup) it is a
 // 409 that says to try first.
-func (s *Lab) ShowSolution(w http.ResponseWriter, r *http.Request) error {
+func (s *Playground) ShowSolution(w http.ResponseWriter, r *http.Request) error {
 	id := chi.URLParam(r, "id")
 	c, err := practice.FindChallenge(id)
 	if err != nil {

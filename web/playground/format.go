@@ -1,4 +1,4 @@
-package lab
+package playground
 
 import (
 	"encoding/json"
@@ -25,7 +25,7 @@ type formatAnswer struct {
 // over page.MaxFormBytes); 400: the form has no code=. go/format only
 // parses and prints: nothing in the file runs and no import is read, so
 // it needs no sandbox.
-func (s *Lab) Format(w http.ResponseWriter, r *http.Request) error {
+func (s *Playground) Format(w http.ResponseWriter, r *http.Request) error {
 	t := s.Text(r)
 	answer := func(status int, a formatAnswer) error {
 		h := w.Header()

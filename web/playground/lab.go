@@ -1,4 +1,4 @@
-package lab
+package playground
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 // Show renders the lab's page (/lab), or only its region for htmx. The page is a
 // pure function of the address, the language and the htmx flavour, so it
 // is served from the replay cache when someone asked for it before.
-func (s *Lab) Show(w http.ResponseWriter, r *http.Request) error {
+func (s *Playground) Show(w http.ResponseWriter, r *http.Request) error {
 	st, err := s.ReadState(r.URL.Query())
 	if err != nil {
 		// A handler file that does not pass keeps the lab (code.go).
@@ -52,7 +52,7 @@ func (s *Lab) Show(w http.ResponseWriter, r *http.Request) error {
 
 // AddStep appends the step a control describes after the step being shown
 // (dropping any steps after it) and redirects to the new address.
-func (s *Lab) AddStep(w http.ResponseWriter, r *http.Request) error {
+func (s *Playground) AddStep(w http.ResponseWriter, r *http.Request) error {
 	f, err := page.ReadForm(w, r)
 	if err != nil {
 		return err
@@ -92,7 +92,7 @@ func (s *Lab) AddStep(w http.ResponseWriter, r *http.Request) error {
 // nothing, and its narration would say otherwise. A batch is refused as a
 // delivery is; deliver OP also when no message of OP is ready. A relay
 // needs nothing: with no pending outbox rows it says so.
-func (s *Lab) checkPending(ctx context.Context, st labview.State, step sim.Step) error {
+func (s *Playground) checkPending(ctx context.Context, st labview.State, step sim.Step) error {
 	var key string
 	verb := step.Verb
 	switch verb {
@@ -137,7 +137,7 @@ func readyOf(run *sim.Run, op string) bool {
 
 // Undo drops the script's last step. The view stays on the step it showed,
 // unless that step is the one removed.
-func (s *Lab) Undo(w http.ResponseWriter, r *http.Request) error {
+func (s *Playground) Undo(w http.ResponseWriter, r *http.Request) error {
 	f, err := page.ReadForm(w, r)
 	if err != nil {
 		return err
@@ -155,7 +155,7 @@ func (s *Lab) Undo(w http.ResponseWriter, r *http.Request) error {
 }
 
 // RunScript replaces the script with the text from the editor.
-func (s *Lab) RunScript(w http.ResponseWriter, r *http.Request) error {
+func (s *Playground) RunScript(w http.ResponseWriter, r *http.Request) error {
 	f, err := page.ReadForm(w, r)
 	if err != nil {
 		return err
@@ -195,7 +195,7 @@ func (s *Lab) RunScript(w http.ResponseWriter, r *http.Request) error {
 // redirectTo answers a POST with 303 See Other to the lab at step. htmx
 // follows the redirect with fetch and pushes the final address, so the
 // same answer serves a page with or without JavaScript.
-func (s *Lab) redirectTo(w http.ResponseWriter, r *http.Request, st labview.State, step int) error {
+func (s *Playground) redirectTo(w http.ResponseWriter, r *http.Request, st labview.State, step int) error {
 	http.Redirect(w, r, labview.URL(s.Link(st), step, st.DefaultStep()), http.StatusSeeOther)
 	return nil
 }

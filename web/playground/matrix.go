@@ -1,4 +1,4 @@
-package lab
+package playground
 
 // The verdict grid (/matrix): every preset against every handler, each
 // cell the verdict and the settled balance against the expected one, and a
@@ -40,7 +40,7 @@ type gridResult struct {
 
 // grid returns the outcome of every preset, running the engine the first
 // time. It takes one replay slot for the whole computation.
-func (s *Lab) grid(ctx context.Context, g *verdictGrid) ([]gridRow, error) {
+func (s *Playground) grid(ctx context.Context, g *verdictGrid) ([]gridRow, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.rows != nil {
@@ -114,7 +114,7 @@ func matrixURL(preset, handler string, steps int) string {
 }
 
 // matrixHandlerFor returns a handler for /matrix over g.
-func (s *Lab) matrixHandlerFor(g *verdictGrid) page.HandlerFunc {
+func (s *Playground) matrixHandlerFor(g *verdictGrid) page.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		return s.ServeCached(w, r, page.CacheKey(r, "matrix"), func(w http.ResponseWriter, r *http.Request) error {
 			rows, err := s.grid(r.Context(), g)
@@ -130,7 +130,7 @@ func (s *Lab) matrixHandlerFor(g *verdictGrid) page.HandlerFunc {
 	}
 }
 
-func (s *Lab) matrixView(t page.Text, rows []gridRow) matrixView {
+func (s *Playground) matrixView(t page.Text, rows []gridRow) matrixView {
 	v := matrixView{T: t}
 	extra := map[string]bool{} // the first handler that is not core
 	seenExtra := false

@@ -1,4 +1,4 @@
-package lab
+package playground
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 // newTestLab is the playground on a shell with the lab's words, no static
 // files and no cache: enough for its view models.
-func newTestLab(t *testing.T) *Lab {
+func newTestLab(t *testing.T) *Playground {
 	t.Helper()
 	presets, err := sim.Presets()
 	if err != nil {
@@ -21,7 +21,7 @@ func newTestLab(t *testing.T) *Lab {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Lab{Lab: lv}
+	return &Playground{Lab: lv}
 }
 
 // TestMatrixGridComputedOnce: the verdict grid runs the engine once for

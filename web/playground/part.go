@@ -1,7 +1,7 @@
-// Package lab is the playground's pages: /lab and the forms that add,
+// Package playground is the playground's pages: /lab and the forms that add,
 // undo and replace its steps, the verdict grid at /matrix, and the
 // challenges at /challenges, all on the lab's views (web/labview).
-package lab
+package playground
 
 import (
 	"time"
@@ -11,9 +11,9 @@ import (
 	"github.com/idempotency-lab/lab/web/page"
 )
 
-// Lab is the playground: the lab page, the verdict grid and the
+// Playground is the playground: the lab page, the verdict grid and the
 // challenges.
-type Lab struct {
+type Playground struct {
 	*labview.Lab
 	Progress    *practice.Store  // nil: challenges are judged but not saved
 	Now         func() time.Time // dates saved solutions
@@ -21,4 +21,4 @@ type Lab struct {
 }
 
 // Matrix is the handler of /matrix: the verdict grid, computed once.
-func (s *Lab) Matrix() page.HandlerFunc { return s.matrixHandlerFor(&verdictGrid{}) }
+func (s *Playground) Matrix() page.HandlerFunc { return s.matrixHandlerFor(&verdictGrid{}) }

@@ -1,4 +1,4 @@
-package lab
+package playground
 
 import (
 	"errors"
@@ -22,7 +22,7 @@ import (
 // the lab shows it in its editor with what is wrong, on its line
 // (ShowCodeProblems): nothing is lost. Only a file over the size limit,
 // too long for an address, is shown here at once.
-func (s *Lab) Code(w http.ResponseWriter, r *http.Request) error {
+func (s *Playground) Code(w http.ResponseWriter, r *http.Request) error {
 	if s.Sandbox == nil {
 		return s.CodeOff()
 	}
@@ -85,7 +85,7 @@ func (s *Lab) Code(w http.ResponseWriter, r *http.Request) error {
 // at its line, under the error's status (422). Any other error, and
 // any error of an htmx request (shown in the page's message area), is
 // returned as it is.
-func (s *Lab) ShowCodeProblems(w http.ResponseWriter, r *http.Request, err error) error {
+func (s *Playground) ShowCodeProblems(w http.ResponseWriter, r *http.Request, err error) error {
 	var pe *page.Error
 	if !errors.As(err, &pe) || pe.Code == "" || page.IsPartial(r) {
 		return err
@@ -107,7 +107,7 @@ func (s *Lab) ShowCodeProblems(w http.ResponseWriter, r *http.Request, err error
 // open on e.Code under the name e.CodeName, and, when e is a failure
 // (e.Key set), its message as the file's problem at e.CodeLine; the
 // page's status is e.Status.
-func (s *Lab) showEditor(w http.ResponseWriter, r *http.Request, st labview.State, e *page.Error) error {
+func (s *Playground) showEditor(w http.ResponseWriter, r *http.Request, st labview.State, e *page.Error) error {
 	return s.ReplayAndShow(r.Context(), st, func(run *sim.Run) error {
 		t := s.Text(r)
 		v := s.NewView(t, r, st, run)
