@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/idempotency-lab/lab/brokers"
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/sim"
 	"golang.org/x/tools/txtar"
@@ -257,7 +258,7 @@ func claimProblems(tb testing.TB, c *Course) []string {
 				continue // TestRealEngineClaims runs them on PostgreSQL and Redis
 			}
 			where := fmt.Sprintf("%s:%d", l.Source, cl.Line)
-			key := cl.Preset + "?" + strings.Join(cl.Handlers(), ",")
+			key := cl.Preset + "?" + strings.Join(cl.Handlers(), ",") + "@" + cl.Broker
 			run, ok := runs[key]
 			if !ok {
 				list := presets
@@ -269,7 +270,16 @@ func claimProblems(tb testing.TB, c *Course) []string {
 					problems = append(problems, fmt.Sprintf("%s: %v", where, err))
 					continue
 				}
-				run, err = sim.Execute(context.Background(), p.Script, sim.Options{Handlers: cl.Handlers()})
+				s := p.Script
+				if cl.Broker != "" {
+					// A claim about a broker holds under its profile (TestBrokerClaims
+					// runs it on the real one too).
+					if s, err = brokers.WithProfile(s, cl.Broker); err != nil {
+						problems = append(problems, fmt.Sprintf("%s: %v", where, err))
+						continue
+					}
+				}
+				run, err = sim.Execute(context.Background(), s, sim.Options{Handlers: cl.Handlers()})
 				if err != nil {
 					problems = append(problems, fmt.Sprintf("%s: running %s: %v", where, cl.Preset, err))
 					continue

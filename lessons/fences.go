@@ -54,7 +54,8 @@ func parseSourceFence(lines []fenceLine, fence int, e *errList) (sourceRef, bool
 
 // parseClaimFence reads a claim fence: one "preset: NAME" line, one
 // "HANDLER: VERDICT" line per handler, and optionally "engine: real" for a
-// claim about the handlers on PostgreSQL and Redis. NAME may be an API
+// claim about the handlers on PostgreSQL and Redis and "broker: NAME" for
+// one that holds on a named broker (a profile of sim.BrokerProfiles). NAME may be an API
 // preset (a script of HTTP requests); its handlers are then the API
 // handlers, and wrong-status is a verdict it may state.
 func (b *builder) parseClaimFence(lines []fenceLine, fence int, e *errList) (Claim, bool) {
@@ -81,6 +82,22 @@ func (b *builder) parseClaimFence(lines []fenceLine, fence int, e *errList) (Cla
 			if value == "real" {
 				c.Engine = value
 			}
+		case key == "broker":
+			if c.Broker != "" {
+				fail(l.line, "claim: a claim holds on one broker; broker given twice")
+				continue
+			}
+			var names []string
+			for _, bp := range sim.BrokerProfiles() {
+				if bp.Name != "lab" {
+					names = append(names, bp.Name)
+				}
+			}
+			if !slices.Contains(names, value) {
+				fail(l.line, "claim: broker %q: valid brokers: %s", value, strings.Join(names, ", "))
+				continue
+			}
+			c.Broker = value
 		case key == "preset":
 			if presetSet {
 				fail(l.line, "claim: a claim is about one preset; preset given twice")

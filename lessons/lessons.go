@@ -24,6 +24,7 @@ import (
 	"unicode"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -89,6 +90,11 @@ type Claim struct {
 	// Engine is "real" for a claim about PostgreSQL and Redis (the
 	// fence's "engine: real" line), "" for the embedded engine.
 	Engine string
+	// Broker is the broker the claim holds on (the fence's "broker:
+	// NAME" line, a profile of sim.BrokerProfiles), "" for the lab's own
+	// model. The tests run the preset under that broker's profile and,
+	// where the lab can start the broker (link.Brokers), on the real one.
+	Broker string
 	// API: Preset is one of the API side's (sim.APIPresets), a script of
 	// HTTP requests run by the API handlers. Its box also links the live
 	// endpoint (TryAPIURL) and names the `lab run` command.
@@ -110,13 +116,35 @@ const TryAPIURL = "/try-api"
 
 // RunCommand is the command line that runs a claim's preset on its
 // handlers: lab run PRESET --handlers a,b (with --engine real for a claim
-// about PostgreSQL and Redis).
+// about PostgreSQL and Redis, and --broker NAME for one about a broker
+// the lab runs for real).
 func RunCommand(c Claim) string {
 	cmd := "lab run " + c.Preset + " --handlers " + strings.Join(c.Handlers(), ",")
 	if c.Engine == "real" {
 		cmd += " --engine real"
 	}
+	if slices.Contains(link.Brokers, c.Broker) {
+		cmd += " --broker " + c.Broker
+	}
 	return cmd
+}
+
+// BrokerName is how a claim box names a broker profile: the product, in
+// both languages.
+func BrokerName(profile string) string {
+	switch profile {
+	case "nats":
+		return "NATS JetStream"
+	case "kafka":
+		return "Kafka"
+	case "rabbitmq":
+		return "RabbitMQ"
+	case "sqs":
+		return "Amazon SQS"
+	case "sqs-fifo":
+		return "Amazon SQS FIFO"
+	}
+	return profile
 }
 
 // HandlerVerdict is one line of a claim.

@@ -9,10 +9,12 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
 	"github.com/idempotency-lab/lab/internal/highlight"
+	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -473,6 +475,9 @@ func (r *fenceRenderer) claim(w util.BufWriter, _ []byte, node ast.Node, enterin
 	if c.Engine == "real" {
 		fmt.Fprintf(w, ` <span class="claim-engine">%s</span>`, msg(lang, "on PostgreSQL + Redis", "на PostgreSQL + Redis"))
 	}
+	if c.Broker != "" {
+		fmt.Fprintf(w, ` <span class="claim-broker">%s %s</span>`, msg(lang, "on", "на"), esc(BrokerName(c.Broker)))
+	}
 	_, _ = w.WriteString("</p>\n")
 	_, _ = w.WriteString(`<ul class="claim-verdicts">` + "\n")
 	for _, v := range c.Verdicts {
@@ -481,6 +486,9 @@ func (r *fenceRenderer) claim(w util.BufWriter, _ []byte, node ast.Node, enterin
 	}
 	_, _ = w.WriteString("</ul>\n")
 	lab := labLink(c.Preset, withDeclared(c.Handlers(), n.script))
+	if slices.Contains(link.Brokers, c.Broker) {
+		lab.Broker = c.Broker // the lab runs it on the real broker too
+	}
 	if n.script != nil {
 		// A preset opens at step 0; a claim is about where its story ends,
 		// so the button opens the lab there.
@@ -507,6 +515,18 @@ func (r *fenceRenderer) claim(w util.BufWriter, _ []byte, node ast.Node, enterin
 	if c.Engine == "real" {
 		note = msg(lang, "The course's tests run this scenario on a real PostgreSQL and Redis and check these verdicts; the lab runs it there when its server has them (the engine switch).",
 			"Тесты курса прогоняют этот сценарий на настоящих PostgreSQL и Redis и сверяют вердикты; лаборатория запускает его там, если они есть у её сервера (переключатель движка).")
+	}
+	switch c.Broker {
+	case "nats":
+		note = msg(lang, "The course's tests run this scenario on a real NATS JetStream server (nats-server, in the lab's own process) and under the lab model's NATS JetStream profile, and check these verdicts on both.",
+			"Тесты курса прогоняют этот сценарий на настоящем сервере NATS JetStream (nats-server в процессе лаборатории) и в модели лаборатории с профилем NATS JetStream и сверяют вердикты в обоих.")
+	case "kafka":
+		note = msg(lang, "The course's tests run this scenario on franz-go's Kafka cluster in the lab's own process (kfake: Kafka's protocol and group offsets, not Apache Kafka itself) and under the lab model's Kafka profile, and check these verdicts on both.",
+			"Тесты курса прогоняют этот сценарий на кластере Kafka из franz-go в процессе лаборатории (kfake: протокол Kafka и смещения групп, но не сам Apache Kafka) и в модели лаборатории с профилем Kafka и сверяют вердикты в обоих.")
+	case "":
+	default:
+		note = fmt.Sprintf(msg(lang, "The course's tests run this scenario under the lab model's %[1]s profile (its redelivery, delivery limit and dedup window) and check these verdicts.",
+			"Тесты курса прогоняют этот сценарий в модели лаборатории с профилем %[1]s (его повторная доставка, предел доставок и окно дедупликации) и сверяют вердикты."), esc(BrokerName(c.Broker)))
 	}
 	fmt.Fprintf(w, `<p class="claim-note">%s</p>`+"\n", note)
 	_, _ = w.WriteString("</aside>\n")
