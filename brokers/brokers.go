@@ -65,9 +65,6 @@ var Differences = []Difference{
 	{Broker: "kafka", Preset: "refund-before-payment", Why: kafkaPickWhy},
 	{Broker: "kafka", Preset: "stale-update", Why: kafkaPickWhy},
 	{Broker: "kafka", Preset: "webhook-out-of-order", Why: kafkaPickWhy},
-	{Broker: "kafka", Preset: "batch-crash-replay", Handler: "unique-error", Why: kafkaHeadOfLineWhy},
-	{Broker: "kafka", Preset: "redelivered-flag-false", Handler: "unique-error", Why: kafkaHeadOfLineWhy},
-	{Broker: "kafka", Preset: "webhook-retries", Handler: "unique-error", Why: kafkaHeadOfLineWhy},
 }
 
 // pickWhy is why a preset that picks its message (deliver OP) does not run

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/idempotency-lab/lab/sim"
@@ -41,6 +42,26 @@ func (r *Report) Undocumented() int {
 		}
 	}
 	return n
+}
+
+// Stale lists the rows of Differences about this broker and one of
+// presets that the run did not meet: a difference documented that no
+// longer happens (the model or the broker changed), so the table would
+// tell a reader something false.
+func (r *Report) Stale(presets []sim.Preset) []Difference {
+	met := map[[2]string]bool{}
+	for _, d := range append(r.Rows[:len(r.Rows):len(r.Rows)], r.Skipped...) {
+		met[[2]string{d.Preset, d.Handler}] = true
+		met[[2]string{d.Preset, ""}] = true
+	}
+	var stale []Difference
+	for _, d := range Differences {
+		ran := slices.ContainsFunc(presets, func(p sim.Preset) bool { return p.Name == d.Preset })
+		if d.Broker == r.Broker && ran && !met[[2]string{d.Preset, d.Handler}] {
+			stale = append(stale, d)
+		}
+	}
+	return stale
 }
 
 // Workers is how many presets Conform runs at once.

@@ -621,9 +621,4 @@ func (q *kafkaTopic) Close() error {
 const (
 	kafkaPickWhy = "not run on the real broker: the preset delivers one operation's message out of order (deliver OP), " +
 		"and a Kafka consumer reads its partition in offset order; there is no asking the broker for a particular message"
-	kafkaHeadOfLineWhy = "Kafka has no nack: a failed record is read again at once from the committed offset, so the partition " +
-		"stays blocked behind it (head of line) until the lab's consumer gives it up to the dead-letter topic; the model puts a " +
-		"nacked message at the back of its queue, and the others are delivered in between. Same verdict, balance and counts " +
-		"(Kafka counts no deliveries and has no delivery limit: the counts and the dead-letter limit compared are the lab's own, " +
-		"kept by its consumer); another order of deliveries"
 )

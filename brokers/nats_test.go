@@ -75,21 +75,23 @@ func brokerSays(r sim.Result) string {
 }
 
 // TestNATSRequeuePosition: a message whose worker died goes back; with
-// another one ready, the model hands out the other first (the
-// redelivered one went to the back), and JetStream the redelivered one
-// (its redelivery queue comes before the stream), with the server's own
-// count, NumDelivered 2.
+// another one ready, JetStream hands out the redelivered one first (its
+// redelivery queue comes before the stream), with the server's own count,
+// NumDelivered 2, and so does the model under the nats profile
+// (RequeueRedeliveries). The lab's own model puts it at the back and hands
+// out the other first.
 func TestNATSRequeuePosition(t *testing.T) {
 	t.Parallel()
-	model, real := runBoth(t, `publish pay-1 amount=100
+	const src = `publish pay-1 amount=100
 publish pay-2 amount=200
 deliver crash=before-ack
 redeliver
 deliver
-`, "naive")
+`
+	model, real := runBoth(t, src, "naive")
 	md, rd := Deliveries(model), Deliveries(real)
-	if len(md) < 2 || !strings.HasPrefix(md[1], "topups/0/2 to worker-1") {
-		t.Errorf("model's deliveries: %q, want topups/0/2 second", md)
+	if len(md) < 2 || !strings.HasPrefix(md[1], "topups/0/1 to worker-1") {
+		t.Errorf("model's deliveries under the nats profile: %q, want topups/0/1 again second", md)
 	}
 	if len(rd) < 2 || !strings.HasPrefix(rd[1], "topups/0/1 to worker-1") || !strings.Contains(rd[1], "delivery 2, redelivered=true") {
 		t.Errorf("JetStream's deliveries: %q, want topups/0/1 again second, as delivery 2", rd)
@@ -101,8 +103,19 @@ deliver
 			t.Errorf("the broker's answers lack %q:\n%s", want, says)
 		}
 	}
-	if !Differ(model, real) {
-		t.Error("Differ sees no difference in the order of deliveries")
+	if Differ(model, real) {
+		t.Errorf("the nats profile and JetStream deliver in another order: model %q, JetStream %q", md, rd)
+	}
+	// The lab's own model (no broker: header) puts it at the back.
+	lab, err := sim.Execute(context.Background(), sim.MustParse(src), sim.Options{Handlers: []string{"naive"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ld := Deliveries(lab.Results[0]); len(ld) < 2 || !strings.HasPrefix(ld[1], "topups/0/2 to worker-1") {
+		t.Errorf("the lab's model: %q, want topups/0/2 second", ld)
+	}
+	if !Differ(lab.Results[0], real) {
+		t.Error("Differ sees no difference between the lab's model and JetStream")
 	}
 	// Both settle every message once: the same money.
 	if model.Settled != real.Settled || model.Verdict != real.Verdict {
@@ -168,6 +181,10 @@ func TestNATSConform(t *testing.T) {
 	}
 	if len(rep.Skipped) != 1 || rep.Skipped[0].Preset != "stale-update" || !rep.Skipped[0].Documented {
 		t.Errorf("skipped: %+v, want stale-update, documented", rep.Skipped)
+	}
+	// A documented difference must still happen: the table says nothing false.
+	for _, d := range rep.Stale(ps) {
+		t.Errorf("brokers.Differences documents %s, %q on %s, which no longer differs", d.Preset, d.Handler, d.Broker)
 	}
 	if want := 4 * len(handlers.List()); rep.Runs != want {
 		t.Errorf("runs: %d, want %d (4 presets run, on every handler)", rep.Runs, want)
@@ -260,5 +277,22 @@ func TestWithProfile(t *testing.T) {
 	}
 	if s.Broker != "nats" || s.MaxDeliveries != 3 {
 		t.Errorf("own header lost: %s, max %d", s.Broker, s.MaxDeliveries)
+	}
+}
+
+// TestStaleFindsAnOldRow: a row of Differences whose preset ran without
+// differing is stale; one whose preset did not run is not judged.
+func TestStaleFindsAnOldRow(t *testing.T) {
+	ran := []sim.Preset{preset(t, "refund-before-payment")}
+	rep := &Report{Broker: "kafka"}
+	if stale := rep.Stale(ran); len(stale) != 1 || stale[0].Preset != "refund-before-payment" {
+		t.Errorf("Stale = %+v, want the refund-before-payment row", stale)
+	}
+	rep.Skipped = []Row{{Preset: "refund-before-payment", Documented: true}}
+	if stale := rep.Stale(ran); len(stale) != 0 {
+		t.Errorf("Stale = %+v with the preset skipped as documented, want none", stale)
+	}
+	if stale := (&Report{Broker: "kafka"}).Stale(nil); len(stale) != 0 {
+		t.Errorf("Stale = %+v with no preset run, want none", stale)
 	}
 }

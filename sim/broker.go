@@ -2,6 +2,10 @@ package sim
 
 import (
 	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -34,11 +38,14 @@ func (m *Message) Body() string {
 // a message delivered MaxDeliveries times without an ack is dead-lettered.
 type Broker struct {
 	MaxDeliveries int
-	Ready         []*Message
-	InFlight      []*Message
-	Acked         []*Message
-	DLQ           []*Message
-	offset        int
+	// RequeueAt is where a message that comes back goes: RequeueBack (""
+	// too), RequeueFront or RequeueRedeliveries (BrokerProfile.Requeue).
+	RequeueAt string
+	Ready     []*Message
+	InFlight  []*Message
+	Acked     []*Message
+	DLQ       []*Message
+	offset    int
 	// now, when set, is the world's clock; leased is when a worker last
 	// took each message: its visibility timeout
 	// (Script.VisibilityTimeout) runs from there.
@@ -133,9 +140,40 @@ func (b *Broker) requeue(m *Message) bool {
 		b.DLQ = append(b.DLQ, m)
 		return true
 	}
-	m.Redelivered = true
-	b.Ready = append(b.Ready, m)
+	b.putBack(m)
 	return false
+}
+
+// putBack puts m back among the ready messages, redelivered, where
+// RequeueAt says.
+func (b *Broker) putBack(m *Message) {
+	m.Redelivered = true
+	at := len(b.Ready)
+	switch b.RequeueAt {
+	case RequeueFront:
+		// Its old place: before the first ready message published after it.
+		at = slices.IndexFunc(b.Ready, func(x *Message) bool { return offsetOf(x) > offsetOf(m) })
+	case RequeueRedeliveries:
+		// Behind the redeliveries already waiting, before the first
+		// message never handed out.
+		at = slices.IndexFunc(b.Ready, func(x *Message) bool { return x.Deliveries == 0 })
+	}
+	if at < 0 {
+		at = len(b.Ready)
+	}
+	b.Ready = slices.Insert(b.Ready, at, m)
+}
+
+// offsetOf is a message's place in the queue, from its transport id
+// (topups/0/N); a real broker's id that does not end in a number sorts
+// last.
+func offsetOf(m *Message) int {
+	_, n, _ := strings.Cut(m.TransportID, "topups/0/")
+	v, err := strconv.Atoi(n)
+	if err != nil {
+		return math.MaxInt
+	}
+	return v
 }
 
 // Redeliver returns every in-flight message, as a visibility timeout would.

@@ -19,10 +19,24 @@ type BrokerProfile struct {
 	VisibilityTimeout time.Duration
 	MaxDeliveries     int
 	DedupWindow       time.Duration
+	// Requeue is where a message goes back when its worker nacks it, dies
+	// or lets its lease run out: RequeueBack, behind every ready message;
+	// RequeueFront, to its old place in offset order, ahead of the
+	// messages published after it; or RequeueRedeliveries, behind the
+	// other messages waiting to be redelivered but ahead of every message
+	// never delivered yet.
+	Requeue string
 	// Gaps name, in English and Russian, what this broker does that the
 	// model does not (yet).
 	GapsEN, GapsRU string
 }
+
+// Where a requeued message goes (BrokerProfile.Requeue).
+const (
+	RequeueBack         = "back"
+	RequeueFront        = "front"
+	RequeueRedeliveries = "redeliveries-first"
+)
 
 // Unlimited stands for a broker that never dead-letters by default: the
 // model's highest delivery count (MaxDeliveries), past which a real
@@ -34,8 +48,9 @@ var brokerProfiles = []BrokerProfile{
 	{
 		Name: "lab", Title: "the lab's model",
 		VisibilityTimeout: 0, MaxDeliveries: DefaultMaxDeliveries, DedupWindow: 0,
-		GapsEN: "a teaching model: redelivery at once, a dead-letter queue after five deliveries, no deduplication of publishes",
-		GapsRU: "учебная модель: повторная доставка сразу, очередь недоставленных после пяти доставок, без дедупликации публикаций",
+		Requeue: RequeueBack,
+		GapsEN:  "a teaching model: redelivery at once, a dead-letter queue after five deliveries, no deduplication of publishes",
+		GapsRU:  "учебная модель: повторная доставка сразу, очередь недоставленных после пяти доставок, без дедупликации публикаций",
 	},
 	{
 		// Amazon SQS standard queue. Visibility timeout: 30 seconds by
@@ -44,20 +59,28 @@ var brokerProfiles = []BrokerProfile{
 		// maxReceiveCount: a message is received again until its
 		// retention (4 days by default) ends. Standard queues have no
 		// deduplication (FIFO queues: a 5-minute interval, profile
-		// sqs-fifo).
+		// sqs-fifo). A message whose visibility timeout ran out is
+		// visible again among the others, and a standard queue keeps no
+		// order: the model puts it at the back, behind the ones a
+		// consumer would be handed meanwhile.
 		Name: "sqs", Title: "Amazon SQS (standard queue)",
 		VisibilityTimeout: 30 * time.Second, MaxDeliveries: Unlimited, DedupWindow: 0,
-		GapsEN: "a standard queue may also deliver a copy with no failure at all (at-least-once storage); the model delivers copies only after a crash, a timeout or a retry",
-		GapsRU: "стандартная очередь может доставить копию и без всякого сбоя (хранение «хотя бы один раз»); модель доставляет копии только после падения, таймаута или повтора",
+		Requeue: RequeueBack,
+		GapsEN:  "a standard queue may also deliver a copy with no failure at all (at-least-once storage); the model delivers copies only after a crash, a timeout or a retry",
+		GapsRU:  "стандартная очередь может доставить копию и без всякого сбоя (хранение «хотя бы один раз»); модель доставляет копии только после падения, таймаута или повтора",
 	},
 	{
 		// Amazon SQS FIFO queue: the same visibility timeout, and
 		// content- or id-based deduplication over a 5-minute interval
 		// (SQS Developer Guide, "Exactly-once processing in Amazon SQS").
+		// Within a message group a FIFO queue hands out nothing after a
+		// message until it is deleted or its visibility timeout ends
+		// (the lab's messages are one group), so it comes back first.
 		Name: "sqs-fifo", Title: "Amazon SQS (FIFO queue)",
 		VisibilityTimeout: 30 * time.Second, MaxDeliveries: Unlimited, DedupWindow: 5 * time.Minute,
-		GapsEN: "message groups (ordering within a group) are not modelled",
-		GapsRU: "группы сообщений (порядок внутри группы) не моделируются",
+		Requeue: RequeueFront,
+		GapsEN:  "message groups (ordering within a group) are not modelled",
+		GapsRU:  "группы сообщений (порядок внутри группы) не моделируются",
 	},
 	{
 		// RabbitMQ quorum queue. A message whose channel or connection
@@ -65,31 +88,40 @@ var brokerProfiles = []BrokerProfile{
 		// quorum queue's delivery-limit defaults to 20; past it the
 		// message is dead-lettered (or dropped without a dead-letter
 		// exchange) ("Quorum Queues", Poison Message Handling). No
-		// deduplication of publishes.
+		// deduplication of publishes. A requeued message "will be placed
+		// to its original position in its queue, if possible"
+		// ("Negative Acknowledgements").
 		Name: "rabbitmq", Title: "RabbitMQ (quorum queue)",
 		VisibilityTimeout: 0, MaxDeliveries: 20, DedupWindow: 0,
-		GapsEN: "without a dead-letter exchange a message past the limit is dropped, the model dead-letters it; since 4.3 basic.nack does not count a delivery",
-		GapsRU: "без dead-letter exchange сообщение сверх предела удаляется, модель отправляет его в очередь недоставленных; с 4.3 basic.nack не считается доставкой",
+		Requeue: RequeueFront,
+		GapsEN:  "without a dead-letter exchange a message past the limit is dropped, the model dead-letters it; since 4.3 basic.nack does not count a delivery",
+		GapsRU:  "без dead-letter exchange сообщение сверх предела удаляется, модель отправляет его в очередь недоставленных; с 4.3 basic.nack не считается доставкой",
 	},
 	{
 		// NATS JetStream consumer: AckWait 30 seconds, MaxDeliver -1
 		// (no limit) by default; the stream's duplicate window for
 		// Nats-Msg-Id is 2 minutes by default (NATS docs, "Consumers"
-		// and "Streams").
+		// and "Streams"). A consumer hands out its pending redeliveries,
+		// in the order they became due, before the stream's next message
+		// (TestNATSRequeuePosition shows it on the server).
 		Name: "nats", Title: "NATS JetStream",
 		VisibilityTimeout: 30 * time.Second, MaxDeliveries: Unlimited, DedupWindow: 2 * time.Minute,
-		GapsEN: "past MaxDeliver JetStream stops delivering and keeps the message in the stream (an advisory, no dead-letter queue); the model dead-letters it",
-		GapsRU: "после MaxDeliver JetStream перестаёт доставлять и оставляет сообщение в потоке (advisory, без очереди недоставленных); модель отправляет его в очередь недоставленных",
+		Requeue: RequeueRedeliveries,
+		GapsEN:  "past MaxDeliver JetStream stops delivering and keeps the message in the stream (an advisory, no dead-letter queue); the model dead-letters it",
+		GapsRU:  "после MaxDeliver JetStream перестаёт доставлять и оставляет сообщение в потоке (advisory, без очереди недоставленных); модель отправляет его в очередь недоставленных",
 	},
 	{
 		// Apache Kafka consumer group: a consumer that dies is noticed
 		// after session.timeout.ms, 45 seconds by default since Kafka
 		// 3.0 (KIP-735); its partitions then restart from the last
 		// committed offset. No dead-letter queue and no delivery limit.
+		// A record read again comes back in offset order, ahead of the
+		// ones after it: a failed record blocks its partition.
 		Name: "kafka", Title: "Apache Kafka (consumer group)",
 		VisibilityTimeout: 45 * time.Second, MaxDeliveries: Unlimited, DedupWindow: 0,
-		GapsEN: "Kafka redelivers from the last committed offset, so every later message of the partition comes again too (the batch presets show it); the idempotent producer's deduplication of its own retries is not modelled",
-		GapsRU: "Kafka доставляет заново с последнего закоммиченного смещения, то есть приходят снова и все последующие сообщения раздела (это показывают сценарии с пачками); дедупликация собственных повторов идемпотентного продюсера не моделируется",
+		Requeue: RequeueFront,
+		GapsEN:  "Kafka redelivers from the last committed offset, so every later message of the partition comes again too (the batch presets show it); the idempotent producer's deduplication of its own retries is not modelled",
+		GapsRU:  "Kafka доставляет заново с последнего закоммиченного смещения, то есть приходят снова и все последующие сообщения раздела (это показывают сценарии с пачками); дедупликация собственных повторов идемпотентного продюсера не моделируется",
 	},
 }
 

@@ -77,6 +77,7 @@ func (w *world) stateKey(final *State) string {
 	b := w.broker
 	k.tag("broker")
 	k.int(int64(b.MaxDeliveries))
+	k.str(b.RequeueAt)
 	k.int(int64(b.offset))
 	for _, q := range [][]*Message{b.Ready, b.InFlight, b.DLQ} {
 		k.tag("queue")

@@ -126,7 +126,8 @@ func (b *Broker) ByTransportID(id string) *Message {
 	return nil
 }
 
-// Requeue moves an in-flight m back to ready at once, redelivered, as a
+// Requeue moves an in-flight m back to ready at once, redelivered (where
+// the profile puts a message that comes back), as a
 // broker does when the connection of the worker holding it closes
 // (Drop). It reports whether m was in flight.
 func (b *Broker) Requeue(m *Message) bool {
@@ -134,8 +135,7 @@ func (b *Broker) Requeue(m *Message) bool {
 		return false
 	}
 	b.InFlight = remove(b.InFlight, m)
-	m.Redelivered = true
-	b.Ready = append(b.Ready, m)
+	b.putBack(m)
 	return true
 }
 

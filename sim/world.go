@@ -263,7 +263,7 @@ func (w *world) init(s *Script, h handlers.Info, t *tracer) {
 	*w = world{
 		script: s, handler: h, t: t,
 		gateway:            &gateway{t: t, mode: GatewayUp, refs: map[string]bool{}},
-		broker:             &Broker{MaxDeliveries: s.MaxDeliveries},
+		broker:             &Broker{MaxDeliveries: s.MaxDeliveries, RequeueAt: s.Profile().Requeue},
 		now:                epoch(),
 		src:                rand.NewPCG(seed, seed),
 		intents:            map[intentKey]*intent{},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
@@ -56,6 +57,12 @@ func cmdConformBroker(ctx context.Context, spec string, asJSON bool, stdout, std
 	printBrokerConform(stdout, rep, asJSON)
 	if n := rep.Undocumented(); n > 0 {
 		fmt.Fprintf(stderr, "lab conform: %d differences are not documented (brokers.Differences)\n", n)
+		return exitError
+	}
+	if stale := rep.Stale(presets); len(stale) > 0 {
+		for _, d := range stale {
+			fmt.Fprintf(stderr, "lab conform: brokers.Differences documents %s, %s on %s, which no longer differs: remove the row\n", d.Preset, cmp.Or(d.Handler, "every handler"), d.Broker)
+		}
 		return exitError
 	}
 	return exitOK
