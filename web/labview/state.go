@@ -24,7 +24,7 @@ type State struct {
 	Preset   string   // the preset the script is, unchanged; "" when it is not one
 	Handlers []string // handler names, in the order the cards show them
 	Step     int      // show the world after this many steps (0 to len(script.Steps))
-	// Challenge is the goal the reader is working on (challenges.go),
+	// Challenge is the goal the reader is working on (challenge.go),
 	// nil for none: it travels in the URL like everything else. A
 	// script's goal: header makes one of its own (Challenge.Shared).
 	Challenge *practice.Challenge
