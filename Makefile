@@ -72,21 +72,16 @@ BENCHTIME ?= 100x
 bench-compare:
 	./scripts/bench-compare.sh $(BASE) $(ROUNDS) $(BENCHTIME)
 
-## fuzz: run each fuzz target for FUZZTIME (default 30s)
+## fuzz: run every fuzz target in the module for FUZZTIME (default 30s) each; the targets are found with `go test -list`, so a new one is never left out
 FUZZTIME ?= 30s
 fuzz:
-	go test ./sim -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
-	go test ./sim -run '^$$' -fuzz '^FuzzRun$$' -fuzztime $(FUZZTIME)
-	go test ./lessons -run '^$$' -fuzz '^FuzzLesson$$' -fuzztime $(FUZZTIME)
-	go test ./practice -run '^$$' -fuzz '^FuzzParseExport$$' -fuzztime $(FUZZTIME)
-	go test ./link -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
-	go test ./link -run '^$$' -fuzz '^FuzzUnpack$$' -fuzztime $(FUZZTIME)
-	go test ./web/tryapi -run '^$$' -fuzz '^FuzzDecodePayment$$' -fuzztime $(FUZZTIME)
-	go test ./web/tryapi -run '^$$' -fuzz '^FuzzParseKey$$' -fuzztime $(FUZZTIME)
-	go test ./sandbox -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
-	go test ./practice -run '^$$' -fuzz '^FuzzParseMoney$$' -fuzztime $(FUZZTIME)
-	go test ./web/labview/timeline -run '^$$' -fuzz '^FuzzWrap$$' -fuzztime $(FUZZTIME)
-	go test ./internal/highlight -run '^$$' -fuzz '^FuzzGo$$' -fuzztime $(FUZZTIME)
+	@set -e; for dir in $$(go list -f '{{.Dir}}' ./...); do \
+		grep -qs '^func Fuzz' $$dir/*_test.go || continue; \
+		for target in $$(go test -list '^Fuzz' $$dir | grep '^Fuzz'); do \
+			echo "go test $$dir -fuzz ^$$target\$$"; \
+			go test $$dir -run '^$$' -fuzz "^$$target\$$" -fuzztime $(FUZZTIME); \
+		done; \
+	done
 
 ## vendor: refresh static/vendor from npm at the pinned versions
 vendor:

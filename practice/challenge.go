@@ -284,11 +284,9 @@ func SharedChallenge(line string, sc *sim.Script) (Challenge, error) {
 	}
 	switch {
 	case isAPI && !sc.API && len(sc.Steps) > 0:
-		return Challenge{}, goalErr("handler=%s serves API requests, and this script publishes messages: start it with a request instead, such as request pay-1 amount=10000",
-			"handler=%s обслуживает запросы к API, а этот сценарий публикует сообщения: начните его с запроса, например request pay-1 amount=10000", g.Handler)
+		return Challenge{}, goalErr("goal.api-handler-on-messages", g.Handler)
 	case !isAPI && sc.API:
-		return Challenge{}, goalErr("handler=%s handles messages, and this script sends API requests: name an API handler (%s)",
-			"handler=%s обрабатывает сообщения, а этот сценарий шлёт запросы к API: назовите обработчик API (%s)", g.Handler, strings.Join(apiHandlerNames(), ", "))
+		return Challenge{}, goalErr("goal.message-handler-on-api", g.Handler, strings.Join(apiHandlerNames(), ", "))
 	}
 	return Challenge{
 		Handler: g.Handler, Handlers: []string{g.Handler}, MaxSteps: g.MaxSteps,

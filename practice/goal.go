@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/narration"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -113,24 +114,24 @@ func withoutChoices() []string {
 	return append([]string{WithoutCrash, WithoutFreshKey}, sim.Verbs()...)
 }
 
-// GoalError is a goal line that cannot be read: what is wrong, in
-// English and in Russian (a goal: header is a learner's text).
-type GoalError struct{ Msg, MsgRU string }
+// GoalError is a goal line that cannot be read: what is wrong, a message
+// of package narration (a goal: header is a learner's text, shown in
+// their language).
+type GoalError struct{ Text narration.Text }
 
-func (e *GoalError) Error() string { return e.Msg }
+func (e *GoalError) Error() string { return e.Text.String() }
 
 // In is the message in a language ("ru" or anything else for English).
-func (e *GoalError) In(lang string) string {
-	if lang == "ru" {
-		return e.MsgRU
-	}
-	return e.Msg
-}
+func (e *GoalError) In(lang string) string { return e.Text.In(lang) }
 
-// goalErr makes a GoalError from an English and a Russian format that
-// take the same arguments.
-func goalErr(en, ru string, args ...any) *GoalError {
-	return &GoalError{Msg: fmt.Sprintf(en, args...), MsgRU: fmt.Sprintf(ru, args...)}
+// goalErr makes a GoalError of narration's message key, its arguments
+// written as fmt's %v writes them.
+func goalErr(key string, args ...any) *GoalError {
+	words := make([]string, len(args))
+	for i, a := range args {
+		words[i] = fmt.Sprint(a)
+	}
+	return &GoalError{Text: narration.T(key, words...)}
 }
 
 // ParseGoal reads a goal line. Its errors (a *GoalError) name the term
@@ -139,60 +140,60 @@ func ParseGoal(line string) (Goal, error) {
 	var g Goal
 	words := strings.Fields(line)
 	if len(words) == 0 {
-		return g, goalErr("the goal is empty; write handler=NAME and at least one condition, such as verdict=duplicate", "цель пуста; напишите handler=ИМЯ и хотя бы одно условие, например verdict=duplicate")
+		return g, goalErr("goal.empty")
 	}
 	seen := map[string]bool{}
 	for _, w := range words {
 		name, op, value := splitTerm(w)
 		if op == "" {
-			return g, goalErr("term %q has no operator; write NAME=VALUE or NAME<=VALUE (operators: %s)", "в условии %q нет оператора; пишите ИМЯ=ЗНАЧЕНИЕ или ИМЯ<=ЗНАЧЕНИЕ (операторы: %s)", w, strings.Join(goalOps, " "))
+			return g, goalErr("goal.no-operator", strconv.Quote(w), strings.Join(goalOps, " "))
 		}
 		if value == "" {
-			return g, goalErr("term %q has no value after %s", "в условии %q нет значения после %s", w, op)
+			return g, goalErr("goal.no-value", strconv.Quote(w), op)
 		}
 		once := name == termHandler || name == termSteps || name == termWithout
 		if once && seen[name] {
-			return g, goalErr("term %s is given twice", "условие %s указано дважды", name)
+			return g, goalErr("goal.twice", name)
 		}
 		seen[name] = true
 		switch {
 		case name == termHandler:
 			if op != "=" {
-				return g, goalErr("handler takes =, not %s", "handler пишется с =, а не с %s", op)
+				return g, goalErr("goal.handler-operator", op)
 			}
 			if !slices.Contains(handlerNames(), value) {
-				return g, goalErr("handler=%s: unknown handler; valid handlers: %s", "handler=%s: нет такого обработчика; есть: %s", value, strings.Join(handlerNames(), ", "))
+				return g, goalErr("goal.unknown-handler", value, strings.Join(handlerNames(), ", "))
 			}
 			g.Handler = value
 		case name == termSteps:
 			if op != "<=" {
-				return g, goalErr("steps takes <= (steps<=N), not %s", "steps пишется с <= (steps<=N), а не с %s", op)
+				return g, goalErr("goal.steps-operator", op)
 			}
 			n, err := strconv.Atoi(value)
 			if err != nil || n < 1 || n > sim.MaxSteps {
-				return g, goalErr("steps<=%s: not a whole number from 1 to %d", "steps<=%s: не целое число от 1 до %d", value, sim.MaxSteps)
+				return g, goalErr("goal.steps-value", value, sim.MaxSteps)
 			}
 			g.MaxSteps = n
 		case name == termWithout:
 			if op != "=" {
-				return g, goalErr("without takes = (without=crash,retry), not %s", "without пишется с = (without=crash,retry), а не с %s", op)
+				return g, goalErr("goal.without-operator", op)
 			}
 			for _, x := range strings.Split(value, ",") {
 				if !slices.Contains(withoutChoices(), x) {
-					return g, goalErr("without=%s: %q is neither crash, fresh-key nor a step; valid: %s", "without=%s: %q — не crash, не fresh-key и не шаг; допустимо: %s", value, x, strings.Join(withoutChoices(), ", "))
+					return g, goalErr("goal.without-value", value, strconv.Quote(x), strings.Join(withoutChoices(), ", "))
 				}
 				if slices.Contains(g.Without, x) {
-					return g, goalErr("without=%s: %s is listed twice", "without=%s: %s указан дважды", value, x)
+					return g, goalErr("goal.without-twice", value, x)
 				}
 				g.Without = append(g.Without, x)
 			}
 		case name == termVerdict:
 			if op != "=" && op != "!=" {
-				return g, goalErr("verdict takes = or !=, not %s", "verdict пишется с = или !=, а не с %s", op)
+				return g, goalErr("goal.verdict-operator", op)
 			}
 			v := sim.Verdict(value)
 			if !slices.Contains(sim.Verdicts(), v) {
-				return g, goalErr("verdict%s%s: unknown verdict; valid verdicts: %s", "verdict%s%s: нет такого вердикта; есть: %s", op, value, strings.Join(verdictNames(), ", "))
+				return g, goalErr("goal.unknown-verdict", op, value, strings.Join(verdictNames(), ", "))
 			}
 			g.Conds = append(g.Conds, Cond{Measure: termVerdict, Op: op, Verdict: v})
 		case measureOf(name) != nil:
@@ -202,18 +203,18 @@ func ParseGoal(line string) (Goal, error) {
 			} else if n, err := strconv.ParseInt(value, 10, 64); err == nil && n >= 0 {
 				c.Value = n
 			} else {
-				return g, goalErr("%s: %q is neither a whole number from 0 nor a measure; measures: %s", "%s: %q — не целое число от 0 и не показатель; показатели: %s", w, value, strings.Join(measureNames(), ", "))
+				return g, goalErr("goal.measure-value", w, strconv.Quote(value), strings.Join(measureNames(), ", "))
 			}
 			g.Conds = append(g.Conds, c)
 		default:
-			return g, goalErr("unknown term %q; valid terms: %s", "неизвестное условие %q; допустимые: %s", name, strings.Join(termNames(), ", "))
+			return g, goalErr("goal.unknown-term", strconv.Quote(name), strings.Join(termNames(), ", "))
 		}
 	}
 	if g.Handler == "" {
-		return g, goalErr("the goal names no handler; add handler=NAME (valid handlers: %s)", "в цели не назван обработчик; добавьте handler=ИМЯ (есть: %s)", strings.Join(handlerNames(), ", "))
+		return g, goalErr("goal.no-handler", strings.Join(handlerNames(), ", "))
 	}
 	if len(g.Conds) == 0 {
-		return g, goalErr("the goal has no condition on the outcome, so any script would reach it; add a verdict or a measure (%s)", "в цели нет условия на исход, и её достиг бы любой сценарий; добавьте вердикт или показатель (%s)", strings.Join(append([]string{termVerdict}, measureNames()...), ", "))
+		return g, goalErr("goal.no-outcome", strings.Join(append([]string{termVerdict}, measureNames()...), ", "))
 	}
 	return g, nil
 }

@@ -71,13 +71,13 @@ func TestParseWrongShapes(t *testing.T) {
 			if !ok {
 				t.Fatalf("got %v, want a *sandbox.Error", err)
 			}
-			for _, msg := range []string{se.Msg, se.MsgRU} {
+			for _, msg := range []string{se.Text.String(), se.Text.In("ru")} {
 				if !strings.Contains(msg, sandbox.MessageShape) || !strings.Contains(msg, sandbox.APIShape) {
 					t.Errorf("%q does not name both shapes", msg)
 				}
 			}
-			if se.Line != c.line || se.Msg == se.MsgRU {
-				t.Errorf("line %d, want %d; en %q, ru %q", se.Line, c.line, se.Msg, se.MsgRU)
+			if se.Line != c.line || se.Text.String() == se.Text.In("ru") {
+				t.Errorf("line %d, want %d; en %q, ru %q", se.Line, c.line, se.Text.String(), se.Text.In("ru"))
 			}
 		})
 	}
@@ -158,7 +158,7 @@ func TestGradesAnAPIExercise(t *testing.T) {
 func TestGradeOtherSide(t *testing.T) {
 	resp, err := runner(sandbox.Limits{}).Run(context.Background(), sandbox.Request{Op: "grade", Name: "yours", Code: file("", naiveBody),
 		Exercise: sandbox.Exercise{Presets: []string{"api-reused-key"}, Depth: 1}})
-	if err != nil || resp.Error == nil || !strings.Contains(resp.Error.Msg, sandbox.APIShape) {
+	if err != nil || resp.Error == nil || !strings.Contains(resp.Error.Text.String(), sandbox.APIShape) {
 		t.Errorf("%v %+v", err, resp)
 	}
 }
@@ -180,7 +180,7 @@ func TestParseAbsolute(t *testing.T) {
 	}
 	_, err := sandbox.Parse(head + "const Absolute = 1\n\n" + body)
 	se, ok := err.(*sandbox.Error)
-	if !ok || se.Line != 9 || !strings.Contains(se.Msg, "Absolute must be true or false") || se.MsgRU == se.Msg {
+	if !ok || se.Line != 9 || !strings.Contains(se.Text.String(), "Absolute must be true or false") || se.Text.In("ru") == se.Text.String() {
 		t.Errorf("const Absolute = 1: %v", err)
 	}
 	if f, err := sandbox.Parse(mustRead(t, "../practice/_exercises/version-guard/solution.go")); err != nil || !f.Absolute {

@@ -195,7 +195,7 @@ func serve(req Request) *Response {
 	// (lab run/check --code --engine real); nil: the embedded one.
 	engine, err := childEngine(ctx, req)
 	if err != nil {
-		resp.Error = errf(0, "the real engine: %v", "настоящий движок: %v", err)
+		resp.Error = errf(0, "sandbox.engine", err)
 		return resp
 	}
 	if engine != nil {
@@ -205,7 +205,7 @@ func serve(req Request) *Response {
 	case "run":
 		sc, err := sim.Parse(req.Script)
 		if err != nil {
-			resp.Error = errf(0, "script: %v", "сценарий: %v", err)
+			resp.Error = errf(0, "sandbox.script", err)
 			return resp
 		}
 		if info.API != nil && len(sc.Steps) == 0 {
@@ -221,7 +221,7 @@ func serve(req Request) *Response {
 		case errors.As(err, &be):
 			resp.Budget = be
 		case err != nil:
-			resp.Error = errf(0, "the run failed: %v", "прогон не удался: %v", err)
+			resp.Error = errf(0, "sandbox.run-failed", err)
 		default:
 			resp.Run = run.Results[0].Wire()
 		}
@@ -230,19 +230,19 @@ func serve(req Request) *Response {
 		o.Engine = engine
 		rep, err := check.CheckHandler(ctx, info, o)
 		if err != nil {
-			resp.Error = errf(0, "the check failed: %v", "проверка не удалась: %v", err)
+			resp.Error = errf(0, "sandbox.check-failed", err)
 			return resp
 		}
 		resp.Report = &rep
 	case "grade":
 		g, err := GradeHandler(ctx, info, req.Exercise)
 		if err != nil {
-			resp.Error = errf(0, "the grading failed: %v", "проверка не удалась: %v", err)
+			resp.Error = errf(0, "sandbox.grade-failed", err)
 			return resp
 		}
 		resp.Grade = &g
 	default:
-		resp.Error = errf(0, "unknown operation %q", "неизвестная операция %q", req.Op)
+		resp.Error = errf(0, "sandbox.unknown-op", strconv.Quote(req.Op))
 	}
 	return resp
 }
@@ -262,7 +262,7 @@ func asError(err error) *Error {
 	if errors.As(err, &e) {
 		return e
 	}
-	return errf(0, "%v", "%v", err)
+	return errf(0, "sandbox.error", err)
 }
 
 // limit caps this process: a watchdog that exits with exitMemory once

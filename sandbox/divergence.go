@@ -112,14 +112,12 @@ func divergent(fset *token.FileSet, f *ast.File) error {
 		name := fn.Name.Name
 		if name == "Error" && fn.Type.Params.NumFields() == 0 && fn.Type.Results.NumFields() == 1 {
 			return errf(line(fn),
-				"type %s has an Error method: an error type of a handler file's own does not behave as in Go in the lab's interpreter (errors.As panics on it, type switches and == on its values go wrong: a constant of it is not even equal to itself); declare sentinel errors instead (var ErrBusy = errors.New(\"busy\")), wrap them with %%w and test them with errors.Is",
-				"у типа %s есть метод Error: собственный тип ошибки файла обработчика ведёт себя в интерпретаторе лаборатории не так, как в Go (errors.As на нём паникует, switch по типу и == на его значениях ошибаются: его константа не равна даже самой себе); объявите вместо него ошибки-метки (var ErrBusy = errors.New(\"busy\")), оборачивайте их через %%w и проверяйте errors.Is",
+				"sandbox.error-type",
 				recv)
 		}
 		if pkg, ok := implicitMethods[name]; ok {
 			return errf(line(fn),
-				"method %s.%s: %s calls %s on the values it is given, but in the lab's interpreter it never calls the methods of a type the file declares (it uses the bare value); give the method another name and call it yourself",
-				"метод %s.%s: %s вызывает %s у переданных ему значений, но в интерпретаторе лаборатории никогда не вызывает методы типов, объявленных в файле (берёт само значение); назовите метод иначе и вызывайте его сами",
+				"sandbox.method-not-called",
 				recv, name, pkg, name)
 		}
 	}
@@ -134,8 +132,7 @@ func divergent(fset *token.FileSet, f *ast.File) error {
 	})
 	assertion := func(n ast.Node, t ast.Expr) *Error {
 		return errf(line(n),
-			"type assertion to the interface %s: in the lab's interpreter a value the standard library made (an error from fmt, context, sql…) never has the methods of an interface the file declares, so the assertion fails where Go's succeeds; assert to a concrete type (*strconv.NumError) or test errors with errors.Is",
-			"приведение к интерфейсу %s: в интерпретаторе лаборатории значение, созданное стандартной библиотекой (ошибка из fmt, context, sql…), никогда не имеет методов интерфейса, объявленного в файле, и приведение не удаётся там, где в Go удаётся; приводите к конкретному типу (*strconv.NumError) или проверяйте ошибки через errors.Is",
+			"sandbox.interface-assertion",
 			exprString(t))
 	}
 	if bad := recovered(fset, f); bad != nil {
@@ -159,8 +156,7 @@ func divergent(fset *token.FileSet, f *ast.File) error {
 					for _, name := range named(init.Lhs...) {
 						if writes(c.Body, name) && captured(c.Body, name) {
 							bad = errf(line(c),
-								"the loop's variable %s is changed in its body and captured there (by a function literal or its address): Go 1.22 gives each iteration its own %s, the lab's interpreter one for the whole loop; capture a copy the body does not change (v := %s)",
-								"переменная цикла %s меняется в его теле и там же захватывается (функциональным литералом или взятием адреса): Go 1.22 даёт каждой итерации свою %s, а интерпретатор лаборатории — одну на весь цикл; захватывайте копию, которую тело не меняет (v := %s)",
+								"sandbox.loop-variable",
 								name, name, name)
 							return false
 						}
@@ -173,8 +169,7 @@ func divergent(fset *token.FileSet, f *ast.File) error {
 			case *ast.RangeStmt:
 				if integer(c.X, consts) {
 					bad = errf(line(c),
-						"range over an integer (for i := range %s): the lab's interpreter does not know Go 1.22's form and fails on it; write for i := 0; i < %s; i++",
-						"range по целому числу (for i := range %s): интерпретатор лаборатории не знает эту форму Go 1.22 и на ней падает; пишите for i := 0; i < %s; i++",
+						"sandbox.range-int",
 						exprString(c.X), exprString(c.X))
 					return false
 				}
@@ -185,14 +180,12 @@ func divergent(fset *token.FileSet, f *ast.File) error {
 			case *ast.SelectorExpr:
 				if t, name, ok := typeExpr(c.X, types); ok && methods[name+"."+c.Sel.Name] {
 					bad = errf(line(c),
-						"method expression %s.%s: the lab's interpreter calls it otherwise than Go; use a method value (v.%s) or a function literal",
-						"выражение-метод %s.%s: интерпретатор лаборатории вызывает его не так, как Go; используйте значение-метод (v.%s) или функциональный литерал",
+						"sandbox.method-expression",
 						t, c.Sel.Name, c.Sel.Name)
 				}
 				if id, ok := c.X.(*ast.Ident); ok && !called[c] && valueMethods[typed[id.Name]+"."+c.Sel.Name] {
 					bad = errf(line(c),
-						"method value %s.%s of a value receiver: Go copies %s when the method value is made, the lab's interpreter reads it when it is called; call the method where you need it, or wrap it in a function literal (func(…) { %s.%s(…) }), which reads %s at the call in Go too",
-						"значение-метод %s.%s с получателем-значением: Go копирует %s в момент создания значения-метода, а интерпретатор лаборатории читает его при вызове; вызывайте метод там, где он нужен, или оберните его в функциональный литерал (func(…) { %s.%s(…) }): он и в Go читает %s при вызове",
+						"sandbox.method-value",
 						id.Name, c.Sel.Name, id.Name, id.Name, c.Sel.Name, id.Name)
 				}
 			case *ast.TypeAssertExpr:
@@ -213,8 +206,7 @@ func divergent(fset *token.FileSet, f *ast.File) error {
 						if u, ok := ast.Unparen(c.Args[1]).(*ast.UnaryExpr); ok && u.Op == token.AND {
 							if id, ok := ast.Unparen(u.X).(*ast.Ident); ok && ifaceVars[id.Name] {
 								bad = errf(line(c),
-									"errors.As into %s, a variable of an interface the file declares: the lab's interpreter panics on it (Go would look for an error with its methods); test the error with errors.Is against a sentinel, or errors.As into a concrete type (*strconv.NumError)",
-									"errors.As в %s, переменную интерфейса, объявленного в файле: интерпретатор лаборатории на этом паникует (Go искал бы ошибку с его методами); проверяйте ошибку через errors.Is с ошибкой-меткой или errors.As в конкретный тип (*strconv.NumError)",
+									"sandbox.errors-as-interface",
 									id.Name)
 							}
 						}
@@ -223,16 +215,14 @@ func divergent(fset *token.FileSet, f *ast.File) error {
 			case *ast.DeferStmt:
 				if loops > 0 {
 					bad = errf(line(c),
-						"defer inside a loop: in the lab's interpreter every call deferred in the loop sees the last iteration's values, not its own as in Go; move the loop's body into a function of its own and defer there",
-						"defer внутри цикла: в интерпретаторе лаборатории каждый отложенный в цикле вызов видит значения последней итерации, а не своей, как в Go; вынесите тело цикла в отдельную функцию и откладывайте вызов там",
+						"sandbox.defer-in-loop",
 					)
 					return false
 				}
 				for _, a := range c.Call.Args {
 					if !constant(a, consts, imports) {
 						bad = errf(line(c),
-							"defer with an argument that is not a constant: the lab's interpreter reads a deferred call's arguments when the function returns, not at the defer statement as Go does; defer a function literal that reads what it needs when it runs (defer func() { … }()), which reads them at the return in Go too",
-							"defer с аргументом, который не константа: интерпретатор лаборатории читает аргументы отложенного вызова при возврате из функции, а не в момент defer, как Go; отложите функциональный литерал, который сам прочитает нужное (defer func() { … }()): он и в Go читает их при возврате",
+							"sandbox.defer-argument",
 						)
 						return false
 					}
@@ -548,8 +538,7 @@ func recovered(fset *token.FileSet, f *ast.File) *Error {
 			return true
 		}
 		bad = errf(fset.Position(use.Pos()).Line,
-			"the value recover() returns is used beyond a test for nil and printing: in the lab's interpreter it is not the value panic was given (not equal to it, not of its type), so r.(error), r == … or a type switch go wrong; test r != nil and print it: fmt.Errorf(\"panic: %%v\", r)",
-			"значение recover() используется не только для проверки на nil и печати: в интерпретаторе лаборатории это не то значение, что получила panic (оно ему не равно и другого типа), поэтому r.(error), r == … и switch по типу ошибаются; проверяйте r != nil и печатайте его: fmt.Errorf(\"panic: %%v\", r)")
+			"sandbox.recover-value")
 		return false
 	})
 	return bad

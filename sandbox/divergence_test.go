@@ -95,8 +95,8 @@ func TestDivergentIdiomsAreRefused(t *testing.T) {
 			if !errors.As(err, &e) {
 				t.Fatalf("Parse: %v, want a refusal", err)
 			}
-			if e.Line != c.line || !strings.Contains(e.Msg, c.en) || !strings.Contains(e.MsgRU, c.ru) {
-				t.Errorf("line %d: %s\n%s\nwant line %d, %q and %q", e.Line, e.Msg, e.MsgRU, c.line, c.en, c.ru)
+			if e.Line != c.line || !strings.Contains(e.Text.String(), c.en) || !strings.Contains(e.Text.In("ru"), c.ru) {
+				t.Errorf("line %d: %s\n%s\nwant line %d, %q and %q", e.Line, e.Text.String(), e.Text.In("ru"), c.line, c.en, c.ru)
 			}
 		})
 	}
@@ -171,7 +171,7 @@ func TestRewriteKeepsLines(t *testing.T) {
 	}
 	_, err = sandbox.Load(f)
 	var e *sandbox.Error
-	if !errors.As(err, &e) || e.Line != line+5 || !strings.Contains(e.Msg, "undefinedName") {
+	if !errors.As(err, &e) || e.Line != line+5 || !strings.Contains(e.Text.String(), "undefinedName") {
 		t.Errorf("Load: %v, want line %d", err, line+5)
 	}
 }
@@ -240,8 +240,8 @@ func TestInterpreterPanicIsAnError(t *testing.T) {
 	}
 	_, err = sandbox.Load(f)
 	var e *sandbox.Error
-	if !errors.As(err, &e) || !strings.Contains(e.Msg, "could not compile the file") || !strings.Contains(e.Msg, "for i := 0; i < n; i++") ||
-		!strings.Contains(e.MsgRU, "не смог скомпилировать файл") {
+	if !errors.As(err, &e) || !strings.Contains(e.Text.String(), "could not compile the file") || !strings.Contains(e.Text.String(), "for i := 0; i < n; i++") ||
+		!strings.Contains(e.Text.In("ru"), "не смог скомпилировать файл") {
 		t.Errorf("Load: %v", err)
 	}
 }

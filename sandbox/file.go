@@ -33,6 +33,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/idempotency-lab/lab/narration"
 )
 
 // MaxSourceBytes bounds a handler file: the lab's own handlers are under
@@ -47,34 +49,33 @@ var Allowed = []string{
 }
 
 // Error is what is wrong with a handler file, or what happened when it
-// ran: in English and in Russian, with the line when there is one.
+// ran: a message of package narration (its key and arguments; the words
+// in both languages are narration's), with the line when there is one.
+// The child process sends it to the parent as JSON.
 type Error struct {
-	Line  int    `json:"line,omitempty"`
-	Msg   string `json:"msg"`
-	MsgRU string `json:"msg_ru"`
+	Line int            `json:"line,omitempty"`
+	Text narration.Text `json:"text"`
 }
 
-func (e *Error) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
-	}
-	return e.Msg
-}
+func (e *Error) Error() string { return e.In("en") }
 
 // In returns the message in a language ("ru" or anything else for
 // English), with the line.
 func (e *Error) In(lang string) string {
-	if lang != "ru" {
-		return e.Error()
-	}
 	if e.Line > 0 {
-		return fmt.Sprintf("строка %d: %s", e.Line, e.MsgRU)
+		return narration.T("sandbox.line", strconv.Itoa(e.Line), e.Text.In(lang)).In(lang)
 	}
-	return e.MsgRU
+	return e.Text.In(lang)
 }
 
-func errf(line int, en, ru string, args ...any) *Error {
-	return &Error{Line: line, Msg: fmt.Sprintf(en, args...), MsgRU: fmt.Sprintf(ru, args...)}
+// errf is the Error on line of narration's message key, its arguments
+// written as fmt's %v writes them.
+func errf(line int, key string, args ...any) *Error {
+	words := make([]string, len(args))
+	for i, a := range args {
+		words[i] = fmt.Sprint(a)
+	}
+	return &Error{Line: line, Text: narration.T(key, words...)}
 }
 
 // File is a handler file that passed Parse.
@@ -100,9 +101,6 @@ type File struct {
 const (
 	MessageShape = "func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error"
 	APIShape     = "func Handle(ctx context.Context, d handlers.Deps, r handlers.APIRequest) handlers.APIResponse"
-
-	shapes   = MessageShape + " (a message handler) or " + APIShape + " (an API handler)"
-	shapesRU = MessageShape + " (обработчик сообщений) или " + APIShape + " (обработчик API)"
 )
 
 // handleShape tells the two shapes of Handle apart by its parameters and
@@ -137,13 +135,11 @@ func isSelector(e ast.Expr, name string) bool {
 // constant that is one string literal. It runs nothing.
 func Parse(src string) (*File, error) {
 	if len(src) > MaxSourceBytes {
-		return nil, errf(0, "the file has %d bytes (%d lines); a handler file may have at most %d bytes",
-			"в файле %d байт (строк: %d); файл обработчика может занимать не больше %d байт",
+		return nil, errf(0, "sandbox.too-big",
 			len(src), strings.Count(src, "\n")+1, MaxSourceBytes)
 	}
 	if strings.TrimSpace(src) == "" {
-		return nil, errf(0, "the file is empty: it needs package handler and a Handle function",
-			"файл пуст: нужны package handler и функция Handle")
+		return nil, errf(0, "sandbox.empty")
 	}
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, "handler.go", src, parser.SkipObjectResolution)
@@ -156,21 +152,18 @@ func Parse(src string) (*File, error) {
 		if _, after, ok := strings.Cut(msg, ": "); ok && line > 0 {
 			msg = after
 		}
-		return nil, errf(line, "syntax error: %s", "синтаксическая ошибка: %s", msg)
+		return nil, errf(line, "sandbox.syntax", msg)
 	}
 	if f.Name.Name != "handler" {
-		return nil, errf(fset.Position(f.Name.Pos()).Line, "the file is package %s; it must be package handler",
-			"файл объявляет package %s, а нужен package handler", f.Name.Name)
+		return nil, errf(fset.Position(f.Name.Pos()).Line, "sandbox.package", f.Name.Name)
 	}
 	for _, imp := range f.Imports {
 		path, _ := strconv.Unquote(imp.Path.Value)
 		if !slices.Contains(Allowed, path) {
-			return nil, errf(fset.Position(imp.Pos()).Line, "import %q is not allowed; a handler file may import: %s",
-				"импорт %q запрещён; файл обработчика может импортировать: %s", path, strings.Join(Allowed, ", "))
+			return nil, errf(fset.Position(imp.Pos()).Line, "sandbox.import-not-allowed", strconv.Quote(path), strings.Join(Allowed, ", "))
 		}
 		if imp.Name != nil && (imp.Name.Name == "." || imp.Name.Name == "_") {
-			return nil, errf(fset.Position(imp.Pos()).Line, "import %s %q: dot and blank imports are not allowed",
-				"импорт %s %q: импорт через точку или подчёркивание запрещён", imp.Name.Name, path)
+			return nil, errf(fset.Position(imp.Pos()).Line, "sandbox.import-dot-blank", imp.Name.Name, strconv.Quote(path))
 		}
 	}
 	file := &File{Source: src}
@@ -182,8 +175,7 @@ func Parse(src string) (*File, error) {
 				handle = d
 			}
 			if d.Recv == nil && d.Name.Name == "init" {
-				return nil, errf(fset.Position(d.Pos()).Line, "func init is not allowed: everything a handler does happens in Handle",
-					"func init запрещена: всё, что делает обработчик, происходит в Handle")
+				return nil, errf(fset.Position(d.Pos()).Line, "sandbox.init")
 			}
 		case *ast.GenDecl:
 			if d.Tok == token.VAR && !sentinels(f, d) {
@@ -198,8 +190,7 @@ func Parse(src string) (*File, error) {
 					if name.Name == "Absolute" {
 						id, ok := valueAt(vs, i).(*ast.Ident)
 						if !ok || (id.Name != "true" && id.Name != "false") {
-							return nil, errf(fset.Position(name.Pos()).Line, "Absolute must be true or false, as in: const Absolute = true",
-								"Absolute должна быть true или false, например: const Absolute = true")
+							return nil, errf(fset.Position(name.Pos()).Line, "sandbox.absolute")
 						}
 						file.Absolute = id.Name == "true"
 						continue
@@ -209,8 +200,7 @@ func Parse(src string) (*File, error) {
 					}
 					lit, ok := valueAt(vs, i).(*ast.BasicLit)
 					if !ok || lit.Kind != token.STRING {
-						return nil, errf(fset.Position(name.Pos()).Line, "Schema must be one string literal, as in: const Schema = `CREATE TABLE ...`",
-							"Schema должна быть одной строковой константой, например: const Schema = `CREATE TABLE ...`")
+						return nil, errf(fset.Position(name.Pos()).Line, "sandbox.schema")
 					}
 					file.Schema, _ = strconv.Unquote(lit.Value)
 				}
@@ -218,11 +208,11 @@ func Parse(src string) (*File, error) {
 		}
 	}
 	if handle == nil {
-		return nil, errf(0, "no Handle function; write "+shapes, "нет функции Handle; напишите "+shapesRU)
+		return nil, errf(0, "sandbox.no-handle", MessageShape, APIShape)
 	}
 	api, ok := handleShape(handle)
 	if !ok {
-		return nil, errf(fset.Position(handle.Pos()).Line, "Handle must be "+shapes, "Handle должна быть одной из двух: "+shapesRU)
+		return nil, errf(fset.Position(handle.Pos()).Line, "sandbox.handle-shape", MessageShape, APIShape)
 	}
 	file.API = api
 	if err := importedVarWrites(fset, f); err != nil {
@@ -286,8 +276,7 @@ func importedVarWrites(fset *token.FileSet, f *ast.File) error {
 		if name, ok := imported(e); ok && bad == nil {
 			pkg, _, _ := strings.Cut(name, ".")
 			bad = errf(fset.Position(e.Pos()).Line,
-				"%s is a variable of package %s, shared by every run in this process: a handler may not assign it, change it or take its address; state belongs in the database or Redis",
-				"%s — переменная пакета %s, общая для всех прогонов в этом процессе: обработчику нельзя присваивать её, менять или брать её адрес; состояние хранится в базе данных или Redis",
+				"sandbox.package-variable",
 				name, pkg)
 		}
 	}
@@ -389,8 +378,7 @@ func pointerWrites(fset *token.FileSet, f *ast.File) error {
 	star := func(e ast.Expr) {
 		if _, ok := ast.Unparen(e).(*ast.StarExpr); ok && bad == nil {
 			bad = errf(fset.Position(e.Pos()).Line,
-				"writing through a pointer (*p = …) is not allowed in a handler file: it could change a value every run shares; state belongs in the database or Redis",
-				"запись через указатель (*p = …) в файле обработчика запрещена: она может изменить значение, общее для всех прогонов; состояние хранится в базе данных или Redis")
+				"sandbox.pointer-write")
 		}
 	}
 	eachWrite(f, false, func(e ast.Expr) bool {

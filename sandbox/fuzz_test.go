@@ -26,7 +26,7 @@ func FuzzParse(f *testing.F) {
 		file, err := sandbox.Parse(src)
 		if err != nil {
 			var se *sandbox.Error
-			if !errors.As(err, &se) || se.Msg == "" || se.MsgRU == "" {
+			if !errors.As(err, &se) || se.Text.String() == "" || se.Text.In("ru") == "" {
 				t.Fatalf("error %v is not a bilingual *sandbox.Error", err)
 			}
 			if se.Line < 0 || se.Line > strings.Count(src, "\n")+1 {

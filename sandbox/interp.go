@@ -116,8 +116,7 @@ var yaegiPos = regexp.MustCompile(`(?:^|[^0-9])(\d+):(\d+): `)
 // delivery.
 func Load(f *File) (handlers.Func, error) {
 	if f.API {
-		return nil, errf(0, "this is an API handler (%s); a message handler is needed here: %s",
-			"это обработчик API (%s), а здесь нужен обработчик сообщений: %s", APIShape, MessageShape)
+		return nil, errf(0, "sandbox.api-not-message", APIShape, MessageShape)
 	}
 	info, err := LoadHandler(f)
 	return info.Handle, err
@@ -161,15 +160,13 @@ func interpret(f *File) (handlers.Func, handlers.APIFunc, error) {
 	if f.API {
 		fn, ok := v.Interface().(func(context.Context, handlers.Deps, handlers.APIRequest) handlers.APIResponse)
 		if !ok {
-			return nil, nil, errf(0, "Handle has the type %s; an API handler's must be func(context.Context, handlers.Deps, handlers.APIRequest) handlers.APIResponse",
-				"у Handle тип %s, а у обработчика API нужен func(context.Context, handlers.Deps, handlers.APIRequest) handlers.APIResponse", v.Type())
+			return nil, nil, errf(0, "sandbox.api-handle-type", v.Type())
 		}
 		return nil, fn, nil
 	}
 	fn, ok := v.Interface().(func(context.Context, handlers.Deps, handlers.Message) error)
 	if !ok {
-		return nil, nil, errf(0, "Handle has the type %s; it must be func(context.Context, handlers.Deps, handlers.Message) error",
-			"у Handle тип %s, а нужен func(context.Context, handlers.Deps, handlers.Message) error", v.Type())
+		return nil, nil, errf(0, "sandbox.message-handle-type", v.Type())
 	}
 	return fn, nil, nil
 }
@@ -184,8 +181,7 @@ func evaluate(src string) (_ *interp.Interpreter, err error) {
 	// process (the child, or the test that loads the file).
 	defer func() {
 		if r := recover(); r != nil {
-			err = errf(0, "the lab's interpreter could not compile the file (%v): it does not know every construct of recent Go; a range over an integer (for i := range n) is one: write for i := 0; i < n; i++",
-				"интерпретатор лаборатории не смог скомпилировать файл (%v): он знает не все конструкции свежих версий Go; одна из них — range по целому числу (for i := range n): пишите for i := 0; i < n; i++", r)
+			err = errf(0, "sandbox.interpreter-panic", r)
 		}
 	}()
 	i := interp.New(interp.Options{GoPath: "/nonexistent", Stderr: interpStderr})
@@ -216,5 +212,5 @@ func compileError(err error) *Error {
 		line, _ = strconv.Atoi(msg[m[2]:m[3]])
 		msg = msg[m[1]:]
 	}
-	return errf(line, "does not compile: %s", "не компилируется: %s", msg)
+	return errf(line, "sandbox.compile", msg)
 }

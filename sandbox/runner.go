@@ -227,15 +227,14 @@ func (r *Runner) start(ctx context.Context, iso isolation, req Request) (*Respon
 		<-done
 		<-noted
 		if parent.Err() == nil { // the child's own time ran out
-			return nil, errf(0, "the handler waited for more than %s without finishing and was stopped: waiting for something that never comes?",
-				"обработчик ждал дольше %s и не закончил, поэтому был остановлен: ждёт того, что не наступит?", r.limits.Wall)
+			return nil, errf(0, "sandbox.wall", r.limits.Wall)
 		}
 		return nil, parent.Err()
 	}
 	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // any process it left behind
 	<-noted
 	if stdout.over {
-		return nil, errf(0, "the result was larger than %d MB and was dropped", "результат оказался больше %d МБ и отброшен", r.limits.MaxOutput>>20)
+		return nil, errf(0, "sandbox.output", r.limits.MaxOutput>>20)
 	}
 	if waitErr != nil {
 		return nil, r.failure(waitErr, cmd.ProcessState, read, cpu)
@@ -267,28 +266,24 @@ func (r *Runner) failure(err error, ps *os.ProcessState, read []note, cpu int) e
 		}
 	}
 	mb := r.limits.Memory >> 20
-	outOfMemory := errf(0, "the handler used more than %d MB of memory and was stopped (an allocation in a loop, or goroutines started without end?)",
-		"обработчик занял больше %d МБ памяти и был остановлен (выделение памяти в цикле или бесконечный запуск горутин?)", mb)
+	outOfMemory := errf(0, "sandbox.memory", mb)
 	switch {
 	case ws.Exited() && ws.ExitStatus() == exitIsolation:
 		return fmt.Errorf("%w: the child could not isolate itself: %s", ErrNoIsolation, isolationErr)
 	case ws.Exited() && ws.ExitStatus() == exitMemory:
 		return outOfMemory
 	case ws.Signaled() && (ws.Signal() == syscall.SIGXCPU || ws.Signal() == syscall.SIGKILL) && used >= time.Duration(cpu)*time.Second/2:
-		return errf(0, "the handler used more than %d s of CPU and was stopped: an endless loop?",
-			"обработчик израсходовал больше %d с процессорного времени и был остановлен: бесконечный цикл?", cpu)
+		return errf(0, "sandbox.cpu", cpu)
 	case ws.Exited() && ws.ExitStatus() == 2 && panicLine > 0:
-		return errf(panicLine, "the handler crashed its process with a panic (a panic in a goroutine of its own ends the process, as in Go)",
-			"обработчик обрушил свой процесс паникой (паника в собственной горутине завершает процесс, как и в Go)")
+		return errf(panicLine, "sandbox.panic")
 	case ws.Exited() && ws.ExitStatus() == 2:
 		// The Go runtime's own end: out of address space (the hard stop
 		// behind the watchdog) or a goroutine's stack over its limit.
-		return errf(0, "the handler's process ended with a fatal error: out of memory, or a stack overflow from endless recursion?",
-			"процесс обработчика завершился фатальной ошибкой: не хватило памяти или стек переполнен бесконечной рекурсией?")
+		return errf(0, "sandbox.fatal")
 	case ws.Signaled():
-		return errf(0, "the handler's process was killed by the system (%v)", "процесс обработчика убит системой (%v)", ws.Signal())
+		return errf(0, "sandbox.killed", ws.Signal())
 	}
-	return errf(0, "the handler's process failed (%v)", "процесс обработчика завершился с ошибкой (%v)", err)
+	return errf(0, "sandbox.failed", err)
 }
 
 // capped keeps at most max bytes and says whether more came.

@@ -94,8 +94,8 @@ func TestFailureModes(t *testing.T) {
 			default:
 				t.Fatalf("no error: %v %+v", err, resp)
 			}
-			if !strings.Contains(se.Msg, c.want) || se.Line != c.line || se.MsgRU == "" {
-				t.Errorf("got line %d %q (ru %q), want line %d %q", se.Line, se.Msg, se.MsgRU, c.line, c.want)
+			if !strings.Contains(se.Text.String(), c.want) || se.Line != c.line || se.Text.In("ru") == "" {
+				t.Errorf("got line %d %q (ru %q), want line %d %q", se.Line, se.Text.String(), se.Text.In("ru"), c.line, c.want)
 			}
 		})
 	}

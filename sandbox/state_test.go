@@ -177,10 +177,10 @@ func TestImportedVariablesAreRefused(t *testing.T) {
 			case c.refused == "" && err != nil:
 				t.Errorf("refused: %v", err)
 			case c.refused == "":
-			case !errors.As(err, &e) || !strings.Contains(e.Msg, c.refused) || e.Line == 0:
+			case !errors.As(err, &e) || !strings.Contains(e.Text.String(), c.refused) || e.Line == 0:
 				t.Errorf("got %v, want a refusal on its line naming %q", err, c.refused)
-			case !strings.Contains(e.MsgRU, "переменная пакета"):
-				t.Errorf("no Russian message: %q", e.MsgRU)
+			case !strings.Contains(e.Text.In("ru"), "переменная пакета"):
+				t.Errorf("no Russian message: %q", e.Text.In("ru"))
 			}
 		})
 	}
@@ -287,7 +287,7 @@ func TestPointerWritesAreRefused(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := sandbox.Parse(file(c.imports, c.body))
 			var e *sandbox.Error
-			if !errors.As(err, &e) || !strings.Contains(e.Msg, "writing through a pointer") || e.Line == 0 || e.MsgRU == "" {
+			if !errors.As(err, &e) || !strings.Contains(e.Text.String(), "writing through a pointer") || e.Line == 0 || e.Text.In("ru") == "" {
 				t.Errorf("got %v, want the refusal on its line", err)
 			}
 		})

@@ -244,7 +244,7 @@ func TestRoomErrors(t *testing.T) {
 		{"a room on a bad permalink", "POST", "/rooms", url.Values{"s": {"1!!"}}, "", 400, "not base64url"},
 		{"a room on an unknown preset", "POST", "/rooms", url.Values{"preset": {"nope"}}, "", 400, "There is no scenario"},
 		{"a room at a step past the end", "POST", "/rooms", url.Values{"preset": {"crash-before-ack"}, "step": {"9"}}, "", 400, "step=9"},
-		{"DELETE /rooms", "DELETE", "/rooms", nil, "", 405, "DELETE is not allowed here"}, // GET /rooms: 303 to /present (rooms_index.go)
+		{"DELETE /rooms", "DELETE", "/rooms", nil, "", 405, "DELETE is not allowed here"}, // GET /rooms: 303 to /present (classroom/rooms_index.go)
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -41,7 +41,7 @@ func (s *server) routes() http.Handler {
 	r.Post("/lab/undo", s.Handle(s.lab.Undo))        // drop the last step, then 303
 	r.Post("/lab/script", s.Handle(s.lab.RunScript)) // replace the script with edited text, then 303
 
-	// The verdict grid (matrix.go): every preset on every handler, run
+	// The verdict grid (playground/matrix.go): every preset on every handler, run
 	// once by the engine and kept, each cell a link to that run in the lab.
 	r.Get("/matrix", s.Handle(s.lab.Matrix()))
 
@@ -63,7 +63,7 @@ func (s *server) routes() http.Handler {
 	r.Get(course.CodeCSSPath, s.Handle(s.course.ServeCodeCSS))
 	r.Get("/lessons/{slug}", s.Handle(s.course.Lesson))
 
-	// Practice (practice.go): questions and predictions graded on the spot,
+	// Practice (practicepage/practice.go): questions and predictions graded on the spot,
 	// progress saved per anonymous profile cookie. ?topic=SLUG lists a topic.
 	r.Get("/practice", s.practice.Only(s.practice.Home))
 	r.Get("/practice/interview", s.practice.Only(s.practice.Interview)) // ?seed=N; without it, a new run
@@ -74,19 +74,19 @@ func (s *server) routes() http.Handler {
 	r.Get("/practice/q/{id}/compare", s.practice.Only(s.practice.Compare))  // an open answer beside the model
 	r.Get("/practice/export", s.practice.Only(s.practice.Export))
 
-	// Challenges (challenges.go): goals reached in the lab (?challenge=ID),
+	// Challenges (playground/challenges.go): goals reached in the lab (?challenge=ID),
 	// judged by the engine; solutions are kept with practice's progress.
 	r.Get("/challenges", s.Handle(s.lab.Challenges))                  // the challenges and the reader's solves; ?saved=ID
 	r.Get("/challenges/{id}", s.Handle(s.lab.ChallengeGo))            // 303 to the lab with the challenge
 	r.Post("/challenges/{id}/solve", s.Handle(s.lab.SolveChallenge))  // s=PERMALINK: save a solution, 303 to the list
 	r.Post("/challenges/{id}/solution", s.Handle(s.lab.ShowSolution)) // the lab's state after a try: note the solution seen, 303 to the lab with solution=1
 
-	// Instructor mode (present.go, rooms.go): the presenter view of a preset
+	// Instructor mode (classroom/present.go, classroom/rooms.go): the presenter view of a preset
 	// or a permalink (&handlers=, &step=, &show=source,timeline), and live
 	// rooms that students follow over server-sent events and vote in.
 	runs.Get("/present", s.Handle(s.classroom.Present))                                // the scenarios to present, or ?s=PERMALINK
 	runs.Get("/present/{preset}", s.Handle(s.classroom.PresentPreset))                 // an unknown preset: 404 listing the presets
-	r.Get("/rooms", s.Handle(s.classroom.RoomsIndex))                                  // 303 to /present, the instructor's entry point (rooms_index.go)
+	r.Get("/rooms", s.Handle(s.classroom.RoomsIndex))                                  // 303 to /present, the instructor's entry point (classroom/rooms_index.go)
 	r.Get("/join", s.Handle(s.classroom.Join))                                         // the form to type a code; ?code= goes to the room
 	r.Post("/join", s.classroom.HandleRoom(s.classroom.JoinPost))                      // code=: issue the reader's identity in the room (throttled, see Admit), 303 to it
 	r.Get("/join/{code}", s.Handle(s.classroom.JoinPath))                              // the same, as a short address
@@ -96,7 +96,7 @@ func (s *server) routes() http.Handler {
 	r.Post("/rooms/{code}/step", s.classroom.HandleRoom(s.classroom.RoomStep))         // instructor: step=N [handlers=a,b], 303
 	r.Post("/rooms/{code}/verdicts", s.classroom.HandleRoom(s.classroom.RoomVerdicts)) // instructor: hide=true|false, the room's V, 303
 	r.Post("/rooms/{code}/poll", s.classroom.HandleRoom(s.classroom.RoomPoll))         // instructor: ask about the next step, 303
-	// instructor: every poll's answers as a CSV file (rooms_polls.go)
+	// instructor: every poll's answers as a CSV file (classroom/rooms_polls.go)
 	r.Get("/rooms/{code}/results.csv", s.classroom.HandleRoom(s.classroom.RoomResults))
 
 	// The posts a script could repeat to hurt everyone else, throttled per

@@ -45,7 +45,7 @@ const (
 	// answer the next question (or change its mind) a minute later. A vote
 	// costs a map write and one event to the instructor's page, so this
 	// bounds load, not fairness: each student counts once per poll anyway,
-	// because the server issues and signs their identity (rooms.go).
+	// because the server issues and signs their identity (classroom/rooms.go).
 	votesPerMinute = 300
 	votesBurst     = 300
 
@@ -59,7 +59,7 @@ const (
 	// then twenty a minute, however many cookies it drops, and the poll
 	// says how many voted of how many joined, so the instructor sees it.
 	// The bucket is the room's: joining another room takes nothing from
-	// it, and an identity counts in its own room only (rooms.go signs the
+	// it, and an identity counts in its own room only (classroom/rooms.go signs the
 	// room with it).
 	joinsPerMinute = 20
 	joinsBurst     = 40

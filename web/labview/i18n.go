@@ -49,7 +49,7 @@ func playgroundCatalog() page.Catalog {
 		"err.verb":          {"There is no step %q. Valid steps: %s.", "Шага %q нет. Есть такие: %s."},
 		"err.field":         {"%s must be one word, without spaces.", "%s — одно слово, без пробелов."},
 		"err.target":        {"Choose a published operation for %s.", "Выберите опубликованную операцию для %s."},
-		// Refused requests (csrf.go, throttle.go).
+		// Refused requests (web/csrf.go, web/throttle.go).
 		"err.money": {"%q is not an amount: a balance is in major units, e.g. 200.00; 200, 200,00, 1 234.50, 200 ₽, $200 and 200 RUB are read too (no minus, at most two decimals).", "%q — не сумма: баланс указывают в основных единицах, например 200.00; подойдут и 200, 200,00, 1 234.50, 200 ₽, 200 руб. и $200 (без минуса, не больше двух знаков после запятой)."},
 
 		// The scenario bar.

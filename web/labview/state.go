@@ -10,6 +10,7 @@ import (
 
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/link"
+	"github.com/idempotency-lab/lab/narration"
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
@@ -23,7 +24,7 @@ type State struct {
 	Preset   string   // the preset the script is, unchanged; "" when it is not one
 	Handlers []string // handler names, in the order the cards show them
 	Step     int      // show the world after this many steps (0 to len(script.Steps))
-	// Challenge is the goal the reader is working on (challenges.go),
+	// Challenge is the goal the reader is working on (challenge.go),
 	// nil for none: it travels in the URL like everything else. A
 	// script's goal: header makes one of its own (Challenge.Shared).
 	Challenge *practice.Challenge
@@ -142,10 +143,7 @@ func (s *Lab) ReadState(v url.Values) (State, error) {
 			if st.Script.API {
 				return st, page.BadRequest("err.codeapi")
 			}
-			return st, CodeError(&sandbox.Error{
-				Msg:   "this is an API handler (it takes a handlers.APIRequest), and this script publishes messages: run it on a script of API requests",
-				MsgRU: "это обработчик API (он принимает handlers.APIRequest), а этот сценарий публикует сообщения: запустите его на сценарии с запросами к API",
-			}, st.Code, st.CodeName, rest.Encode())
+			return st, CodeError(&sandbox.Error{Text: narration.T("sandbox.api-file-message-script")}, st.Code, st.CodeName, rest.Encode())
 		}
 	}
 	if err := addrErr("engine"); err != nil {

@@ -120,7 +120,7 @@ type View struct {
 	ControlsOpen bool
 	Cards        []Card
 	OpenTimeline string // the handler whose timeline is open at first
-	// Challenge is the goal being worked on (challenges.go), nil for none.
+	// Challenge is the goal being worked on (challenge.go), nil for none.
 	Challenge *challengeView
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/idempotency-lab/lab/check"
 	"github.com/idempotency-lab/lab/link"
+	"github.com/idempotency-lab/lab/narration"
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
@@ -169,7 +170,7 @@ func (s *Practice) resultCode(w http.ResponseWriter, r *http.Request, q practice
 	t := s.Text(r)
 	v := s.questionView(t, q, m, p)
 	if _, err := sandbox.Parse(code); err != nil {
-		se := &sandbox.Error{Msg: err.Error(), MsgRU: err.Error()}
+		se := &sandbox.Error{Text: narration.T("sandbox.error", err.Error())}
 		errors.As(err, &se)
 		g, err := s.bank.GradeCode(q.ID, practice.CodeOutcome{Code: code, Error: practice.Text{EN: se.In("en"), RU: se.In("ru")}, ErrorLine: se.Line})
 		if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/idempotency-lab/lab/narration"
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/web/page"
@@ -94,8 +95,9 @@ func TestCodeGradeReaderLeaves(t *testing.T) {
 // TestCodeGradeLimit: a file the sandbox stops on a limit (CPU seconds,
 // memory) is a wrong answer that says why, in both languages, and a try.
 func TestCodeGradeLimit(t *testing.T) {
-	stopped := &sandbox.Error{Msg: "the handler used more than 5 s of CPU and was stopped: an endless loop?",
-		MsgRU: "обработчик израсходовал больше 5 с процессорного времени и был остановлен: бесконечный цикл?"}
+	stopped := &sandbox.Error{Text: narration.T("sandbox.cpu", "5")}
+	const en, ru = "the handler used more than 5 s of CPU and was stopped: an endless loop?",
+		"обработчик израсходовал больше 5 с процессорного времени и был остановлен: бесконечный цикл?"
 	s, store, h := gradePart(t, func(ctx context.Context, req sandbox.Request) (*sandbox.Response, error) {
 		return nil, stopped
 	})
@@ -106,7 +108,7 @@ func TestCodeGradeLimit(t *testing.T) {
 		t.Fatalf("status %d\n%s", rec.Code, rec.Body)
 	}
 	g, kept, err := store.KeptCodeGrade(context.Background(), profile, q.ID, code)
-	if err != nil || !kept || g.Score != 0 || g.Code.Error.EN != stopped.Msg || g.Code.Error.RU != stopped.MsgRU {
+	if err != nil || !kept || g.Score != 0 || g.Code.Error.EN != en || g.Code.Error.RU != ru {
 		t.Errorf("kept %v (%v): %+v", kept, err, g.Code)
 	}
 	if as, _ := store.Attempts(context.Background(), profile); len(as) != 1 || as[0].Score != 0 {

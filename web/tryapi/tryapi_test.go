@@ -22,7 +22,7 @@ import (
 )
 
 // newTestAPI is the endpoint and its pages on a router laid out as the
-// server's routes.go lays them out (without the server's throttles and
+// server's web/routes.go lays them out (without the server's throttles and
 // cross-origin check, which the web package tests).
 func newTestAPI(tb testing.TB, cfg Config) (*TryAPI, http.Handler) {
 	tb.Helper()
