@@ -39,7 +39,7 @@ var webOptions = check.Options{Depth: 3, Runs: 300, Len: 6}
 // Check is the checker's part of the lab.
 type Check struct {
 	*page.Shell
-	lab    *labview.Lab
+	lab    *labview.Replayer
 	budget time.Duration
 
 	mu      sync.Mutex
@@ -48,7 +48,7 @@ type Check struct {
 
 // New builds the checker's pages on the lab; budget bounds each handler's
 // search (0: DefaultBudget).
-func New(lv *labview.Lab, budget time.Duration) *Check {
+func New(lv *labview.Replayer, budget time.Duration) *Check {
 	if budget <= 0 {
 		budget = DefaultBudget
 	}

@@ -13,7 +13,7 @@ import (
 
 // Classroom is instructor mode: the presenter view and live rooms.
 type Classroom struct {
-	*labview.Lab
+	*labview.Replayer
 	Hub       *room.Hub
 	Heartbeat time.Duration   // between comments on a quiet event stream; <= 0: none
 	Stop      <-chan struct{} // closed at shutdown: event streams end
@@ -27,7 +27,7 @@ type Classroom struct {
 
 // New builds instructor mode on the lab. A nil hub opens rooms in a hub
 // with the default limits; a zero heartbeat means the default.
-func New(lv *labview.Lab, hub *room.Hub, heartbeat time.Duration, stop <-chan struct{}) *Classroom {
+func New(lv *labview.Replayer, hub *room.Hub, heartbeat time.Duration, stop <-chan struct{}) *Classroom {
 	if hub == nil {
 		hub = room.NewHub(room.Config{})
 	}
@@ -38,5 +38,5 @@ func New(lv *labview.Lab, hub *room.Hub, heartbeat time.Duration, stop <-chan st
 	if key == nil {
 		key = newIDKey()
 	}
-	return &Classroom{Lab: lv, Hub: hub, Heartbeat: heartbeat, Stop: stop, IDKey: key}
+	return &Classroom{Replayer: lv, Hub: hub, Heartbeat: heartbeat, Stop: stop, IDKey: key}
 }

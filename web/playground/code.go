@@ -50,7 +50,7 @@ func (s *Playground) Code(w http.ResponseWriter, r *http.Request) error {
 		return page.BadRequest("err.codeaction", action)
 	}
 	code := strings.ReplaceAll(f.Get("code"), "\r\n", "\n")
-	name, err := labview.CodeNameOf(s.Lab, f.Get("name"))
+	name, err := labview.CodeNameOf(s.Replayer, f.Get("name"))
 	if err != nil {
 		return err
 	}

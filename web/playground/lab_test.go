@@ -21,7 +21,7 @@ func newTestLab(t *testing.T) *Playground {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Playground{Lab: lv}
+	return &Playground{Replayer: lv}
 }
 
 // TestMatrixGridComputedOnce: the verdict grid runs the engine once for

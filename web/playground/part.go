@@ -14,7 +14,7 @@ import (
 // Playground is the playground: the lab page, the verdict grid and the
 // challenges.
 type Playground struct {
-	*labview.Lab
+	*labview.Replayer
 	Progress    *practice.Store  // nil: challenges are judged but not saved
 	Now         func() time.Time // dates saved solutions
 	LessonTitle func(lang, slug string) string
