@@ -192,7 +192,7 @@ func newServer(cfg Config) (*server, error) {
 	if s.course, err = course.New(s.Shell, course.Config{Course: cfg.Course, Dev: cfg.Dev, Dir: cfg.LessonsDir, Progress: s.practice.TopicPercents, Editor: cfg.Sandbox != nil}); err != nil {
 		return nil, err
 	}
-	s.lab = &playground.Playground{Replayer: lv, Progress: store, Now: now, LessonTitle: s.course.LessonTitle}
+	s.lab = &playground.Playground{Shell: s.Shell, Replayer: lv, Progress: store, Now: now, LessonTitle: s.course.LessonTitle}
 	s.classroom = classroom.New(lv, cfg.Rooms, cfg.Heartbeat, cfg.Stop)
 	s.check = checkpage.New(lv, cfg.CheckBudget)
 	s.tryAPI = tryapi.New(s.Shell, tryapi.Config{MaxSandboxes: cfg.MaxSandboxes, Idle: cfg.SandboxIdle, Now: now})

@@ -9,11 +9,13 @@ import (
 
 	"github.com/idempotency-lab/lab/web/classroom/room"
 	"github.com/idempotency-lab/lab/web/labview"
+	"github.com/idempotency-lab/lab/web/page"
 )
 
 // Classroom is instructor mode: the presenter view and live rooms.
 type Classroom struct {
-	*labview.Replayer
+	Shell     *page.Shell       // the catalogue, static files, log and page cache
+	Replayer  *labview.Replayer // reads and replays the lab's states the rooms show
 	Hub       *room.Hub
 	Heartbeat time.Duration   // between comments on a quiet event stream; <= 0: none
 	Stop      <-chan struct{} // closed at shutdown: event streams end
@@ -38,5 +40,5 @@ func New(lv *labview.Replayer, hub *room.Hub, heartbeat time.Duration, stop <-ch
 	if key == nil {
 		key = newIDKey()
 	}
-	return &Classroom{Replayer: lv, Hub: hub, Heartbeat: heartbeat, Stop: stop, IDKey: key}
+	return &Classroom{Shell: lv.Shell, Replayer: lv, Hub: hub, Heartbeat: heartbeat, Stop: stop, IDKey: key}
 }

@@ -24,7 +24,7 @@ import (
 // handler file in the sandbox, or on the real engine and brokers), and
 // keeps the handlers' sources the views show.
 type Replayer struct {
-	*page.Shell
+	Shell   *page.Shell
 	Presets []sim.Preset
 	// APIPresets are the API side's presets (sim.APIPresets): scripts of
 	// requests, offered after Presets and run by the API handlers.

@@ -320,7 +320,7 @@ func (s *Replayer) NewView(t page.Text, r *http.Request, st State, run *sim.Run)
 		v.CodeText, v.CodeName = sandbox.Starter, DefaultCodeName
 	}
 	v.CodeState = s.withoutCode(st)
-	v.EditorSrc = s.Assets.URL(page.EditorScript)
+	v.EditorSrc = s.Shell.Assets.URL(page.EditorScript)
 
 	// What the producer controls offer.
 	used := map[string]bool{}

@@ -91,7 +91,7 @@ var answerRows = []answerRow{
 // name, and the cheat-sheet. With ?sandbox=NAME (the form) it goes to
 // that sandbox's page, or says why the name is not one.
 func (a *TryAPI) Index(w http.ResponseWriter, r *http.Request) error {
-	t := a.Text(r)
+	t := a.Shell.Text(r)
 	// The cheat-sheet uses the name the form offers, so that copying
 	// either leads to the same sandbox.
 	name := suggestName()
@@ -106,7 +106,7 @@ func (a *TryAPI) Index(w http.ResponseWriter, r *http.Request) error {
 		status, v.Problem = http.StatusBadRequest, t.F("try.err.name", page.InputExcerpt(name))
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	return a.Render(w, r, status, indexPage(a.pageFor(t, r, t.S("try.title")), v))
+	return a.Shell.Render(w, r, status, indexPage(a.pageFor(t, r, t.S("try.title")), v))
 }
 
 // Sandbox is GET /try-api/{sandbox}: its tables, refreshed every two
@@ -117,7 +117,7 @@ func (a *TryAPI) Sandbox(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	t := a.Text(r)
+	t := a.Shell.Text(r)
 	st, err := a.state(r, t, name)
 	if err != nil {
 		return err
@@ -127,7 +127,7 @@ func (a *TryAPI) Sandbox(w http.ResponseWriter, r *http.Request) error {
 		Limits: a.limits(t), State: st, Cheat: commands(t, baseURL(r), name),
 		Console: newConsole(baseURL(r) + "/api/v1/sandboxes/" + name + "/payments")}
 	w.Header().Set("Cache-Control", "no-store")
-	return a.Render(w, r, http.StatusOK, sandboxPage(a.pageFor(t, r, t.F("try.sandbox", name)+" · "+t.S("app.name")), v))
+	return a.Shell.Render(w, r, http.StatusOK, sandboxPage(a.pageFor(t, r, t.F("try.sandbox", name)+" · "+t.S("app.name")), v))
 }
 
 // State is GET /try-api/{sandbox}/state: the tables alone, which the
@@ -137,19 +137,19 @@ func (a *TryAPI) State(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	t := a.Text(r)
+	t := a.Shell.Text(r)
 	st, err := a.state(r, t, name)
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	return a.Render(w, r, http.StatusOK, stateTables(t, st))
+	return a.Shell.Render(w, r, http.StatusOK, stateTables(t, st))
 }
 
 func (a *TryAPI) pageFor(t page.Text, r *http.Request, title string) page.View {
-	p := a.PageFor(t, r, title)
-	p.Styles = append(p.Styles, a.Assets.URL("tryapi.css"))
-	p.Scripts = append(p.Scripts, a.Assets.URL("tryapi.js"))
+	p := a.Shell.PageFor(t, r, title)
+	p.Styles = append(p.Styles, a.Shell.Assets.URL("tryapi.css"))
+	p.Scripts = append(p.Scripts, a.Shell.Assets.URL("tryapi.js"))
 	return p
 }
 

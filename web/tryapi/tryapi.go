@@ -45,7 +45,7 @@ type Config struct {
 
 // TryAPI is the live endpoint and its pages.
 type TryAPI struct {
-	*page.Shell
+	Shell  *page.Shell
 	hub    *hub
 	handle handlers.APIFunc
 	logs   *requestLogs     // each sandbox's requests, as answered
@@ -250,7 +250,7 @@ func (a *TryAPI) pay(w http.ResponseWriter, r *http.Request) (*Problem, handlers
 		return &Problem{Type: typeBusy, Title: "Every sandbox is in use", Status: http.StatusServiceUnavailable, RetryAfter: full.retryAfter,
 			Detail: fmt.Sprintf("the server keeps at most %d sandboxes and none has been idle long enough to go: retry in %d s", a.hub.max, full.retryAfter)}, handlers.APIResponse{}
 	case err != nil:
-		a.Log.Error("open sandbox", "sandbox", name, "err", err)
+		a.Shell.Log.Error("open sandbox", "sandbox", name, "err", err)
 		return &Problem{Type: typeServerError, Title: "Internal Server Error", Status: http.StatusInternalServerError, Detail: "the sandbox could not be opened"}, handlers.APIResponse{}
 	}
 	defer release()
@@ -259,7 +259,7 @@ func (a *TryAPI) pay(w http.ResponseWriter, r *http.Request) (*Problem, handlers
 	}
 	req := handlers.APIRequest{Tenant: name, Key: key, Header: strings.Join(header, ", "), Method: r.Method, Path: r.URL.Path, Body: body,
 		Account: pay.Account, Amount: pay.Amount}
-	log := a.Log.With("sandbox", name)
+	log := a.Shell.Log.With("sandbox", name)
 	d := handlers.Deps{DB: sb.db, Gateway: sb.gateway, Now: time.Now, KeyTTL: 24 * time.Hour,
 		Point: func(string) {},
 		Log:   func(format string, args ...any) { log.Debug(fmt.Sprintf(format, args...)) }}
@@ -346,7 +346,7 @@ func (a *TryAPI) room(ctx context.Context, sb *sandbox, key, account string) *Pr
 // that hung up is no one's fault; anything else is logged.
 func (a *TryAPI) dbProblem(ctx context.Context, what string, err error) *Problem {
 	if ctx.Err() == nil {
-		a.Log.Error("sandbox database", "what", what, "err", err)
+		a.Shell.Log.Error("sandbox database", "what", what, "err", err)
 	}
 	return &Problem{Type: typeServerError, Title: "Internal Server Error", Status: http.StatusInternalServerError, Detail: what + " failed"}
 }

@@ -39,9 +39,9 @@ func newTestAPI(tb testing.TB, cfg Config) (*TryAPI, http.Handler) {
 		r.Post("/sandboxes/{sandbox}/payments", a.Pay)
 		r.Get("/sandboxes/{sandbox}/payments", a.List)
 	})
-	r.Get("/try-api", a.Handle(a.Index))
-	r.Get("/try-api/{sandbox}", a.Handle(a.Sandbox))
-	r.Get("/try-api/{sandbox}/state", a.Handle(a.State))
+	r.Get("/try-api", a.Shell.Handle(a.Index))
+	r.Get("/try-api/{sandbox}", a.Shell.Handle(a.Sandbox))
+	r.Get("/try-api/{sandbox}/state", a.Shell.Handle(a.State))
 	return a, r
 }
 
