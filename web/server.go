@@ -200,12 +200,5 @@ func newServer(cfg Config) (*server, error) {
 	return s, nil
 }
 
-// catalogParts are every part's words. The server joins them with the
-// shell's once, when it starts (page.NewCatalog), and only reads them
-// afterwards; a key two parts define stops the start.
-func catalogParts() []page.Catalog {
-	return []page.Catalog{labview.Catalog(), practicepage.Catalog(), course.Catalog(), classroom.Catalog(), checkpage.Catalog(), tryapi.Catalog(), costpage.Catalog()}
-}
-
 // newCatalog is the table the server builds, for tests.
 func newCatalog() page.Catalog { return page.MustCatalog(catalogParts()...) }
