@@ -139,22 +139,23 @@ func (s *server) classroomRoutes(m mux) {
 // tryAPIRoutes mounts the live API endpoint and its pages (web/tryapi).
 func (s *server) tryAPIRoutes(m mux) {
 	// The API side, live (web/tryapi): a payments endpoint people curl,
-	// served by api-idempotency-key in a sandbox of their naming, and the
-	// pages that explain it and show a sandbox's tables as they change.
+	// served by api-idempotency-key in a ledger of their naming, and the
+	// pages that explain it and show a ledger's tables as they change.
 	// Everything under /api/v1 answers application/problem+json, its 404,
 	// 405 and 429 too; payments are throttled per client address.
 	m.r.Route("/api/v1", func(r chi.Router) {
 		r.NotFound(tryapi.NotFound)
 		r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-			s.tryAPI.Record(r, http.StatusMethodNotAllowed) // a payments address's 405 is in its sandbox's log too
+			s.tryAPI.Record(r, http.StatusMethodNotAllowed) // a payments address's 405 is in its ledger's log too
 			tryapi.MethodNotAllowed(w, r)
 		})
-		r.With(s.throttledAPI(m.limit.payments)).Post("/sandboxes/{sandbox}/payments", s.tryAPI.Pay) // Idempotency-Key, {"account","amount"}: 201 | replay | 4xx
-		r.Get("/sandboxes/{sandbox}/payments", s.tryAPI.List)                                        // the sandbox's tables as JSON
+		r.With(s.throttledAPI(m.limit.payments)).Post("/ledgers/{ledger}/payments", s.tryAPI.Pay) // Idempotency-Key, {"account","amount"}: 201 | replay | 4xx
+		r.Get("/ledgers/{ledger}/payments", s.tryAPI.List)                                        // the ledger's tables as JSON
+		r.HandleFunc("/sandboxes/{ledger}/payments", tryapi.OldPayments)                          // the address before ledgers were called so: 308 to the new one
 	})
-	m.r.Get("/try-api", s.Handle(s.tryAPI.Index))                 // what it is, a form to pick a sandbox (?sandbox= goes to it), the cheat-sheet
-	m.r.Get("/try-api/{sandbox}", s.Handle(s.tryAPI.Sandbox))     // a sandbox's tables, polled, and its cheat-sheet
-	m.r.Get("/try-api/{sandbox}/state", s.Handle(s.tryAPI.State)) // the tables alone, for the poll
+	m.r.Get("/try-api", s.Handle(s.tryAPI.Index))                // what it is, a form to pick a ledger (?ledger= goes to it), the cheat-sheet
+	m.r.Get("/try-api/{ledger}", s.Handle(s.tryAPI.LedgerPage))  // a ledger's tables, polled, and its cheat-sheet
+	m.r.Get("/try-api/{ledger}/state", s.Handle(s.tryAPI.State)) // the tables alone, for the poll
 }
 
 // healthz answers 200 once the server is built: NewServer has parsed every

@@ -101,11 +101,11 @@ type Config struct {
 	// before). Nil: the lab's own broker model only.
 	Brokers    []string
 	OpenBroker func(ctx context.Context, name string) (sim.RealBroker, error)
-	// MaxSandboxes bounds the live API endpoint's sandboxes (/try-api) at
-	// once: 0 means 200. SandboxIdle is how long one lives after its last
+	// MaxLedgers bounds the live API endpoint's ledgers (/try-api) at
+	// once: 0 means 200. LedgerIdle is how long one lives after its last
 	// payment: 0 means an hour.
-	MaxSandboxes int
-	SandboxIdle  time.Duration
+	MaxLedgers int
+	LedgerIdle time.Duration
 	// NoBench turns off the cost page's bench runs (lab serve
 	// --bench=false): the page shows the reference run only.
 	NoBench bool
@@ -195,7 +195,7 @@ func newServer(cfg Config) (*server, error) {
 	s.lab = &playground.Playground{Shell: s.Shell, Replayer: lv, Progress: store, Now: now, LessonTitle: s.course.LessonTitle}
 	s.classroom = classroom.New(lv, cfg.Rooms, cfg.Heartbeat, cfg.Stop)
 	s.check = checkpage.New(lv, cfg.CheckBudget)
-	s.tryAPI = tryapi.New(s.Shell, tryapi.Config{MaxSandboxes: cfg.MaxSandboxes, Idle: cfg.SandboxIdle, Now: now})
+	s.tryAPI = tryapi.New(s.Shell, tryapi.Config{MaxLedgers: cfg.MaxLedgers, Idle: cfg.LedgerIdle, Now: now})
 	s.cost = costpage.New(s.Shell, !cfg.NoBench)
 	return s, nil
 }
