@@ -1,4 +1,4 @@
-// The console on a sandbox's page (/try-api/NAME): sends the form's
+// The console on a ledger's page (/try-api/NAME): sends the form's
 // payment to the real endpoint with fetch and shows the answer; writes the
 // same request as curl, Go and Python as the fields change (exactly as
 // web/tryapi/console.go writes them for the first values); copies any

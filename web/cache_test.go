@@ -108,11 +108,11 @@ func TestReplayStopsWhenTheReaderLeaves(t *testing.T) {
 	s, _ := newInternalServer(t, Config{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	st, err := s.lab.ReadState(url.Values{"preset": {"poison-loop"}})
+	st, err := s.lab.Replayer.ReadState(url.Values{"preset": {"poison-loop"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.lab.Replay(ctx, st); !errors.Is(err, context.Canceled) {
+	if _, err := s.lab.Replayer.Replay(ctx, st); !errors.Is(err, context.Canceled) {
 		t.Errorf("replay with a cancelled context: %v, want context.Canceled", err)
 	}
 }
@@ -160,7 +160,7 @@ func TestCachedPageNegotiation(t *testing.T) {
 // is busy: 503, Retry-After, a page that says so, and nothing cached.
 func TestBusyLabAnswers503(t *testing.T) {
 	s, h := newInternalServer(t, Config{MaxReplays: 1, ReplayWait: 1})
-	release, _ := s.lab.Gate.Acquire(context.Background()) // every slot taken
+	release, _ := s.lab.Replayer.Gate.Acquire(context.Background()) // every slot taken
 	for _, lang := range []string{"en", "ru"} {
 		r := get(t, h, "/lab?preset=happy-path&lang="+lang)
 		if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" {

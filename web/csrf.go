@@ -27,7 +27,7 @@ func (s *server) crossOrigin() *http.CrossOriginProtection {
 		s.Log.Warn("cross-origin request refused", "method", r.Method, "path", page.InputExcerpt(r.URL.Path),
 			"origin", page.InputExcerpt(r.Header.Get("Origin")), "sec_fetch_site", page.InputExcerpt(r.Header.Get("Sec-Fetch-Site")))
 		if strings.HasPrefix(r.URL.Path, "/api/") {
-			s.tryAPI.Record(r, http.StatusForbidden) // in the sandbox's request log, as every answer is
+			s.tryAPI.Record(r, http.StatusForbidden) // in the ledger's request log, as every answer is
 			tryapi.CrossOrigin(w, r)                 // the API answers problem+json, its 403 too
 			return
 		}

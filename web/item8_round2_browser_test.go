@@ -153,7 +153,7 @@ func overflowAt(t *testing.T, ctx context.Context) []int {
 func TestBrowserWideTablesFitAt1920(t *testing.T) {
 	b := newBrowser(t)
 	ctx := b.tab(true, true)
-	endpoint := b.base + "/api/v1/sandboxes/wide-box/payments"
+	endpoint := b.base + "/api/v1/ledgers/wide-box/payments"
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, endpoint, strings.NewReader(`{"account": "acc-1", "amount": 1000}`))
 	if err != nil {
 		t.Fatal(err)

@@ -61,7 +61,7 @@ func TestRequestLogHasEveryAnswer(t *testing.T) {
 			return apiPost(h, addr, box, "k-2", tryBody, "Sec-Fetch-Site", "cross-site")
 		}, http.StatusForbidden},
 		{"PUT", func() response {
-			return request(t, h, http.MethodPut, "/api/v1/sandboxes/"+box+"/payments", nil)
+			return request(t, h, http.MethodPut, "/api/v1/ledgers/"+box+"/payments", nil)
 		}, http.StatusMethodNotAllowed},
 	}
 	for _, s := range steps {
@@ -98,7 +98,7 @@ func TestRequestLogHasEveryAnswer(t *testing.T) {
 		func() response { return apiPost(h, addr2, box2, "k-2", tryBody, "Sec-Fetch-Site", "cross-site") },
 		func() response { return apiPost(h, addr2, box2, "k-2", tryBody, "Origin", "http://evil.example") },
 		func() response {
-			return request(t, h, http.MethodPut, "/api/v1/sandboxes/"+box2+"/payments", nil)
+			return request(t, h, http.MethodPut, "/api/v1/ledgers/"+box2+"/payments", nil)
 		},
 	}
 	var want2 []int
@@ -113,7 +113,7 @@ func TestRequestLogHasEveryAnswer(t *testing.T) {
 	}
 	// Another sandbox's name, or an address that is not a payments
 	// address, is in no log.
-	if r := request(t, h, http.MethodPut, "/api/v1/sandboxes/"+box2, nil); r.status == http.StatusOK {
+	if r := request(t, h, http.MethodPut, "/api/v1/ledgers/"+box2, nil); r.status == http.StatusOK {
 		t.Errorf("PUT on the sandbox itself: %d", r.status)
 	}
 	if got := logStatuses(t, h, box2); len(got) != len(want2) {

@@ -2,23 +2,10 @@ package web
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
-
-	"github.com/idempotency-lab/lab/web/checkpage"
-	"github.com/idempotency-lab/lab/web/classroom"
-	"github.com/idempotency-lab/lab/web/costpage"
-	"github.com/idempotency-lab/lab/web/course"
-	"github.com/idempotency-lab/lab/web/labview"
-	"github.com/idempotency-lab/lab/web/page"
-	"github.com/idempotency-lab/lab/web/practicepage"
 )
-
-// The parts of the lab: each a package (with its subpackages) that the
-// server mounts. No part imports another; what two parts share lives in
-// web/page (the shell) or web/labview (the lab's model and views, which
-// the playground and the classroom both show), or in the domain packages.
-var parts = []string{"web/playground", "web/course", "web/practicepage", "web/classroom", "web/checkpage", "web/costpage", "web/tryapi"}
 
 const module = "github.com/idempotency-lab/lab/"
 
@@ -28,7 +15,8 @@ func TestPartsDoNotImportEachOther(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command on PATH")
 	}
-	for _, part := range parts {
+	for _, p := range parts {
+		part := p.dir
 		out, err := exec.Command("go", "list", "-deps", "./"+strings.TrimPrefix(part, "web/")+"/...").CombinedOutput()
 		if err != nil {
 			t.Fatalf("go list -deps %s: %v\n%s", part, err, out)
@@ -41,8 +29,8 @@ func TestPartsDoNotImportEachOther(t *testing.T) {
 			if name == "web" {
 				t.Errorf("%s imports the server (web)", part)
 			}
-			for _, other := range parts {
-				if other != part && (name == other || strings.HasPrefix(name, other+"/")) {
+			for _, o := range parts {
+				if other := o.dir; other != part && (name == other || strings.HasPrefix(name, other+"/")) {
 					t.Errorf("%s imports %s: parts share through web/page, web/labview or the domain packages", part, name)
 				}
 			}
@@ -56,14 +44,15 @@ func TestShellImportsNoPart(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command on PATH")
 	}
-	for _, shared := range []string{"page", "labview"} {
+	for _, sh := range shared {
+		shared := strings.TrimPrefix(sh.dir, "web/")
 		out, err := exec.Command("go", "list", "-deps", "./"+shared+"/...").CombinedOutput()
 		if err != nil {
 			t.Fatalf("go list -deps %s: %v\n%s", shared, err, out)
 		}
 		for _, dep := range strings.Fields(string(out)) {
-			for _, p := range append(parts, "web") {
-				if dep == module+p || strings.HasPrefix(dep, module+p+"/") && p != "web" {
+			for _, q := range append(parts, part{dir: "web"}) {
+				if p := q.dir; dep == module+p || strings.HasPrefix(dep, module+p+"/") && p != "web" {
 					t.Errorf("web/%s imports %s", shared, dep)
 				}
 			}
@@ -74,15 +63,51 @@ func TestShellImportsNoPart(t *testing.T) {
 // TestCatalogKeysAreUnique: no part's word replaces another's. A repeated
 // key would silently show one part's message on the other's page.
 func TestCatalogKeysAreUnique(t *testing.T) {
-	parts := map[string]page.Catalog{"lab": labview.Catalog(), "practice": practicepage.Catalog(),
-		"course": course.Catalog(), "classroom": classroom.Catalog(), "check": checkpage.Catalog(), "cost": costpage.Catalog()}
 	owner := map[string]string{}
-	for name, c := range parts {
-		for k := range c {
+	for _, p := range slices.Concat(shared, parts) {
+		if p.words == nil {
+			continue
+		}
+		name := p.dir
+		for k := range p.words() {
 			if other, ok := owner[k]; ok {
 				t.Errorf("key %q is in both %s and %s", k, other, name)
 			}
 			owner[k] = name
+		}
+	}
+}
+
+// TestEveryPartIsListed: every folder under web/ with a package is a part
+// or a shared one in the server's one list (parts.go), so a new part
+// cannot miss its routes, its words or the import checks above.
+func TestEveryPartIsListed(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command on PATH")
+	}
+	out, err := exec.Command("go", "list", "./...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list ./...: %v\n%s", err, out)
+	}
+	listed := map[string]bool{}
+	for _, p := range slices.Concat(shared, parts) {
+		listed[p.dir] = true
+	}
+	seen := map[string]bool{}
+	for _, pkg := range strings.Fields(string(out)) {
+		name, ok := strings.CutPrefix(pkg, module+"web/")
+		if !ok {
+			continue // the server itself
+		}
+		dir := "web/" + strings.Split(name, "/")[0] // a subpackage is its part's
+		seen[dir] = true
+		if !listed[dir] {
+			t.Errorf("%s (package %s) is not in web's parts or shared (parts.go)", dir, pkg)
+		}
+	}
+	for dir := range listed {
+		if !seen[dir] {
+			t.Errorf("parts.go lists %s, which go list does not know", dir)
 		}
 	}
 }

@@ -101,11 +101,11 @@ type Config struct {
 	// before). Nil: the lab's own broker model only.
 	Brokers    []string
 	OpenBroker func(ctx context.Context, name string) (sim.RealBroker, error)
-	// MaxSandboxes bounds the live API endpoint's sandboxes (/try-api) at
-	// once: 0 means 200. SandboxIdle is how long one lives after its last
+	// MaxLedgers bounds the live API endpoint's ledgers (/try-api) at
+	// once: 0 means 200. LedgerIdle is how long one lives after its last
 	// payment: 0 means an hour.
-	MaxSandboxes int
-	SandboxIdle  time.Duration
+	MaxLedgers int
+	LedgerIdle time.Duration
 	// NoBench turns off the cost page's bench runs (lab serve
 	// --bench=false): the page shows the reference run only.
 	NoBench bool
@@ -192,19 +192,12 @@ func newServer(cfg Config) (*server, error) {
 	if s.course, err = course.New(s.Shell, course.Config{Course: cfg.Course, Dev: cfg.Dev, Dir: cfg.LessonsDir, Progress: s.practice.TopicPercents, Editor: cfg.Sandbox != nil}); err != nil {
 		return nil, err
 	}
-	s.lab = &playground.Playground{Lab: lv, Progress: store, Now: now, LessonTitle: s.course.LessonTitle}
+	s.lab = &playground.Playground{Shell: s.Shell, Replayer: lv, Progress: store, Now: now, LessonTitle: s.course.LessonTitle}
 	s.classroom = classroom.New(lv, cfg.Rooms, cfg.Heartbeat, cfg.Stop)
 	s.check = checkpage.New(lv, cfg.CheckBudget)
-	s.tryAPI = tryapi.New(s.Shell, tryapi.Config{MaxSandboxes: cfg.MaxSandboxes, Idle: cfg.SandboxIdle, Now: now})
+	s.tryAPI = tryapi.New(s.Shell, tryapi.Config{MaxLedgers: cfg.MaxLedgers, Idle: cfg.LedgerIdle, Now: now})
 	s.cost = costpage.New(s.Shell, !cfg.NoBench)
 	return s, nil
-}
-
-// catalogParts are every part's words. The server joins them with the
-// shell's once, when it starts (page.NewCatalog), and only reads them
-// afterwards; a key two parts define stops the start.
-func catalogParts() []page.Catalog {
-	return []page.Catalog{labview.Catalog(), practicepage.Catalog(), course.Catalog(), classroom.Catalog(), checkpage.Catalog(), tryapi.Catalog(), costpage.Catalog()}
 }
 
 // newCatalog is the table the server builds, for tests.

@@ -22,7 +22,7 @@ func TestBrowserTryAPI(t *testing.T) {
 	if loc := location(t, ctx); loc != b.base+"/try-api/browser-box" {
 		t.Fatalf("the form went to %s", loc)
 	}
-	endpoint := b.base + "/api/v1/sandboxes/browser-box/payments"
+	endpoint := b.base + "/api/v1/ledgers/browser-box/payments"
 	if cheat := textOfSel(t, ctx, "#cmd-first pre"); !strings.Contains(cheat, "curl -i -X POST "+endpoint) || !strings.Contains(cheat, "Idempotency-Key: key-1") {
 		t.Errorf("the cheat-sheet's first command:\n%s", cheat)
 	}

@@ -35,7 +35,7 @@ func TestBrowserTryAPIConsole(t *testing.T) {
 		}
 	}
 	do(t, ctx, "a key of its own", input("try-c-key", "console-1"), input("try-c-amount", "2500"))
-	endpoint := b.base + "/api/v1/sandboxes/console-box/payments"
+	endpoint := b.base + "/api/v1/ledgers/console-box/payments"
 	for id, want := range map[string][]string{
 		"try-s-curl":   {"curl -i -X POST '" + endpoint + "'", "-H 'Idempotency-Key: console-1'", `-d '{"account": "acc-1", "amount": 2500}'`},
 		"try-s-go":     {`req.Header.Set("Idempotency-Key", "console-1")`, `"amount\": 2500}`},

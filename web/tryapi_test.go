@@ -14,7 +14,7 @@ import (
 // apiPost is a payment to the live endpoint from addr, with more headers
 // as name, value pairs.
 func apiPost(h http.Handler, addr, sandbox, key, body string, headers ...string) response {
-	req := httptest.NewRequest(http.MethodPost, "/api/v1/sandboxes/"+sandbox+"/payments", strings.NewReader(body))
+	req := httptest.NewRequest(http.MethodPost, "/api/v1/ledgers/"+sandbox+"/payments", strings.NewReader(body))
 	req.RemoteAddr = addr
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Idempotency-Key", key)
@@ -54,20 +54,25 @@ func TestTryAPIRoutes(t *testing.T) {
 			t.Errorf("%s: %d %s, want a 403 problem\n%s", name, r.status, r.header.Get("Content-Type"), excerpt(r.body))
 		}
 	}
-	r := get(t, h, "/api/v1/sandboxes/demo/payments")
+	r := get(t, h, "/api/v1/ledgers/demo/payments")
 	var l struct {
 		Payments []json.RawMessage `json:"payments"`
 	}
 	if err := json.Unmarshal([]byte(r.body), &l); r.status != 200 || err != nil || len(l.Payments) != 2 {
 		t.Errorf("list: %d %v\n%s", r.status, err, r.body)
 	}
-	for target, status := range map[string]int{"/api/v1/nothing": 404, "/api/v1/sandboxes/demo": 404} {
+	for target, status := range map[string]int{"/api/v1/nothing": 404, "/api/v1/ledgers/demo": 404} {
 		if r := get(t, h, target); r.status != status || r.header.Get("Content-Type") != "application/problem+json" {
 			t.Errorf("%s: %d %s", target, r.status, r.header.Get("Content-Type"))
 		}
 	}
-	if r := request(t, h, http.MethodPut, "/api/v1/sandboxes/demo/payments", nil); r.status != 405 || r.header.Get("Content-Type") != "application/problem+json" {
+	if r := request(t, h, http.MethodPut, "/api/v1/ledgers/demo/payments", nil); r.status != 405 || r.header.Get("Content-Type") != "application/problem+json" {
 		t.Errorf("PUT: %d %s", r.status, r.header.Get("Content-Type"))
+	}
+	// The address from before the ledgers were called so: 308 to the new
+	// one, which keeps the method and the body (tryapi.OldPayments).
+	if r := request(t, h, http.MethodPost, "/api/v1/sandboxes/demo/payments", nil); r.status != http.StatusPermanentRedirect || r.header.Get("Location") != "/api/v1/ledgers/demo/payments" {
+		t.Errorf("old address: %d to %q", r.status, r.header.Get("Location"))
 	}
 	for _, lang := range []string{"en", "ru"} {
 		for _, target := range []string{"/lab?lang=" + lang, "/try-api?lang=" + lang, "/try-api/demo?lang=" + lang, "/try-api/demo/state?lang=" + lang} {
@@ -81,8 +86,8 @@ func TestTryAPIRoutes(t *testing.T) {
 			}
 		}
 	}
-	if r := get(t, h, "/try-api/demo?lang=ru"); !strings.Contains(html.UnescapeString(r.body), "Песочница demo") || !strings.Contains(r.body, `data-payment="pay_2"`) {
-		t.Errorf("the sandbox page in Russian:\n%s", excerpt(r.body))
+	if r := get(t, h, "/try-api/demo?lang=ru"); !strings.Contains(html.UnescapeString(r.body), "Леджер demo") || !strings.Contains(r.body, `data-payment="pay_2"`) {
+		t.Errorf("the ledger page in Russian:\n%s", excerpt(r.body))
 	}
 }
 
@@ -115,9 +120,9 @@ func TestPaymentsAreThrottled(t *testing.T) {
 	}
 }
 
-// TestSandboxLimitsFromConfig: MaxSandboxes reaches the endpoint.
+// TestSandboxLimitsFromConfig: MaxLedgers reaches the endpoint.
 func TestSandboxLimitsFromConfig(t *testing.T) {
-	h, err := NewServer(Config{MaxSandboxes: 1, SandboxIdle: time.Minute})
+	h, err := NewServer(Config{MaxLedgers: 1, LedgerIdle: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,7 +40,7 @@ Usage:
             [--cache-size 64] [--grace 10s] [--check-budget 2s]
             [--bench=false] [--code=false] [--code-memory 512]
             [--code-timeout 5s] [--code-children 4]
-            [--max-sandboxes 200] [--sandbox-idle 1h]
+            [--max-ledgers 200] [--ledger-idle 1h]
             [--postgres URL] [--redis URL]
                           start the web lab (the default command)
   lab run PRESET|FILE|- [--handlers a,b|core|all] [--json] [--steps N]

@@ -50,8 +50,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	code := fs.Bool("code", true, "let people run handler files they write (in a sandboxed child process); false hides the editor")
 	codeMemory := fs.Int64("code-memory", 512, "megabytes of resident memory a handler file's child process may use")
 	codeTimeout := fs.Duration("code-timeout", 5*time.Second, "CPU time a handler file's child process may use (its wall clock: 3 times this, at least 15s)")
-	maxSandboxes := fs.Int("max-sandboxes", 200, "how many sandboxes of the live API endpoint (/try-api) may exist at once (more: 503 with Retry-After)")
-	sandboxIdle := fs.Duration("sandbox-idle", time.Hour, "drop a sandbox of the live API endpoint after this long without a payment")
+	maxLedgers := fs.Int("max-ledgers", 200, "how many ledgers of the live API endpoint (/try-api) may exist at once (more: 503 with Retry-After)")
+	ledgerIdle := fs.Duration("ledger-idle", time.Hour, "drop a ledger of the live API endpoint after this long without a payment")
 	codeChildren := fs.Int("code-children", 4, "handler-file child processes at once (more: 503 with Retry-After)")
 	pgURL := fs.String("postgres", os.Getenv("LAB_POSTGRES_URL"), "a PostgreSQL URL: practice progress is kept there (schema lab_progress) instead of --data, and with --redis the lab offers to run its handlers on both (default $LAB_POSTGRES_URL)")
 	redisURL := fs.String("redis", os.Getenv("LAB_REDIS_URL"), "a Redis `URL` (redis://[:password@]host:port/db): live classrooms are kept there, so that several lab servers sharing it serve one classroom; with --postgres the lab also offers to run its handlers on it, and the rooms must be in database 0 (default $LAB_REDIS_URL)")
@@ -79,8 +79,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		{*codeMemory < 32 || *codeMemory > 16<<10, "--code-memory", strconv.FormatInt(*codeMemory, 10), "from 32 to 16384 (MB)"},
 		{*codeTimeout <= 0 || *codeTimeout > 5*time.Minute, "--code-timeout", codeTimeout.String(), "longer than 0 and at most 5m (for example 5s)"},
 		{*codeChildren < 1, "--code-children", strconv.Itoa(*codeChildren), "at least 1"},
-		{*maxSandboxes < 1 || *maxSandboxes > 100_000, "--max-sandboxes", strconv.Itoa(*maxSandboxes), "from 1 to 100000"},
-		{*sandboxIdle < time.Second || *sandboxIdle > 7*24*time.Hour, "--sandbox-idle", sandboxIdle.String(), "from 1s to 168h (for example 1h)"},
+		{*maxLedgers < 1 || *maxLedgers > 100_000, "--max-ledgers", strconv.Itoa(*maxLedgers), "from 1 to 100000"},
+		{*ledgerIdle < time.Second || *ledgerIdle > 7*24*time.Hour, "--ledger-idle", ledgerIdle.String(), "from 1s to 168h (for example 1h)"},
 		{*cacheMB < 0 || *cacheMB > maxCacheMB, "--cache-size", strconv.FormatInt(*cacheMB, 10),
 			fmt.Sprintf("from 0 (no cache) to %d (MiB)", maxCacheMB)},
 	} {
@@ -185,7 +185,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		Rooms: rooms, Stop: streamsEnd, Sandbox: runner, NoCode: noCode, Engine: engine,
 		Brokers: realBrokers.Available(), OpenBroker: realBrokers.Open,
 		Budget: *budget, MaxReplays: *maxReplays, ReplayWait: *replayWait, CacheBytes: cacheBytes, CheckBudget: *checkBudget, NoBench: !*bench,
-		MaxSandboxes: *maxSandboxes, SandboxIdle: *sandboxIdle})
+		MaxLedgers: *maxLedgers, LedgerIdle: *ledgerIdle})
 	if err != nil {
 		fmt.Fprintf(stderr, "lab serve: %v\n", err)
 		return exitError

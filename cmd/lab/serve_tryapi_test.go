@@ -6,13 +6,13 @@ import (
 	"testing"
 )
 
-// TestServeSandboxFlags: --max-sandboxes and --sandbox-idle are in the
+// TestServeLedgerFlags: --max-ledgers and --ledger-idle are in the
 // help, a value out of range is a usage error naming the range, and
-// --max-sandboxes reaches the live endpoint: with 1, a payment to a
-// second sandbox gets 503 with Retry-After.
-func TestServeSandboxFlags(t *testing.T) {
+// --max-ledgers reaches the live endpoint: with 1, a payment to a
+// second ledger gets 503 with Retry-After.
+func TestServeLedgerFlags(t *testing.T) {
 	_, _, help := lab(t, "", "serve", "--help")
-	for _, want := range []string{"-max-sandboxes", "-sandbox-idle"} {
+	for _, want := range []string{"-max-ledgers", "-ledger-idle"} {
 		if !strings.Contains(help, want) {
 			t.Errorf("serve --help does not describe %s", want)
 		}
@@ -22,10 +22,10 @@ func TestServeSandboxFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--max-sandboxes", "0"}, "--max-sandboxes 0 is out of range: it must be from 1 to 100000"},
-		{[]string{"--max-sandboxes", "100001"}, "--max-sandboxes 100001 is out of range"},
-		{[]string{"--sandbox-idle", "0s"}, "--sandbox-idle 0s is out of range: it must be from 1s to 168h"},
-		{[]string{"--sandbox-idle", "169h"}, "--sandbox-idle 169h0m0s is out of range"},
+		{[]string{"--max-ledgers", "0"}, "--max-ledgers 0 is out of range: it must be from 1 to 100000"},
+		{[]string{"--max-ledgers", "100001"}, "--max-ledgers 100001 is out of range"},
+		{[]string{"--ledger-idle", "0s"}, "--ledger-idle 0s is out of range: it must be from 1s to 168h"},
+		{[]string{"--ledger-idle", "169h"}, "--ledger-idle 169h0m0s is out of range"},
 	} {
 		code, _, errOut := lab(t, "", append([]string{"serve", "--addr", "127.0.0.1:0", "--data", data}, tc.args...)...)
 		if code != exitUsage || !strings.Contains(errOut, tc.want) {
@@ -33,9 +33,9 @@ func TestServeSandboxFlags(t *testing.T) {
 		}
 	}
 
-	base, _, cancel, exit := startServe(t, "--quiet", "--max-sandboxes", "1", "--sandbox-idle", "10m")
-	pay := func(sandbox string) *http.Response {
-		req, err := http.NewRequest(http.MethodPost, base+"/api/v1/sandboxes/"+sandbox+"/payments", strings.NewReader(`{"account": "acc-1", "amount": 1000}`))
+	base, _, cancel, exit := startServe(t, "--quiet", "--max-ledgers", "1", "--ledger-idle", "10m")
+	pay := func(ledger string) *http.Response {
+		req, err := http.NewRequest(http.MethodPost, base+"/api/v1/ledgers/"+ledger+"/payments", strings.NewReader(`{"account": "acc-1", "amount": 1000}`))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -38,8 +38,8 @@ var webOptions = check.Options{Depth: 3, Runs: 300, Len: 6}
 
 // Check is the checker's part of the lab.
 type Check struct {
-	*page.Shell
-	lab    *labview.Lab
+	Shell  *page.Shell
+	lab    *labview.Replayer
 	budget time.Duration
 
 	mu      sync.Mutex
@@ -48,7 +48,7 @@ type Check struct {
 
 // New builds the checker's pages on the lab; budget bounds each handler's
 // search (0: DefaultBudget).
-func New(lv *labview.Lab, budget time.Duration) *Check {
+func New(lv *labview.Replayer, budget time.Duration) *Check {
 	if budget <= 0 {
 		budget = DefaultBudget
 	}
@@ -242,7 +242,7 @@ func (v *handlerView) stories(t page.Text, rep check.Report, labURL func(check.F
 // its search ends, so the first visitor watches the table fill instead of
 // a blank page (and needs no JavaScript for it).
 func (c *Check) Index(w http.ResponseWriter, r *http.Request) error {
-	t := c.Text(r)
+	t := c.Shell.Text(r)
 	real, err := c.real(r)
 	if err != nil {
 		return err
@@ -255,7 +255,7 @@ func (c *Check) Index(w http.ResponseWriter, r *http.Request) error {
 		// counts from the row before, not from the request.
 		rc := http.NewResponseController(w)
 		v.Stream = c.rows(r.Context(), t, all, real, v, func() { rc.SetWriteDeadline(time.Now().Add(time.Minute)) })
-		return c.Shell.Stream(w, r, indexPage(c.PageFor(t, r, t.S("chk.title")+" · "+t.S("app.name")), v))
+		return c.Shell.Stream(w, r, indexPage(c.Shell.PageFor(t, r, t.S("chk.title")+" · "+t.S("app.name")), v))
 	}
 	for row := range rows {
 		v.Rows = append(v.Rows, row)
@@ -264,7 +264,7 @@ func (c *Check) Index(w http.ResponseWriter, r *http.Request) error {
 		return errors.New("check: a kept search failed")
 	}
 	w.Header().Set("Cache-Control", "no-cache")
-	return c.Render(w, r, http.StatusOK, indexPage(c.PageFor(t, r, t.S("chk.title")+" · "+t.S("app.name")), v))
+	return c.Shell.Render(w, r, http.StatusOK, indexPage(c.Shell.PageFor(t, r, t.S("chk.title")+" · "+t.S("app.name")), v))
 }
 
 // kept reports whether every handler's search is kept already.
@@ -290,7 +290,7 @@ func (c *Check) rows(ctx context.Context, t page.Text, all []handlers.Info, real
 			rep, err := c.report(ctx, h.Name, real)
 			if err != nil {
 				if ctx.Err() == nil {
-					c.Log.Warn("check: search stopped", "handler", h.Name, "err", err)
+					c.Shell.Log.Warn("check: search stopped", "handler", h.Name, "err", err)
 				}
 				v.Interrupted = t.S("chk.interrupted")
 				return
@@ -328,7 +328,7 @@ func (c *Check) Handler(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	t := c.Text(r)
+	t := c.Shell.Text(r)
 	v := handlerView{T: t, Handler: h.Name, Summary: page.HandlerSummary(t, h), Explored: rep.Explored, Model: rep.Redelivery(t.Lang()),
 		engineView: c.engineOf(t, "/check/"+url.PathEscape(h.Name), real)}
 	if !rep.Failed() {
@@ -338,7 +338,7 @@ func (c *Check) Handler(w http.ResponseWriter, r *http.Request) error {
 		return link.Lab{Script: f.Script, Handlers: []string{h.Name}, Engine: labEngine(real)}.String()
 	})
 	w.Header().Set("Cache-Control", "no-cache")
-	return c.Render(w, r, http.StatusOK, handlerPage(c.PageFor(t, r, h.Name+" · "+t.S("chk.title")+" · "+t.S("app.name")), v))
+	return c.Shell.Render(w, r, http.StatusOK, handlerPage(c.Shell.PageFor(t, r, h.Name+" · "+t.S("chk.title")+" · "+t.S("app.name")), v))
 }
 
 // Code is GET /check/code?code=…[&name=…]: the search for a handler file a
@@ -393,7 +393,7 @@ func (c *Check) Code(w http.ResponseWriter, r *http.Request) error {
 		return labview.CodeError(resp.Error, st.Code, st.CodeName, "")
 	}
 	rep := *resp.Report
-	t := c.Text(r)
+	t := c.Shell.Text(r)
 	v := handlerView{T: t, Handler: st.CodeName, Summary: t.S("code.summary"), Explored: rep.Explored, Model: rep.Redelivery(t.Lang())}
 	if lv.Engine != nil {
 		v.Engine = t.S("chk.eng.code")
@@ -404,5 +404,5 @@ func (c *Check) Code(w http.ResponseWriter, r *http.Request) error {
 	v.stories(t, rep, func(f check.Failure) string {
 		return link.Lab{Script: f.Script, Code: st.Code, Name: st.CodeName}.String()
 	})
-	return c.Render(w, r, http.StatusOK, handlerPage(c.PageFor(t, r, st.CodeName+" · "+t.S("chk.title")+" · "+t.S("app.name")), v))
+	return c.Shell.Render(w, r, http.StatusOK, handlerPage(c.Shell.PageFor(t, r, st.CodeName+" · "+t.S("chk.title")+" · "+t.S("app.name")), v))
 }

@@ -9,11 +9,13 @@ import (
 
 	"github.com/idempotency-lab/lab/web/classroom/room"
 	"github.com/idempotency-lab/lab/web/labview"
+	"github.com/idempotency-lab/lab/web/page"
 )
 
 // Classroom is instructor mode: the presenter view and live rooms.
 type Classroom struct {
-	*labview.Lab
+	Shell     *page.Shell       // the catalogue, static files, log and page cache
+	Replayer  *labview.Replayer // reads and replays the lab's states the rooms show
 	Hub       *room.Hub
 	Heartbeat time.Duration   // between comments on a quiet event stream; <= 0: none
 	Stop      <-chan struct{} // closed at shutdown: event streams end
@@ -27,7 +29,7 @@ type Classroom struct {
 
 // New builds instructor mode on the lab. A nil hub opens rooms in a hub
 // with the default limits; a zero heartbeat means the default.
-func New(lv *labview.Lab, hub *room.Hub, heartbeat time.Duration, stop <-chan struct{}) *Classroom {
+func New(lv *labview.Replayer, hub *room.Hub, heartbeat time.Duration, stop <-chan struct{}) *Classroom {
 	if hub == nil {
 		hub = room.NewHub(room.Config{})
 	}
@@ -38,5 +40,5 @@ func New(lv *labview.Lab, hub *room.Hub, heartbeat time.Duration, stop <-chan st
 	if key == nil {
 		key = newIDKey()
 	}
-	return &Classroom{Lab: lv, Hub: hub, Heartbeat: heartbeat, Stop: stop, IDKey: key}
+	return &Classroom{Shell: lv.Shell, Replayer: lv, Hub: hub, Heartbeat: heartbeat, Stop: stop, IDKey: key}
 }

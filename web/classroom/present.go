@@ -38,12 +38,12 @@ func (s *Classroom) sideHandlers(st labview.State) []handlers.Info {
 	if st.Script != nil && st.Script.API {
 		return sim.APIHandlers()
 	}
-	return s.Handlers
+	return s.Replayer.Handlers
 }
 
 // findPreset looks a preset up on either side.
 func (s *Classroom) findPreset(name string) error {
-	_, err := sim.FindPreset(append(slices.Clip(s.Presets), s.APIPresets...), name)
+	_, err := sim.FindPreset(append(slices.Clip(s.Replayer.Presets), s.Replayer.APIPresets...), name)
 	return err
 }
 
@@ -166,7 +166,7 @@ type presentLinks func(step int, handlers []string, show presentShow) string
 // presentView builds the view of st on top of the playground's own view
 // model, so the cards, verdicts and narration are the lab's.
 func (s *Classroom) presentView(t page.Text, r *http.Request, st labview.State, run *sim.Run, show presentShow, mode string, at presentLinks) presentView {
-	lv := s.NewView(t, r, st, run)
+	lv := s.Replayer.NewView(t, r, st, run)
 	v := presentView{
 		T:         t,
 		Mode:      mode,
@@ -197,7 +197,7 @@ func (s *Classroom) presentView(t page.Text, r *http.Request, st labview.State, 
 	v.TimelineURL = at(st.Step, st.Handlers, presentShow{Source: show.Source, Timeline: !show.Timeline, NoVerdicts: show.NoVerdicts})
 	v.SourceURL = at(st.Step, st.Handlers, presentShow{Source: !show.Source, Timeline: show.Timeline, NoVerdicts: show.NoVerdicts})
 	v.VerdictsURL = at(st.Step, st.Handlers, presentShow{Source: show.Source, Timeline: show.Timeline, NoVerdicts: !show.NoVerdicts})
-	v.ExploreURL = labview.URL(s.Link(st), st.Step, st.DefaultStep())
+	v.ExploreURL = labview.URL(s.Replayer.Link(st), st.Step, st.DefaultStep())
 	for i, h := range s.sideHandlers(st) {
 		on := slices.Contains(st.Handlers, h.Name)
 		next := s.toggleHandler(st, h.Name)
@@ -211,7 +211,7 @@ func (s *Classroom) presentView(t page.Text, r *http.Request, st labview.State, 
 		})
 	}
 	if mode == modeSolo {
-		vals := s.Link(st).Values()
+		vals := s.Replayer.Link(st).Values()
 		for _, k := range []string{"preset", "s", "broker"} {
 			if vals.Has(k) {
 				v.OpenRoom = append(v.OpenRoom, page.Field{Name: k, Value: vals.Get(k)})
@@ -309,18 +309,18 @@ func (s *Classroom) presentSolo(w http.ResponseWriter, r *http.Request, v url.Va
 	if err != nil {
 		return err
 	}
-	return s.ServeCached(w, r, page.CacheKey(r, "present"), func(w http.ResponseWriter, r *http.Request) error {
+	return s.Shell.ServeCached(w, r, page.CacheKey(r, "present"), func(w http.ResponseWriter, r *http.Request) error {
 		// Drawn in the replay's slot, as the lab's page is: a long
 		// trace's layout is counted by the gate and stops with the reader.
-		return s.ReplayAndShow(r.Context(), st, func(run *sim.Run) error {
-			t := s.Text(r)
+		return s.Replayer.ReplayAndShow(r.Context(), st, func(run *sim.Run) error {
+			t := s.Shell.Text(r)
 			at := func(step int, handlers []string, show presentShow) string {
 				return presentURL(st, step, handlers, show)
 			}
 			pv := s.presentView(t, r, st, run, show, modeSolo, at)
 			w.Header().Set("Vary", "Accept-Language, Cookie")
 			w.Header().Set("Cache-Control", "no-cache")
-			return s.Render(w, r, http.StatusOK, presentPage(s.presentPageFor(t, r, pv.PageTitle), pv))
+			return s.Shell.Render(w, r, http.StatusOK, presentPage(s.presentPageFor(t, r, pv.PageTitle), pv))
 		})
 	})
 }
@@ -334,9 +334,9 @@ func (s *Classroom) readPresentState(v url.Values) (labview.State, error) {
 		v.Set("step", "0")
 	}
 	if v.Has("handlers") {
-		return s.ReadState(v)
+		return s.Replayer.ReadState(v)
 	}
-	st, err := s.ReadState(v)
+	st, err := s.Replayer.ReadState(v)
 	if err != nil {
 		return st, err
 	}
@@ -373,9 +373,9 @@ type presetItem struct {
 }
 
 func (s *Classroom) renderPresentIndex(w http.ResponseWriter, r *http.Request, status int, missing string) error {
-	t := s.Text(r)
-	v := presentIndexView{T: t, Missing: missing, Names: strings.Join(s.PresetNames(), ", ")}
-	for _, p := range append(slices.Clip(s.Presets), s.APIPresets...) {
+	t := s.Shell.Text(r)
+	v := presentIndexView{T: t, Missing: missing, Names: strings.Join(s.Replayer.PresetNames(), ", ")}
+	for _, p := range append(slices.Clip(s.Replayer.Presets), s.Replayer.APIPresets...) {
 		it := presetItem{Name: p.Name, Title: p.Script.Title, Summary: p.Script.Summary, Steps: len(p.Script.Steps),
 			URL: "/present/" + url.PathEscape(p.Name)}
 		if t.Is(page.RU) {
@@ -392,15 +392,15 @@ func (s *Classroom) renderPresentIndex(w http.ResponseWriter, r *http.Request, s
 		title = t.S("err.title.400")
 		w.Header().Set("Cache-Control", "no-store")
 	}
-	return s.Render(w, r, status, presentIndexPage(s.presentPageFor(t, r, title+" · "+t.S("app.name")), v))
+	return s.Shell.Render(w, r, status, presentIndexPage(s.presentPageFor(t, r, title+" · "+t.S("app.name")), v))
 }
 
 // presentPageFor is the page frame with the presenter's stylesheet and
 // script added.
 func (s *Classroom) presentPageFor(t page.Text, r *http.Request, title string) page.View {
-	p := s.PageFor(t, r, title)
-	p.Styles = append(p.Styles, s.Assets.URL("present.css"))
-	p.Scripts = append(p.Scripts, s.Assets.URL("present.js"))
+	p := s.Shell.PageFor(t, r, title)
+	p.Styles = append(p.Styles, s.Shell.Assets.URL("present.css"))
+	p.Scripts = append(p.Scripts, s.Shell.Assets.URL("present.js"))
 	return p
 }
 

@@ -95,11 +95,11 @@ func badRoomInput(code string, err error) error {
 
 // HandleRoom is handle for room pages: a roomProblem becomes its page.
 func (s *Classroom) HandleRoom(h page.HandlerFunc) http.HandlerFunc {
-	return s.Handle(func(w http.ResponseWriter, r *http.Request) error {
+	return s.Shell.Handle(func(w http.ResponseWriter, r *http.Request) error {
 		err := h(w, r)
 		var p *roomProblem
 		if errors.As(err, &p) {
-			t := s.Text(r)
+			t := s.Shell.Text(r)
 			v := noticeView{T: t, Status: p.status, Title: t.S(p.title), Message: t.F(p.msg, p.args...)}
 			if p.code != "" {
 				v.RoomURL, v.RoomCode = "/rooms/"+p.code, displayCode(p.code)
@@ -114,11 +114,11 @@ func (s *Classroom) HandleRoom(h page.HandlerFunc) http.HandlerFunc {
 				if p.msg == "rm.busy.m" {
 					limit = "--max-rooms"
 				}
-				s.Log.Warn("room limit reached", "path", r.URL.Path, "limit", limit)
+				s.Shell.Log.Warn("room limit reached", "path", r.URL.Path, "limit", limit)
 			}
 			// The language links repeat the address; a bad one may be long.
 			page := page.ShortLangs(s.presentPageFor(t, r, v.Title+" · "+t.S("app.name")), "/join")
-			return s.Render(w, r, p.status, noticePage(page, v))
+			return s.Shell.Render(w, r, p.status, noticePage(page, v))
 		}
 		return err
 	})
@@ -179,7 +179,7 @@ func (s *Classroom) CreateRoom(w http.ResponseWriter, r *http.Request) error {
 	// moves to later can fail for being over the budget.
 	full := st
 	full.Step = st.Total()
-	if _, err := s.Replay(r.Context(), full); err != nil {
+	if _, err := s.Replayer.Replay(r.Context(), full); err != nil {
 		return err
 	}
 	code, secret, err := s.Hub.CreateOn(st.Script.String(), st.Broker, st.Step, st.Handlers)
@@ -200,7 +200,7 @@ func (s *Classroom) roomState(st room.State) (labview.State, error) {
 	if err != nil {
 		return labview.State{}, fmt.Errorf("room %s holds a script that no longer parses: %w", st.Code, err)
 	}
-	return labview.State{Script: sc, Preset: s.ByScript[sc.String()], Handlers: st.Handlers,
+	return labview.State{Script: sc, Preset: s.Replayer.ByScript[sc.String()], Handlers: st.Handlers,
 		Step: min(max(st.Step, 0), len(sc.Steps)), Broker: st.Broker}, nil
 }
 
@@ -268,12 +268,12 @@ func (s *Classroom) renderRoom(w http.ResponseWriter, r *http.Request, code stri
 		return err
 	}
 	key := page.CacheKey(r, "room", mode, string(state), cookieValue(r, VoteCookie))
-	return s.ServeCached(w, r, key, func(w http.ResponseWriter, r *http.Request) error {
-		run, err := s.Replay(r.Context(), ls)
+	return s.Shell.ServeCached(w, r, key, func(w http.ResponseWriter, r *http.Request) error {
+		run, err := s.Replayer.Replay(r.Context(), ls)
 		if err != nil {
 			return err
 		}
-		t := s.Text(r)
+		t := s.Shell.Text(r)
 		suffix := ""
 		if mode == modeInstructor {
 			suffix = "/present"
@@ -289,7 +289,7 @@ func (s *Classroom) renderRoom(w http.ResponseWriter, r *http.Request, code stri
 		}
 		pv.PageTitle = t.F("rm.page", displayCode(code)) + " · " + pv.PageTitle
 		w.Header().Set("Cache-Control", "no-store")
-		return s.Render(w, r, http.StatusOK, presentPage(s.presentPageFor(t, r, pv.PageTitle), pv))
+		return s.Shell.Render(w, r, http.StatusOK, presentPage(s.presentPageFor(t, r, pv.PageTitle), pv))
 	})
 }
 
@@ -376,7 +376,7 @@ func (s *Classroom) roomView(r *http.Request, code string, st room.State, ls lab
 		EventsURL:   "/rooms/" + code + "/events",
 		ShowParam:   show.param(),
 	}
-	t := s.Text(r)
+	t := s.Shell.Text(r)
 	// The export's headers follow the page's language.
 	v.ResultsURL = "/rooms/" + code + "/results.csv?lang=" + t.Lang()
 	v.JoinAt = strings.TrimPrefix(strings.TrimPrefix(page.Absolute(r, "/join"), "http://"), "https://")
@@ -385,7 +385,7 @@ func (s *Classroom) roomView(r *http.Request, code string, st room.State, ls lab
 		if svg, err := room.QRSVG(v.JoinURL); err == nil {
 			v.QR = svg
 		} else {
-			s.Log.Warn("qr code", "err", err)
+			s.Shell.Log.Warn("qr code", "err", err)
 		}
 	}
 	if p := st.Poll; p != nil {
@@ -450,7 +450,7 @@ func choiceList(labels []string) string {
 
 // optionPollView is pollView for a poll with options (verdict, choice).
 func (s *Classroom) optionPollView(r *http.Request, v *pollView, p *room.Poll) *pollView {
-	t := s.Text(r)
+	t := s.Shell.Text(r)
 	labels := optionLabels(t, p)
 	mine, voted := int64(-1), false
 	if id, n, ok := parseVoteCookie(cookieValue(r, VoteCookie)); ok && id == p.ID && n < int64(len(labels)) {
@@ -490,7 +490,7 @@ func (s *Classroom) optionPollView(r *http.Request, v *pollView, p *room.Poll) *
 
 func (s *Classroom) pollView(r *http.Request, p *room.Poll, joined int, ls labview.State, run *sim.Run) *pollView {
 	v := &pollView{ID: p.ID, Kind: p.Kind, Handler: p.Handler, Step: p.Step, Votes: p.Votes, Voters: p.Voters, Joined: joined,
-		Revealed: p.Revealed, Open: !p.Revealed, Text: pollQuestion(s.Text(r), p)}
+		Revealed: p.Revealed, Open: !p.Revealed, Text: pollQuestion(s.Shell.Text(r), p)}
 	if p.Kind != room.KindChoice && p.Step >= 1 && p.Step <= ls.Total() {
 		v.StepText = ls.Script.Steps[p.Step-1].String()
 	}
@@ -512,7 +512,7 @@ func (s *Classroom) pollView(r *http.Request, p *room.Poll, joined int, ls labvi
 		if known {
 			v.Actual = page.Money(actual)
 			v.Right = voted && mine == actual
-			v.ActualText = s.Text(r).F("poll.actual", p.Handler, v.Actual)
+			v.ActualText = s.Shell.Text(r).F("poll.actual", p.Handler, v.Actual)
 		}
 	}
 	counts := append([]room.VoteCount(nil), p.Counts...)
@@ -549,7 +549,7 @@ func (s *Classroom) balanceAt(ctx context.Context, ls labview.State, run *sim.Ru
 	}
 	st := ls
 	st.Handlers, st.Step = []string{handler}, step
-	other, err := s.Replay(ctx, st)
+	other, err := s.Replayer.Replay(ctx, st)
 	if err != nil || len(other.Results) != 1 {
 		return 0, false
 	}
@@ -606,7 +606,7 @@ func (s *Classroom) RoomStep(w http.ResponseWriter, r *http.Request) error {
 	}
 	var handlers []string
 	if f.Has("handlers") {
-		if handlers, err = s.ReadHandlers([]string{f.Get("handlers")}); err != nil {
+		if handlers, err = s.Replayer.ReadHandlers([]string{f.Get("handlers")}); err != nil {
 			return badRoomInput(code, err)
 		}
 	}
@@ -699,7 +699,7 @@ func (s *Classroom) RoomVote(w http.ResponseWriter, r *http.Request) error {
 	}
 	var balance int64 // the answer: a balance, or an option's index
 	if p := st.Poll; p != nil && p.ID == id && p.Kind != room.KindBalance && p.Kind != "" {
-		if balance, err = readChoice(s.Text(r), f.Get("choice"), p); err != nil {
+		if balance, err = readChoice(s.Shell.Text(r), f.Get("choice"), p); err != nil {
 			return badRoomInput(code, err)
 		}
 	} else {
@@ -725,7 +725,7 @@ func (s *Classroom) RoomVote(w http.ResponseWriter, r *http.Request) error {
 	}
 	if err := s.Hub.Vote(code, student, id, balance); err != nil {
 		if errors.Is(err, room.ErrBadAnswer) && st.Poll != nil { // the poll changed in between
-			return badRoomInput(code, unprocessable("err.pollchoice", strconv.FormatInt(balance+1, 10), choiceList(optionLabels(s.Text(r), st.Poll))))
+			return badRoomInput(code, unprocessable("err.pollchoice", strconv.FormatInt(balance+1, 10), choiceList(optionLabels(s.Shell.Text(r), st.Poll))))
 		}
 		return problemFor(code, err)
 	}
@@ -819,7 +819,7 @@ func (s *Classroom) JoinPath(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Classroom) joinCode(w http.ResponseWriter, r *http.Request, raw string) error {
-	code, status, v := s.findRoom(s.Text(r), raw)
+	code, status, v := s.findRoom(s.Shell.Text(r), raw)
 	if code != "" {
 		http.Redirect(w, r, "/rooms/"+code, http.StatusSeeOther)
 		return nil
@@ -867,7 +867,7 @@ func (s *Classroom) JoinPost(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	t := s.Text(r)
+	t := s.Shell.Text(r)
 	code, status, v := s.findRoom(t, f.Get("code"))
 	if code == "" {
 		if status == http.StatusOK { // nothing typed
@@ -908,7 +908,7 @@ func (s *Classroom) JoinPost(w http.ResponseWriter, r *http.Request) error {
 // renderJoin writes the join form: to type a code, or, for a room given
 // (v.Room), the button that joins it.
 func (s *Classroom) renderJoin(w http.ResponseWriter, r *http.Request, status int, v joinView) error {
-	t := s.Text(r)
+	t := s.Shell.Text(r)
 	v.T = t
 	title := t.S("rm.join.title")
 	if v.Room != "" {
@@ -916,7 +916,7 @@ func (s *Classroom) renderJoin(w http.ResponseWriter, r *http.Request, status in
 		w.Header().Set("Cache-Control", "no-store")
 	}
 	p := s.presentPageFor(t, r, title+" · "+t.S("app.name"))
-	return s.Render(w, r, status, joinPage(page.ShortLangs(p, "/join"), v))
+	return s.Shell.Render(w, r, status, joinPage(page.ShortLangs(p, "/join"), v))
 }
 
 // maxCodeField is the code field's maxlength on the join page.

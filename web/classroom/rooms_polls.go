@@ -140,7 +140,7 @@ func (s *Classroom) resultAt(ctx context.Context, ls labview.State, handler stri
 	}
 	st := ls
 	st.Handlers, st.Step = []string{handler}, step
-	run, err := s.Replay(ctx, st)
+	run, err := s.Replayer.Replay(ctx, st)
 	if err != nil || len(run.Results) != 1 {
 		return sim.Result{}, false
 	}
@@ -173,7 +173,7 @@ func (s *Classroom) RoomResults(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return problemFor(code, err)
 	}
-	data, err := resultsCSV(s.Text(r), results, dropped)
+	data, err := resultsCSV(s.Shell.Text(r), results, dropped)
 	if err != nil {
 		return err
 	}

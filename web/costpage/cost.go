@@ -34,7 +34,7 @@ const (
 
 // Cost is the cost lab's part of the site.
 type Cost struct {
-	*page.Shell
+	Shell   *page.Shell
 	enabled bool
 	busy    chan struct{} // one bench at a time
 }
@@ -148,7 +148,7 @@ func (c *Cost) Index(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	t := c.Text(r)
+	t := c.Shell.Text(r)
 	v := pageView{T: t, Enabled: c.enabled, Req: req, MaxMessages: MaxMessages, MaxKeys: MaxKeyRows,
 		EventsURL: "/cost/events?" + req.values().Encode(), Metric: string(metric)}
 	if ref, err := cost.Reference(); err == nil {
@@ -175,10 +175,10 @@ func (c *Cost) Index(w http.ResponseWriter, r *http.Request) error {
 		v.Results = &rv
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	p := c.PageFor(t, r, t.S("cost.title")+" · "+t.S("app.name"))
-	p.Styles = append(p.Styles, c.Assets.URL("cost.css"))
-	p.Scripts = append(p.Scripts, c.Assets.URL("cost.js"))
-	return c.Render(w, r, http.StatusOK, costPage(p, v))
+	p := c.Shell.PageFor(t, r, t.S("cost.title")+" · "+t.S("app.name"))
+	p.Styles = append(p.Styles, c.Shell.Assets.URL("cost.css"))
+	p.Scripts = append(p.Scripts, c.Shell.Assets.URL("cost.js"))
+	return c.Shell.Render(w, r, http.StatusOK, costPage(p, v))
 }
 
 // readMetric reads the chart the address asks for (?metric=): the
@@ -251,7 +251,7 @@ func (c *Cost) Events(w http.ResponseWriter, r *http.Request) error {
 		}
 		return nil // the status is sent: the stream reports its own end
 	}
-	t := c.Text(r)
+	t := c.Shell.Text(r)
 	var b bytes.Buffer
 	// The section's picker links to the page with this run (run=1), as
 	// the form without the script would have loaded it.

@@ -39,7 +39,7 @@ const CodeCSSPath = "/lessons/code.css"
 // code stylesheet and, once the practice section provides it, the
 // reader's progress per topic.
 type Course struct {
-	*page.Shell
+	Shell   *page.Shell
 	course  func() (*lessons.Course, error)
 	codeCSS []byte
 	codeSum string
@@ -189,12 +189,12 @@ func (s *Course) loadCourse(w http.ResponseWriter, r *http.Request) (*lessons.Co
 	c, err := s.course()
 	var le *courseLoadError
 	if errors.As(err, &le) {
-		s.Log.Error("lessons do not load", "err", le.err)
-		t := s.Text(r)
+		s.Shell.Log.Error("lessons do not load", "err", le.err)
+		t := s.Shell.Text(r)
 		v := courseErrorView{T: t, Problems: strings.Split(strings.TrimSpace(le.err.Error()), "\n")}
 		p := s.lessonsPageFor(t, r, t.S("les.broken.title"))
 		w.Header().Set("Cache-Control", "no-store")
-		return nil, false, s.Render(w, r, http.StatusInternalServerError, courseErrorPage(p, v))
+		return nil, false, s.Shell.Render(w, r, http.StatusInternalServerError, courseErrorPage(p, v))
 	}
 	if err != nil {
 		return nil, false, err
@@ -216,16 +216,16 @@ func (s *Course) Index(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return err
 	}
-	t := s.Text(r)
+	t := s.Shell.Text(r)
 	v := s.lessonsIndexView(t, r, course, query)
 	h := w.Header()
 	h.Set("Vary", "HX-Request, HX-Request-Type, Accept-Language, Cookie")
 	h.Set("Cache-Control", "no-cache")
 	if page.IsPartial(r) {
 		h.Set("HX-Replace-Url", v.URL)
-		return s.Render(w, r, http.StatusOK, lessonsFragment(v))
+		return s.Shell.Render(w, r, http.StatusOK, lessonsFragment(v))
 	}
-	return s.Render(w, r, http.StatusOK, lessonsIndexPage(s.lessonsPageFor(t, r, v.PageTitle), v))
+	return s.Shell.Render(w, r, http.StatusOK, lessonsIndexPage(s.lessonsPageFor(t, r, v.PageTitle), v))
 }
 
 // Lesson is one Lesson in the reader's language; an unknown slug is a 404
@@ -235,7 +235,7 @@ func (s *Course) Lesson(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return err
 	}
-	t := s.Text(r)
+	t := s.Shell.Text(r)
 	slug := chi.URLParam(r, "slug")
 	if u, err := url.PathUnescape(slug); err == nil {
 		slug = u // chi gives the escaped form when the path had escapes
@@ -246,7 +246,7 @@ func (s *Course) Lesson(w http.ResponseWriter, r *http.Request) error {
 		v.Missing = clipText(slug, 60)
 		v.PageTitle = t.S("les.missing.title") + " · " + t.S("app.name")
 		w.Header().Set("Cache-Control", "no-store")
-		return s.Render(w, r, http.StatusNotFound, lessonMissingPage(s.lessonsPageFor(t, r, v.PageTitle), v))
+		return s.Shell.Render(w, r, http.StatusNotFound, lessonMissingPage(s.lessonsPageFor(t, r, v.PageTitle), v))
 	}
 	// The page is made from the course, the address (the slug, and the
 	// query the language links repeat), the language (?lang=, the
@@ -256,12 +256,12 @@ func (s *Course) Lesson(w http.ResponseWriter, r *http.Request) error {
 	// the cookie: readers at the same percent share a page, and an answer
 	// given since is never hidden behind an older page.
 	progress := progressFor(t, s.readProgress(r), l.Slug)
-	return s.ServeCached(w, r, page.CacheKey(r, "lesson", l.Slug, l.Lang, progressKey(progress)), func(w http.ResponseWriter, r *http.Request) error {
+	return s.Shell.ServeCached(w, r, page.CacheKey(r, "lesson", l.Slug, l.Lang, progressKey(progress)), func(w http.ResponseWriter, r *http.Request) error {
 		v := s.lessonView(t, course, l, progress)
 		h := w.Header()
 		h.Set("Vary", "Accept-Language, Cookie")
 		h.Set("Cache-Control", "no-cache")
-		return s.Render(w, r, http.StatusOK, lessonPage(s.lessonsPageFor(t, r, v.PageTitle), v))
+		return s.Shell.Render(w, r, http.StatusOK, lessonPage(s.lessonsPageFor(t, r, v.PageTitle), v))
 	})
 }
 
@@ -277,8 +277,8 @@ func progressKey(p *progressView) string {
 // lessonsPageFor is the page frame with the lessons' stylesheets. A
 // lesson's diagrams are inline SVG in its HTML: no script draws them.
 func (s *Course) lessonsPageFor(t page.Text, r *http.Request, title string) page.View {
-	p := s.PageFor(t, r, title)
-	p.Styles = append(p.Styles, s.Assets.URL("lessons.css"), s.codeCSSURL())
+	p := s.Shell.PageFor(t, r, title)
+	p.Styles = append(p.Styles, s.Shell.Assets.URL("lessons.css"), s.codeCSSURL())
 	return p
 }
 
@@ -463,7 +463,7 @@ func (s *Course) readProgress(r *http.Request) map[string]int {
 	}
 	pct, ok, err := s.progress(r)
 	if err != nil {
-		s.Log.Error("practice progress", "path", r.URL.Path, "err", err)
+		s.Shell.Log.Error("practice progress", "path", r.URL.Path, "err", err)
 		return nil
 	}
 	if !ok {

@@ -15,7 +15,7 @@ import (
 // requests has none), the handlers must be the lab's own (a handler file
 // runs in its sandbox, on the model), and no step may ask for one
 // operation's message (deliver OP), which a real broker cannot hand out.
-func (s *Lab) brokerFits(name string, st State) error {
+func (s *Replayer) brokerFits(name string, st State) error {
 	if s.OpenBroker == nil || !slices.Contains(s.Brokers, name) {
 		return &page.Error{Status: http.StatusNotFound, Key: "err.nobroker", Args: []any{name, s.brokerChoices()}}
 	}
@@ -32,7 +32,7 @@ func (s *Lab) brokerFits(name string, st State) error {
 }
 
 // brokerChoices are the brokers this server runs on, the model first.
-func (s *Lab) brokerChoices() string {
+func (s *Replayer) brokerChoices() string {
 	return strings.Join(append([]string{link.BrokerModel}, s.Brokers...), ", ")
 }
 
@@ -48,7 +48,7 @@ func pickStep(sc *sim.Script) *sim.Step {
 
 // cannotPick is the answer for a script a real broker cannot run: a 422
 // naming the step, with the script kept so the reader can change it.
-func (s *Lab) cannotPick(name string, sc *sim.Script) error {
+func (s *Replayer) cannotPick(name string, sc *sim.Script) error {
 	line, op := 0, ""
 	if st := pickStep(sc); st != nil {
 		line, op = st.Line, st.Op

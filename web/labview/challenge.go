@@ -121,7 +121,7 @@ func ChallengeStart(id string) string {
 }
 
 // challengeBanner judges the lab's run against the state's challenge.
-func (s *Lab) challengeBanner(t page.Text, st State, run *sim.Run) *challengeView {
+func (s *Replayer) challengeBanner(t page.Text, st State, run *sim.Run) *challengeView {
 	c := st.Challenge
 	if c == nil {
 		return nil
@@ -170,7 +170,7 @@ func (s *Lab) challengeBanner(t page.Text, st State, run *sim.Run) *challengeVie
 // sharedBanner is the banner of a script's own goal (goal: header): the
 // goal line and the panel, judged like a listed challenge's, with no
 // place in the list, no solution and nothing saved.
-func (s *Lab) sharedBanner(t page.Text, st State, run *sim.Run) *challengeView {
+func (s *Replayer) sharedBanner(t page.Text, st State, run *sim.Run) *challengeView {
 	c := st.Challenge
 	v := &challengeView{Shared: true, Title: t.S("ch.shared.title"), Goal: t.S("ch.shared.goal"), GoalLine: c.Rules.String(),
 		Handler: c.Handler, Steps: st.Step, Max: c.MaxSteps, Status: "open", ListURL: "/challenges"}
@@ -230,7 +230,7 @@ func Tried(st State) bool {
 
 // solutionOf fills the banner's solution: offered after a try (a step
 // of the reader's own beyond the setup), shown when the address asks.
-func (s *Lab) solutionOf(t page.Text, st State, v *challengeView) {
+func (s *Replayer) solutionOf(t page.Text, st State, v *challengeView) {
 	c := st.Challenge
 	setup := 0
 	if sc, err := sim.Parse(c.Setup); err == nil {

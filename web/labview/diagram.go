@@ -37,7 +37,7 @@ func timelineFor(t page.Text, res sim.Result, step int, real bool) templ.Compone
 	}
 	// Laid out when the page is drawn, with the page's context: the
 	// layout stops when the request ends, in the replay's slot
-	// (Lab.ReplayAndShow).
+	// (Replayer.ReplayAndShow).
 	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
 		d, err := timeline.BuildContext(ctx, traces, step, labels)
 		if err != nil {

@@ -19,10 +19,12 @@ import (
 	"github.com/idempotency-lab/lab/web/page"
 )
 
-// Lab is the lab as pages show it: the presets and handlers, their
-// sources, and replays under the gate and the delivery budget.
-type Lab struct {
-	*page.Shell
+// Replayer replays lab states for the pages: it resolves a state's preset
+// and handlers, runs it under the gate and the delivery budget (a person's
+// handler file in the sandbox, or on the real engine and brokers), and
+// keeps the handlers' sources the views show.
+type Replayer struct {
+	Shell   *page.Shell
 	Presets []sim.Preset
 	// APIPresets are the API side's presets (sim.APIPresets): scripts of
 	// requests, offered after Presets and run by the API handlers.
@@ -52,8 +54,8 @@ type Lab struct {
 }
 
 // New reads the handlers' sources and indexes the presets.
-func New(shell *page.Shell, presets []sim.Preset, budget, maxReplays int, replayWait time.Duration) (*Lab, error) {
-	l := &Lab{
+func New(shell *page.Shell, presets []sim.Preset, budget, maxReplays int, replayWait time.Duration) (*Replayer, error) {
+	l := &Replayer{
 		Shell:    shell,
 		Presets:  presets,
 		ByScript: map[string]string{},

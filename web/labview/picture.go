@@ -42,7 +42,7 @@ var (
 // after it dropped), showing the new step: where a step control's form
 // leads (web/lab's AddStep) and a click on the picture links to. The
 // error is the parser's, or CheckCanonical's *page.Error.
-func (s *Lab) AppendStep(st State, line string) (State, error) {
+func (s *Replayer) AppendStep(st State, line string) (State, error) {
 	sc, err := sim.Parse(WithSteps(st.Script, st.Step).String() + line + "\n")
 	if err == nil {
 		err = CheckCanonical(sc)
@@ -57,7 +57,7 @@ func (s *Lab) AppendStep(st State, line string) (State, error) {
 
 // Retarget is st with a new script, recognising a preset when the script
 // is one unchanged.
-func (s *Lab) Retarget(st State, sc *sim.Script) State {
+func (s *Replayer) Retarget(st State, sc *sim.Script) State {
 	st = s.SideChanged(st, sc)
 	st.Preset = s.ByScript[sc.String()]
 	return st
@@ -66,7 +66,7 @@ func (s *Lab) Retarget(st State, sc *sim.Script) State {
 // pictureLinks are the addresses the picture's clicks lead to from st,
 // by the control each stands for; a click whose step the lab would
 // refuse (a script grown past its limit) has none.
-func (s *Lab) pictureLinks(st State) map[string]string {
+func (s *Replayer) pictureLinks(st State) map[string]string {
 	out := map[string]string{}
 	for _, a := range []pictureAct{actCrash, actRedeliver, actGwDown, actGwUp} {
 		line, err := StepLine(a.form, st.Script.API)

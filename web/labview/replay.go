@@ -67,7 +67,7 @@ func (g *replayGate) Acquire(ctx context.Context) (release func(), err error) {
 // bounds: a slot at the gate, the delivery budget, and the request's
 // context, so a reader who leaves stops the work. Options.Steps of 0
 // means "all" to the engine, so step 0 runs a script with no steps.
-func (s *Lab) Replay(ctx context.Context, st State) (*sim.Run, error) {
+func (s *Replayer) Replay(ctx context.Context, st State) (*sim.Run, error) {
 	release, err := s.Gate.Acquire(ctx)
 	if err != nil {
 		return nil, err
@@ -82,7 +82,7 @@ func (s *Lab) Replay(ctx context.Context, st State) (*sim.Run, error) {
 // draw with ctx (timelines stop when it ends); a show that ran after ctx
 // ended returns ctx's error, so that its page, drawn in part, is never
 // served or kept.
-func (s *Lab) ReplayAndShow(ctx context.Context, st State, show func(*sim.Run) error) error {
+func (s *Replayer) ReplayAndShow(ctx context.Context, st State, show func(*sim.Run) error) error {
 	release, err := s.Gate.Acquire(ctx)
 	if err != nil {
 		return err
@@ -99,7 +99,7 @@ func (s *Lab) ReplayAndShow(ctx context.Context, st State, show func(*sim.Run) e
 }
 
 // replay is Replay's work, in a slot the caller holds.
-func (s *Lab) replay(ctx context.Context, st State) (*sim.Run, error) {
+func (s *Replayer) replay(ctx context.Context, st State) (*sim.Run, error) {
 	sc := st.Script
 	if st.Step < st.Total() {
 		sc = WithSteps(sc, st.Step)
@@ -151,7 +151,7 @@ func (s *Lab) replay(ctx context.Context, st State) (*sim.Run, error) {
 
 // runCode runs the state's handler file on the script in the sandbox: a
 // child process under the sandbox's limits, which ctx ending kills.
-func (s *Lab) runCode(ctx context.Context, st State, sc *sim.Script) (sim.Result, error) {
+func (s *Replayer) runCode(ctx context.Context, st State, sc *sim.Script) (sim.Result, error) {
 	resp, err := s.Sandbox.Run(ctx, sandbox.Request{Op: "run", Name: st.CodeName, Code: st.Code,
 		Script: sc.String(), Steps: st.Step, Budget: s.Budget, StepEvents: maxStepEvents})
 	var se *sandbox.Error

@@ -53,7 +53,7 @@ func (st State) Total() int { return len(st.Script.Steps) }
 // 400), prefer=a,b (the handlers to keep when they serve the script's
 // side) and step=N (default: the end). Every error is a *page.Error with
 // status 400 (or 404 for an engine or a file this lab does not run).
-func (s *Lab) ReadState(v url.Values) (State, error) {
+func (s *Replayer) ReadState(v url.Values) (State, error) {
 	var st State
 	var err error
 	// link.Parse reads the address; what it cannot read is reported here
@@ -227,7 +227,7 @@ func ParseScript(text, key string) (*sim.Script, error) {
 
 // ReadHandlers accepts repeated values and comma-separated lists, and the
 // words core and all. No value means the core handlers.
-func (s *Lab) ReadHandlers(values []string) ([]string, error) {
+func (s *Replayer) ReadHandlers(values []string) ([]string, error) {
 	var names []string
 	for _, v := range values {
 		for _, n := range strings.Split(v, ",") {
@@ -266,7 +266,7 @@ func (s *Lab) ReadHandlers(values []string) ([]string, error) {
 // handlers are the API handlers (core and all are all of them, and no
 // value means all of them too); a handler of the other side is a 400 that
 // says so and names the valid ones.
-func (s *Lab) ReadHandlersFor(sc *sim.Script, values []string) ([]string, error) {
+func (s *Replayer) ReadHandlersFor(sc *sim.Script, values []string) ([]string, error) {
 	if !sc.API {
 		out, err := s.ReadHandlers(values)
 		if err != nil {
@@ -312,7 +312,7 @@ func names(hs []handlers.Info) []string {
 
 // SideHandlers are the handlers of the script's side: the API handlers
 // for a script of requests, the message handlers for the rest.
-func (s *Lab) SideHandlers(sc *sim.Script) []handlers.Info {
+func (s *Replayer) SideHandlers(sc *sim.Script) []handlers.Info {
 	if sc.API {
 		return s.APIHandlers
 	}
@@ -320,14 +320,14 @@ func (s *Lab) SideHandlers(sc *sim.Script) []handlers.Info {
 }
 
 // AllPresets are the broker's presets, then the API side's.
-func (s *Lab) AllPresets() []sim.Preset {
+func (s *Replayer) AllPresets() []sim.Preset {
 	return append(s.Presets[:len(s.Presets):len(s.Presets)], s.APIPresets...)
 }
 
 // defaultHandlers are the handlers a script runs on when the address names
 // none: the core handlers and those its handlers: header declares, in the
 // order of the handler list; for an API script, every API handler.
-func (s *Lab) defaultHandlers(sc *sim.Script) []string {
+func (s *Replayer) defaultHandlers(sc *sim.Script) []string {
 	if sc.API {
 		return names(s.APIHandlers)
 	}
@@ -346,7 +346,7 @@ func (s *Lab) defaultHandlers(sc *sim.Script) []string {
 // SideChanged is st with a new script: when the script is the other side
 // than st's, its handlers become the new script's default, since none of
 // st's can run it.
-func (s *Lab) SideChanged(st State, sc *sim.Script) State {
+func (s *Replayer) SideChanged(st State, sc *sim.Script) State {
 	api := st.Script.API
 	st.Script = sc
 	if sc.API != api {
@@ -357,11 +357,11 @@ func (s *Lab) SideChanged(st State, sc *sim.Script) State {
 
 // DefaultHandlersOf is the handlers a state shows when its address names
 // none.
-func (s *Lab) DefaultHandlersOf(st State) []string { return s.defaultHandlersOf(st) }
+func (s *Replayer) DefaultHandlersOf(st State) []string { return s.defaultHandlersOf(st) }
 
 // defaultHandlersOf is defaultHandlers for a state: a challenge shows its
 // own handlers, and those the script's header adds.
-func (s *Lab) defaultHandlersOf(st State) []string {
+func (s *Replayer) defaultHandlersOf(st State) []string {
 	if st.Challenge == nil || st.Challenge.API != st.Script.API {
 		// An API challenge's script with its request undone is the
 		// broker side's empty script: its handlers are that side's.
@@ -409,7 +409,7 @@ func dedupe(names []string) []string {
 }
 
 // PresetNames are the names of every preset, the API side's included.
-func (s *Lab) PresetNames() []string {
+func (s *Replayer) PresetNames() []string {
 	all := s.AllPresets()
 	names := make([]string, len(all))
 	for i, p := range all {
@@ -418,7 +418,7 @@ func (s *Lab) PresetNames() []string {
 	return names
 }
 
-func (s *Lab) handlerNames() []string {
+func (s *Replayer) handlerNames() []string {
 	names := make([]string, len(s.Handlers))
 	for i, h := range s.Handlers {
 		names[i] = h.Name
@@ -430,7 +430,7 @@ func (s *Lab) handlerNames() []string {
 // an unchanged preset, s= for any other script, handlers= when they are
 // not the script's default set (defaultHandlers), name= when it is not
 // DefaultCodeName.
-func (s *Lab) Link(st State) link.Lab {
+func (s *Replayer) Link(st State) link.Lab {
 	var l link.Lab
 	if st.Preset != "" {
 		l.Preset = st.Preset
@@ -455,7 +455,7 @@ func (s *Lab) Link(st State) link.Lab {
 }
 
 // Query is the state's canonical query without the step (Link).
-func (s *Lab) Query(st State) string { return s.Link(st).Query() }
+func (s *Replayer) Query(st State) string { return s.Link(st).Query() }
 
 // URL is the canonical address of the lab at a step; the state's
 // default step (State.DefaultStep) needs no step=.
@@ -691,7 +691,7 @@ func NoIsolation(err error) *page.Error {
 // CodeOff is the error of a page that would run a handler file on a lab
 // that runs none: turned off, or unable to isolate a child (and then
 // saying why).
-func (s *Lab) CodeOff() *page.Error {
+func (s *Replayer) CodeOff() *page.Error {
 	if s.NoCode != "" {
 		return NoIsolation(errors.New(s.NoCode))
 	}
@@ -705,7 +705,7 @@ const DefaultCodeName = "yours"
 // link.Parse: text, or the 400 unpackErr) and name=. The file is only
 // parsed here (sandbox.Parse: size, syntax, imports, Handle); it runs in
 // the sandbox when the state is replayed.
-func (s *Lab) readCode(text string, unpackErr error, name, state string) (code, codeName string, err error) {
+func (s *Replayer) readCode(text string, unpackErr error, name, state string) (code, codeName string, err error) {
 	if s.Sandbox == nil {
 		return "", "", s.CodeOff()
 	}
@@ -723,7 +723,7 @@ func (s *Lab) readCode(text string, unpackErr error, name, state string) (code, 
 
 // CodeNameOf checks the name a person gives their handler: a short word
 // of lower-case letters, digits and dashes that no handler of the lab has.
-func CodeNameOf(s *Lab, name string) (string, error) {
+func CodeNameOf(s *Replayer, name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
 		return DefaultCodeName, nil
@@ -751,7 +751,7 @@ func CodeError(err error, code, name, state string) error {
 }
 
 // withoutCode is the state's query with its step, and without its code.
-func (s *Lab) withoutCode(st State) string {
+func (s *Replayer) withoutCode(st State) string {
 	st.Code = ""
 	l := s.Link(st)
 	l.Step, l.HasStep = st.Step, true

@@ -187,7 +187,7 @@ const (
 	maxTimelineSteps = 24
 )
 
-func (s *Lab) NewView(t page.Text, r *http.Request, st State, run *sim.Run) View {
+func (s *Replayer) NewView(t page.Text, r *http.Request, st State, run *sim.Run) View {
 	l := s.Link(st)
 	total := st.Total()
 	at := func(n int) string { return URL(l, n, st.DefaultStep()) }
@@ -320,7 +320,7 @@ func (s *Lab) NewView(t page.Text, r *http.Request, st State, run *sim.Run) View
 		v.CodeText, v.CodeName = sandbox.Starter, DefaultCodeName
 	}
 	v.CodeState = s.withoutCode(st)
-	v.EditorSrc = s.Assets.URL(page.EditorScript)
+	v.EditorSrc = s.Shell.Assets.URL(page.EditorScript)
 
 	// What the producer controls offer.
 	used := map[string]bool{}
@@ -409,7 +409,7 @@ func abs(n int64) int64 {
 	return n
 }
 
-func (s *Lab) card(t page.Text, st State, res sim.Result, scale int64) Card {
+func (s *Replayer) card(t page.Text, st State, res sim.Result, scale int64) Card {
 	c := Card{
 		Name:          res.Handler,
 		Balance:       page.Money(res.Balance),

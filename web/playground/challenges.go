@@ -19,7 +19,7 @@ import (
 
 // Challenges lists the challenges, with the reader's solves.
 func (s *Playground) Challenges(w http.ResponseWriter, r *http.Request) error {
-	t := s.Text(r)
+	t := s.Shell.Text(r)
 	var solved map[string]practice.Solve
 	if p := page.ProfileOf(r); p != "" && s.Progress != nil {
 		var err error
@@ -53,7 +53,7 @@ func (s *Playground) Challenges(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set("Cache-Control", "private, no-cache")
 	w.Header().Add("Vary", "Cookie")
-	return s.Render(w, r, http.StatusOK, challengesPage(s.PageFor(t, r, t.S("ch.title")+" · "+t.S("app.name")), v))
+	return s.Shell.Render(w, r, http.StatusOK, challengesPage(s.Shell.PageFor(t, r, t.S("ch.title")+" · "+t.S("app.name")), v))
 }
 
 type challengesView struct {
@@ -136,7 +136,7 @@ func (s *Playground) saveSolve(w http.ResponseWriter, r *http.Request, c practic
 	}
 	_, err := s.Progress.SaveSolve(r.Context(), page.EnsureProfile(w, r), v)
 	if errors.Is(err, practice.ErrNotSaved) {
-		return s.NotSaved(r, err)
+		return s.Shell.NotSaved(r, err)
 	}
 	return err
 }
@@ -149,12 +149,12 @@ func (s *Playground) autoSolve(w http.ResponseWriter, r *http.Request, st labvie
 	if st.Challenge == nil || st.Challenge.Shared || s.Progress == nil || st.Total() > st.Challenge.MaxSteps {
 		return
 	}
-	try, err := st.Challenge.Check(r.Context(), st.Script, 0, s.Budget)
+	try, err := st.Challenge.Check(r.Context(), st.Script, 0, s.Replayer.Budget)
 	if err != nil || !try.Solved() {
 		return
 	}
 	if err := s.saveSolve(w, r, *st.Challenge, st.Script); err != nil {
-		s.Log.Warn("challenge solve not saved", "challenge", st.Challenge.ID, "err", err)
+		s.Shell.Log.Warn("challenge solve not saved", "challenge", st.Challenge.ID, "err", err)
 	}
 }
 
@@ -178,7 +178,7 @@ func (s *Playground) savedSolve(r *http.Request, st labview.State) (store bool, 
 	}
 	solved, err := s.Progress.Solved(r.Context(), p)
 	if err != nil {
-		s.Log.Warn("challenge solves not read", "challenge", st.Challenge.ID, "err", err)
+		s.Shell.Log.Warn("challenge solves not read", "challenge", st.Challenge.ID, "err", err)
 		return true, 0
 	}
 	return true, solved[st.Challenge.ID].Steps
@@ -202,19 +202,19 @@ func (s *Playground) ShowSolution(w http.ResponseWriter, r *http.Request) error 
 	}
 	f.Set("challenge", c.ID)
 	f.Del("solution")
-	st, err := s.ReadState(f)
+	st, err := s.Replayer.ReadState(f)
 	if err != nil {
 		return err
 	}
 	st.ShowSolution = true
-	back := labview.URL(s.Link(st), st.Step, st.DefaultStep())
+	back := labview.URL(s.Replayer.Link(st), st.Step, st.DefaultStep())
 	if !labview.Tried(st) {
 		return &page.Error{Status: http.StatusConflict, Key: "ch.err.notried", Args: []any{c.ID}, Back: link.Lab{Script: c.Setup, Challenge: c.ID}.String()}
 	}
 	if s.Progress != nil {
 		err := s.Progress.MarkSolutionSeen(r.Context(), page.EnsureProfile(w, r), c.ID, s.Now())
 		if errors.Is(err, practice.ErrNotSaved) {
-			return s.NotSaved(r, err)
+			return s.Shell.NotSaved(r, err)
 		}
 		if err != nil {
 			return err

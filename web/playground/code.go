@@ -23,8 +23,8 @@ import (
 // (ShowCodeProblems): nothing is lost. Only a file over the size limit,
 // too long for an address, is shown here at once.
 func (s *Playground) Code(w http.ResponseWriter, r *http.Request) error {
-	if s.Sandbox == nil {
-		return s.CodeOff()
+	if s.Replayer.Sandbox == nil {
+		return s.Replayer.CodeOff()
 	}
 	f, err := page.ReadForm(w, r)
 	if err != nil {
@@ -37,7 +37,7 @@ func (s *Playground) Code(w http.ResponseWriter, r *http.Request) error {
 	}
 	v.Del("code")
 	v.Del("name")
-	st, err := s.ReadState(v)
+	st, err := s.Replayer.ReadState(v)
 	if err != nil {
 		return err
 	}
@@ -50,7 +50,7 @@ func (s *Playground) Code(w http.ResponseWriter, r *http.Request) error {
 		return page.BadRequest("err.codeaction", action)
 	}
 	code := strings.ReplaceAll(f.Get("code"), "\r\n", "\n")
-	name, err := labview.CodeNameOf(s.Lab, f.Get("name"))
+	name, err := labview.CodeNameOf(s.Replayer, f.Get("name"))
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func (s *Playground) Code(w http.ResponseWriter, r *http.Request) error {
 			return s.ShowCodeProblems(w, r, labview.CodeError(perr, code, name, state))
 		}
 		st.Code, st.CodeName = code, name
-		http.Redirect(w, r, labview.URL(s.Link(st), st.Step, st.DefaultStep())+"#editor", http.StatusSeeOther)
+		http.Redirect(w, r, labview.URL(s.Replayer.Link(st), st.Step, st.DefaultStep())+"#editor", http.StatusSeeOther)
 		return nil
 	}
 	if action == "check" {
@@ -96,7 +96,7 @@ func (s *Playground) ShowCodeProblems(w http.ResponseWriter, r *http.Request, er
 	}
 	v.Del("code")
 	v.Del("name")
-	st, serr := s.ReadState(v)
+	st, serr := s.Replayer.ReadState(v)
 	if serr != nil {
 		return err
 	}
@@ -108,15 +108,15 @@ func (s *Playground) ShowCodeProblems(w http.ResponseWriter, r *http.Request, er
 // (e.Key set), its message as the file's problem at e.CodeLine; the
 // page's status is e.Status.
 func (s *Playground) showEditor(w http.ResponseWriter, r *http.Request, st labview.State, e *page.Error) error {
-	return s.ReplayAndShow(r.Context(), st, func(run *sim.Run) error {
-		t := s.Text(r)
-		v := s.NewView(t, r, st, run)
+	return s.Replayer.ReplayAndShow(r.Context(), st, func(run *sim.Run) error {
+		t := s.Shell.Text(r)
+		v := s.Replayer.NewView(t, r, st, run)
 		v.SetProgress(s.savedSolve(r, st))
 		v.CodeText, v.CodeName, v.EditorOpen = e.Code, e.CodeName, true
 		if e.Key != "" {
 			v.CodeProblems = []labview.CodeProblem{{Line: e.CodeLine, Text: t.F(e.Key, page.BoundArgs(e.Args)...)}}
 		}
 		w.Header().Set("Cache-Control", "no-store")
-		return s.Render(w, r, e.Status, labview.Page(s.PageFor(t, r, v.PageTitle), v))
+		return s.Shell.Render(w, r, e.Status, labview.Page(s.Shell.PageFor(t, r, v.PageTitle), v))
 	})
 }

@@ -26,7 +26,7 @@ type formatAnswer struct {
 // parses and prints: nothing in the file runs and no import is read, so
 // it needs no sandbox.
 func (s *Playground) Format(w http.ResponseWriter, r *http.Request) error {
-	t := s.Text(r)
+	t := s.Shell.Text(r)
 	answer := func(status int, a formatAnswer) error {
 		h := w.Header()
 		h.Set("Content-Type", "application/json; charset=utf-8")

@@ -15,7 +15,7 @@ import (
 // pure function of the address, the language and the htmx flavour, so it
 // is served from the replay cache when someone asked for it before.
 func (s *Playground) Show(w http.ResponseWriter, r *http.Request) error {
-	st, err := s.ReadState(r.URL.Query())
+	st, err := s.Replayer.ReadState(r.URL.Query())
 	if err != nil {
 		// A handler file that does not pass keeps the lab (code.go).
 		return s.ShowCodeProblems(w, r, err)
@@ -27,15 +27,15 @@ func (s *Playground) Show(w http.ResponseWriter, r *http.Request) error {
 	if st.Challenge != nil {
 		key = page.CacheKey(r, "lab", fmt.Sprint(store, best))
 	}
-	return s.ServeCached(w, r, key, func(w http.ResponseWriter, r *http.Request) error {
+	return s.Shell.ServeCached(w, r, key, func(w http.ResponseWriter, r *http.Request) error {
 		// The page is drawn in the replay's slot, into a buffer that is
 		// dropped when the request ends (the timelines stop with it):
 		// a long trace's layout is counted by the gate and stops with
 		// the reader. A file that fails in the sandbox keeps the lab
 		// too, after the slot is given back.
-		return s.ShowCodeProblems(w, r, s.ReplayAndShow(r.Context(), st, func(run *sim.Run) error {
-			t := s.Text(r)
-			v := s.NewView(t, r, st, run)
+		return s.ShowCodeProblems(w, r, s.Replayer.ReplayAndShow(r.Context(), st, func(run *sim.Run) error {
+			t := s.Shell.Text(r)
+			v := s.Replayer.NewView(t, r, st, run)
 			v.SetProgress(store, best)
 			w.Header().Set("Vary", "HX-Request, HX-Request-Type, Accept-Language, Cookie")
 			w.Header().Set("Cache-Control", "no-cache")
@@ -43,9 +43,9 @@ func (s *Playground) Show(w http.ResponseWriter, r *http.Request) error {
 				// Forms send their fields in any order; the address bar gets
 				// the canonical form of the same state.
 				w.Header().Set("HX-Push-Url", v.URL)
-				return s.Render(w, r, http.StatusOK, labview.Fragment(v))
+				return s.Shell.Render(w, r, http.StatusOK, labview.Fragment(v))
 			}
-			return s.Render(w, r, http.StatusOK, labview.Page(s.PageFor(t, r, v.PageTitle), v))
+			return s.Shell.Render(w, r, http.StatusOK, labview.Page(s.Shell.PageFor(t, r, v.PageTitle), v))
 		}))
 	})
 }
@@ -57,7 +57,7 @@ func (s *Playground) AddStep(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	st, err := s.ReadState(f)
+	st, err := s.Replayer.ReadState(f)
 	if err != nil {
 		return err
 	}
@@ -66,17 +66,17 @@ func (s *Playground) AddStep(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	// The picture's clicks link to where this leads (labview.AppendStep).
-	next, err := s.AppendStep(st, line)
+	next, err := s.Replayer.AppendStep(st, line)
 	if err != nil {
 		var he *page.Error
 		if errors.As(err, &he) {
-			he.Back = labview.URL(s.Link(st), st.Step, st.DefaultStep())
+			he.Back = labview.URL(s.Replayer.Link(st), st.Step, st.DefaultStep())
 			return he
 		}
 		// The base script parsed, so the error is in the new line: show
 		// the parser's words without a line number the reader never saw.
 		e := page.BadRequest("err.newstep", page.ParseMessage(err, false))
-		e.Back = labview.URL(s.Link(st), st.Step, st.DefaultStep())
+		e.Back = labview.URL(s.Replayer.Link(st), st.Step, st.DefaultStep())
 		return e
 	}
 	if err := s.checkPending(r.Context(), st, next.Script.Steps[next.Step-1]); err != nil {
@@ -105,14 +105,14 @@ func (s *Playground) checkPending(ctx context.Context, st labview.State, step si
 	default:
 		return nil
 	}
-	run, err := s.Replay(ctx, st)
+	run, err := s.Replayer.Replay(ctx, st)
 	if err != nil {
 		return err
 	}
 	ready, inFlight := run.Pending()
 	if verb == sim.VerbDeliver && step.Op != "" && ready && !readyOf(run, step.Op) {
 		return &page.Error{Status: http.StatusBadRequest, Key: "err.opnotready", Args: []any{st.Step, step.Op},
-			Back: labview.URL(s.Link(st), st.Step, st.DefaultStep())}
+			Back: labview.URL(s.Replayer.Link(st), st.Step, st.DefaultStep())}
 	}
 	switch {
 	case verb == sim.VerbRedeliver && inFlight, verb == sim.VerbDLQReplay && run.DeadLetters(),
@@ -120,7 +120,7 @@ func (s *Playground) checkPending(ctx context.Context, st labview.State, step si
 		return nil
 	}
 	return &page.Error{Status: http.StatusBadRequest, Key: key, Args: []any{st.Step},
-		Back: labview.URL(s.Link(st), st.Step, st.DefaultStep())}
+		Back: labview.URL(s.Replayer.Link(st), st.Step, st.DefaultStep())}
 }
 
 // readyOf says whether any handler has a message of operation op ready.
@@ -142,7 +142,7 @@ func (s *Playground) Undo(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	st, err := s.ReadState(f)
+	st, err := s.Replayer.ReadState(f)
 	if err != nil {
 		return err
 	}
@@ -151,7 +151,7 @@ func (s *Playground) Undo(w http.ResponseWriter, r *http.Request) error {
 		return s.redirectTo(w, r, st, 0)
 	}
 	sc := labview.WithSteps(st.Script, n-1)
-	return s.redirectTo(w, r, s.Retarget(st, sc), min(st.Step, n-1))
+	return s.redirectTo(w, r, s.Replayer.Retarget(st, sc), min(st.Step, n-1))
 }
 
 // RunScript replaces the script with the text from the editor.
@@ -167,7 +167,7 @@ func (s *Playground) RunScript(w http.ResponseWriter, r *http.Request) error {
 	f.Del("script")
 	prefer := f["handlers"]
 	f.Del("handlers")
-	st, err := s.ReadState(f)
+	st, err := s.Replayer.ReadState(f)
 	if err != nil {
 		return err
 	}
@@ -175,16 +175,16 @@ func (s *Playground) RunScript(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		var he *page.Error
 		if errors.As(err, &he) {
-			he.Back = labview.URL(s.Link(st), st.Step, st.DefaultStep())
+			he.Back = labview.URL(s.Replayer.Link(st), st.Step, st.DefaultStep())
 		}
 		return err
 	}
-	next := s.Retarget(st, sc)
+	next := s.Replayer.Retarget(st, sc)
 	if len(prefer) > 0 {
 		// The handlers the page had, when they serve the new script's
 		// side; else its default.
-		next.Handlers = s.DefaultHandlersOf(next)
-		if hs, herr := s.ReadHandlersFor(sc, prefer); herr == nil {
+		next.Handlers = s.Replayer.DefaultHandlersOf(next)
+		if hs, herr := s.Replayer.ReadHandlersFor(sc, prefer); herr == nil {
 			next.Handlers = hs
 		}
 	}
@@ -196,6 +196,6 @@ func (s *Playground) RunScript(w http.ResponseWriter, r *http.Request) error {
 // follows the redirect with fetch and pushes the final address, so the
 // same answer serves a page with or without JavaScript.
 func (s *Playground) redirectTo(w http.ResponseWriter, r *http.Request, st labview.State, step int) error {
-	http.Redirect(w, r, labview.URL(s.Link(st), step, st.DefaultStep()), http.StatusSeeOther)
+	http.Redirect(w, r, labview.URL(s.Replayer.Link(st), step, st.DefaultStep()), http.StatusSeeOther)
 	return nil
 }

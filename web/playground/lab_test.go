@@ -21,7 +21,7 @@ func newTestLab(t *testing.T) *Playground {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Playground{Lab: lv}
+	return &Playground{Shell: lv.Shell, Replayer: lv}
 }
 
 // TestMatrixGridComputedOnce: the verdict grid runs the engine once for
@@ -37,8 +37,8 @@ func TestMatrixGridComputedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(a) != len(s.AllPresets()) || len(a) == 0 || &a[0] != &b[0] {
-		t.Errorf("the grid was computed twice or is incomplete: %d rows for %d presets", len(a), len(s.AllPresets()))
+	if len(a) != len(s.Replayer.AllPresets()) || len(a) == 0 || &a[0] != &b[0] {
+		t.Errorf("the grid was computed twice or is incomplete: %d rows for %d presets", len(a), len(s.Replayer.AllPresets()))
 	}
 }
 
@@ -50,7 +50,7 @@ func TestMatrixCellShowsRealMultiple(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := s.Handlers[0].Name
+	h := s.Replayer.Handlers[0].Name
 	rows := []gridRow{{preset: presets[0], results: []gridResult{
 		{handler: h, verdict: sim.Duplicate, settled: 30000, expected: 10000},
 	}}, {preset: presets[0], results: []gridResult{
@@ -58,7 +58,7 @@ func TestMatrixCellShowsRealMultiple(t *testing.T) {
 	}}, {preset: presets[0], results: []gridResult{
 		{handler: h, verdict: sim.OK, settled: 10000, expected: 10000},
 	}}}
-	v := s.matrixView(page.NewText(page.EN, s.Catalog), rows)
+	v := s.matrixView(page.NewText(page.EN, s.Shell.Catalog), rows)
 	for i, want := range []string{"×3", "+" + page.Money(5000), "✓"} {
 		if got := v.Rows[i].Cells[0].VerdictSymbol; got != want {
 			t.Errorf("row %d: symbol %q, want %q", i, got, want)

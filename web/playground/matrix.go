@@ -46,12 +46,12 @@ func (s *Playground) grid(ctx context.Context, g *verdictGrid) ([]gridRow, error
 	if g.rows != nil {
 		return g.rows, nil
 	}
-	release, err := s.Gate.Acquire(ctx)
+	release, err := s.Replayer.Gate.Acquire(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	all := s.AllPresets()
+	all := s.Replayer.AllPresets()
 	rows := make([]gridRow, 0, len(all))
 	for _, p := range all {
 		// The presets are the lab's own scripts: no budget applies to them.
@@ -116,16 +116,16 @@ func matrixURL(preset, handler string, steps int) string {
 // matrixHandlerFor returns a handler for /matrix over g.
 func (s *Playground) matrixHandlerFor(g *verdictGrid) page.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		return s.ServeCached(w, r, page.CacheKey(r, "matrix"), func(w http.ResponseWriter, r *http.Request) error {
+		return s.Shell.ServeCached(w, r, page.CacheKey(r, "matrix"), func(w http.ResponseWriter, r *http.Request) error {
 			rows, err := s.grid(r.Context(), g)
 			if err != nil {
 				return err
 			}
-			t := s.Text(r)
+			t := s.Shell.Text(r)
 			v := s.matrixView(t, rows)
 			w.Header().Set("Vary", "Accept-Language, Cookie")
 			w.Header().Set("Cache-Control", "no-cache")
-			return s.Render(w, r, http.StatusOK, matrixPage(s.PageFor(t, r, t.S("mx.title")+" · "+t.S("app.name")), v))
+			return s.Shell.Render(w, r, http.StatusOK, matrixPage(s.Shell.PageFor(t, r, t.S("mx.title")+" · "+t.S("app.name")), v))
 		})
 	}
 }
@@ -134,7 +134,7 @@ func (s *Playground) matrixView(t page.Text, rows []gridRow) matrixView {
 	v := matrixView{T: t}
 	extra := map[string]bool{} // the first handler that is not core
 	seenExtra := false
-	for _, h := range s.Handlers {
+	for _, h := range s.Replayer.Handlers {
 		mh := matrixHandler{Name: h.Name, Summary: page.HandlerSummary(t, h), Core: h.Core}
 		if !h.Core && !seenExtra {
 			mh.FirstExtra, seenExtra = true, true
@@ -142,7 +142,7 @@ func (s *Playground) matrixView(t page.Text, rows []gridRow) matrixView {
 		}
 		v.Handlers = append(v.Handlers, mh)
 	}
-	for _, h := range s.APIHandlers {
+	for _, h := range s.Replayer.APIHandlers {
 		v.APIHandlers = append(v.APIHandlers, matrixHandler{Name: h.Name, Summary: page.HandlerSummary(t, h), Core: true})
 	}
 	for _, row := range rows {

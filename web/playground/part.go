@@ -14,9 +14,10 @@ import (
 // Playground is the playground: the lab page, the verdict grid and the
 // challenges.
 type Playground struct {
-	*labview.Lab
-	Progress    *practice.Store  // nil: challenges are judged but not saved
-	Now         func() time.Time // dates saved solutions
+	Shell       *page.Shell       // the catalogue, static files, log and page cache
+	Replayer    *labview.Replayer // reads and replays the lab's states
+	Progress    *practice.Store   // nil: challenges are judged but not saved
+	Now         func() time.Time  // dates saved solutions
 	LessonTitle func(lang, slug string) string
 }
 

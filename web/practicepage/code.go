@@ -115,7 +115,7 @@ func (s *Practice) answerCode(w http.ResponseWriter, r *http.Request, q practice
 		case ctx.Err() != nil:
 			return nil
 		case errors.Is(err, practice.ErrNotSaved):
-			return s.NotSaved(r, err)
+			return s.Shell.NotSaved(r, err)
 		}
 		return err
 	}
@@ -134,7 +134,7 @@ func (s *Practice) formatCode(w http.ResponseWriter, r *http.Request, q practice
 		return err
 	}
 	code := strings.ReplaceAll(f.Get("code"), "\r\n", "\n")
-	t := s.Text(r)
+	t := s.Shell.Text(r)
 	v := s.questionView(t, q, m, p)
 	a := s.askView(t, q, m)
 	status := http.StatusOK
@@ -150,9 +150,9 @@ func (s *Practice) formatCode(w http.ResponseWriter, r *http.Request, q practice
 	if page.IsPartial(r) {
 		// htmx puts the form back into #answer (before the editor's own
 		// Format took over): a swap, so 200 whatever the formatter said.
-		return s.Render(w, r, http.StatusOK, answerFragment(v))
+		return s.Shell.Render(w, r, http.StatusOK, answerFragment(v))
 	}
-	return s.Render(w, r, status, practiceItemPage(s.practicePage(t, r, v.PageTitle), v))
+	return s.Shell.Render(w, r, status, practiceItemPage(s.practicePage(t, r, v.PageTitle), v))
 }
 
 // resultCode is Result for a coding exercise. It runs nothing: a file
@@ -167,7 +167,7 @@ func (s *Practice) resultCode(w http.ResponseWriter, r *http.Request, q practice
 	if err != nil {
 		return err
 	}
-	t := s.Text(r)
+	t := s.Shell.Text(r)
 	v := s.questionView(t, q, m, p)
 	if _, err := sandbox.Parse(code); err != nil {
 		se := &sandbox.Error{Text: narration.T("sandbox.error", err.Error())}

@@ -32,7 +32,7 @@ import (
 // Practice is the drill's part of the lab: the question bank, the
 // progress store and the clock that dates answers.
 type Practice struct {
-	*page.Shell
+	Shell    *page.Shell
 	bank     *practice.Bank   // practice questions
 	progress *practice.Store  // nil: the practice pages answer 503
 	now      func() time.Time // dates practice answers
@@ -181,14 +181,14 @@ func (s *Practice) Only(h page.HandlerFunc) http.HandlerFunc {
 			if e := h(w, r); e == nil {
 				return
 			} else if !errors.As(e, &err) || page.IsPartial(r) {
-				s.RenderError(w, r, e)
+				s.Shell.RenderError(w, r, e)
 				return
 			}
 		}
-		t := s.Text(r)
+		t := s.Shell.Text(r)
 		v := page.ErrorView{Status: err.Status, Title: t.S(err.TitleKey(t)), Message: t.F(err.Key, page.BoundArgs(err.Args)...)}
 		w.Header().Set("Cache-Control", "no-store")
-		s.Render(w, r, err.Status, practiceErrorPage(page.ShortLangs(s.practicePage(t, r, v.Title+" · "+t.S("app.name")), "/practice"), v, practiceBack(r)))
+		s.Shell.Render(w, r, err.Status, practiceErrorPage(page.ShortLangs(s.practicePage(t, r, v.Title+" · "+t.S("app.name")), "/practice"), v, practiceBack(r)))
 	}
 }
 
@@ -240,9 +240,9 @@ func (s *Practice) Home(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	t := s.Text(r)
+	t := s.Shell.Text(r)
 	v := s.homeView(t, p, q)
-	return s.Render(w, r, http.StatusOK, practiceHomePage(s.practicePage(t, r, v.PageTitle), v))
+	return s.Shell.Render(w, r, http.StatusOK, practiceHomePage(s.practicePage(t, r, v.PageTitle), v))
 }
 
 func (s *Practice) practiceTopic(w http.ResponseWriter, r *http.Request, slug string) error {
@@ -258,9 +258,9 @@ func (s *Practice) practiceTopic(w http.ResponseWriter, r *http.Request, slug st
 	if err != nil {
 		return err
 	}
-	t := s.Text(r)
+	t := s.Shell.Text(r)
 	v := s.topicView(t, topic, items, p)
-	return s.Render(w, r, http.StatusOK, practiceListPage(s.practicePage(t, r, v.PageTitle), v))
+	return s.Shell.Render(w, r, http.StatusOK, practiceListPage(s.practicePage(t, r, v.PageTitle), v))
 }
 
 func (s *Practice) unknownTopic(slug string) error {
@@ -310,9 +310,9 @@ func (s *Practice) Interview(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	t := s.Text(r)
+	t := s.Shell.Text(r)
 	v := s.interviewView(t, r, seed, started, p, attempts)
-	return s.Render(w, r, http.StatusOK, practiceListPage(s.practicePage(t, r, v.PageTitle), v))
+	return s.Shell.Render(w, r, http.StatusOK, practiceListPage(s.practicePage(t, r, v.PageTitle), v))
 }
 
 func parseSeed(raw string) (uint64, error) {
@@ -328,9 +328,9 @@ func (s *Practice) Review(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	t := s.Text(r)
+	t := s.Shell.Text(r)
 	v := s.reviewView(t, p)
-	return s.Render(w, r, http.StatusOK, practiceListPage(s.practicePage(t, r, v.PageTitle), v))
+	return s.Shell.Render(w, r, http.StatusOK, practiceListPage(s.practicePage(t, r, v.PageTitle), v))
 }
 
 // question finds the item the address names.
@@ -373,7 +373,7 @@ func (s *Practice) Question(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	t := s.Text(r)
+	t := s.Shell.Text(r)
 	v := s.questionView(t, q, m, p)
 	v.Answer = s.askView(t, q, m)
 	return s.renderItem(w, r, v)
@@ -394,7 +394,7 @@ func (s *Practice) Compare(w http.ResponseWriter, r *http.Request) error {
 	if n := utf8.RuneCountInString(own); n > MaxOwnAnswer {
 		return page.BadRequest("pr.err.mine", n, MaxOwnAnswer)
 	}
-	t := s.Text(r)
+	t := s.Shell.Text(r)
 	v := s.questionView(t, q, m, p)
 	v.Answer = s.compareView(t, q, m, own)
 	return s.renderItem(w, r, v)
@@ -425,7 +425,7 @@ func (s *Practice) Answer(w http.ResponseWriter, r *http.Request) error {
 	profile := page.EnsureProfile(w, r)
 	if _, err := s.progress.Record(r.Context(), profile, q.ID, g.Score, s.now()); err != nil {
 		if errors.Is(err, practice.ErrNotSaved) {
-			return s.NotSaved(r, err)
+			return s.Shell.NotSaved(r, err)
 		}
 		return err
 	}
@@ -448,7 +448,7 @@ func (s *Practice) Result(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	t := s.Text(r)
+	t := s.Shell.Text(r)
 	v := s.questionView(t, q, m, p)
 	v.Answer = s.resultView(t, q, m, p, g)
 	return s.renderItem(w, r, v)
@@ -473,10 +473,10 @@ func (s *Practice) renderItem(w http.ResponseWriter, r *http.Request, v question
 	w.Header().Add("Vary", "HX-Request, HX-Request-Type")
 	if page.IsPartial(r) {
 		w.Header().Set("HX-Push-Url", r.URL.RequestURI())
-		return s.Render(w, r, http.StatusOK, answerFragment(v))
+		return s.Shell.Render(w, r, http.StatusOK, answerFragment(v))
 	}
 	t := v.T
-	return s.Render(w, r, http.StatusOK, practiceItemPage(s.practicePage(t, r, v.PageTitle), v))
+	return s.Shell.Render(w, r, http.StatusOK, practiceItemPage(s.practicePage(t, r, v.PageTitle), v))
 }
 
 // grade grades the answer in v for q and returns it as the canonical
@@ -648,7 +648,7 @@ func (s *Practice) Import(w http.ResponseWriter, r *http.Request) error {
 		return &page.Error{Status: http.StatusUnprocessableEntity, Key: "pr.err.import.cap",
 			Args: []any{tooMany.Max, tooMany.Have, tooMany.Added}}
 	case errors.Is(err, practice.ErrNotSaved):
-		return s.NotSaved(r, err)
+		return s.Shell.NotSaved(r, err)
 	case errors.Is(err, practice.ErrBadImport):
 		return page.BadRequest("pr.err.import.bad", strings.TrimPrefix(err.Error(), practice.ErrBadImport.Error()+": "))
 	case err != nil:
@@ -661,8 +661,8 @@ func (s *Practice) Import(w http.ResponseWriter, r *http.Request) error {
 
 // practicePage is the page frame with the section's stylesheet.
 func (s *Practice) practicePage(t page.Text, r *http.Request, title string) page.View {
-	p := s.PageFor(t, r, title)
-	p.Styles = append(p.Styles, s.Assets.URL("practice.css"))
-	p.Scripts = append(p.Scripts, s.Assets.URL("practice.js"))
+	p := s.Shell.PageFor(t, r, title)
+	p.Styles = append(p.Styles, s.Shell.Assets.URL("practice.css"))
+	p.Scripts = append(p.Scripts, s.Shell.Assets.URL("practice.js"))
 	return p
 }

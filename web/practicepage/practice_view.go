@@ -534,7 +534,7 @@ func (s *Practice) askView(t page.Text, q practice.Question, m practiceMode) ans
 	case practice.KindPredict:
 		a.Verdicts = verdictOptions(t, q, "")
 	case practice.KindCode:
-		a.Code, a.EditorSrc = q.Code.Starter(), s.Assets.URL(page.EditorScript)
+		a.Code, a.EditorSrc = q.Code.Starter(), s.Shell.Assets.URL(page.EditorScript)
 	}
 	return a
 }
@@ -627,7 +627,7 @@ func (s *Practice) resultView(t page.Text, q practice.Question, m practiceMode, 
 		a.CodeResult = s.codeResultView(t, q, g, p.Items[q.ID].Attempts)
 		if !g.Correct() {
 			retry := s.answerBase(t, q, m, "ask")
-			retry.Code, retry.EditorSrc = g.Code.Code, s.Assets.URL(page.EditorScript)
+			retry.Code, retry.EditorSrc = g.Code.Code, s.Shell.Assets.URL(page.EditorScript)
 			a.Retry = &retry
 		}
 	}

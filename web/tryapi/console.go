@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// The console on a sandbox's page: a form that sends a payment from the
+// The console on a ledger's page: a form that sends a payment from the
 // page (static/tryapi.js, with fetch) and the same request as curl, Go and
 // Python. The server writes the three for the form's first values, so
 // that the page without JavaScript shows them; the script writes them

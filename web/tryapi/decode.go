@@ -28,9 +28,9 @@ const (
 )
 
 var (
-	// sandboxName: what a person may call a sandbox; it is in URLs and
-	// is the tenant of the sandbox's requests.
-	sandboxName = regexp.MustCompile(`^[a-z0-9-]{1,40}$`)
+	// ledgerName: what a person may call a ledger; it is in URLs and
+	// is the tenant of the ledger's requests.
+	ledgerName = regexp.MustCompile(`^[a-z0-9-]{1,40}$`)
 	// accountName: an account, as in "acc-1".
 	accountName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,40}$`)
 )

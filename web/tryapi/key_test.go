@@ -138,7 +138,7 @@ func TestKeySpellings(t *testing.T) {
 		})
 	}
 	if l := ledgerOf(t, h, "bad"); l.Active {
-		t.Errorf("a refused key made the sandbox: %+v", l)
+		t.Errorf("a refused key made the ledger: %+v", l)
 	}
 }
 
@@ -147,7 +147,7 @@ func TestKeySpellings(t *testing.T) {
 // handler's (which answers about:blank in the engine), replays included.
 func TestProblemTypesLink(t *testing.T) {
 	_, h := newTestAPI(t, Config{})
-	types := []string{typeInvalid, typeTooLarge, typeMediaType, typeBusy, typeSandboxFull, typeNotFound, typeMethod, typeThrottled, typeServerError}
+	types := []string{typeInvalid, typeTooLarge, typeMediaType, typeBusy, typeLedgerFull, typeNotFound, typeMethod, typeThrottled, typeServerError}
 	for _, ty := range handlerTypes {
 		types = append(types, ty)
 	}

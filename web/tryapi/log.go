@@ -12,16 +12,16 @@ import (
 	"github.com/idempotency-lab/lab/web/page"
 )
 
-// MaxLogEntries is how many requests a sandbox's log keeps: the newest.
+// MaxLogEntries is how many requests a ledger's log keeps: the newest.
 const MaxLogEntries = 50
 
 // maxKeyExcerpt bounds the Idempotency-Key a log entry keeps, in runes
 // (a valid key has at most 255 characters; an invalid one any number).
 const maxKeyExcerpt = 64
 
-// LogEntry is one request to a sandbox's payments address, as answered.
+// LogEntry is one request to a ledger's payments address, as answered.
 type LogEntry struct {
-	Seq    int       // 1 for the sandbox's first logged request
+	Seq    int       // 1 for the ledger's first logged request
 	Time   time.Time // when it was answered, on Config.Now's clock
 	Method string    // POST or GET
 	// Key is the Idempotency-Key header as received (its values joined
@@ -33,9 +33,9 @@ type LogEntry struct {
 	Replayed bool // the saved answer to an earlier request
 }
 
-// requestLogs keeps each sandbox name's log. A log lives apart from its
-// sandbox: a request refused before a sandbox is made (a body that is not
-// valid, say) is logged too. Logs are bounded like sandboxes: at most
+// requestLogs keeps each ledger name's log. A log lives apart from its
+// ledger: a request refused before a ledger is made (a body that is not
+// valid, say) is logged too. Logs are bounded like ledgers: at most
 // max names, a log idle for idle (no request) is dropped, and past max
 // the log written longest ago goes.
 type requestLogs struct {
@@ -103,23 +103,23 @@ func (l *requestLogs) newest(name string) []LogEntry {
 	return out
 }
 
-// Record logs an answer the lab gave for a sandbox's payments address
+// Record logs an answer the lab gave for a ledger's payments address
 // before the API's own handler was reached: the throttle's 429, the
 // cross-origin 403, the 405 of a method the address does not take (the
 // server's middleware and router answer those). With it every answer for
-// a sandbox's name is in its log, whoever gave it. A request for any
+// a ledger's name is in its log, whoever gave it. A request for any
 // other address, or whose name is not valid, is not logged.
 func (a *TryAPI) Record(r *http.Request, status int) { a.record(r, status, false) }
 
-// paymentsPrefix and paymentsSuffix frame a sandbox's payments address.
-const paymentsPrefix, paymentsSuffix = "/api/v1/sandboxes/", "/payments"
+// paymentsPrefix and paymentsSuffix frame a ledger's payments address.
+const paymentsPrefix, paymentsSuffix = "/api/v1/ledgers/", "/payments"
 
-// sandboxOf is the sandbox named by a request for a payments address:
-// the route's {sandbox}, or, for a request answered before routing (the
+// ledgerNameOf is the ledger named by a request for a payments address:
+// the route's {ledger}, or, for a request answered before routing (the
 // cross-origin refusal), read from the path itself. "" if the address is
 // not a payments address.
-func sandboxOf(r *http.Request) string {
-	if name := chi.URLParam(r, "sandbox"); name != "" {
+func ledgerNameOf(r *http.Request) string {
+	if name := chi.URLParam(r, "ledger"); name != "" {
 		return name
 	}
 	p := r.URL.Path
@@ -129,11 +129,11 @@ func sandboxOf(r *http.Request) string {
 	return p[len(paymentsPrefix) : len(p)-len(paymentsSuffix)]
 }
 
-// record logs a request to a sandbox's payments address with its answer.
-// A request whose sandbox name is not valid has no log to go to.
+// record logs a request to a ledger's payments address with its answer.
+// A request whose ledger name is not valid has no log to go to.
 func (a *TryAPI) record(r *http.Request, status int, replayed bool) {
-	name := sandboxOf(r)
-	if !sandboxName.MatchString(name) {
+	name := ledgerNameOf(r)
+	if !ledgerName.MatchString(name) {
 		return
 	}
 	keys := r.Header.Values("Idempotency-Key")

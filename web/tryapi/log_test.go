@@ -23,7 +23,7 @@ func (c *clock) add(d time.Duration) {
 	c.t = c.t.Add(d)
 }
 
-// TestRequestLog: every request to a sandbox's payments address is in
+// TestRequestLog: every request to a ledger's payments address is in
 // its log with its answer, refused ones too, newest first, and the page's
 // polled fragment shows it escaped.
 func TestRequestLog(t *testing.T) {
@@ -37,7 +37,7 @@ func TestRequestLog(t *testing.T) {
 		noKey    bool
 		replayed bool
 	}{
-		// A body that is not valid is refused before the sandbox exists,
+		// A body that is not valid is refused before the ledger exists,
 		// and still logged under its name.
 		{payment("logbox", "key-0", `{"account": ""}`), http.StatusBadRequest, "key-0", false, false},
 		{payment("logbox", "key-1", body), http.StatusCreated, "key-1", false, false},
@@ -46,7 +46,7 @@ func TestRequestLog(t *testing.T) {
 		{payment("logbox", `"key-1"`, body), http.StatusCreated, `"key-1"`, false, true},
 		{payment("logbox", "key-1", `{"account": "acc-1", "amount": 5000}`), http.StatusUnprocessableEntity, "key-1", false, false},
 		{payment("logbox", "", body), http.StatusBadRequest, "", true, false},
-		{httptest.NewRequest(http.MethodGet, "/api/v1/sandboxes/logbox/payments", nil), http.StatusOK, "", true, false},
+		{httptest.NewRequest(http.MethodGet, "/api/v1/ledgers/logbox/payments", nil), http.StatusOK, "", true, false},
 		// A key the endpoint refuses is logged as received, to be escaped
 		// on the page.
 		{payment("logbox", `<b>x</b>,y`, body), http.StatusBadRequest, `<b>x</b>,y`, false, false},
@@ -57,7 +57,7 @@ func TestRequestLog(t *testing.T) {
 			t.Fatalf("step %d: %d, want %d\n%s", i, got.status, s.status, got.body)
 		}
 	}
-	// Another sandbox's requests are its own.
+	// Another ledger's requests are its own.
 	serve(h, payment("otherbox", "key-1", body))
 
 	log := a.logs.newest("logbox")
@@ -95,12 +95,12 @@ func TestRequestLog(t *testing.T) {
 
 // TestRequestLogBounds: a log keeps the newest MaxLogEntries requests and
 // an excerpt of a long key; logs are dropped when idle, and past the
-// sandbox limit the log written longest ago goes.
+// ledger limit the log written longest ago goes.
 func TestRequestLogBounds(t *testing.T) {
 	clk := &clock{t: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)}
-	a, h := newTestAPI(t, Config{Now: clk.now, MaxSandboxes: 2, Idle: time.Minute})
+	a, h := newTestAPI(t, Config{Now: clk.now, MaxLedgers: 2, Idle: time.Minute})
 	for i := range MaxLogEntries + 5 {
-		serve(h, httptest.NewRequest(http.MethodGet, "/api/v1/sandboxes/busy/payments", nil))
+		serve(h, httptest.NewRequest(http.MethodGet, "/api/v1/ledgers/busy/payments", nil))
 		if i == 0 {
 			serve(h, payment("busy", strings.Repeat("k", 300), `{"account": "acc-1", "amount": 1}`))
 		}
@@ -116,11 +116,11 @@ func TestRequestLogBounds(t *testing.T) {
 	}
 
 	clk.add(30 * time.Second)
-	serve(h, httptest.NewRequest(http.MethodGet, "/api/v1/sandboxes/second/payments", nil))
-	// A third name past MaxSandboxes (2) drops the log written longest
+	serve(h, httptest.NewRequest(http.MethodGet, "/api/v1/ledgers/second/payments", nil))
+	// A third name past MaxLedgers (2) drops the log written longest
 	// ago: busy's.
 	clk.add(time.Second)
-	serve(h, httptest.NewRequest(http.MethodGet, "/api/v1/sandboxes/third/payments", nil))
+	serve(h, httptest.NewRequest(http.MethodGet, "/api/v1/ledgers/third/payments", nil))
 	if n := len(a.logs.newest("busy")); n != 0 {
 		t.Errorf("busy's log kept %d entries past the limit of names", n)
 	}
@@ -129,7 +129,7 @@ func TestRequestLogBounds(t *testing.T) {
 	}
 	// A minute without requests to second: its log goes with the next request.
 	clk.add(time.Minute)
-	serve(h, httptest.NewRequest(http.MethodGet, "/api/v1/sandboxes/third/payments", nil))
+	serve(h, httptest.NewRequest(http.MethodGet, "/api/v1/ledgers/third/payments", nil))
 	if n := len(a.logs.newest("second")); n != 0 {
 		t.Errorf("second's idle log kept %d entries", n)
 	}
@@ -149,8 +149,8 @@ func TestConsoleSnippets(t *testing.T) {
 		curl, goSrc, py []string // substrings each must have
 		notCurl         []string
 	}{
-		{"defaults", newConsole("http://h/api/v1/sandboxes/s/payments"),
-			[]string{`curl -i -X POST 'http://h/api/v1/sandboxes/s/payments'`, `-H 'Idempotency-Key: key-1'`, `-d '{"account": "acc-1", "amount": 1000}'`},
+		{"defaults", newConsole("http://h/api/v1/ledgers/s/payments"),
+			[]string{`curl -i -X POST 'http://h/api/v1/ledgers/s/payments'`, `-H 'Idempotency-Key: key-1'`, `-d '{"account": "acc-1", "amount": 1000}'`},
 			[]string{`strings.NewReader("{\"account\": \"acc-1\", \"amount\": 1000}")`, `req.Header.Set("Idempotency-Key", "key-1")`},
 			[]string{`"Idempotency-Key": "key-1",`, `data="{\"account\": \"acc-1\", \"amount\": 1000}".encode()`},
 			[]string{"Lab-Gateway-Delay"}},

@@ -22,7 +22,7 @@ type indexView struct {
 	Cheat   []cmdView
 }
 
-type sandboxView struct {
+type ledgerView struct {
 	T                 page.Text
 	Name              string
 	PageURL, StateURL string
@@ -83,73 +83,73 @@ var answerRows = []answerRow{
 	{"too-many-requests", 429, "429"},
 	{"server-error", 500, "500"},
 	{"gateway-failed", 502, "502"},
-	{"sandboxes-full", 503, "503"},
-	{"sandbox-full", 507, "507"},
+	{"ledgers-full", 503, "503"},
+	{"ledger-full", 507, "507"},
 }
 
-// Index is GET /try-api: what the endpoint is, a form to pick a sandbox
-// name, and the cheat-sheet. With ?sandbox=NAME (the form) it goes to
-// that sandbox's page, or says why the name is not one.
+// Index is GET /try-api: what the endpoint is, a form to pick a ledger
+// name, and the cheat-sheet. With ?ledger=NAME (the form) it goes to
+// that ledger's page, or says why the name is not one.
 func (a *TryAPI) Index(w http.ResponseWriter, r *http.Request) error {
-	t := a.Text(r)
+	t := a.Shell.Text(r)
 	// The cheat-sheet uses the name the form offers, so that copying
-	// either leads to the same sandbox.
+	// either leads to the same ledger.
 	name := suggestName()
 	v := indexView{T: t, Name: name, Limits: a.limits(t), Cheat: commands(t, baseURL(r), name)}
 	status := http.StatusOK
-	if q := r.URL.Query(); q.Has("sandbox") {
-		name := q.Get("sandbox")
-		if sandboxName.MatchString(name) {
+	if q := r.URL.Query(); q.Has("ledger") {
+		name := q.Get("ledger")
+		if ledgerName.MatchString(name) {
 			http.Redirect(w, r, "/try-api/"+name+langQuery(r), http.StatusSeeOther)
 			return nil
 		}
 		status, v.Problem = http.StatusBadRequest, t.F("try.err.name", page.InputExcerpt(name))
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	return a.Render(w, r, status, indexPage(a.pageFor(t, r, t.S("try.title")), v))
+	return a.Shell.Render(w, r, status, indexPage(a.pageFor(t, r, t.S("try.title")), v))
 }
 
-// Sandbox is GET /try-api/{sandbox}: its tables, refreshed every two
+// LedgerPage is GET /try-api/{ledger}: its tables, refreshed every two
 // seconds, and the cheat-sheet filled in with this server's address and
-// the sandbox's name.
-func (a *TryAPI) Sandbox(w http.ResponseWriter, r *http.Request) error {
-	name, err := pageSandbox(r)
+// the ledger's name.
+func (a *TryAPI) LedgerPage(w http.ResponseWriter, r *http.Request) error {
+	name, err := pageLedger(r)
 	if err != nil {
 		return err
 	}
-	t := a.Text(r)
+	t := a.Shell.Text(r)
 	st, err := a.state(r, t, name)
 	if err != nil {
 		return err
 	}
 	lang := "?lang=" + t.Lang()
-	v := sandboxView{T: t, Name: name, PageURL: "/try-api/" + name + lang, StateURL: "/try-api/" + name + "/state" + lang,
+	v := ledgerView{T: t, Name: name, PageURL: "/try-api/" + name + lang, StateURL: "/try-api/" + name + "/state" + lang,
 		Limits: a.limits(t), State: st, Cheat: commands(t, baseURL(r), name),
-		Console: newConsole(baseURL(r) + "/api/v1/sandboxes/" + name + "/payments")}
+		Console: newConsole(baseURL(r) + "/api/v1/ledgers/" + name + "/payments")}
 	w.Header().Set("Cache-Control", "no-store")
-	return a.Render(w, r, http.StatusOK, sandboxPage(a.pageFor(t, r, t.F("try.sandbox", name)+" · "+t.S("app.name")), v))
+	return a.Shell.Render(w, r, http.StatusOK, ledgerPage(a.pageFor(t, r, t.F("try.sandbox", name)+" · "+t.S("app.name")), v))
 }
 
-// State is GET /try-api/{sandbox}/state: the tables alone, which the
-// sandbox's page polls.
+// State is GET /try-api/{ledger}/state: the tables alone, which the
+// ledger's page polls.
 func (a *TryAPI) State(w http.ResponseWriter, r *http.Request) error {
-	name, err := pageSandbox(r)
+	name, err := pageLedger(r)
 	if err != nil {
 		return err
 	}
-	t := a.Text(r)
+	t := a.Shell.Text(r)
 	st, err := a.state(r, t, name)
 	if err != nil {
 		return err
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	return a.Render(w, r, http.StatusOK, stateTables(t, st))
+	return a.Shell.Render(w, r, http.StatusOK, stateTables(t, st))
 }
 
 func (a *TryAPI) pageFor(t page.Text, r *http.Request, title string) page.View {
-	p := a.PageFor(t, r, title)
-	p.Styles = append(p.Styles, a.Assets.URL("tryapi.css"))
-	p.Scripts = append(p.Scripts, a.Assets.URL("tryapi.js"))
+	p := a.Shell.PageFor(t, r, title)
+	p.Styles = append(p.Styles, a.Shell.Assets.URL("tryapi.css"))
+	p.Scripts = append(p.Scripts, a.Shell.Assets.URL("tryapi.js"))
 	return p
 }
 
@@ -157,15 +157,15 @@ func (a *TryAPI) limits(t page.Text) string {
 	return t.F("try.limits", page.Duration(a.hub.idle), a.hub.max, MaxDelay.String())
 }
 
-func pageSandbox(r *http.Request) (string, error) {
-	name := chi.URLParam(r, "sandbox")
-	if !sandboxName.MatchString(name) {
+func pageLedger(r *http.Request) (string, error) {
+	name := chi.URLParam(r, "ledger")
+	if !ledgerName.MatchString(name) {
 		return "", page.BadRequest("try.err.name", name)
 	}
 	return name, nil
 }
 
-// state is a sandbox's tables, for reading.
+// state is a ledger's tables, for reading.
 func (a *TryAPI) state(r *http.Request, t page.Text, name string) (stateView, error) {
 	l, err := a.ledger(r.Context(), name)
 	if err != nil {
@@ -197,8 +197,8 @@ func (a *TryAPI) state(r *http.Request, t page.Text, name string) (stateView, er
 	return v, nil
 }
 
-// suggestName is a fresh sandbox name, so that two people who take the
-// offered name do not share a sandbox by accident.
+// suggestName is a fresh ledger name, so that two people who take the
+// offered name do not share a ledger by accident.
 func suggestName() string {
 	const letters = "abcdefghijkmnpqrstuvwxyz23456789"
 	b := make([]byte, 6)
@@ -233,10 +233,10 @@ func baseURL(r *http.Request) string {
 	return (&url.URL{Scheme: scheme, Host: host}).String()
 }
 
-// commands is the curl commands for sandbox name on the server at base,
+// commands is the curl commands for ledger name on the server at base,
 // in the order the page tells them.
 func commands(t page.Text, base, name string) []cmdView {
-	endpoint := base + "/api/v1/sandboxes/" + name + "/payments"
+	endpoint := base + "/api/v1/ledgers/" + name + "/payments"
 	post := func(key, delay, body string) string {
 		s := "curl -i -X POST " + endpoint + " \\\n  -H 'Content-Type: application/json' \\\n"
 		if key != "" {

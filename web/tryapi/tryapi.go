@@ -1,11 +1,11 @@
 // Package tryapi is the API side of the lab, live: a payments endpoint
-// people curl (POST /api/v1/sandboxes/{sandbox}/payments), served by
+// people curl (POST /api/v1/ledgers/{ledger}/payments), served by
 // handlers.APIIdempotencyKey on an in-memory SQLite database of its own
-// per sandbox, and the pages that explain it (/try-api) and show a
-// sandbox's ledger and key store as they change (/try-api/{sandbox}).
+// per ledger, and the pages that explain it (/try-api) and show a
+// ledger's payments and key store as they change (/try-api/{ledger}).
 //
-// A sandbox is any short name a person picks: made by its first payment,
-// dropped after an idle period, at most Config.MaxSandboxes at once. Its
+// A ledger is any short name a person picks: made by its first payment,
+// dropped after an idle period, at most Config.MaxLedgers at once. Its
 // name is the tenant of its requests. Accounts are made by the first
 // payment to them, so that curling works out of the box.
 package tryapi
@@ -31,10 +31,10 @@ import (
 
 // Config is what the live endpoint needs.
 type Config struct {
-	// MaxSandboxes bounds the sandboxes alive at once (0: 200); past it a
+	// MaxLedgers bounds the ledgers alive at once (0: 200); past it a
 	// payment to a new name gets 503 with Retry-After.
-	MaxSandboxes int
-	// Idle is how long a sandbox lives after its last payment request
+	MaxLedgers int
+	// Idle is how long a ledger lives after its last payment request
 	// (0: an hour). Reading it does not count.
 	Idle time.Duration
 	// Now is the clock of idle periods; nil means time.Now. The handler
@@ -45,17 +45,17 @@ type Config struct {
 
 // TryAPI is the live endpoint and its pages.
 type TryAPI struct {
-	*page.Shell
+	Shell  *page.Shell
 	hub    *hub
 	handle handlers.APIFunc
-	logs   *requestLogs     // each sandbox's requests, as answered
+	logs   *requestLogs     // each ledger's requests, as answered
 	now    func() time.Time // Config.Now
 }
 
 // New builds the live endpoint on the shell.
 func New(s *page.Shell, cfg Config) *TryAPI {
-	if cfg.MaxSandboxes <= 0 {
-		cfg.MaxSandboxes = DefaultMaxSandboxes
+	if cfg.MaxLedgers <= 0 {
+		cfg.MaxLedgers = DefaultMaxLedgers
 	}
 	if cfg.Idle <= 0 {
 		cfg.Idle = DefaultIdle
@@ -63,11 +63,11 @@ func New(s *page.Shell, cfg Config) *TryAPI {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &TryAPI{Shell: s, hub: newHub(cfg.MaxSandboxes, cfg.Idle, cfg.Now), handle: apiHandler().Handle,
-		logs: newRequestLogs(cfg.MaxSandboxes, cfg.Idle), now: cfg.Now}
+	return &TryAPI{Shell: s, hub: newHub(cfg.MaxLedgers, cfg.Idle, cfg.Now), handle: apiHandler().Handle,
+		logs: newRequestLogs(cfg.MaxLedgers, cfg.Idle), now: cfg.Now}
 }
 
-// Close drops every sandbox.
+// Close drops every ledger.
 func (a *TryAPI) Close() { a.hub.close() }
 
 // Problem is an error answer, RFC 9457's application/problem+json, with
@@ -89,8 +89,8 @@ const (
 	typeInvalid     = "/try-api#invalid-request"
 	typeTooLarge    = "/try-api#body-too-large"
 	typeMediaType   = "/try-api#unsupported-media-type"
-	typeBusy        = "/try-api#sandboxes-full"
-	typeSandboxFull = "/try-api#sandbox-full"
+	typeBusy        = "/try-api#ledgers-full"
+	typeLedgerFull  = "/try-api#ledger-full"
 	typeNotFound    = "/try-api#not-found"
 	typeCrossOrigin = "/try-api#cross-origin"
 	typeMethod      = "/try-api#method-not-allowed"
@@ -132,14 +132,28 @@ func CrossOrigin(w http.ResponseWriter, r *http.Request) {
 // NotFound is the problem for an address under /api/v1 nothing lives at.
 func NotFound(w http.ResponseWriter, r *http.Request) {
 	WriteProblem(w, Problem{Type: typeNotFound, Title: "Not found", Status: http.StatusNotFound,
-		Detail: "nothing lives at " + page.InputExcerpt(r.URL.Path) + "; the endpoint is /api/v1/sandboxes/{sandbox}/payments"})
+		Detail: "nothing lives at " + page.InputExcerpt(r.URL.Path) + "; the endpoint is /api/v1/ledgers/{ledger}/payments"})
+}
+
+// OldPayments answers the payments address the endpoint had before its
+// ledgers were called so (/api/v1/sandboxes/{ledger}/payments, when
+// "sandbox" also named the child that runs handler files): 308 to the
+// same ledger's address now, query and all. A 308 keeps the method and
+// the body, so a saved curl -L still pays, once, with the same key.
+func OldPayments(w http.ResponseWriter, r *http.Request) {
+	to := paymentsPrefix + chi.URLParam(r, "ledger") + paymentsSuffix
+	if r.URL.RawQuery != "" {
+		to += "?" + r.URL.RawQuery
+	}
+	w.Header().Set("Location", to)
+	w.WriteHeader(http.StatusPermanentRedirect)
 }
 
 // MethodNotAllowed is the problem for a method an /api/v1 address does not take.
 func MethodNotAllowed(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Allow", "GET, POST")
 	WriteProblem(w, Problem{Type: typeMethod, Title: "Method not allowed", Status: http.StatusMethodNotAllowed,
-		Detail: page.InputExcerpt(r.Method) + " is not allowed here: POST makes a payment, GET lists the sandbox"})
+		Detail: page.InputExcerpt(r.Method) + " is not allowed here: POST makes a payment, GET lists the ledger"})
 }
 
 // Throttled is the problem for a client past the payments' throttle.
@@ -148,18 +162,18 @@ func Throttled(w http.ResponseWriter, secs int) {
 		Detail: fmt.Sprintf("your address has sent too many payments in a short time: wait %d s", secs), RetryAfter: secs})
 }
 
-// sandboxParam is the {sandbox} of the address, or the problem with it.
-func sandboxParam(r *http.Request) (string, *Problem) {
-	name := chi.URLParam(r, "sandbox")
-	if !sandboxName.MatchString(name) {
-		p := invalid("the sandbox name is not valid", FieldError{Field: "sandbox", In: "path",
-			Detail: "a sandbox name is 1 to 40 lowercase letters, digits or '-', such as \"my-sandbox\""})
+// ledgerParam is the {ledger} of the address, or the problem with it.
+func ledgerParam(r *http.Request) (string, *Problem) {
+	name := chi.URLParam(r, "ledger")
+	if !ledgerName.MatchString(name) {
+		p := invalid("the ledger name is not valid", FieldError{Field: "ledger", In: "path",
+			Detail: "a ledger name is 1 to 40 lowercase letters, digits or '-', such as \"my-ledger\""})
 		return "", &p
 	}
 	return name, nil
 }
 
-// Pay is POST /api/v1/sandboxes/{sandbox}/payments: the body is
+// Pay is POST /api/v1/ledgers/{ledger}/payments: the body is
 // {"account": "acc-1", "amount": 1000}, the Idempotency-Key header names
 // the attempt, and Lab-Gateway-Delay (a Go duration, at most 5s) makes
 // the payment provider slow, so that a second request can meet the
@@ -191,7 +205,7 @@ func (a *TryAPI) Pay(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *TryAPI) pay(w http.ResponseWriter, r *http.Request) (*Problem, handlers.APIResponse) {
-	name, p := sandboxParam(r)
+	name, p := ledgerParam(r)
 	if p != nil {
 		return p, handlers.APIResponse{}
 	}
@@ -247,11 +261,11 @@ func (a *TryAPI) pay(w http.ResponseWriter, r *http.Request) (*Problem, handlers
 	var full *errFull
 	switch {
 	case errors.As(err, &full):
-		return &Problem{Type: typeBusy, Title: "Every sandbox is in use", Status: http.StatusServiceUnavailable, RetryAfter: full.retryAfter,
-			Detail: fmt.Sprintf("the server keeps at most %d sandboxes and none has been idle long enough to go: retry in %d s", a.hub.max, full.retryAfter)}, handlers.APIResponse{}
+		return &Problem{Type: typeBusy, Title: "Every ledger is in use", Status: http.StatusServiceUnavailable, RetryAfter: full.retryAfter,
+			Detail: fmt.Sprintf("the server keeps at most %d ledgers and none has been idle long enough to go: retry in %d s", a.hub.max, full.retryAfter)}, handlers.APIResponse{}
 	case err != nil:
-		a.Log.Error("open sandbox", "sandbox", name, "err", err)
-		return &Problem{Type: typeServerError, Title: "Internal Server Error", Status: http.StatusInternalServerError, Detail: "the sandbox could not be opened"}, handlers.APIResponse{}
+		a.Shell.Log.Error("open ledger", "ledger", name, "err", err)
+		return &Problem{Type: typeServerError, Title: "Internal Server Error", Status: http.StatusInternalServerError, Detail: "the ledger could not be opened"}, handlers.APIResponse{}
 	}
 	defer release()
 	if p := a.room(r.Context(), sb, key, pay.Account); p != nil {
@@ -259,7 +273,7 @@ func (a *TryAPI) pay(w http.ResponseWriter, r *http.Request) (*Problem, handlers
 	}
 	req := handlers.APIRequest{Tenant: name, Key: key, Header: strings.Join(header, ", "), Method: r.Method, Path: r.URL.Path, Body: body,
 		Account: pay.Account, Amount: pay.Amount}
-	log := a.Log.With("sandbox", name)
+	log := a.Shell.Log.With("ledger", name)
 	d := handlers.Deps{DB: sb.db, Gateway: sb.gateway, Now: time.Now, KeyTTL: 24 * time.Hour,
 		Point: func(string) {},
 		Log:   func(format string, args ...any) { log.Debug(fmt.Sprintf(format, args...)) }}
@@ -308,14 +322,14 @@ func linkProblem(resp handlers.APIResponse) handlers.APIResponse {
 	return resp
 }
 
-// room makes the payment's account if it is new and checks the sandbox's
+// room makes the payment's account if it is new and checks the ledger's
 // limits: a new key past maxKeys, or a new account past maxAccounts, is
-// refused with 507 (use another sandbox). The counts may run over by the
+// refused with 507 (use another ledger). The counts may run over by the
 // requests that check at once, which is bounded by the throttle.
-func (a *TryAPI) room(ctx context.Context, sb *sandbox, key, account string) *Problem {
+func (a *TryAPI) room(ctx context.Context, sb *ledger, key, account string) *Problem {
 	full := func(what string, n int) *Problem {
-		return &Problem{Type: typeSandboxFull, Title: "Sandbox full", Status: http.StatusInsufficientStorage,
-			Detail: fmt.Sprintf("this sandbox holds at most %d %s: pick another sandbox name", n, what)}
+		return &Problem{Type: typeLedgerFull, Title: "Ledger full", Status: http.StatusInsufficientStorage,
+			Detail: fmt.Sprintf("this ledger holds at most %d %s: pick another ledger name", n, what)}
 	}
 	var keys, accounts, known int
 	err := sb.db.QueryRowContext(ctx, `SELECT
@@ -342,11 +356,11 @@ func (a *TryAPI) room(ctx context.Context, sb *sandbox, key, account string) *Pr
 	return nil
 }
 
-// dbProblem is the answer when the sandbox's database fails: a client
+// dbProblem is the answer when the ledger's database fails: a client
 // that hung up is no one's fault; anything else is logged.
 func (a *TryAPI) dbProblem(ctx context.Context, what string, err error) *Problem {
 	if ctx.Err() == nil {
-		a.Log.Error("sandbox database", "what", what, "err", err)
+		a.Shell.Log.Error("ledger database", "what", what, "err", err)
 	}
 	return &Problem{Type: typeServerError, Title: "Internal Server Error", Status: http.StatusInternalServerError, Detail: what + " failed"}
 }
@@ -358,11 +372,11 @@ func quoteOrNothing(s string) string {
 	return strconv.Quote(page.InputExcerpt(s))
 }
 
-// Ledger is what GET /api/v1/sandboxes/{sandbox}/payments answers: the
-// sandbox's tables and its provider's charges.
+// Ledger is what GET /api/v1/ledgers/{ledger}/payments answers: the
+// ledger's tables and its provider's charges.
 type Ledger struct {
-	Sandbox string `json:"sandbox"`
-	// Active: the sandbox exists (a payment made it and it has not been
+	Name string `json:"ledger"`
+	// Active: the ledger exists (a payment made it and it has not been
 	// idle long enough to go); an inactive one has empty tables.
 	Active   bool         `json:"active"`
 	Accounts []AccountRow `json:"accounts"`
@@ -393,9 +407,9 @@ type KeyRow struct {
 	CreatedAt      string `json:"created_at"`
 }
 
-// ledger reads a sandbox. It does not make one, nor count as its use.
+// ledger reads the ledger called name. It does not make one, nor count as its use.
 func (a *TryAPI) ledger(ctx context.Context, name string) (Ledger, error) {
-	l := Ledger{Sandbox: name, Accounts: []AccountRow{}, Payments: []PaymentRow{}, Keys: []KeyRow{}, Charges: []charge{}}
+	l := Ledger{Name: name, Accounts: []AccountRow{}, Payments: []PaymentRow{}, Keys: []KeyRow{}, Charges: []charge{}}
 	sb, release, err := a.hub.acquire(name, false)
 	if err != nil || sb == nil {
 		return l, err
@@ -464,16 +478,16 @@ func (a *TryAPI) ledger(ctx context.Context, name string) (Ledger, error) {
 	return l, rows.Err()
 }
 
-// List is GET /api/v1/sandboxes/{sandbox}/payments: the ledger as JSON.
+// List is GET /api/v1/ledgers/{ledger}/payments: the ledger as JSON.
 func (a *TryAPI) List(w http.ResponseWriter, r *http.Request) {
-	name, p := sandboxParam(r)
+	name, p := ledgerParam(r)
 	if p != nil {
 		WriteProblem(w, *p)
 		return
 	}
 	l, err := a.ledger(r.Context(), name)
 	if err != nil {
-		p := a.dbProblem(r.Context(), "read the sandbox", err)
+		p := a.dbProblem(r.Context(), "read the ledger", err)
 		a.record(r, p.Status, false)
 		WriteProblem(w, *p)
 		return

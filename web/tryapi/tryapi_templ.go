@@ -122,14 +122,14 @@ func indexPage(p page.View, v indexView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "</label><div class=\"row\"><input type=\"text\" id=\"try-name\" name=\"sandbox\" value=\"")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "</label><div class=\"row\"><input type=\"text\" id=\"try-name\" name=\"ledger\" value=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var9 string
 			templ_7745c5c3_Var9, templ_7745c5c3_Err = templruntime.NewAttributeExpression(v.Name).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/tryapi/tryapi.templ`, Line: 23, Col: 68}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `web/tryapi/tryapi.templ`, Line: 23, Col: 67}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var9)
 			if templ_7745c5c3_Err != nil {
@@ -210,9 +210,9 @@ func indexPage(p page.View, v indexView) templ.Component {
 	})
 }
 
-// sandboxPage polls its tables with innerMorph, which keeps the focus (a
+// ledgerPage polls its tables with innerMorph, which keeps the focus (a
 // table region a reader tabbed to) across each refresh.
-func sandboxPage(p page.View, v sandboxView) templ.Component {
+func ledgerPage(p page.View, v ledgerView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1096,7 +1096,7 @@ func console(t page.Text, c consoleView) templ.Component {
 	})
 }
 
-// logTable is the sandbox's requests as answered, newest first.
+// logTable is the ledger's requests as answered, newest first.
 func logTable(t page.Text, entries []logView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -1400,7 +1400,7 @@ func logTable(t page.Text, entries []logView) templ.Component {
 	})
 }
 
-// stateTables is the sandbox's tables, the fragment the page polls.
+// stateTables is the ledger's tables, the fragment the page polls.
 func stateTables(t page.Text, v stateView) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context

@@ -36,12 +36,13 @@ func newTestAPI(tb testing.TB, cfg Config) (*TryAPI, http.Handler) {
 	r.Route("/api/v1", func(r chi.Router) {
 		r.NotFound(NotFound)
 		r.MethodNotAllowed(MethodNotAllowed)
-		r.Post("/sandboxes/{sandbox}/payments", a.Pay)
-		r.Get("/sandboxes/{sandbox}/payments", a.List)
+		r.Post("/ledgers/{ledger}/payments", a.Pay)
+		r.Get("/ledgers/{ledger}/payments", a.List)
+		r.HandleFunc("/sandboxes/{ledger}/payments", OldPayments)
 	})
-	r.Get("/try-api", a.Handle(a.Index))
-	r.Get("/try-api/{sandbox}", a.Handle(a.Sandbox))
-	r.Get("/try-api/{sandbox}/state", a.Handle(a.State))
+	r.Get("/try-api", a.Shell.Handle(a.Index))
+	r.Get("/try-api/{ledger}", a.Shell.Handle(a.LedgerPage))
+	r.Get("/try-api/{ledger}/state", a.Shell.Handle(a.State))
 	return a, r
 }
 
@@ -51,10 +52,10 @@ type answer struct {
 	body   string
 }
 
-// payment is a POST of body to sandbox's payments with key ("" for none)
+// payment is a POST of body to ledger's payments with key ("" for none)
 // and more headers as name, value pairs.
-func payment(sandbox, key, body string, headers ...string) *http.Request {
-	r := httptest.NewRequest(http.MethodPost, "/api/v1/sandboxes/"+sandbox+"/payments", strings.NewReader(body))
+func payment(ledger, key, body string, headers ...string) *http.Request {
+	r := httptest.NewRequest(http.MethodPost, "/api/v1/ledgers/"+ledger+"/payments", strings.NewReader(body))
 	r.Header.Set("Content-Type", "application/json")
 	if key != "" {
 		r.Header.Set("Idempotency-Key", key)
@@ -71,9 +72,9 @@ func serve(h http.Handler, r *http.Request) answer {
 	return answer{w.Code, w.Result().Header, w.Body.String()}
 }
 
-func ledgerOf(tb testing.TB, h http.Handler, sandbox string) Ledger {
+func ledgerOf(tb testing.TB, h http.Handler, ledger string) Ledger {
 	tb.Helper()
-	a := serve(h, httptest.NewRequest(http.MethodGet, "/api/v1/sandboxes/"+sandbox+"/payments", nil))
+	a := serve(h, httptest.NewRequest(http.MethodGet, "/api/v1/ledgers/"+ledger+"/payments", nil))
 	if a.status != http.StatusOK || a.header.Get("Content-Type") != "application/json" {
 		tb.Fatalf("GET ledger: %d %s\n%s", a.status, a.header.Get("Content-Type"), a.body)
 	}
@@ -144,10 +145,10 @@ func TestPaymentAnswers(t *testing.T) {
 	if l.Payments[0].Reference != "demo/key-1" || l.Charges[0].Calls != 1 {
 		t.Errorf("payment %+v, charge %+v", l.Payments[0], l.Charges[0])
 	}
-	// Sandboxes are tenants of their own: the same key elsewhere is
+	// Ledgers are tenants of their own: the same key elsewhere is
 	// another payment.
 	if a := serve(h, payment("other", "key-1", body1)); a.status != http.StatusCreated || a.header.Get("Idempotent-Replayed") != "" {
-		t.Errorf("other sandbox: %d %v", a.status, a.header)
+		t.Errorf("other ledger: %d %v", a.status, a.header)
 	}
 }
 
@@ -170,7 +171,7 @@ func problemOf(tb testing.TB, a answer, status int) Problem {
 
 // TestBadRequestsAreProblems: each bad input gets a 4xx problem+json that
 // names the field or header at fault, never a 500; and none makes a
-// sandbox.
+// ledger.
 func TestBadRequestsAreProblems(t *testing.T) {
 	a, h := newTestAPI(t, Config{})
 	huge := `{"account": "acc-1", "amount": 1000, "note": "` + strings.Repeat("x", MaxBody) + `"}`
@@ -210,8 +211,8 @@ func TestBadRequestsAreProblems(t *testing.T) {
 		{"delay over 5s", payment("demo", "k", body1, "Lab-Gateway-Delay", "5.001s"), 400, "Lab-Gateway-Delay", "header"},
 		{"delay negative", payment("demo", "k", body1, "Lab-Gateway-Delay", "-1s"), 400, "Lab-Gateway-Delay", "header"},
 		{"key too long", payment("demo", strings.Repeat("k", MaxKeyLen+1), body1), 400, "Idempotency-Key", "header"},
-		{"sandbox name", payment("Demo_1", "k", body1), 400, "sandbox", "path"},
-		{"sandbox name too long", payment(strings.Repeat("a", 41), "k", body1), 400, "sandbox", "path"},
+		{"ledger name", payment("Demo_1", "k", body1), 400, "ledger", "path"},
+		{"ledger name too long", payment(strings.Repeat("a", 41), "k", body1), 400, "ledger", "path"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := problemOf(t, serve(h, c.req), c.status)
@@ -227,7 +228,7 @@ func TestBadRequestsAreProblems(t *testing.T) {
 		})
 	}
 	if n := a.hub.names(); len(n) != 0 {
-		t.Errorf("bad requests made sandboxes: %v", n)
+		t.Errorf("bad requests made ledgers: %v", n)
 	}
 	// The limits are named where they apply.
 	for body, want := range map[string]string{
@@ -253,17 +254,17 @@ func TestBadRequestsAreProblems(t *testing.T) {
 }
 
 // TestAPIAddressesAnswerProblems: under /api/v1 a wrong address or method
-// is a problem too, and GET names a bad sandbox.
+// is a problem too, and GET names a bad ledger.
 func TestAPIAddressesAnswerProblems(t *testing.T) {
 	_, h := newTestAPI(t, Config{})
 	problemOf(t, serve(h, httptest.NewRequest(http.MethodGet, "/api/v1/payments", nil)), 404)
-	a := serve(h, httptest.NewRequest(http.MethodDelete, "/api/v1/sandboxes/demo/payments", nil))
+	a := serve(h, httptest.NewRequest(http.MethodDelete, "/api/v1/ledgers/demo/payments", nil))
 	problemOf(t, a, 405)
 	if a.header.Get("Allow") != "GET, POST" {
 		t.Errorf("Allow %q", a.header.Get("Allow"))
 	}
-	problemOf(t, serve(h, httptest.NewRequest(http.MethodGet, "/api/v1/sandboxes/No!/payments", nil)), 400)
-	// Reading a sandbox that does not exist makes none.
+	problemOf(t, serve(h, httptest.NewRequest(http.MethodGet, "/api/v1/ledgers/No!/payments", nil)), 400)
+	// Reading a ledger that does not exist makes none.
 	if l := ledgerOf(t, h, "nobody"); l.Active || len(l.Payments) != 0 || l.Keys == nil {
 		t.Errorf("ledger of nobody: %+v", l)
 	}
@@ -291,8 +292,8 @@ func hookGateway(a *TryAPI) *gatewayHook {
 }
 
 // post sends a payment to a real server and reads the answer.
-func post(tb testing.TB, ctx context.Context, base, sandbox, key, body string, headers ...string) (answer, error) {
-	r := payment(sandbox, key, body, headers...)
+func post(tb testing.TB, ctx context.Context, base, ledger, key, body string, headers ...string) (answer, error) {
+	r := payment(ledger, key, body, headers...)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+r.URL.Path, strings.NewReader(body))
 	if err != nil {
 		tb.Fatal(err)
@@ -410,16 +411,16 @@ func TestHangUpStopsTheWait(t *testing.T) {
 	}
 }
 
-// TestSandboxLimitAndIdle: past MaxSandboxes a new name gets 503 with
-// Retry-After (the time until the first one may go); once a sandbox has
+// TestLedgerLimitAndIdle: past MaxLedgers a new name gets 503 with
+// Retry-After (the time until the first one may go); once a ledger has
 // been idle for Idle it is dropped, with its data, and the new name gets
-// its place. Reading does not keep a sandbox alive.
-func TestSandboxLimitAndIdle(t *testing.T) {
+// its place. Reading does not keep a ledger alive.
+func TestLedgerLimitAndIdle(t *testing.T) {
 	var mu sync.Mutex
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
-	a, h := newTestAPI(t, Config{MaxSandboxes: 2, Idle: 10 * time.Minute, Now: clock})
+	a, h := newTestAPI(t, Config{MaxLedgers: 2, Idle: 10 * time.Minute, Now: clock})
 
 	for _, name := range []string{"one", "two"} {
 		if r := serve(h, payment(name, "k", body1)); r.status != http.StatusCreated {
@@ -435,7 +436,7 @@ func TestSandboxLimitAndIdle(t *testing.T) {
 	if !strings.Contains(p.Detail, "at most 2") {
 		t.Errorf("detail: %s", p.Detail)
 	}
-	// Payments to an existing sandbox still go through.
+	// Payments to an existing ledger still go through.
 	if r := serve(h, payment("two", "k2", body1)); r.status != http.StatusCreated {
 		t.Errorf("two: %d", r.status)
 	}
@@ -447,7 +448,7 @@ func TestSandboxLimitAndIdle(t *testing.T) {
 		t.Fatalf("three: %d %s", r.status, r.body)
 	}
 	if got := strings.Join(a.hub.names(), ","); got != "three,two" {
-		t.Errorf("sandboxes %s, want three,two", got)
+		t.Errorf("ledgers %s, want three,two", got)
 	}
 	// "one" comes back empty: the same key is a new payment.
 	advance(10 * time.Minute)
@@ -456,9 +457,9 @@ func TestSandboxLimitAndIdle(t *testing.T) {
 	}
 }
 
-// TestSandboxFull: a sandbox holds at most maxAccounts accounts; the next
+// TestLedgerFull: a ledger holds at most maxAccounts accounts; the next
 // new one is refused with 507, an existing one still paid.
-func TestSandboxFull(t *testing.T) {
+func TestLedgerFull(t *testing.T) {
 	_, h := newTestAPI(t, Config{})
 	for i := range maxAccounts {
 		body := `{"account": "acc-` + strings.Repeat("x", i%3) + string(rune('a'+i%26)) + `-` + strconv.Itoa(i) + `", "amount": 1}`
@@ -476,9 +477,9 @@ func TestSandboxFull(t *testing.T) {
 }
 
 // TestPages: /try-api in both languages with a fresh name and the
-// cheat-sheet; the form goes to the sandbox's page or says why the name
-// is not one; the sandbox's page and its fragment show its tables, and
-// the cheat-sheet has this server's address and the sandbox's name.
+// cheat-sheet; the form goes to the ledger's page or says why the name
+// is not one; the ledger's page and its fragment show its tables, and
+// the cheat-sheet has this server's address and the ledger's name.
 func TestPages(t *testing.T) {
 	_, h := newTestAPI(t, Config{})
 	get := func(target string, headers ...string) answer {
@@ -494,14 +495,14 @@ func TestPages(t *testing.T) {
 		// The cheat-sheet's commands use the name the form offers.
 		name := regexp.MustCompile(`value="(sbx-[a-z0-9]+)"`).FindStringSubmatch(a.body)
 		if a.status != 200 || !strings.Contains(a.body, want) || strings.Contains(a.body, "⟦") || name == nil ||
-			!strings.Contains(a.body, "http://lab.example:8080/api/v1/sandboxes/"+name[1]+"/payments") {
+			!strings.Contains(a.body, "http://lab.example:8080/api/v1/ledgers/"+name[1]+"/payments") {
 			t.Errorf("%s: %d\n%s", lang, a.status, a.body)
 		}
 	}
-	if a := get("/try-api?sandbox=my-box&lang=ru"); a.status != http.StatusSeeOther || a.header.Get("Location") != "/try-api/my-box?lang=ru" {
+	if a := get("/try-api?ledger=my-box&lang=ru"); a.status != http.StatusSeeOther || a.header.Get("Location") != "/try-api/my-box?lang=ru" {
 		t.Errorf("form: %d %v", a.status, a.header)
 	}
-	if a := get("/try-api?sandbox=My+Box"); a.status != http.StatusBadRequest || !strings.Contains(a.body, `id="try-problem"`) || !strings.Contains(a.body, "My Box") {
+	if a := get("/try-api?ledger=My+Box"); a.status != http.StatusBadRequest || !strings.Contains(a.body, `id="try-problem"`) || !strings.Contains(a.body, "My Box") {
 		t.Errorf("bad name: %d\n%s", a.status, a.body)
 	}
 	if a := get("/try-api/Bad_Name"); a.status != http.StatusBadRequest || !strings.Contains(a.body, "Bad_Name") {
@@ -509,13 +510,13 @@ func TestPages(t *testing.T) {
 	}
 	a := get("/try-api/box-1")
 	for _, want := range []string{`id="try-inactive"`, `hx-get="/try-api/box-1/state?lang=en"`, `hx-trigger="every 2s"`,
-		"http://lab.example:8080/api/v1/sandboxes/box-1/payments", "Idempotency-Key: key-1", "Lab-Gateway-Delay: 5s", `href="/try-api" aria-current="true"`} {
+		"http://lab.example:8080/api/v1/ledgers/box-1/payments", "Idempotency-Key: key-1", "Lab-Gateway-Delay: 5s", `href="/try-api" aria-current="true"`} {
 		if !strings.Contains(a.body, want) {
-			t.Errorf("sandbox page lacks %s", want)
+			t.Errorf("ledger page lacks %s", want)
 		}
 	}
 	if a.status != 200 || a.header.Get("Cache-Control") != "no-store" {
-		t.Errorf("sandbox page: %d %v", a.status, a.header)
+		t.Errorf("ledger page: %d %v", a.status, a.header)
 	}
 	serve(h, payment("box-1", "key-1", body1))
 	frag := get("/try-api/box-1/state", "Accept-Language", "ru")
@@ -530,7 +531,44 @@ func TestPages(t *testing.T) {
 	// A Host that is not a plain name is not copied into shell commands.
 	r := httptest.NewRequest(http.MethodGet, "/try-api/box-1", nil)
 	r.Host = "evil.example';rm -rf ~;'"
-	if a := serve(h, r); strings.Contains(a.body, "rm -rf") || !strings.Contains(a.body, "http://localhost:8080/api/v1/sandboxes/box-1/payments") {
+	if a := serve(h, r); strings.Contains(a.body, "rm -rf") || !strings.Contains(a.body, "http://localhost:8080/api/v1/ledgers/box-1/payments") {
 		t.Errorf("odd host:\n%s", a.body)
+	}
+}
+
+// TestOldPaymentsAddress: the payments address from before the ledgers
+// were called so answers 308 to the ledger's address now, for every
+// method, with the query; following it pays once, as the same key.
+func TestOldPaymentsAddress(t *testing.T) {
+	_, h := newTestAPI(t, Config{})
+	for _, c := range []struct {
+		method, target, want string
+	}{
+		{http.MethodPost, "/api/v1/sandboxes/demo/payments", "/api/v1/ledgers/demo/payments"},
+		{http.MethodGet, "/api/v1/sandboxes/demo/payments?x=1", "/api/v1/ledgers/demo/payments?x=1"},
+		// A name that is not valid goes along: the new address says why.
+		{http.MethodDelete, "/api/v1/sandboxes/No!/payments", "/api/v1/ledgers/No!/payments"},
+	} {
+		a := serve(h, httptest.NewRequest(c.method, c.target, nil))
+		if a.status != http.StatusPermanentRedirect || a.header.Get("Location") != c.want {
+			t.Errorf("%s %s: %d to %q, want 308 to %q", c.method, c.target, a.status, a.header.Get("Location"), c.want)
+		}
+	}
+	const body = `{"account": "acc-1", "amount": 1000}`
+	first := serve(h, payment("demo", "k-1", body))
+	r := payment("demo", "k-1", body)
+	r.URL.Path = "/api/v1/sandboxes/demo/payments"
+	moved := serve(h, r)
+	// The client follows with the same method, body and key (curl -L):
+	// a replay of the first payment, not a second one.
+	follow := payment("demo", "k-1", body)
+	follow.URL.Path = moved.header.Get("Location")
+	again := serve(h, follow)
+	if first.status != http.StatusCreated || moved.status != http.StatusPermanentRedirect ||
+		again.status != http.StatusCreated || again.header.Get("Idempotent-Replayed") != "true" {
+		t.Errorf("pay, old address, follow: %d, %d, %d %v", first.status, moved.status, again.status, again.header)
+	}
+	if l := ledgerOf(t, h, "demo"); len(l.Payments) != 1 {
+		t.Errorf("payments after following the 308: %d, want 1", len(l.Payments))
 	}
 }

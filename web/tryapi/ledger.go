@@ -17,11 +17,11 @@ import (
 
 // Defaults for Config.
 const (
-	DefaultMaxSandboxes = 200
-	DefaultIdle         = time.Hour
+	DefaultMaxLedgers = 200
+	DefaultIdle       = time.Hour
 )
 
-// Limits of one sandbox: each payment request adds at most one key, one
+// Limits of one ledger: each payment request adds at most one key, one
 // payment and one account, so these bound its memory (a few hundred
 // bytes a row) whatever a script posts. Past them the answer is 507.
 const (
@@ -29,15 +29,15 @@ const (
 	maxAccounts = 100
 )
 
-// errFull is the hub's answer when every sandbox is taken and none has
+// errFull is the hub's answer when every ledger is taken and none has
 // been idle long enough to go.
 type errFull struct{ retryAfter int } // seconds
 
 func (e *errFull) Error() string {
-	return fmt.Sprintf("every sandbox is in use; retry in %d s", e.retryAfter)
+	return fmt.Sprintf("every ledger is in use; retry in %d s", e.retryAfter)
 }
 
-// hub keeps the live sandboxes by name: created by the first payment to a
+// hub keeps the live ledgers by name: created by the first payment to a
 // name, dropped when idle, at most max at once.
 type hub struct {
 	max  int
@@ -47,50 +47,50 @@ type hub struct {
 	// a test's stand-in that says when a request is inside it.
 	wait func(ctx context.Context, d time.Duration) error
 
-	mu        sync.Mutex
-	sandboxes map[string]*sandbox
+	mu      sync.Mutex
+	ledgers map[string]*ledger
 }
 
 func newHub(max int, idle time.Duration, now func() time.Time) *hub {
-	return &hub{max: max, idle: idle, now: now, wait: sleepCtx, sandboxes: map[string]*sandbox{}}
+	return &hub{max: max, idle: idle, now: now, wait: sleepCtx, ledgers: map[string]*ledger{}}
 }
 
-// sandbox is one person's payments API: its own in-memory database and
+// ledger is one person's payments API: its own in-memory database and
 // payment provider. The tenant of its requests is its name.
-type sandbox struct {
+type ledger struct {
 	name    string
 	db      *sql.DB
 	gateway *gateway
 
 	// guarded by hub.mu
 	used time.Time // the last payment request's end (or start, while busy)
-	busy int       // requests using db now: a busy sandbox is never dropped
+	busy int       // requests using db now: a busy ledger is never dropped
 }
 
-// acquire returns the sandbox called name and a function to call when the
-// request is done with it. With create, a missing sandbox is made (if
+// acquire returns the ledger called name and a function to call when the
+// request is done with it. With create, a missing ledger is made (if
 // there is room: *errFull otherwise) and the request counts as use, which
-// keeps the sandbox alive for another idle period; without, a missing one
+// keeps the ledger alive for another idle period; without, a missing one
 // is nil, and reading does not count as use, so that a page left open
-// does not keep a sandbox forever.
-func (h *hub) acquire(name string, create bool) (*sandbox, func(), error) {
+// does not keep a ledger forever.
+func (h *hub) acquire(name string, create bool) (*ledger, func(), error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	now := h.now()
 	h.sweep(now)
-	sb := h.sandboxes[name]
+	sb := h.ledgers[name]
 	if sb == nil {
 		if !create {
 			return nil, func() {}, nil
 		}
-		if len(h.sandboxes) >= h.max {
+		if len(h.ledgers) >= h.max {
 			return nil, nil, &errFull{retryAfter: h.retryAfter(now)}
 		}
 		var err error
-		if sb, err = openSandbox(name, h.wait); err != nil {
+		if sb, err = openLedger(name, h.wait); err != nil {
 			return nil, nil, err
 		}
-		h.sandboxes[name] = sb
+		h.ledgers[name] = sb
 	}
 	if create {
 		sb.used = now
@@ -109,50 +109,50 @@ func (h *hub) acquire(name string, create bool) (*sandbox, func(), error) {
 	}, nil
 }
 
-// sweep drops the sandboxes idle for h.idle or longer. It runs on every
+// sweep drops the ledgers idle for h.idle or longer. It runs on every
 // acquire, so the count stays bounded without a background goroutine.
 func (h *hub) sweep(now time.Time) {
-	for name, sb := range h.sandboxes {
+	for name, sb := range h.ledgers {
 		if sb.busy == 0 && now.Sub(sb.used) >= h.idle {
 			sb.db.Close()
-			delete(h.sandboxes, name)
+			delete(h.ledgers, name)
 		}
 	}
 }
 
-// retryAfter is how long until the first sandbox may go, in whole
+// retryAfter is how long until the first ledger may go, in whole
 // seconds, at least 1.
 func (h *hub) retryAfter(now time.Time) int {
 	soonest := h.idle
-	for _, sb := range h.sandboxes {
+	for _, sb := range h.ledgers {
 		soonest = min(soonest, sb.used.Add(h.idle).Sub(now))
 	}
 	return max(1, int(math.Ceil(soonest.Seconds())))
 }
 
-// names lists the live sandboxes, for tests.
+// names lists the live ledgers, for tests.
 func (h *hub) names() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var n []string
-	for name := range h.sandboxes {
+	for name := range h.ledgers {
 		n = append(n, name)
 	}
 	slices.Sort(n)
 	return n
 }
 
-// close drops every sandbox.
+// close drops every ledger.
 func (h *hub) close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for name, sb := range h.sandboxes {
+	for name, sb := range h.ledgers {
 		sb.db.Close()
-		delete(h.sandboxes, name)
+		delete(h.ledgers, name)
 	}
 }
 
-// openSandbox makes a sandbox's database: ":memory:" behind a pool of one
+// openLedger makes a ledger's database: ":memory:" behind a pool of one
 // connection that is never closed. An in-memory database lives as long as
 // its connection, and each connection to ":memory:" is a database of its
 // own, so the pool must keep exactly one. The API handler holds it only
@@ -165,7 +165,7 @@ func (h *hub) close() {
 // connection that a cancelled query interrupted, so even a statement cut
 // by a cancelled context would not lose the database (and the handler's
 // statements are not cut: see withCall).
-func openSandbox(name string, wait func(context.Context, time.Duration) error) (*sandbox, error) {
+func openLedger(name string, wait func(context.Context, time.Duration) error) (*ledger, error) {
 	db, err := sql.Open("sqlite", ":memory:")
 	if err != nil {
 		return nil, err
@@ -177,9 +177,9 @@ func openSandbox(name string, wait func(context.Context, time.Duration) error) (
 	schema := handlers.BaseSchema + apiHandler().Schema
 	if _, err := db.Exec(schema); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("sandbox %s: schema: %w", name, err)
+		return nil, fmt.Errorf("ledger %s: schema: %w", name, err)
 	}
-	return &sandbox{name: name, db: db, gateway: &gateway{wait: wait, refs: map[string]int{}}}, nil
+	return &ledger{name: name, db: db, gateway: &gateway{wait: wait, refs: map[string]int{}}}, nil
 }
 
 // apiHandler is the handler the live endpoint serves: the right one.
@@ -236,7 +236,7 @@ type charge struct {
 	Calls int `json:"calls"`
 }
 
-// gateway is the sandbox's payment provider, kept in memory. Like
+// gateway is the ledger's payment provider, kept in memory. Like
 // Stripe's, it deduplicates by reference: a second charge with a
 // reference it has seen succeeds without charging again, so the
 // handler's retry after a crash between the charge and its record is
