@@ -23,14 +23,18 @@ type Server interface {
 	Close() error
 }
 
-// Names are the real brokers Open knows.
+// Names are the real brokers Open knows by name; RabbitMQ is reached at
+// its URL (AMQPForm).
 const Names = "nats, kafka"
 
+// AMQPForm is how a RabbitMQ broker is given: its URL.
+const AMQPForm = "amqp://user:pass@host:port/vhost"
+
 // Open starts or connects to the broker spec names: nats (embedded NATS
-// JetStream). "", "lab" and "model" are the lab's own model: nil, no
-// error.
+// JetStream), kafka (kfake), or a RabbitMQ server's amqp:// URL. "", "lab"
+// and "model" are the lab's own model: nil, no error.
 func Open(ctx context.Context, spec string) (Server, error) {
-	switch strings.TrimSpace(spec) {
+	switch spec = strings.TrimSpace(spec); spec {
 	case "", "lab", "model":
 		return nil, nil
 	case "nats":
@@ -38,7 +42,10 @@ func Open(ctx context.Context, spec string) (Server, error) {
 	case "kafka":
 		return NewKafka(), nil
 	}
-	return nil, fmt.Errorf("--broker %q: valid brokers: lab (the model, the default), %s", spec, Names)
+	if IsAMQP(spec) {
+		return NewRabbitMQ(ctx, spec)
+	}
+	return nil, fmt.Errorf("--broker %q: valid brokers: lab (the model, the default), %s, or a RabbitMQ server's %s", spec, Names, AMQPForm)
 }
 
 // ErrCannotPick is a real broker asked for one operation's message
