@@ -75,6 +75,12 @@ var Differences = []Difference{
 	{Broker: "kafka", Preset: "batch-crash-replay", Handler: "unique-error", Why: kafkaHeadOfLineWhy},
 	{Broker: "kafka", Preset: "redelivered-flag-false", Handler: "unique-error", Why: kafkaHeadOfLineWhy},
 	{Broker: "kafka", Preset: "webhook-retries", Handler: "unique-error", Why: kafkaHeadOfLineWhy},
+	{Broker: "rabbitmq", Preset: "refund-before-payment", Why: rabbitPickWhy},
+	{Broker: "rabbitmq", Preset: "stale-update", Why: rabbitPickWhy},
+	{Broker: "rabbitmq", Preset: "webhook-out-of-order", Why: rabbitPickWhy},
+	{Broker: "rabbitmq", Preset: "offset-out-of-order", Why: rabbitCloseRequeueWhy},
+	{Broker: "rabbitmq", Preset: "redelivered-flag-false", Handler: "unique-error", Why: rabbitRejectHeadWhy},
+	{Broker: "rabbitmq", Preset: "webhook-retries", Handler: "unique-error", Why: rabbitRejectHeadWhy},
 }
 
 // pickWhy is why a preset that picks its message (deliver OP) does not run

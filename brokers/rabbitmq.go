@@ -40,7 +40,10 @@ import (
 //     lowest-numbered free one, opened when none is). The server picks
 //     the message (the queue's head), and its answer says the delivery
 //     tag, the redelivered flag and x-delivery-count;
-//   - ack is basic.ack, nack basic.nack with requeue on that channel;
+//   - ack is basic.ack on that channel, nack basic.reject with requeue:
+//     the negative acknowledgement every RabbitMQ version counts as a
+//     failed delivery (since 4.3 a quorum queue no longer counts
+//     basic.nack's requeue against the delivery limit);
 //   - a crash closes the worker's channel, and the server returns the
 //     message on its own terms: at once, its delivery counted, or to the
 //     dead-letter queue past the limit;
@@ -404,25 +407,25 @@ func (q *rabbitQueue) Ack(m *sim.Message) {
 		fmt.Sprintf("RabbitMQ basic.ack на канале %d: delivery tag %d", h.c.n, h.tag))
 }
 
-// Nack is basic.nack with requeue on the channel holding m; the server
+// Nack is basic.reject with requeue on the channel holding m; the server
 // dead-letters it past x-delivery-limit.
 func (q *rabbitQueue) Nack(m *sim.Message) bool {
 	if q.err != nil {
 		return false
 	}
-	h, ok := q.holder(m, "basic.nack")
+	h, ok := q.holder(m, "basic.reject")
 	if !ok {
 		return false
 	}
-	if err := h.c.ch.Nack(h.tag, false, true); err != nil {
-		q.fail("basic.nack", err)
+	if err := h.c.ch.Reject(h.tag, true); err != nil {
+		q.fail("basic.reject", err)
 		return false
 	}
 	delete(q.held, m)
 	q.release(h.c)
 	dead := q.book.Nack(m)
-	q.returned(m, dead, fmt.Sprintf("basic.nack requeue=true on channel %d, delivery tag %d", h.c.n, h.tag),
-		fmt.Sprintf("basic.nack requeue=true на канале %d, delivery tag %d", h.c.n, h.tag))
+	q.returned(m, dead, fmt.Sprintf("basic.reject requeue=true on channel %d, delivery tag %d", h.c.n, h.tag),
+		fmt.Sprintf("basic.reject requeue=true на канале %d, delivery tag %d", h.c.n, h.tag))
 	return dead
 }
 
@@ -628,4 +631,13 @@ func (q *rabbitQueue) Close() error {
 const (
 	rabbitPickWhy = "not run on the real broker: the preset delivers one operation's message out of order (deliver OP), " +
 		"and basic.get takes the head of a RabbitMQ queue; there is no asking it for a particular message"
+	rabbitRejectHeadWhy = "basic.reject with requeue puts the message back near the head of a RabbitMQ quorum queue (it hands returned " +
+		"messages out before the rest), so a message its handler keeps failing comes again at once, delivery after delivery, until " +
+		"x-delivery-limit dead-letters it; the model puts a nacked message at the back of its queue, and the others are delivered " +
+		"in between. Same verdict, balance and counts; another order of deliveries"
+	rabbitCloseRequeueWhy = "a crash closes the worker's channel, and RabbitMQ returns its message at once, near the head of the quorum " +
+		"queue, its delivery counted: the next basic.get hands out the crashed message again. The model (rabbitmq profile) keeps it in " +
+		"flight until the redeliver step and hands out the next message meanwhile. Driven one delivery at a time, RabbitMQ gives pay-1 " +
+		"back before pay-2, so no handler sees pay-2 first (offset-in-db and absolute-update do not lose here); the preset's loss needs " +
+		"a second consumer taking pay-2 while pay-1's worker is still alive, which the lab's sequential steps do not run on the real server"
 )
