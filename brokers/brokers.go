@@ -43,7 +43,11 @@ func Open(ctx context.Context, spec string) (Server, error) {
 		return NewKafka(), nil
 	}
 	if IsAMQP(spec) {
-		return NewRabbitMQ(ctx, spec)
+		b, err := NewRabbitMQ(ctx, spec)
+		if err != nil {
+			return nil, err // not a nil *RabbitMQ in the interface
+		}
+		return b, nil
 	}
 	return nil, fmt.Errorf("--broker %q: valid brokers: lab (the model, the default), %s, or a RabbitMQ server's %s", spec, Names, AMQPForm)
 }

@@ -90,6 +90,9 @@ func IsAMQP(spec string) bool {
 func NewRabbitMQ(ctx context.Context, rawURL string) (*RabbitMQ, error) {
 	shown := redact(rawURL)
 	if _, err := amqp.ParseURI(rawURL); err != nil {
+		if ue := (*url.Error)(nil); errors.As(err, &ue) {
+			err = ue.Err // not the URL itself: it holds the password
+		}
 		return nil, fmt.Errorf("--broker %s: %v (want amqp://user:pass@host:port/vhost)", shown, err)
 	}
 	var id [4]byte
