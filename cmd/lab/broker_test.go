@@ -1,6 +1,7 @@
 package main
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -72,6 +73,23 @@ func TestConformBrokerRabbitMQ(t *testing.T) {
 		"webhook-retries, unique-error: basic.reject with requeue", "stale-update: not run on the real broker"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("lab conform --broker amqp://… lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestServeBrokerRabbitMQFlag: lab serve --rabbitmq takes an amqp:// URL
+// of a server that answers; anything else stops it with exit 2 and a
+// message without the password (no server is needed to see either).
+func TestServeBrokerRabbitMQFlag(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "progress.db")
+	for _, c := range []struct{ url, want string }{
+		{"http://guest:s3cret@127.0.0.1:5672/", "--rabbitmq http://guest:xxxxx@127.0.0.1:5672/: want amqp://user:pass@host:port/vhost"},
+		// Port 1: nothing listens there.
+		{"amqp://guest:s3cret@127.0.0.1:1/", "rabbitmq at amqp://guest:xxxxx@127.0.0.1:1/"},
+	} {
+		code, _, errOut := lab(t, "", "serve", "--addr", "127.0.0.1:0", "--quiet", "--data", data, "--rabbitmq", c.url)
+		if code != exitUsage || !strings.Contains(errOut, c.want) || strings.Contains(errOut, "s3cret") {
+			t.Errorf("--rabbitmq %s: exit %d, stderr %q; want 2 and %q, without the password", c.url, code, errOut, c.want)
 		}
 	}
 }
