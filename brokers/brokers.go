@@ -2,10 +2,10 @@
 // sim.RealBroker, whose worlds each get a sim.Transport of their own (see
 // sim/transport.go). NATS JetStream runs embedded in the process, Kafka
 // as franz-go's kfake in the process, and RabbitMQ is a server the lab
-// reaches at its amqp:// URL. The
-// engine (package sim) never imports a network client of a broker: only
-// the commands that choose one (lab run --broker, lab conform --broker)
-// import this package, and no server starts before one is chosen.
+// reaches at its amqp:// URL. The engine (package sim) never imports a
+// network client of a broker: only the commands that choose one (lab run
+// --broker, lab conform --broker) import this package, and no server
+// starts before one is chosen.
 package brokers
 
 import (
