@@ -13,6 +13,8 @@ require (
 	modernc.org/sqlite v1.62.0
 )
 
+require github.com/rabbitmq/amqp091-go v1.16.0 // indirect
+
 require (
 	github.com/pierrec/lz4/v4 v4.1.33 // indirect
 	github.com/twmb/franz-go v1.22.3

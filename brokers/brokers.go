@@ -1,9 +1,11 @@
 // Package brokers runs the lab's broker steps on real brokers: each is a
 // sim.RealBroker, whose worlds each get a sim.Transport of their own (see
-// sim/transport.go). NATS JetStream runs embedded in the process. The
-// engine (package sim) never imports a network client of a broker: only
-// the commands that choose one (lab run --broker, lab conform --broker)
-// import this package, and no server starts before one is chosen.
+// sim/transport.go). NATS JetStream runs embedded in the process, Kafka
+// as franz-go's kfake in the process, and RabbitMQ is a server the lab
+// reaches at its amqp:// URL. The engine (package sim) never imports a
+// network client of a broker: only the commands that choose one (lab run
+// --broker, lab conform --broker) import this package, and no server
+// starts before one is chosen.
 package brokers
 
 import (
@@ -23,14 +25,18 @@ type Server interface {
 	Close() error
 }
 
-// Names are the real brokers Open knows.
+// Names are the real brokers Open knows by name; RabbitMQ is reached at
+// its URL (AMQPForm).
 const Names = "nats, kafka"
 
+// AMQPForm is how a RabbitMQ broker is given: its URL.
+const AMQPForm = "amqp://user:pass@host:port/vhost"
+
 // Open starts or connects to the broker spec names: nats (embedded NATS
-// JetStream). "", "lab" and "model" are the lab's own model: nil, no
-// error.
+// JetStream), kafka (kfake), or a RabbitMQ server's amqp:// URL. "", "lab"
+// and "model" are the lab's own model: nil, no error.
 func Open(ctx context.Context, spec string) (Server, error) {
-	switch strings.TrimSpace(spec) {
+	switch spec = strings.TrimSpace(spec); spec {
 	case "", "lab", "model":
 		return nil, nil
 	case "nats":
@@ -38,7 +44,14 @@ func Open(ctx context.Context, spec string) (Server, error) {
 	case "kafka":
 		return NewKafka(), nil
 	}
-	return nil, fmt.Errorf("--broker %q: valid brokers: lab (the model, the default), %s", spec, Names)
+	if IsAMQP(spec) {
+		b, err := NewRabbitMQ(ctx, spec)
+		if err != nil {
+			return nil, err // not a nil *RabbitMQ in the interface
+		}
+		return b, nil
+	}
+	return nil, fmt.Errorf("--broker %q: valid brokers: lab (the model, the default), %s, or a RabbitMQ server's %s", spec, Names, AMQPForm)
 }
 
 // ErrCannotPick is a real broker asked for one operation's message
@@ -65,6 +78,12 @@ var Differences = []Difference{
 	{Broker: "kafka", Preset: "refund-before-payment", Why: kafkaPickWhy},
 	{Broker: "kafka", Preset: "stale-update", Why: kafkaPickWhy},
 	{Broker: "kafka", Preset: "webhook-out-of-order", Why: kafkaPickWhy},
+	{Broker: "rabbitmq", Preset: "refund-before-payment", Why: rabbitPickWhy},
+	{Broker: "rabbitmq", Preset: "stale-update", Why: rabbitPickWhy},
+	{Broker: "rabbitmq", Preset: "webhook-out-of-order", Why: rabbitPickWhy},
+	{Broker: "rabbitmq", Preset: "offset-out-of-order", Why: rabbitCloseRequeueWhy},
+	{Broker: "rabbitmq", Preset: "redelivered-flag-false", Handler: "unique-error", Why: rabbitRejectHeadWhy},
+	{Broker: "rabbitmq", Preset: "webhook-retries", Handler: "unique-error", Why: rabbitRejectHeadWhy},
 }
 
 // pickWhy is why a preset that picks its message (deliver OP) does not run

@@ -6,6 +6,8 @@ func Describe(name string) string {
 	switch name {
 	case "nats":
 		return "NATS JetStream server (nats-server, embedded in the lab's process, memory storage)"
+	case "rabbitmq":
+		return "RabbitMQ server (reached at the --broker URL through amqp091-go: a quorum queue per world, basic.get, ack, reject, a channel closed for a crash)"
 	case "kafka":
 		return "Kafka-protocol cluster (franz-go's kfake, in the lab's process: Kafka's wire protocol and group offsets, not Apache Kafka itself)"
 	}

@@ -14,11 +14,13 @@ import (
 // its own on it (RealBroker.Open), so pages running at once never see
 // each other's messages. The zero value is ready to use.
 type Lazy struct {
-	mu   sync.Mutex
-	open map[string]Server
+	mu       sync.Mutex
+	open     map[string]Server
+	rabbitmq bool // OfferRabbitMQ added one
 }
 
-// Available are the names Open knows, in the order Names lists them.
+// Available are the names Open knows, in the order Names lists them, and
+// rabbitmq after them once OfferRabbitMQ has added a server.
 func (z *Lazy) Available() []string {
 	var out []string
 	for _, n := range strings.Split(Names, ",") {
@@ -26,7 +28,31 @@ func (z *Lazy) Available() []string {
 			out = append(out, n)
 		}
 	}
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.rabbitmq {
+		out = append(out, "rabbitmq")
+	}
 	return out
+}
+
+// OfferRabbitMQ adds the RabbitMQ server at url to the brokers offered,
+// named rabbitmq (lab serve --rabbitmq): a server someone runs, not one
+// the lab starts, so it is checked now, and a URL that does not parse or
+// a server that does not answer is an error at once.
+func (z *Lazy) OfferRabbitMQ(ctx context.Context, url string) error {
+	b, err := NewRabbitMQ(ctx, url)
+	if err != nil {
+		return err
+	}
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.open == nil {
+		z.open = map[string]Server{}
+	}
+	z.open["rabbitmq"] = b
+	z.rabbitmq = true
+	return nil
 }
 
 // Open is the broker name names, started on the first call for it. The

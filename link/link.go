@@ -30,8 +30,8 @@ const (
 // Brokers are the real brokers an address can ask for (broker=): the
 // broker steps then run on that broker instead of the lab's own model
 // ("" or "lab", written as nothing). Whether this server offers one is
-// the lab's call.
-var Brokers = []string{"nats", "kafka"}
+// the lab's call (rabbitmq only when it was given a RabbitMQ server).
+var Brokers = []string{"nats", "kafka", "rabbitmq"}
 
 // BrokerModel is the lab's own broker model, broker=lab: the default, so
 // the canonical address writes no broker= for it.

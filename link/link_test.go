@@ -106,7 +106,7 @@ func TestParseErrors(t *testing.T) {
 		{"s= not base64", "s=1**", []Error{{"s", "pl.base64", nil}}, Lab{}},
 		{"code= garbage", "code=garbage&name=n", []Error{{"code", "pl.version", []any{Version}}}, Lab{Name: "n"}},
 		{"an engine of another world", "engine=mars", []Error{{"engine", KeyEngine, []any{"mars"}}}, Lab{}},
-		{"a broker not known", "preset=p&broker=sqs", []Error{{"broker", KeyBroker, []any{"sqs", "lab, nats, kafka"}}}, Lab{Preset: "p"}},
+		{"a broker not known", "preset=p&broker=sqs", []Error{{"broker", KeyBroker, []any{"sqs", "lab, nats, kafka, rabbitmq"}}}, Lab{Preset: "p"}},
 		// handlers= given must name one: the picker with every box unticked.
 		{"handlers naming none", "handlers=&handlers=,", []Error{{"handlers", KeyNoHandlers, nil}}, Lab{}},
 		{"a solution in words", "solution=yes&step=1", []Error{{"solution", KeySolution, []any{"yes"}}}, Lab{Step: 1, HasStep: true}},
@@ -114,7 +114,7 @@ func TestParseErrors(t *testing.T) {
 		{"an empty step", "step=", []Error{{"step", KeyStep, []any{""}}}, Lab{}},
 		{"a negative step", "preset=p&step=-1", []Error{{"step", KeyStep, []any{"-1"}}}, Lab{Preset: "p"}},
 		// Each key is read on its own, and the errors come in the address's order.
-		{"several at once", "step=x&broker=z&engine=y&s=1**", []Error{{"s", "pl.base64", nil}, {"engine", KeyEngine, []any{"y"}}, {"broker", KeyBroker, []any{"z", "lab, nats, kafka"}}, {"step", KeyStep, []any{"x"}}}, Lab{}},
+		{"several at once", "step=x&broker=z&engine=y&s=1**", []Error{{"s", "pl.base64", nil}, {"engine", KeyEngine, []any{"y"}}, {"broker", KeyBroker, []any{"z", "lab, nats, kafka, rabbitmq"}}, {"step", KeyStep, []any{"x"}}}, Lab{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v, _ := url.ParseQuery(tc.query)

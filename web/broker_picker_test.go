@@ -1,12 +1,14 @@
 package web
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/idempotency-lab/lab/brokers"
+	"github.com/idempotency-lab/lab/internal/servers"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/classroom/room"
 )
@@ -99,10 +101,10 @@ func TestBrokerPageIsDeterministic(t *testing.T) {
 func TestBadBrokerParameter(t *testing.T) {
 	h, z := newBrokerServer(t)
 	r := get(t, h, "/lab?preset=crash-before-ack&broker=sqs")
-	if r.status != http.StatusBadRequest || !strings.Contains(r.body, "sqs is not a broker: use one of lab, nats, kafka.") {
+	if r.status != http.StatusBadRequest || !strings.Contains(r.body, "sqs is not a broker: use one of lab, nats, kafka, rabbitmq.") {
 		t.Errorf("broker=sqs: %d\n%s", r.status, excerpt(r.body))
 	}
-	if r := get(t, h, "/lab?preset=crash-before-ack&broker=sqs&lang=ru"); r.status != http.StatusBadRequest || !strings.Contains(r.body, "sqs — не брокер: допустимо одно из lab, nats, kafka.") {
+	if r := get(t, h, "/lab?preset=crash-before-ack&broker=sqs&lang=ru"); r.status != http.StatusBadRequest || !strings.Contains(r.body, "sqs — не брокер: допустимо одно из lab, nats, kafka, rabbitmq.") {
 		t.Errorf("broker=sqs in Russian: %d\n%s", r.status, excerpt(r.body))
 	}
 	plain := newTestServer(t)
@@ -207,5 +209,42 @@ func TestBrokerPickerRunsOnKafka(t *testing.T) {
 	}
 	if !z.Started("kafka") || z.Started("nats") {
 		t.Error("broker=kafka should start the Kafka cluster, and it alone")
+	}
+}
+
+// TestBrokerPickerRabbitMQ: a lab given a RabbitMQ server (lab serve
+// --rabbitmq) offers it in the picker, and broker=rabbitmq runs the
+// preset's broker steps on it: the crash closes the worker's channel and
+// the server returns the message, x-delivery-count 1. A lab without one
+// does not offer it (404 naming the brokers it does).
+func TestBrokerPickerRabbitMQ(t *testing.T) {
+	url := servers.RabbitMQ(t)
+	z := &brokers.Lazy{}
+	t.Cleanup(func() { z.Close() })
+	if err := z.OfferRabbitMQ(context.Background(), url); err != nil {
+		t.Fatal(err)
+	}
+	h, err := NewServer(Config{Brokers: z.Available(), OpenBroker: z.Open})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if model := get(t, h, "/lab?preset=crash-before-ack"); !strings.Contains(model.body, `/lab?preset=crash-before-ack&amp;broker=rabbitmq`) {
+		t.Fatalf("the picker does not offer RabbitMQ\n%s", excerpt(model.body))
+	}
+	r := get(t, h, "/lab?preset=crash-before-ack&broker=rabbitmq&step=4")
+	if r.status != 200 {
+		t.Fatalf("broker=rabbitmq: %d\n%s", r.status, excerpt(r.body))
+	}
+	for _, want := range []string{"RabbitMQ publisher confirm: basic.ack, delivery tag 1", "closed with the worker", "redelivered=true, x-delivery-count 1"} {
+		if !strings.Contains(r.body, want) {
+			t.Errorf("the RabbitMQ page lacks the broker's answer %q", want)
+		}
+	}
+	if !strings.Contains(r.body, `aria-current="true">RabbitMQ</a>`) {
+		t.Error("the picker does not mark RabbitMQ as the broker in use")
+	}
+	plain, _ := newBrokerServer(t)
+	if r := get(t, plain, "/lab?preset=crash-before-ack&broker=rabbitmq"); r.status != http.StatusNotFound || !strings.Contains(r.body, "lab, nats, kafka") {
+		t.Errorf("broker=rabbitmq on a lab without RabbitMQ: %d\n%s", r.status, excerpt(r.body))
 	}
 }

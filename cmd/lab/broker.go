@@ -17,9 +17,10 @@ import (
 // addBrokerFlag is --broker: where a script's broker steps run, the lab's
 // model (the default) or a real broker (package brokers).
 func addBrokerFlag(fs *flag.FlagSet) *string {
-	return fs.String("broker", "lab", "where the broker steps run: lab (the lab's model) or "+brokers.Names+
+	return fs.String("broker", "lab", "where the broker steps run: lab (the lab's model), "+brokers.Names+", or "+brokers.AMQPForm+
 		" (nats: NATS JetStream, embedded in the process: publish, fetch, ack, nak on a real server; "+
-		"kafka: franz-go's in-process Kafka cluster, kfake: produce, fetch at the group's position, commit, seek back)")
+		"kafka: franz-go's in-process Kafka cluster, kfake: produce, fetch at the group's position, commit, seek back; "+
+		"amqp://…: a RabbitMQ server: a quorum queue, confirmed publishes, basic.get, ack, reject, a closed channel for a crash)")
 }
 
 // openBroker starts the broker --broker names: nil for the model. The
@@ -40,7 +41,7 @@ func cmdConformBroker(ctx context.Context, spec string, asJSON bool, stdout, std
 		return exitUsage
 	}
 	if srv == nil {
-		fmt.Fprintln(stderr, "lab conform: --broker compares the model with a real broker: give --broker "+brokers.Names)
+		fmt.Fprintln(stderr, "lab conform: --broker compares the model with a real broker: give --broker "+brokers.Names+", or "+brokers.AMQPForm)
 		return exitUsage
 	}
 	defer srv.Close()

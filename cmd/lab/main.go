@@ -41,16 +41,18 @@ Usage:
             [--bench=false] [--code=false] [--code-memory 512]
             [--code-timeout 5s] [--code-children 4]
             [--max-ledgers 200] [--ledger-idle 1h]
-            [--postgres URL] [--redis URL]
+            [--postgres URL] [--redis URL] [--rabbitmq URL]
                           start the web lab (the default command)
   lab run PRESET|FILE|- [--handlers a,b|core|all] [--json] [--steps N]
             [--budget 20000] [--code my.go [--name yours] [--timeout 5s]
             [--memory 512]] [--engine embedded|real --postgres URL --redis URL]
-            [--broker lab|nats]
+            [--broker lab|nats|kafka|amqp://user:pass@host:port/vhost]
                           run a scenario on each handler and print the outcome;
                           --code runs a handler file of your own, in a sandbox;
                           --broker nats runs the broker steps on NATS
-                          JetStream, embedded (publish, fetch, ack, nak)
+                          JetStream, embedded (publish, fetch, ack, nak);
+                          --broker amqp://… on a RabbitMQ server (a quorum
+                          queue: basic.get, ack, reject)
   lab check HANDLER[,HANDLER...]|core|api|all [--depth 4] [--runs 2000]
             [--len 8] [--seed 1] [--budget DUR] [--header "..."]
             [--visibility-sweep] [--dedup-states] [--json] [--base URL]
@@ -69,9 +71,9 @@ Usage:
                           Redis, and print where they differ; exit 1 when a
                           difference is not documented (any of a --code
                           file's)
-            or: lab conform --broker nats [--json]
+            or: lab conform --broker nats|kafka|amqp://… [--json]
                           every preset on every handler on the broker model
-                          (broker: nats) and on NATS JetStream, twice, and
+                          (the broker's profile) and on the real broker, twice, and
                           where they differ; exit 1 when a difference is
                           not documented
   lab bench [--handlers core|all|a,b] [--messages 1000] [--duplicates 10%]

@@ -55,6 +55,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	codeChildren := fs.Int("code-children", 4, "handler-file child processes at once (more: 503 with Retry-After)")
 	pgURL := fs.String("postgres", os.Getenv("LAB_POSTGRES_URL"), "a PostgreSQL URL: practice progress is kept there (schema lab_progress) instead of --data, and with --redis the lab offers to run its handlers on both (default $LAB_POSTGRES_URL)")
 	redisURL := fs.String("redis", os.Getenv("LAB_REDIS_URL"), "a Redis `URL` (redis://[:password@]host:port/db): live classrooms are kept there, so that several lab servers sharing it serve one classroom; with --postgres the lab also offers to run its handlers on it, and the rooms must be in database 0 (default $LAB_REDIS_URL)")
+	rabbitURL := fs.String("rabbitmq", os.Getenv("LAB_RABBITMQ_URL"), "a RabbitMQ `URL` (amqp://user:pass@host:port/vhost): the pages then offer it as a real broker (broker=rabbitmq), beside NATS JetStream and Kafka (default $LAB_RABBITMQ_URL)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -161,6 +162,16 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	// page asks for it.
 	var realBrokers brokers.Lazy
 	defer realBrokers.Close()
+	if *rabbitURL != "" {
+		if !brokers.IsAMQP(*rabbitURL) {
+			fmt.Fprintf(stderr, "lab serve: --rabbitmq %s: want %s\n", redactURL(*rabbitURL), brokers.AMQPForm)
+			return exitUsage
+		}
+		if err := realBrokers.OfferRabbitMQ(ctx, *rabbitURL); err != nil {
+			fmt.Fprintf(stderr, "lab serve: %v\n", err)
+			return exitUsage
+		}
+	}
 	var runner *sandbox.Runner
 	noCode, isolated := "", ""
 	if *code {

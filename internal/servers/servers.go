@@ -1,7 +1,7 @@
-// Package servers starts throwaway PostgreSQL and Redis servers for tests:
-// each in a temporary folder, on a free port, stopped when the test binary
-// is done. The binaries come from Debian's postgresql and redis-server
-// packages (.ci/run installs them). Without them a test skips with a
+// Package servers starts throwaway PostgreSQL, Redis and RabbitMQ servers
+// for tests: each in a temporary folder, on a free port, stopped when the
+// test binary is done. The binaries come from Debian's postgresql,
+// redis-server and rabbitmq-server packages (.ci/run installs them). Without them a test skips with a
 // message naming the package, except in CI (CI set), where it fails: there
 // the real-engine tests must run.
 //
@@ -10,13 +10,14 @@
 // the test process (postgres itself, not pg_ctl, which would hand it to
 // init), started with a parent-death signal (Linux's PR_SET_PDEATHSIG):
 // SIGQUIT for PostgreSQL, its immediate shutdown, which ends its own
-// children too, and SIGKILL for Redis. The first server a process starts
+// children too, and SIGKILL for Redis and RabbitMQ's Erlang VM. The first server a process starts
 // also sweeps what dead runs left in the temporary folder (sweep).
 package servers
 
 import (
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -39,11 +40,11 @@ type Server struct {
 }
 
 var (
-	pgOnce, redisOnce sync.Once
-	pg, rd            *Server
-	pgErr, rdErr      error
-	mu                sync.Mutex
-	started           []*Server
+	pgOnce, redisOnce, rabbitOnce sync.Once
+	pg, rd, rabbit                *Server
+	pgErr, rdErr, rabbitErr       error
+	mu                            sync.Mutex
+	started                       []*Server
 )
 
 // Stop stops every server started; call it from TestMain after m.Run.
@@ -103,6 +104,24 @@ func RedisServer(tb testing.TB) *Server {
 		unavailable(tb, "redis-server", rdErr)
 	}
 	return rd
+}
+
+// RabbitMQ returns the amqp:// URL of a throwaway RabbitMQ server,
+// started on first use.
+func RabbitMQ(tb testing.TB) string {
+	tb.Helper()
+	return RabbitMQServer(tb).URL
+}
+
+// RabbitMQServer is RabbitMQ's server itself: its URL and its process
+// (the Erlang VM).
+func RabbitMQServer(tb testing.TB) *Server {
+	tb.Helper()
+	rabbitOnce.Do(func() { rabbit, rabbitErr = startRabbitMQ() })
+	if rabbitErr != nil {
+		unavailable(tb, "rabbitmq-server", rabbitErr)
+	}
+	return rabbit
 }
 
 func freePort() (int, error) {
@@ -289,4 +308,124 @@ func waitReady(exited <-chan struct{}, ready func() bool, d time.Duration) error
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// rabbitBin finds RabbitMQ's start script: Debian's, not the
+// /usr/sbin/rabbitmq-server wrapper, which as root runs the server as the
+// rabbitmq user through su (and so not as this process's child).
+func rabbitBin() (string, error) {
+	const debian = "/usr/lib/rabbitmq/bin/rabbitmq-server"
+	if _, err := os.Stat(debian); err == nil {
+		return debian, nil
+	}
+	if exe, err := exec.LookPath("rabbitmq-server"); err == nil {
+		return exe, nil
+	}
+	return "", errors.New("no rabbitmq-server found")
+}
+
+func startRabbitMQ() (*Server, error) {
+	sweepOnce.Do(func() { sweep(os.TempDir()) })
+	exe, err := rabbitBin()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", rabbitPrefix)
+	if err != nil {
+		return nil, err
+	}
+	if err := claim(dir); err != nil {
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	dist, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	// Everything the node keeps or reads is in dir: its configuration
+	// (no plugins: the management plugin would only slow the start), its
+	// database, its logs, its Erlang cookie (HOME). The node name is this
+	// folder's, so that nodes of runs side by side never meet in epmd,
+	// Erlang's port mapper on its usual port 4369, which the node starts
+	// if none runs and which stays, as it does for every Erlang node (it
+	// holds nothing but the names of the nodes running).
+	conf := filepath.Join(dir, "rabbitmq.conf")
+	if err := os.WriteFile(conf, []byte("loopback_users = none\nlog.console = false\nlog.file.level = warning\n"), 0o644); err != nil {
+		return nil, err
+	}
+	plugins := filepath.Join(dir, "enabled_plugins")
+	if err := os.WriteFile(plugins, []byte("[].\n"), 0o644); err != nil {
+		return nil, err
+	}
+	logf, err := os.Create(filepath.Join(dir, "out"))
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close() // the child has its own copy
+	node := "lab-" + strings.TrimPrefix(filepath.Base(dir), rabbitPrefix)
+	cmd := exec.Command(exe)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(),
+		"HOME="+dir,
+		"RABBITMQ_NODENAME="+node+"@localhost",
+		"RABBITMQ_NODE_IP_ADDRESS=127.0.0.1",
+		"RABBITMQ_NODE_PORT="+strconv.Itoa(port),
+		"RABBITMQ_DIST_PORT="+strconv.Itoa(dist),
+		"RABBITMQ_CONFIG_FILE="+conf,
+		"RABBITMQ_ADVANCED_CONFIG_FILE="+filepath.Join(dir, "advanced.config"),
+		"RABBITMQ_CONF_ENV_FILE="+filepath.Join(dir, "rabbitmq-env.conf"),
+		"RABBITMQ_ENABLED_PLUGINS_FILE="+plugins,
+		"RABBITMQ_MNESIA_BASE="+filepath.Join(dir, "mnesia"),
+		"RABBITMQ_LOG_BASE="+filepath.Join(dir, "log"),
+		// The script then execs the Erlang VM itself, which keeps the
+		// parent-death signal, rather than waiting on it in a shell;
+		// -noinput keeps the VM's shell off all the same.
+		"RABBITMQ_ALLOW_INPUT=1",
+		"RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS=-noinput",
+	)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	exited, err := spawn(cmd)
+	if err != nil {
+		return nil, fmt.Errorf("start rabbitmq-server: %w", err)
+	}
+	stop := func() {
+		cmd.Process.Kill()
+		<-exited
+	}
+	url := fmt.Sprintf("amqp://guest:guest@127.0.0.1:%d/", port)
+	// Ready when it speaks AMQP: the listener opens near the end of the
+	// boot.
+	if err := waitReady(exited, func() bool { return amqpAnswers(port) }, 90*time.Second); err != nil {
+		stop()
+		out, _ := os.ReadFile(filepath.Join(dir, "out"))
+		return nil, fmt.Errorf("rabbitmq-server: %v: %s", err, out)
+	}
+	s := &Server{URL: url, dir: dir, Pid: cmd.Process.Pid, stop: stop}
+	mu.Lock()
+	started = append(started, s)
+	mu.Unlock()
+	return s, nil
+}
+
+// amqpAnswers reports whether an AMQP server answers the protocol header
+// on the port with its connection.start (a frame of type 1 on channel 0).
+func amqpAnswers(port int) bool {
+	c, err := net.DialTimeout("tcp", "127.0.0.1:"+strconv.Itoa(port), 200*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(2 * time.Second))
+	if _, err := c.Write([]byte("AMQP\x00\x00\x09\x01")); err != nil {
+		return false
+	}
+	var frame [7]byte
+	if _, err := io.ReadFull(c, frame[:]); err != nil {
+		return false
+	}
+	return frame[0] == 1 && frame[1] == 0 && frame[2] == 0
 }

@@ -215,3 +215,19 @@ func TestSweepStopsAStaleServer(t *testing.T) {
 		t.Error("the sweep left the stale folder's redis-server running")
 	}
 }
+
+// TestRabbitMQStarts: the throwaway RabbitMQ speaks AMQP at its URL, as
+// guest from the loopback address, and lives in its own folder.
+func TestRabbitMQStarts(t *testing.T) {
+	s := RabbitMQServer(t)
+	if !strings.HasPrefix(s.URL, "amqp://guest:guest@127.0.0.1:") || !strings.Contains(s.dir, rabbitPrefix) {
+		t.Errorf("URL %s, folder %s", s.URL, s.dir)
+	}
+	var port int
+	if _, err := fmt.Sscanf(s.URL, "amqp://guest:guest@127.0.0.1:%d/", &port); err != nil || !amqpAnswers(port) {
+		t.Errorf("%s does not answer AMQP (%v)", s.URL, err)
+	}
+	if !alive(s.Pid) {
+		t.Errorf("the server's process %d is gone", s.Pid)
+	}
+}

@@ -18,8 +18,9 @@ import (
 // The temporary folders the servers live in, named so that a later run
 // knows the lab's own.
 const (
-	pgPrefix    = "lab-pg-"
-	redisPrefix = "lab-redis-"
+	pgPrefix     = "lab-pg-"
+	redisPrefix  = "lab-redis-"
+	rabbitPrefix = "lab-rabbitmq-"
 	// ownerFile, in each folder, names the test process that made it:
 	// its pid and its start time (so that a reused pid is not taken for
 	// the owner).
@@ -131,7 +132,7 @@ func stale(dir string) bool {
 // sweep.
 func sweep(tmp string) []string {
 	var dirs []string
-	for _, prefix := range []string{pgPrefix, redisPrefix} {
+	for _, prefix := range []string{pgPrefix, redisPrefix, rabbitPrefix} {
 		m, _ := filepath.Glob(filepath.Join(tmp, prefix+"*"))
 		for _, d := range m {
 			if fi, err := os.Stat(d); err == nil && fi.IsDir() && stale(d) {

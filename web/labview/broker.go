@@ -67,6 +67,8 @@ func BrokerLabel(t page.Text, name string) string {
 		return "NATS JetStream"
 	case "kafka":
 		return "Kafka"
+	case "rabbitmq":
+		return "RabbitMQ"
 	}
 	return name
 }
