@@ -82,8 +82,6 @@ var Differences = []Difference{
 	{Broker: "rabbitmq", Preset: "stale-update", Why: rabbitPickWhy},
 	{Broker: "rabbitmq", Preset: "webhook-out-of-order", Why: rabbitPickWhy},
 	{Broker: "rabbitmq", Preset: "offset-out-of-order", Why: rabbitCloseRequeueWhy},
-	{Broker: "rabbitmq", Preset: "redelivered-flag-false", Handler: "unique-error", Why: rabbitRejectHeadWhy},
-	{Broker: "rabbitmq", Preset: "webhook-retries", Handler: "unique-error", Why: rabbitRejectHeadWhy},
 }
 
 // pickWhy is why a preset that picks its message (deliver OP) does not run

@@ -634,10 +634,6 @@ func (q *rabbitQueue) Close() error {
 const (
 	rabbitPickWhy = "not run on the real broker: the preset delivers one operation's message out of order (deliver OP), " +
 		"and basic.get takes the head of a RabbitMQ queue; there is no asking it for a particular message"
-	rabbitRejectHeadWhy = "basic.reject with requeue puts the message back near the head of a RabbitMQ quorum queue (it hands returned " +
-		"messages out before the rest), so a message its handler keeps failing comes again at once, delivery after delivery, until " +
-		"x-delivery-limit dead-letters it; the model puts a nacked message at the back of its queue, and the others are delivered " +
-		"in between. Same verdict, balance and counts; another order of deliveries"
 	rabbitCloseRequeueWhy = "a crash closes the worker's channel, and RabbitMQ returns its message at once, near the head of the quorum " +
 		"queue, its delivery counted: the next basic.get hands out the crashed message again. The model (rabbitmq profile) keeps it in " +
 		"flight until the redeliver step and hands out the next message meanwhile. Driven one delivery at a time, RabbitMQ gives pay-1 " +

@@ -88,12 +88,15 @@ var brokerProfiles = []BrokerProfile{
 		// quorum queue's delivery-limit defaults to 20; past it the
 		// message is dead-lettered (or dropped without a dead-letter
 		// exchange) ("Quorum Queues", Poison Message Handling). No
-		// deduplication of publishes. A requeued message "will be placed
-		// to its original position in its queue, if possible"
-		// ("Negative Acknowledgements").
+		// deduplication of publishes. A classic queue puts a requeued
+		// message back "to its original position in its queue, if
+		// possible" ("Negative Acknowledgements"); a quorum queue hands
+		// out the messages returned to it, in the order they came back,
+		// before those never delivered (seen on the server: lab conform
+		// --broker amqp://…, batch-crash-replay).
 		Name: "rabbitmq", Title: "RabbitMQ (quorum queue)",
 		VisibilityTimeout: 0, MaxDeliveries: 20, DedupWindow: 0,
-		Requeue: RequeueFront,
+		Requeue: RequeueRedeliveries,
 		GapsEN:  "without a dead-letter exchange a message past the limit is dropped, the model dead-letters it; since 4.3 basic.nack does not count a delivery",
 		GapsRU:  "без dead-letter exchange сообщение сверх предела удаляется, модель отправляет его в очередь недоставленных; с 4.3 basic.nack не считается доставкой",
 	},
