@@ -24,7 +24,6 @@ import (
 	"unicode"
 
 	"github.com/idempotency-lab/lab/handlers"
-	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -92,8 +91,9 @@ type Claim struct {
 	Engine string
 	// Broker is the broker the claim holds on (the fence's "broker:
 	// NAME" line, a profile of sim.BrokerProfiles), "" for the lab's own
-	// model. The tests run the preset under that broker's profile and,
-	// where the lab can start the broker (link.Brokers), on the real one.
+	// model. The tests run the preset under that broker's profile and on
+	// the real broker (link.Brokers: NATS and Kafka in process, RabbitMQ
+	// on a throwaway server).
 	Broker string
 	// API: Preset is one of the API side's (sim.APIPresets), a script of
 	// HTTP requests run by the API handlers. Its box also links the live
@@ -123,11 +123,22 @@ func RunCommand(c Claim) string {
 	if c.Engine == "real" {
 		cmd += " --engine real"
 	}
-	if slices.Contains(link.Brokers, c.Broker) {
+	switch {
+	case slices.Contains(InProcessBrokers, c.Broker):
 		cmd += " --broker " + c.Broker
+	case c.Broker == "rabbitmq":
+		// scripts/real-servers.sh start-rabbitmq exports it.
+		cmd += ` --broker "$LAB_RABBITMQ_URL"`
 	}
 	return cmd
 }
+
+// InProcessBrokers are the real brokers every lab starts in its own
+// process when asked (NATS JetStream, Kafka's kfake): a claim about one
+// opens the lab on it (broker=). RabbitMQ is a server of its own, which
+// a lab offers only when given one, so its claims open the lab's model
+// under the rabbitmq profile.
+var InProcessBrokers = []string{"nats", "kafka"}
 
 // BrokerName is how a claim box names a broker profile: the product, in
 // both languages.

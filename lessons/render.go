@@ -14,7 +14,6 @@ import (
 	"unicode"
 
 	"github.com/idempotency-lab/lab/internal/highlight"
-	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -486,7 +485,7 @@ func (r *fenceRenderer) claim(w util.BufWriter, _ []byte, node ast.Node, enterin
 	}
 	_, _ = w.WriteString("</ul>\n")
 	lab := labLink(c.Preset, withDeclared(c.Handlers(), n.script))
-	if slices.Contains(link.Brokers, c.Broker) {
+	if slices.Contains(InProcessBrokers, c.Broker) {
 		lab.Broker = c.Broker // the lab runs it on the real broker too
 	}
 	if n.script != nil {
@@ -523,6 +522,9 @@ func (r *fenceRenderer) claim(w util.BufWriter, _ []byte, node ast.Node, enterin
 	case "kafka":
 		note = msg(lang, "The course's tests run this scenario on franz-go's Kafka cluster in the lab's own process (kfake: Kafka's protocol and group offsets, not Apache Kafka itself) and under the lab model's Kafka profile, and check these verdicts on both.",
 			"Тесты курса прогоняют этот сценарий на кластере Kafka из franz-go в процессе лаборатории (kfake: протокол Kafka и смещения групп, но не сам Apache Kafka) и в модели лаборатории с профилем Kafka и сверяют вердикты в обоих.")
+	case "rabbitmq":
+		note = msg(lang, "The course's tests run this scenario on a real RabbitMQ server (a quorum queue, through amqp091-go) and under the lab model's RabbitMQ profile, and check these verdicts on both; the lab runs it on RabbitMQ when its server was given one.",
+			"Тесты курса прогоняют этот сценарий на настоящем сервере RabbitMQ (quorum-очередь, через amqp091-go) и в модели лаборатории с профилем RabbitMQ и сверяют вердикты в обоих; лаборатория запускает его на RabbitMQ, если её серверу его дали.")
 	case "":
 	default:
 		note = fmt.Sprintf(msg(lang, "The course's tests run this scenario under the lab model's %[1]s profile (its redelivery, delivery limit and dedup window) and check these verdicts.",
