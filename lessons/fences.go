@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/idempotency-lab/lab/link"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -216,7 +217,7 @@ func labLink(preset string, handlers []string) link.Lab {
 // still shows every handler the preset's narration talks about. A link
 // that names none keeps none: the lab then shows the core handlers and the
 // declared ones.
-func withDeclared(hs []string, sc *sim.Script) []string {
+func withDeclared(hs []string, sc *script.Script) []string {
 	if len(hs) == 0 || sc == nil {
 		return hs
 	}

@@ -24,6 +24,7 @@ import (
 	"unicode"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -351,8 +352,8 @@ func verdicts(api bool) []sim.Verdict {
 	return sim.MessageVerdicts()
 }
 
-func presetsByName(ps []sim.Preset) map[string]*sim.Script {
-	m := make(map[string]*sim.Script, len(ps))
+func presetsByName(ps []sim.Preset) map[string]*script.Script {
+	m := make(map[string]*script.Script, len(ps))
 	for _, p := range ps {
 		m[p.Name] = p.Script
 	}
