@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -128,7 +129,7 @@ func Deliveries(r sim.Result) []string {
 // profile (the broker: header set to its name), the headers the script
 // itself wrote (max-deliveries:, visibility-timeout:, dedup-window:)
 // still winning over the profile's numbers.
-func WithProfile(s *sim.Script, broker string) (*sim.Script, error) {
+func WithProfile(s *script.Script, broker string) (*script.Script, error) {
 	if s.Broker == broker {
 		return s, nil
 	}
@@ -141,7 +142,7 @@ func WithProfile(s *sim.Script, broker string) (*sim.Script, error) {
 	} else {
 		src = strings.Replace(src, "broker: "+s.Broker+"\n", "broker: "+broker+"\n", 1)
 	}
-	out, err := sim.Parse(src)
+	out, err := script.Parse(src)
 	if err != nil {
 		return nil, fmt.Errorf("the script under the %s profile: %w", broker, err)
 	}

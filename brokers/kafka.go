@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
 
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -129,7 +130,7 @@ func (b *Kafka) Close() error {
 // Open makes a world's topic (labN.topups, one partition), its
 // dead-letter topic (labN.topups-dlt) and its consumer group (labN-workers),
 // produces the opening marker at offset 0 and commits 1 for the group.
-func (b *Kafka) Open(ctx context.Context, book *sim.Broker, s *sim.Script, say func(en, ru string)) (sim.Transport, error) {
+func (b *Kafka) Open(ctx context.Context, book *sim.Broker, s *script.Script, say func(en, ru string)) (sim.Transport, error) {
 	if err := b.start(); err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -20,7 +21,7 @@ var kafkaServer = sync.OnceValue(NewKafka)
 // profile and on the kfake cluster.
 func runKafka(t *testing.T, src, handler string) (model, real sim.Result) {
 	t.Helper()
-	s, err := sim.Parse(src)
+	s, err := script.Parse(src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +120,7 @@ deliver-concurrent switch=1
 // TestKafkaCannotPick: deliver OP stops the run with ErrCannotPick.
 func TestKafkaCannotPick(t *testing.T) {
 	t.Parallel()
-	s := sim.MustParse("publish pay-1 amount=100\npublish pay-2 amount=200\ndeliver pay-2\n")
+	s := script.MustParse("publish pay-1 amount=100\npublish pay-2 amount=200\ndeliver pay-2\n")
 	_, err := sim.Execute(context.Background(), s, sim.Options{Handlers: []string{"naive"}, RealBroker: kafkaServer()})
 	if !errors.Is(err, ErrCannotPick) || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("err = %v, want ErrCannotPick at line 3", err)
@@ -157,7 +158,7 @@ func TestKafkaConform(t *testing.T) {
 	}
 	var picks int
 	for _, p := range ps {
-		if slices.ContainsFunc(p.Script.Steps, func(st sim.Step) bool { return st.Verb == sim.VerbDeliver && st.Op != "" }) {
+		if slices.ContainsFunc(p.Script.Steps, func(st script.Step) bool { return st.Verb == script.VerbDeliver && st.Op != "" }) {
 			picks++
 		}
 	}
@@ -232,7 +233,7 @@ func TestKafkaLazy(t *testing.T) {
 	if err := k.Close(); err != nil {
 		t.Fatal(err)
 	}
-	s := sim.MustParse("publish pay-1 amount=1\n")
+	s := script.MustParse("publish pay-1 amount=1\n")
 	if _, err := sim.Execute(context.Background(), s, sim.Options{Handlers: []string{"naive"}, RealBroker: k}); err == nil || !strings.Contains(err.Error(), "kafka") {
 		t.Errorf("a run on a closed Kafka: %v, want an error naming kafka", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -126,7 +127,7 @@ func (b *NATS) Close() error {
 // Open makes a world's stream (LABn, subject labn.topups, in memory) and
 // its durable pull consumer, explicit acks, AckWait and MaxDeliver from
 // the script.
-func (b *NATS) Open(ctx context.Context, book *sim.Broker, s *sim.Script, say func(en, ru string)) (sim.Transport, error) {
+func (b *NATS) Open(ctx context.Context, book *sim.Broker, s *script.Script, say func(en, ru string)) (sim.Transport, error) {
 	n := b.seq.Add(1)
 	q := &natsQueue{b: b, book: book, say: say, stream: fmt.Sprintf("LAB%d", n), subject: fmt.Sprintf("lab%d.topups", n),
 		held: map[*sim.Message]jetstream.Msg{}}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/internal/servers"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -45,7 +46,7 @@ func TestMain(m *testing.M) {
 // profile and on the embedded NATS server.
 func runBoth(t *testing.T, src, handler string) (model, real sim.Result) {
 	t.Helper()
-	s, err := sim.Parse(src)
+	s, err := script.Parse(src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +110,7 @@ deliver
 		t.Errorf("the nats profile and JetStream deliver in another order: model %q, JetStream %q", md, rd)
 	}
 	// The lab's own model (no broker: header) puts it at the back.
-	lab, err := sim.Execute(context.Background(), sim.MustParse(src), sim.Options{Handlers: []string{"naive"}})
+	lab, err := sim.Execute(context.Background(), script.MustParse(src), sim.Options{Handlers: []string{"naive"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +219,7 @@ func TestSameTracesFindsADifference(t *testing.T) {
 // TestNATSCannotPick: deliver OP stops the run with ErrCannotPick, named.
 func TestNATSCannotPick(t *testing.T) {
 	t.Parallel()
-	s := sim.MustParse("publish pay-1 amount=100\npublish pay-2 amount=200\ndeliver pay-2\n")
+	s := script.MustParse("publish pay-1 amount=100\npublish pay-2 amount=200\ndeliver pay-2\n")
 	_, err := sim.Execute(context.Background(), s, sim.Options{Handlers: []string{"naive"}, RealBroker: testNATS(t)})
 	if !errors.Is(err, ErrCannotPick) || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("err = %v, want ErrCannotPick at line 3", err)
@@ -243,7 +244,7 @@ func TestDifferencesAreLive(t *testing.T) {
 			t.Errorf("%s: no such preset", d.Preset)
 			continue
 		}
-		if (d.Why == pickWhy || d.Why == rabbitPickWhy) && !slices.ContainsFunc(ps[i].Script.Steps, func(st sim.Step) bool { return st.Verb == sim.VerbDeliver && st.Op != "" }) {
+		if (d.Why == pickWhy || d.Why == rabbitPickWhy) && !slices.ContainsFunc(ps[i].Script.Steps, func(st script.Step) bool { return st.Verb == script.VerbDeliver && st.Op != "" }) {
 			t.Errorf("%s: documented as picking its message, and it has no deliver OP", d.Preset)
 		}
 	}
@@ -266,14 +267,14 @@ func TestOpen(t *testing.T) {
 // headers over them.
 func TestWithProfile(t *testing.T) {
 	t.Parallel()
-	s, err := WithProfile(sim.MustParse("publish pay-1 amount=1\n"), "nats")
+	s, err := WithProfile(script.MustParse("publish pay-1 amount=1\n"), "nats")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Broker != "nats" || s.MaxDeliveries != sim.Unlimited || s.VisibilityTimeout.Seconds() != 30 {
+	if s.Broker != "nats" || s.MaxDeliveries != script.Unlimited || s.VisibilityTimeout.Seconds() != 30 {
 		t.Errorf("profile: %s, max %d, vt %s", s.Broker, s.MaxDeliveries, s.VisibilityTimeout)
 	}
-	s, err = WithProfile(sim.MustParse("broker: sqs\nmax-deliveries: 3\npublish pay-1 amount=1\n"), "nats")
+	s, err = WithProfile(script.MustParse("broker: sqs\nmax-deliveries: 3\npublish pay-1 amount=1\n"), "nats")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -163,7 +164,7 @@ func (b *RabbitMQ) Close() error {
 // Open makes a world's connection, its quorum queue (PREFIX-N.topups)
 // and dead-letter queue (PREFIX-N.topups-dlq), and the confirm channel it
 // publishes on.
-func (b *RabbitMQ) Open(ctx context.Context, book *sim.Broker, s *sim.Script, say func(en, ru string)) (sim.Transport, error) {
+func (b *RabbitMQ) Open(ctx context.Context, book *sim.Broker, s *script.Script, say func(en, ru string)) (sim.Transport, error) {
 	n := b.seq.Add(1)
 	name := fmt.Sprintf("%s-%d.topups", b.prefix, n)
 	conn, err := b.dial(ctx, name)

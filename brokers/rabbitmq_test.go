@@ -10,6 +10,7 @@ import (
 
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/internal/servers"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -38,7 +39,7 @@ func testRabbitMQ(t *testing.T) *RabbitMQ {
 func runRabbitMQ(t *testing.T, src, handler string) (model, real sim.Result) {
 	t.Helper()
 	srv := testRabbitMQ(t)
-	s, err := sim.Parse(src)
+	s, err := script.Parse(src)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +174,7 @@ func TestRabbitMQDeadLetterReplay(t *testing.T) {
 // TestRabbitMQCannotPick: deliver OP stops the run with ErrCannotPick.
 func TestRabbitMQCannotPick(t *testing.T) {
 	t.Parallel()
-	s := sim.MustParse("publish pay-1 amount=100\npublish pay-2 amount=200\ndeliver pay-2\n")
+	s := script.MustParse("publish pay-1 amount=100\npublish pay-2 amount=200\ndeliver pay-2\n")
 	_, err := sim.Execute(context.Background(), s, sim.Options{Handlers: []string{"naive"}, RealBroker: testRabbitMQ(t)})
 	if !errors.Is(err, ErrCannotPick) || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("err = %v, want ErrCannotPick at line 3", err)
@@ -240,7 +241,7 @@ func TestRabbitMQConform(t *testing.T) {
 	}
 	var picks int
 	for _, p := range ps {
-		if slices.ContainsFunc(p.Script.Steps, func(st sim.Step) bool { return st.Verb == sim.VerbDeliver && st.Op != "" }) {
+		if slices.ContainsFunc(p.Script.Steps, func(st script.Step) bool { return st.Verb == script.VerbDeliver && st.Op != "" }) {
 			picks++
 		}
 	}

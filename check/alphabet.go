@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -145,7 +146,7 @@ func (s *searcher) tenantsAndSpellings(ops []apiOp) []string {
 		return nil
 	}
 	o := ops[0]
-	return []string{"request " + o.id + " " + o.body + " tenant=globex", "retry " + o.name() + " key=" + sim.KeyQuoted}
+	return []string{"request " + o.id + " " + o.body + " tenant=globex", "retry " + o.name() + " key=" + script.KeyQuoted}
 }
 
 // apiOp is an operation a prefix requested: its id, its tenant ("" for
@@ -242,7 +243,7 @@ func (s *searcher) probe() (calls int, gateway bool, err error) {
 	if s.api {
 		probe, at = []string{"request a amount=10000"}, 0
 	}
-	sc, err := sim.Parse(s.text(probe))
+	sc, err := script.Parse(s.text(probe))
 	if err != nil {
 		return 0, false, err
 	}

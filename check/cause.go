@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -62,7 +63,7 @@ const MaxStories = 8
 
 // causeLabels are the labels of a script's steps (see Causes), sorted and
 // without repeats; base is the search's own visibility timeout.
-func causeLabels(sc *sim.Script, base time.Duration) []string {
+func causeLabels(sc *script.Script, base time.Duration) []string {
 	var out []string
 	add := func(l string) {
 		if !slices.Contains(out, l) {
@@ -70,71 +71,71 @@ func causeLabels(sc *sim.Script, base time.Duration) []string {
 		}
 	}
 	if sc.VisibilityTimeout != base {
-		add("visibility-timeout: " + sim.FormatDuration(sc.VisibilityTimeout))
+		add("visibility-timeout: " + script.FormatDuration(sc.VisibilityTimeout))
 	}
 	for _, st := range sc.Steps {
-		if st.Tenant != "" && st.Tenant != sim.DefaultTenant {
+		if st.Tenant != "" && st.Tenant != script.DefaultTenant {
 			add("tenant=" + st.Tenant)
 		}
 		switch st.Verb {
-		case sim.VerbPublish:
-			if st.Kind == sim.KindRefund {
+		case script.VerbPublish:
+			if st.Kind == script.KindRefund {
 				add("refund")
 			}
-			if st.KeyMode != "" && st.KeyMode != sim.KeyOp {
+			if st.KeyMode != "" && st.KeyMode != script.KeyOp {
 				add("key=" + st.KeyMode)
 			}
-		case sim.VerbRetry:
+		case script.VerbRetry:
 			add("retry")
 			if st.API && st.Amount > 0 {
 				add("retry amount")
 			}
-		case sim.VerbChangePayload:
+		case script.VerbChangePayload:
 			add("change-payload")
-		case sim.VerbDeliver:
+		case script.VerbDeliver:
 			if st.Op != "" {
 				add("out-of-order")
 			}
-		case sim.VerbRedeliver, sim.VerbDLQReplay, sim.VerbShip:
+		case script.VerbRedeliver, script.VerbDLQReplay, script.VerbShip:
 			add(st.Verb)
-		case sim.VerbDeliverConcurrent:
+		case script.VerbDeliverConcurrent:
 			if st.Same {
 				add("deliver-concurrent same")
 			} else {
 				add("deliver-concurrent")
 			}
-		case sim.VerbRequest, sim.VerbRequestConcurrent:
-			if st.Verb == sim.VerbRequestConcurrent {
+		case script.VerbRequest, script.VerbRequestConcurrent:
+			if st.Verb == script.VerbRequestConcurrent {
 				add("request-concurrent")
 			}
-			if st.KeyMode != "" && st.KeyMode != sim.KeyOp {
+			if st.KeyMode != "" && st.KeyMode != script.KeyOp {
 				add("key=" + st.KeyMode)
 			}
-		case sim.VerbAdvance:
-			add("advance " + sim.FormatDuration(st.Advance))
-		case sim.VerbGateway:
+		case script.VerbAdvance:
+			add("advance " + script.FormatDuration(st.Advance))
+		case script.VerbGateway:
 			switch {
 			case st.Stall > 0:
 				add("gateway stall")
-			case st.Gateway != sim.GatewayUp && st.Gateway != sim.GatewayDedupOff && st.Gateway != "":
+			case st.Gateway != script.GatewayUp && st.Gateway != script.GatewayDedupOff && st.Gateway != "":
 				add("gateway " + st.Gateway)
 			}
-		case sim.VerbProduce:
-			if st.Mode != "" && st.Mode != sim.ModeDualWrite {
+		case script.VerbProduce:
+			if st.Mode != "" && st.Mode != script.ModeDualWrite {
 				add("mode=" + st.Mode)
 			}
 			if st.Crash != "" {
 				add("produce crash=" + st.Crash)
 			}
 			continue
-		case sim.VerbRelay:
+		case script.VerbRelay:
 			if st.Crash != "" {
 				add("relay crash=" + st.Crash)
 			}
 			continue
-		case sim.VerbDeliverBatch:
+		case script.VerbDeliverBatch:
 			l := "deliver-batch"
-			if st.Commit != "" && st.Commit != sim.CommitAfter {
+			if st.Commit != "" && st.Commit != script.CommitAfter {
 				l += " commit=" + st.Commit
 			}
 			if st.Crash != "" {
@@ -143,8 +144,8 @@ func causeLabels(sc *sim.Script, base time.Duration) []string {
 			add(l)
 			continue
 		}
-		if st.API && st.KeyMode == sim.KeyQuoted && st.Verb == sim.VerbRetry {
-			add("key=" + sim.KeyQuoted)
+		if st.API && st.KeyMode == script.KeyQuoted && st.Verb == script.VerbRetry {
+			add("key=" + script.KeyQuoted)
 		}
 		if st.Lose {
 			add("lose-response")

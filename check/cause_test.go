@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -56,12 +57,12 @@ func TestCauseLabels(t *testing.T) {
 		{"request-concurrent a amount=10000 key=none\n", "key=none + request-concurrent"},
 		{"request a amount=10000 lose-response\nadvance 24h1m\n", "advance 24h1m + lose-response"},
 	} {
-		if got := causeOf(causeLabels(sim.MustParse(tc.script), 0)); got != tc.want {
+		if got := causeOf(causeLabels(script.MustParse(tc.script), 0)); got != tc.want {
 			t.Errorf("cause of\n%s= %q, want %q", tc.script, got, tc.want)
 		}
 	}
 	// The search's own timeout is no cause.
-	if got := causeOf(causeLabels(sim.MustParse("visibility-timeout: 2m\npublish a amount=10000\n"), 2*time.Minute)); got != plainCause {
+	if got := causeOf(causeLabels(script.MustParse("visibility-timeout: 2m\npublish a amount=10000\n"), 2*time.Minute)); got != plainCause {
 		t.Errorf("the header's own visibility timeout makes a cause: %q", got)
 	}
 }
@@ -130,11 +131,11 @@ func TestEveryDistinctFailureIsListed(t *testing.T) {
 				}
 			}
 		}
-		run, err := sim.Execute(context.Background(), sim.MustParse(f.Script), sim.Options{Custom: []handlers.Info{transportEffectFirstInfo}})
+		run, err := sim.Execute(context.Background(), script.MustParse(f.Script), sim.Options{Custom: []handlers.Info{transportEffectFirstInfo}})
 		if err != nil || run.Results[0].Verdict != f.Verdict {
 			t.Errorf("%s (%s) does not replay to its verdict: %v\n%s", f.Verdict, f.Cause, err, f.Script)
 		}
-		if c := causeOf(causeLabels(sim.MustParse(f.Script), 0)); c != f.Cause {
+		if c := causeOf(causeLabels(script.MustParse(f.Script), 0)); c != f.Cause {
 			t.Errorf("the story's cause is %q, its script's %q", f.Cause, c)
 		}
 	}

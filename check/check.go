@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -156,7 +157,7 @@ type searcher struct {
 	ctx      context.Context
 	info     handlers.Info
 	opt      Options
-	header   *sim.Script
+	header   *script.Script
 	gateway  bool // the handler calls the payment gateway: the gateway steps matter
 	api      bool // an API handler: scripts of requests (apiAlphabet)
 	calls    int  // the I/O calls of one delivery: the boundaries to crash or switch at
@@ -187,7 +188,7 @@ type searcher struct {
 }
 
 // apiScript stands for any script of requests, to resolve API handlers.
-var apiScript = &sim.Script{API: true}
+var apiScript = &script.Script{API: true}
 
 // Check searches one of the lab's handlers. It fails only on a bad
 // handler name or header, or when ctx ends.
@@ -211,7 +212,7 @@ func CheckHandler(ctx context.Context, h handlers.Info, opt Options) (Report, er
 	if (h.Handle == nil && h.API == nil) || h.Name == "" {
 		return Report{}, errors.New("a handler needs a name and a Handle function")
 	}
-	header, err := sim.Parse(opt.Header)
+	header, err := script.Parse(opt.Header)
 	if err != nil {
 		return Report{}, fmt.Errorf("header: %w", err)
 	}
@@ -271,14 +272,14 @@ func CheckHandler(ctx context.Context, h handlers.Info, opt Options) (Report, er
 func verdictRank(v sim.Verdict) int { return slices.Index(sim.Verdicts(), v) }
 
 // run executes a script on the handler and returns its settled result.
-func (s *searcher) run(steps []string) (sim.Result, *sim.Script, error) {
+func (s *searcher) run(steps []string) (sim.Result, *script.Script, error) {
 	if err := s.ctx.Err(); err != nil {
 		return sim.Result{}, nil, err
 	}
 	if !s.deadline.IsZero() && s.opt.now().After(s.deadline) {
 		return sim.Result{}, nil, errBudget
 	}
-	sc, err := sim.Parse(s.text(steps))
+	sc, err := script.Parse(s.text(steps))
 	if err != nil || sc.API != s.api {
 		// Not a valid script, or one of the other side (an API script
 		// with no request yet): skipped, not run.
@@ -336,7 +337,7 @@ func (s *searcher) judge(steps []string, res sim.Result) error {
 		return nil
 	}
 	if n := s.shortest(res.Verdict); n > 0 && n <= len(steps) {
-		sc, err := sim.Parse(s.text(steps))
+		sc, err := script.Parse(s.text(steps))
 		if err != nil {
 			return err
 		}
@@ -367,7 +368,7 @@ func (s *searcher) judge(steps []string, res sim.Result) error {
 		}
 		defer func() { s.vt = swept }()
 	}
-	sc, err := sim.Parse(s.text(min))
+	sc, err := script.Parse(s.text(min))
 	if err != nil {
 		return err
 	}

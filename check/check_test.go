@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -120,7 +121,7 @@ func TestFailuresReplayAndAreMinimal(t *testing.T) {
 			lines := strings.Split(strings.TrimSpace(f.Script), "\n")
 			for i := range lines {
 				shorter := strings.Join(append(append([]string(nil), lines[:i]...), lines[i+1:]...), "\n") + "\n"
-				sc, err := sim.Parse(shorter)
+				sc, err := script.Parse(shorter)
 				if err != nil || len(sc.Steps) == 0 {
 					continue // not a script without this line: it cannot go
 				}
@@ -132,11 +133,11 @@ func TestFailuresReplayAndAreMinimal(t *testing.T) {
 	}
 }
 
-func replay(t *testing.T, script, handler string) sim.Result {
+func replay(t *testing.T, src, handler string) sim.Result {
 	t.Helper()
-	sc, err := sim.Parse(script)
+	sc, err := script.Parse(src)
 	if err != nil {
-		t.Fatalf("%q: %v", script, err)
+		t.Fatalf("%q: %v", src, err)
 	}
 	run, err := sim.Execute(context.Background(), sc, sim.Options{Handlers: []string{handler}})
 	if err != nil {
@@ -297,7 +298,7 @@ func TestUnmarkedHandlersAreCrashedEverywhere(t *testing.T) {
 			if f, ok := failure(rep, sim.Duplicate); !ok || f.Script != tc.want {
 				t.Fatalf("failures %+v, want this duplicate:\n%s", rep.Failures, tc.want)
 			}
-			run, err := sim.Execute(context.Background(), sim.MustParse(tc.want), sim.Options{Custom: []handlers.Info{h}})
+			run, err := sim.Execute(context.Background(), script.MustParse(tc.want), sim.Options{Custom: []handlers.Info{h}})
 			if err != nil || run.Results[0].Verdict != sim.Duplicate {
 				t.Errorf("replay: %v %v", run, err)
 			}
@@ -351,7 +352,7 @@ func TestAPIHandlers(t *testing.T) {
 			t.Errorf("%s: no failure found", name)
 		}
 		for _, f := range rep.Failures {
-			run, err := sim.Execute(context.Background(), sim.MustParse(f.Script), sim.Options{Handlers: []string{name}})
+			run, err := sim.Execute(context.Background(), script.MustParse(f.Script), sim.Options{Handlers: []string{name}})
 			if err != nil || run.Results[0].Verdict != f.Verdict {
 				t.Errorf("%s: %s does not replay to %s: %v", name, f.Script, f.Verdict, err)
 			}
@@ -435,20 +436,20 @@ func savedByHeader(ctx context.Context, d handlers.Deps, r handlers.APIRequest) 
 // api-idempotency-key, which keys by tenant and the parsed key, gets
 // neither.
 func TestAPITenantsAndSpellings(t *testing.T) {
-	alpha := (&searcher{api: true, header: &sim.Script{}}).apiAlphabet([]string{"request a amount=10000"})
+	alpha := (&searcher{api: true, header: &script.Script{}}).apiAlphabet([]string{"request a amount=10000"})
 	for _, want := range []string{"request a amount=10000 tenant=globex", "retry a key=quoted"} {
 		if !slices.Contains(alpha, want) {
 			t.Errorf("the API alphabet after one request lacks %q: %q", want, alpha)
 		}
 	}
-	alpha = (&searcher{api: true, header: &sim.Script{}}).apiAlphabet([]string{"request a amount=10000", "request a amount=10000 tenant=globex"})
+	alpha = (&searcher{api: true, header: &script.Script{}}).apiAlphabet([]string{"request a amount=10000", "request a amount=10000 tenant=globex"})
 	if !slices.Contains(alpha, "retry a tenant=globex") {
 		t.Errorf("the second tenant's operation is not retried under its tenant: %q", alpha)
 	}
 	// Later than right after the first request, only the random search
 	// offers them.
 	later := []string{"request a amount=10000", "advance 2m"}
-	if s := (&searcher{api: true, header: &sim.Script{}}); slices.Contains(s.apiAlphabet(later), "retry a key=quoted") ||
+	if s := (&searcher{api: true, header: &script.Script{}}); slices.Contains(s.apiAlphabet(later), "retry a key=quoted") ||
 		!slices.Contains(s.apiExtras(later), "retry a key=quoted") || !slices.Contains(s.apiExtras(later), "request a amount=10000 tenant=globex") {
 		t.Errorf("after two steps: alphabet %q, extras %q", s.apiAlphabet(later), s.apiExtras(later))
 	}
@@ -473,7 +474,7 @@ func TestAPITenantsAndSpellings(t *testing.T) {
 		h    handlers.Info
 		want sim.Verdict
 	}{{raw, sim.Duplicate}, {apiHandler(t, "api-idempotency-key"), sim.OK}} {
-		run, err := sim.Execute(context.Background(), sim.MustParse(spelled), sim.Options{Custom: []handlers.Info{tc.h}})
+		run, err := sim.Execute(context.Background(), script.MustParse(spelled), sim.Options{Custom: []handlers.Info{tc.h}})
 		if err != nil || run.Results[0].Verdict != tc.want {
 			t.Errorf("%s on %q: %v %v, want %s", tc.h.Name, spelled, run.Results[0].Verdict, err, tc.want)
 		}

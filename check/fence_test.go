@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -37,7 +38,7 @@ func TestFenceCatchesTheStaleWrite(t *testing.T) {
 		t.Errorf("setnx-fence: want the pause after the commit (switch=3); story:\n%s", s)
 	}
 	// The stale write itself, replayed on both.
-	sc := sim.MustParse("processing-ttl: 1m\nvisibility-timeout: 2m\npublish a amount=10000\ndeliver-concurrent same switch=2\n")
+	sc := script.MustParse("processing-ttl: 1m\nvisibility-timeout: 2m\npublish a amount=10000\ndeliver-concurrent same switch=2\n")
 	run, err := sim.Execute(context.Background(), sc, sim.Options{Handlers: []string{"setnx-token", "setnx-fence"}})
 	if err != nil {
 		t.Fatal(err)

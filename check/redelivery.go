@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
 // The broker's redelivery delay. A script's visibility-timeout: header
 // makes every redelivery after a crash or a timeout wait for the
-// message's lease to run out (sim.Script.VisibilityTimeout); without it a
+// message's lease to run out (script.Script.VisibilityTimeout); without it a
 // message is handed out again at once. The search runs every script
 // under the header's timeout, and with Options.VisibilitySweep also under
 // the timeouts around the header's lifetimes, where a handler whose
@@ -91,7 +92,7 @@ func (r Report) Redelivery(lang string) string {
 			atOnce = true
 			continue
 		}
-		after = append(after, sim.FormatDuration(d))
+		after = append(after, script.FormatDuration(d))
 	}
 	list := func(or string) string {
 		if len(after) < 2 {
@@ -135,7 +136,7 @@ func (e *ReplayError) Error() string {
 // replayStory runs a story as lab run does, on the search's engine, and
 // returns a *ReplayError when its verdict is not the story's.
 func replayStory(ctx context.Context, h handlers.Info, f Failure, engine *sim.Engine) error {
-	sc, err := sim.Parse(f.Script)
+	sc, err := script.Parse(f.Script)
 	if err != nil {
 		return fmt.Errorf("internal error: %s: the story found does not parse: %w\n%s", h.Name, err, indent(f.Script))
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -16,7 +17,7 @@ func simpler(step string) []string {
 		return simplerRequest(f)
 	}
 	if c, ok := strings.CutPrefix(step, "deliver crash="); ok {
-		if n, after, ok := sim.CallCrash(c); ok {
+		if n, after, ok := script.CallCrash(c); ok {
 			// A named point reads better than a call number, and a lower
 			// call number is earlier in the handler.
 			out := []string{"deliver", "deliver crash=before-effect", "deliver crash=after-effect", "deliver crash=before-ack"}
@@ -147,12 +148,12 @@ func simplerRequest(f []string) []string {
 		switch {
 		case strings.HasPrefix(w, "crash="):
 			out = append(out, without(func(x string) bool { return x == w }))
-			if _, _, ok := sim.CallCrash(strings.TrimPrefix(w, "crash=")); ok {
+			if _, _, ok := script.CallCrash(strings.TrimPrefix(w, "crash=")); ok {
 				for _, named := range []string{"crash=before-effect", "crash=after-effect"} {
 					out = append(out, strings.Replace(strings.Join(f, " "), w, named, 1))
 				}
 			}
-		case w == "lose-response", strings.HasPrefix(w, "switch="), w == "key="+sim.KeyQuoted:
+		case w == "lose-response", strings.HasPrefix(w, "switch="), w == "key="+script.KeyQuoted:
 			out = append(out, without(func(x string) bool { return x == w }))
 		}
 	}

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -120,21 +121,21 @@ type Result struct {
 // delivered, and after every one whose turn comes (dup percent of them,
 // spread evenly) a producer's retry of it, delivered too. The gateway and
 // the clock stay as they are.
-func Script(n, dup int) (*sim.Script, int) {
-	s := &sim.Script{MaxDeliveries: sim.DefaultMaxDeliveries, ProcessingTTL: sim.DefaultProcessingTTL,
-		DoneTTL: sim.DefaultDoneTTL, KeyTTL: sim.DefaultKeyTTL}
+func Script(n, dup int) (*script.Script, int) {
+	s := &script.Script{MaxDeliveries: script.DefaultMaxDeliveries, ProcessingTTL: script.DefaultProcessingTTL,
+		DoneTTL: script.DefaultDoneTTL, KeyTTL: script.DefaultKeyTTL}
 	copies := 0
 	for i := 1; i <= n; i++ {
 		op := fmt.Sprintf("m-%d", i)
 		account := fmt.Sprintf("acc-%d", i%10)
 		s.Steps = append(s.Steps,
-			sim.Step{Verb: sim.VerbPublish, Op: op, Tenant: sim.DefaultTenant, Account: account, Amount: 100, KeyMode: sim.KeyOp},
-			sim.Step{Verb: sim.VerbDeliver})
+			script.Step{Verb: script.VerbPublish, Op: op, Tenant: script.DefaultTenant, Account: account, Amount: 100, KeyMode: script.KeyOp},
+			script.Step{Verb: script.VerbDeliver})
 		// Bresenham's spread: the i-th message has a copy when the count
 		// of copies due so far grows.
 		if dup > 0 && i*dup/100 > (i-1)*dup/100 {
 			copies++
-			s.Steps = append(s.Steps, sim.Step{Verb: sim.VerbRetry, Op: op, Tenant: sim.DefaultTenant}, sim.Step{Verb: sim.VerbDeliver})
+			s.Steps = append(s.Steps, script.Step{Verb: script.VerbRetry, Op: op, Tenant: script.DefaultTenant}, script.Step{Verb: script.VerbDeliver})
 		}
 	}
 	for i := range s.Steps {
@@ -219,7 +220,7 @@ func Bench(ctx context.Context, opt Options) (*Report, error) {
 func deliveryTimes(r sim.Result) []time.Duration {
 	var took []time.Duration
 	for _, tr := range r.Trace {
-		if strings.HasPrefix(tr.Text, sim.VerbDeliver) {
+		if strings.HasPrefix(tr.Text, script.VerbDeliver) {
 			took = append(took, tr.Took)
 		}
 	}
@@ -233,7 +234,7 @@ func measure(r sim.Result, h handlers.Info, took []time.Duration) Result {
 	res := Result{Handler: h.Name, Verdict: string(r.Verdict), Deliveries: r.Deliveries, Tables: []sim.TableStorage{}}
 	n := 0 // the run's deliver steps
 	for _, tr := range r.Trace {
-		if !strings.HasPrefix(tr.Text, sim.VerbDeliver) {
+		if !strings.HasPrefix(tr.Text, script.VerbDeliver) {
 			continue
 		}
 		n++
@@ -282,7 +283,7 @@ func measure(r sim.Result, h handlers.Info, took []time.Duration) Result {
 func messages(r sim.Result) int {
 	n := 0
 	for _, tr := range r.Trace {
-		if strings.HasPrefix(tr.Text, sim.VerbPublish+" ") {
+		if strings.HasPrefix(tr.Text, script.VerbPublish+" ") {
 			n++
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/script"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -37,10 +37,10 @@ func TestScript(t *testing.T) {
 		}
 		// The script is one the parser reads back the same (where it is
 		// within the parser's limit on steps).
-		if len(s.Steps) > sim.MaxSteps {
+		if len(s.Steps) > script.MaxSteps {
 			continue
 		}
-		again, err := sim.Parse(s.String())
+		again, err := script.Parse(s.String())
 		if err != nil || again.String() != s.String() {
 			t.Errorf("Script(%d, %d%%) does not round-trip: %v", tc.n, tc.dup, err)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -16,8 +17,8 @@ import (
 func deliveries(took ...time.Duration) sim.Result {
 	var r sim.Result
 	for i, d := range took {
-		r.Trace = append(r.Trace, sim.Trace{Text: sim.VerbPublish + " m-" + string(rune('a'+i%26))},
-			sim.Trace{Text: sim.VerbDeliver, Took: d})
+		r.Trace = append(r.Trace, sim.Trace{Text: script.VerbPublish + " m-" + string(rune('a'+i%26))},
+			sim.Trace{Text: script.VerbDeliver, Took: d})
 	}
 	return r
 }

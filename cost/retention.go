@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -91,7 +92,7 @@ func Retention(ctx context.Context, opt RetentionOptions) (*RetentionReport, err
 			series.Horizon = horizonText(h)
 		}
 		for _, tr := range r.Trace {
-			if strings.HasPrefix(tr.Text, sim.VerbAdvance+" ") { // the end of an hour
+			if strings.HasPrefix(tr.Text, script.VerbAdvance+" ") { // the end of an hour
 				series.Rows = append(series.Rows, tr.Stored)
 			}
 		}
@@ -106,18 +107,18 @@ func Retention(ctx context.Context, opt RetentionOptions) (*RetentionReport, err
 // retentionScript is hours of steady traffic: each hour perHour top-ups
 // published and delivered, then the clock moves an hour (and the reaper
 // runs).
-func retentionScript(hours, perHour int, horizon time.Duration) *sim.Script {
-	s := &sim.Script{MaxDeliveries: sim.DefaultMaxDeliveries, ProcessingTTL: sim.DefaultProcessingTTL,
-		DoneTTL: sim.DefaultDoneTTL, KeyTTL: sim.DefaultKeyTTL, InboxRetention: horizon}
+func retentionScript(hours, perHour int, horizon time.Duration) *script.Script {
+	s := &script.Script{MaxDeliveries: script.DefaultMaxDeliveries, ProcessingTTL: script.DefaultProcessingTTL,
+		DoneTTL: script.DefaultDoneTTL, KeyTTL: script.DefaultKeyTTL, InboxRetention: horizon}
 	n := 0
 	for range hours {
 		for range perHour {
 			n++
 			s.Steps = append(s.Steps,
-				sim.Step{Verb: sim.VerbPublish, Op: fmt.Sprintf("m-%d", n), Tenant: sim.DefaultTenant, Account: sim.DefaultAccount, Amount: 100, KeyMode: sim.KeyOp},
-				sim.Step{Verb: sim.VerbDeliver})
+				script.Step{Verb: script.VerbPublish, Op: fmt.Sprintf("m-%d", n), Tenant: script.DefaultTenant, Account: script.DefaultAccount, Amount: 100, KeyMode: script.KeyOp},
+				script.Step{Verb: script.VerbDeliver})
 		}
-		s.Steps = append(s.Steps, sim.Step{Verb: sim.VerbAdvance, Advance: time.Hour})
+		s.Steps = append(s.Steps, script.Step{Verb: script.VerbAdvance, Advance: time.Hour})
 	}
 	for i := range s.Steps {
 		s.Steps[i].Line = i + 1

@@ -84,6 +84,7 @@ import (
 	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/money"
 	"github.com/idempotency-lab/lab/sandbox"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -305,8 +306,8 @@ func Replay(ctx context.Context, h Handler, script string, opts ...Option) (sim.
 	return replay(ctx, h, script, o.Engine)
 }
 
-func replay(ctx context.Context, h Handler, script string, engine *sim.Engine) (sim.Result, error) {
-	sc, err := sim.Parse(script)
+func replay(ctx context.Context, h Handler, src string, engine *sim.Engine) (sim.Result, error) {
+	sc, err := script.Parse(src)
 	if err != nil {
 		return sim.Result{}, err
 	}

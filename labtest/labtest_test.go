@@ -14,6 +14,7 @@ import (
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/labtest"
 	"github.com/idempotency-lab/lab/link"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -59,7 +60,7 @@ func TestBuggyHandlerFails(t *testing.T) {
 	if err != nil || !rep.Failed() {
 		t.Fatalf("Run: %+v, %v", rep, err)
 	}
-	sc, err := sim.Parse(rep.Failures[0].Script)
+	sc, err := script.Parse(rep.Failures[0].Script)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/idempotency-lab/lab/check"
 	"github.com/idempotency-lab/lab/internal/servers"
 	"github.com/idempotency-lab/lab/lessons"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -73,7 +74,7 @@ func TestFailuresLessonCallCrashClaim(t *testing.T) {
 		{"effect-first", want, sim.Duplicate},
 		{"unique", "publish a amount=10000\ndeliver crash=after-call:4", sim.OK},
 	} {
-		run, err := sim.Execute(context.Background(), sim.MustParse(c.script), sim.Options{Handlers: []string{c.handler}})
+		run, err := sim.Execute(context.Background(), script.MustParse(c.script), sim.Options{Handlers: []string{c.handler}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,7 +88,7 @@ func TestFailuresLessonCallCrashClaim(t *testing.T) {
 		handler, text string
 		call          int
 	}{{"effect-first", "UPDATE accounts", 2}, {"unique", "COMMIT", 4}} {
-		run, err := sim.Execute(context.Background(), sim.MustParse("publish a amount=10000\ndeliver"), sim.Options{Handlers: []string{c.handler}})
+		run, err := sim.Execute(context.Background(), script.MustParse("publish a amount=10000\ndeliver"), sim.Options{Handlers: []string{c.handler}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,7 +122,7 @@ func TestAPILessonRecoveryPointClaim(t *testing.T) {
 		{want, sim.OK},
 		{"request pay-1 amount=10000 crash=after-effect", sim.Duplicate},
 	} {
-		run, err := sim.Execute(context.Background(), sim.MustParse(c.script), sim.Options{Handlers: []string{"api-idempotency-key"}})
+		run, err := sim.Execute(context.Background(), script.MustParse(c.script), sim.Options{Handlers: []string{"api-idempotency-key"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +131,7 @@ func TestAPILessonRecoveryPointClaim(t *testing.T) {
 		}
 	}
 	// The seventh call is the write of "charged".
-	run, err := sim.Execute(context.Background(), sim.MustParse("request pay-1 amount=10000"), sim.Options{Handlers: []string{"api-idempotency-key"}})
+	run, err := sim.Execute(context.Background(), script.MustParse("request pay-1 amount=10000"), sim.Options{Handlers: []string{"api-idempotency-key"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/idempotency-lab/lab/link"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -55,7 +56,7 @@ func parseSourceFence(lines []fenceLine, fence int, e *errList) (sourceRef, bool
 // parseClaimFence reads a claim fence: one "preset: NAME" line, one
 // "HANDLER: VERDICT" line per handler, and optionally "engine: real" for a
 // claim about the handlers on PostgreSQL and Redis and "broker: NAME" for
-// one that holds on a named broker (a profile of sim.BrokerProfiles). NAME may be an API
+// one that holds on a named broker (a profile of script.BrokerProfiles). NAME may be an API
 // preset (a script of HTTP requests); its handlers are then the API
 // handlers, and wrong-status is a verdict it may state.
 func (b *builder) parseClaimFence(lines []fenceLine, fence int, e *errList) (Claim, bool) {
@@ -88,7 +89,7 @@ func (b *builder) parseClaimFence(lines []fenceLine, fence int, e *errList) (Cla
 				continue
 			}
 			var names []string
-			for _, bp := range sim.BrokerProfiles() {
+			for _, bp := range script.BrokerProfiles() {
 				if bp.Name != "lab" {
 					names = append(names, bp.Name)
 				}
@@ -233,7 +234,7 @@ func labLink(preset string, handlers []string) link.Lab {
 // still shows every handler the preset's narration talks about. A link
 // that names none keeps none: the lab then shows the core handlers and the
 // declared ones.
-func withDeclared(hs []string, sc *sim.Script) []string {
+func withDeclared(hs []string, sc *script.Script) []string {
 	if len(hs) == 0 || sc == nil {
 		return hs
 	}

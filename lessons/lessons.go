@@ -24,6 +24,7 @@ import (
 	"unicode"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -90,7 +91,7 @@ type Claim struct {
 	// fence's "engine: real" line), "" for the embedded engine.
 	Engine string
 	// Broker is the broker the claim holds on (the fence's "broker:
-	// NAME" line, a profile of sim.BrokerProfiles), "" for the lab's own
+	// NAME" line, a profile of script.BrokerProfiles), "" for the lab's own
 	// model. The tests run the preset under that broker's profile and on
 	// the real broker (link.Brokers: NATS and Kafka in process, RabbitMQ
 	// on a throwaway server).
@@ -390,8 +391,8 @@ func verdicts(api bool) []sim.Verdict {
 	return sim.MessageVerdicts()
 }
 
-func presetsByName(ps []sim.Preset) map[string]*sim.Script {
-	m := make(map[string]*sim.Script, len(ps))
+func presetsByName(ps []sim.Preset) map[string]*script.Script {
+	m := make(map[string]*script.Script, len(ps))
 	for _, p := range ps {
 		m[p.Name] = p.Script
 	}

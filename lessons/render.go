@@ -14,7 +14,7 @@ import (
 	"unicode"
 
 	"github.com/idempotency-lab/lab/internal/highlight"
-	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
@@ -27,12 +27,12 @@ import (
 // builder turns lesson files into Lessons. It holds what a lesson may refer
 // to and the one goldmark instance, built once per Load.
 type builder struct {
-	presets  map[string]*sim.Script // by name
-	handlers []string               // handler names, in the lab's order
+	presets  map[string]*script.Script // by name
+	handlers []string                  // handler names, in the lab's order
 	// The API side: presets of HTTP requests and the handlers that serve
 	// them. A claim may name them (its box opens the lab, as a broker
 	// claim's does); the front matter and lab: links may not.
-	apiPresets  map[string]*sim.Script
+	apiPresets  map[string]*script.Script
 	apiHandlers []string
 	source      func(file string) (string, error)
 	// editorFile is a built-in handler as the whole file the lab's
@@ -42,7 +42,7 @@ type builder struct {
 	md         goldmark.Markdown
 }
 
-func newBuilder(presets map[string]*sim.Script, handlers []string, source func(string) (string, error)) *builder {
+func newBuilder(presets map[string]*script.Script, handlers []string, source func(string) (string, error)) *builder {
 	md := goldmark.New(
 		goldmark.WithExtensions(extension.GFM),
 		goldmark.WithParserOptions(parser.WithAutoHeadingID()),
@@ -365,7 +365,7 @@ func (n *sourceBlock) Dump(src []byte, level int) {
 type claimBlock struct {
 	ast.BaseBlock
 	claim  Claim
-	script *sim.Script
+	script *script.Script
 	lang   string
 }
 

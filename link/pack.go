@@ -20,7 +20,7 @@ const Version = "1"
 const MaxPacked = 96 << 10
 
 // MaxText is the most a packed text unpacks to: the engine's limit on a
-// script (sim.MaxScriptBytes, which a test keeps equal).
+// script (script.MaxScriptBytes, which a test keeps equal).
 const MaxText = 64 << 10
 
 // Pack packs a text (a script's canonical text, a handler file).

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/idempotency-lab/lab/link"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -34,7 +35,7 @@ func TestPermalinkRoundTrip(t *testing.T) {
 // A packed script unpacks to at most what the engine reads: the two
 // limits are one.
 func TestMaxTextIsTheScriptLimit(t *testing.T) {
-	if link.MaxText != sim.MaxScriptBytes {
-		t.Errorf("link.MaxText = %d, sim.MaxScriptBytes = %d", link.MaxText, sim.MaxScriptBytes)
+	if link.MaxText != script.MaxScriptBytes {
+		t.Errorf("link.MaxText = %d, script.MaxScriptBytes = %d", link.MaxText, script.MaxScriptBytes)
 	}
 }

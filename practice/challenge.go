@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 	"go.yaml.in/yaml/v3"
 )
@@ -88,7 +89,7 @@ func (o Try) Solved() bool { return o.Reached && !o.TooLong && !o.Crashed && o.F
 // Judge applies the challenge's rules to a result of Handler after steps
 // steps of sc. The lab already has the result (it replays every card), so
 // judging runs nothing.
-func (c Challenge) Judge(sc *sim.Script, steps int, res sim.Result) Try {
+func (c Challenge) Judge(sc *script.Script, steps int, res sim.Result) Try {
 	o := Try{Steps: steps, Result: res, Reached: c.Won(res), TooLong: c.MaxSteps > 0 && steps > c.MaxSteps}
 	// Crashes are Crashed's; the other words of without= are Forbidden's.
 	other := c.Rules
@@ -106,7 +107,7 @@ func (c Challenge) Judge(sc *sim.Script, steps int, res sim.Result) Try {
 
 // Check runs the first steps steps of sc on the challenge's handler and
 // judges the result. budget is sim.Options.Budget.
-func (c Challenge) Check(ctx context.Context, sc *sim.Script, steps, budget int) (Try, error) {
+func (c Challenge) Check(ctx context.Context, sc *script.Script, steps, budget int) (Try, error) {
 	run, err := sim.Execute(ctx, sc, sim.Options{Handlers: []string{c.Handler}, Steps: steps, Budget: budget, StepEvents: 1})
 	if err != nil {
 		return Try{}, err
@@ -227,7 +228,7 @@ func loadChallenge(fsys fs.FS, name string, slugs []string) (Challenge, error) {
 			return Challenge{}, fmt.Errorf("handlers: %s is listed twice", h)
 		}
 	}
-	sc, err := sim.Parse(f.Setup)
+	sc, err := script.Parse(f.Setup)
 	if err != nil {
 		return Challenge{}, fmt.Errorf("setup: %w", err)
 	}
@@ -248,7 +249,7 @@ func loadChallenge(fsys fs.FS, name string, slugs []string) (Challenge, error) {
 	if strings.TrimSpace(f.Solution) == "" {
 		return Challenge{}, fmt.Errorf("solution: a challenge needs one: the steps after the setup that reach the goal")
 	}
-	sol, err := sim.Parse(setup + f.Solution)
+	sol, err := script.Parse(setup + f.Solution)
 	if err != nil {
 		return Challenge{}, fmt.Errorf("solution (after the setup): %w", err)
 	}
@@ -271,7 +272,7 @@ func loadChallenge(fsys fs.FS, name string, slugs []string) (Challenge, error) {
 // requests is an error, and so is an API handler a script that publishes;
 // the script of no steps is either side's start, as for a listed API
 // challenge whose first request was undone.
-func SharedChallenge(line string, sc *sim.Script) (Challenge, error) {
+func SharedChallenge(line string, sc *script.Script) (Challenge, error) {
 	g, err := ParseGoal(line)
 	if err != nil {
 		return Challenge{}, err
@@ -307,13 +308,13 @@ func apiHandlerNames() []string {
 // them to tell its side: none on the broker side, and on the API side
 // exactly one request (the client's first, already sent), which leaves at
 // least one of the goal's steps to the person.
-func checkSetupSteps(sc *sim.Script, maxSteps int) error {
+func checkSetupSteps(sc *script.Script, maxSteps int) error {
 	switch {
 	case len(sc.Steps) == 0:
 		return nil
 	case !sc.API:
 		return fmt.Errorf("only header lines (settings such as inbox-retention: 24h) on the broker side; the steps are the person's to find")
-	case len(sc.Steps) > 1 || sc.Steps[0].Verb != sim.VerbRequest:
+	case len(sc.Steps) > 1 || sc.Steps[0].Verb != script.VerbRequest:
 		return fmt.Errorf("on the API side, header lines and one request (such as request pay-1 amount=10000) that puts the lab on the API side; the other steps are the person's to find")
 	case maxSteps <= len(sc.Steps):
 		return fmt.Errorf("the setup's request counts as a step, and steps<=%d leaves none to the person; allow at least %d", maxSteps, len(sc.Steps)+1)

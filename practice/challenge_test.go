@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/idempotency-lab/lab/handlers"
-	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/script"
 )
 
 const pub = "publish pay-1 amount=10000\n"
@@ -249,9 +249,9 @@ func TestChallengeContent(t *testing.T) {
 	}
 }
 
-func mustParse(t *testing.T, text string) *sim.Script {
+func mustParse(t *testing.T, text string) *script.Script {
 	t.Helper()
-	sc, err := sim.Parse(text)
+	sc, err := script.Parse(text)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sandbox"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 	"go.yaml.in/yaml/v3"
 )
@@ -107,8 +108,8 @@ type Question struct {
 
 	Code *Exercise `yaml:"code"` // code: the exercise's files and checks
 
-	source string      // predict: the script text that runs
-	script *sim.Script // predict: the parsed script
+	source string         // predict: the script text that runs
+	script *script.Script // predict: the parsed script
 }
 
 // Source is the script a predict exercise runs: the preset's text or the
@@ -398,7 +399,7 @@ func checkPredict(q *Question, presets []sim.Preset) error {
 		}
 		q.source, q.script = p.Source, p.Script
 	default:
-		s, err := sim.Parse(q.Script)
+		s, err := script.Parse(q.Script)
 		if err != nil {
 			return fmt.Errorf("script: %w", err)
 		}
@@ -465,7 +466,7 @@ func checkCode(q Question, presets []sim.Preset, fsys fs.FS) error {
 	if e.Depth < 1 || e.Depth > 4 {
 		return fmt.Errorf("code.depth %d: from 1 to 4", e.Depth)
 	}
-	if _, err := sim.Parse(e.Header); err != nil {
+	if _, err := script.Parse(e.Header); err != nil {
 		return fmt.Errorf("code.header: %w", err)
 	}
 	return nil

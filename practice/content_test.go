@@ -12,6 +12,7 @@ import (
 	"testing/fstest"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -175,7 +176,7 @@ func checkOpenContent(t *testing.T, q Question) {
 }
 
 func checkPredictContent(t *testing.T, b *Bank, q Question) {
-	sc, err := sim.Parse(q.Source())
+	sc, err := script.Parse(q.Source())
 	if err != nil {
 		t.Fatalf("script does not parse: %v", err)
 	}
@@ -197,7 +198,7 @@ func checkPredictContent(t *testing.T, b *Bank, q Question) {
 	if strings.Contains(steps, "#") || strings.Contains(steps, "title") || strings.Contains(steps, "summary") {
 		t.Errorf("Steps() shows narration or titles:\n%s", steps)
 	}
-	if _, err := sim.Parse(steps); err != nil {
+	if _, err := script.Parse(steps); err != nil {
 		t.Errorf("Steps() does not parse: %v", err)
 	}
 	// The lab link opens this script with this handler.

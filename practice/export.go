@@ -10,7 +10,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/script"
 )
 
 // The export file format. A file states its format and version so that a
@@ -233,8 +233,8 @@ func ParseExport(data []byte, b *Bank) (Export, error) {
 			return bad("challenges[%d]: %s appears twice", i, v.Challenge)
 		case v.Steps < 1 || v.Steps > c.MaxSteps:
 			return bad("challenges[%d]: steps %d is not from 1 to %d", i, v.Steps, c.MaxSteps)
-		case len(v.Script) > sim.MaxScriptBytes:
-			return bad("challenges[%d]: the script is %d bytes; the limit is %d", i, len(v.Script), sim.MaxScriptBytes)
+		case len(v.Script) > script.MaxScriptBytes:
+			return bad("challenges[%d]: the script is %d bytes; the limit is %d", i, len(v.Script), script.MaxScriptBytes)
 		case v.At.Year() < minYear || v.At.Year() >= maxYear:
 			return bad("challenges[%d]: time %s is missing or not from year %d to %d", i, fs.At.Format(time.RFC3339), minYear, maxYear-1)
 		}

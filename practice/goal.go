@@ -8,6 +8,7 @@ import (
 
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/narration"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -111,7 +112,7 @@ func verdictNames() []string {
 
 // withoutChoices are the valid words of without=.
 func withoutChoices() []string {
-	return append([]string{WithoutCrash, WithoutFreshKey}, sim.Verbs()...)
+	return append([]string{WithoutCrash, WithoutFreshKey}, script.Verbs()...)
 }
 
 // GoalError is a goal line that cannot be read: what is wrong, a message
@@ -170,8 +171,8 @@ func ParseGoal(line string) (Goal, error) {
 				return g, goalErr("goal.steps-operator", op)
 			}
 			n, err := strconv.Atoi(value)
-			if err != nil || n < 1 || n > sim.MaxSteps {
-				return g, goalErr("goal.steps-value", value, sim.MaxSteps)
+			if err != nil || n < 1 || n > script.MaxSteps {
+				return g, goalErr("goal.steps-value", value, script.MaxSteps)
 			}
 			g.MaxSteps = n
 		case name == termWithout:
@@ -310,9 +311,9 @@ func (c Cond) holds(r sim.Result) bool {
 // Breaks returns the first of the goal's without= words a step breaks,
 // "" for none: crash for crash= on any step, fresh-key for key=fresh, or
 // the step's verb.
-func (g Goal) Breaks(s sim.Step) string {
+func (g Goal) Breaks(s script.Step) string {
 	for _, x := range g.Without {
-		if x == WithoutCrash && s.Crash != "" || x == WithoutFreshKey && s.KeyMode == sim.KeyFresh || x == s.Verb {
+		if x == WithoutCrash && s.Crash != "" || x == WithoutFreshKey && s.KeyMode == script.KeyFresh || x == s.Verb {
 			return x
 		}
 	}

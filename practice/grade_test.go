@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -129,7 +130,7 @@ func TestGradePredict(t *testing.T) {
 	b := mustLoad(t)
 	const id = "predict-naive-crash-before-ack"
 	q, _ := b.Question(id)
-	run, err := sim.Execute(context.Background(), sim.MustParse(q.Source()), sim.Options{Handlers: []string{"naive"}})
+	run, err := sim.Execute(context.Background(), script.MustParse(q.Source()), sim.Options{Handlers: []string{"naive"}})
 	if err != nil {
 		t.Fatal(err)
 	}

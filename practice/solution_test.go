@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/script"
 )
 
 // TestChallengeSolutions: every challenge has a solution, it starts from
@@ -130,7 +130,7 @@ func TestSharedChallenge(t *testing.T) {
 // The goal line in a script's header reaches SharedChallenge as sim
 // keeps it.
 func TestSharedChallengeFromHeader(t *testing.T) {
-	sc, err := sim.Parse("goal: handler=naive  verdict=duplicate steps<=2\n" + pub + "deliver crash=before-ack\n")
+	sc, err := script.Parse("goal: handler=naive  verdict=duplicate steps<=2\n" + pub + "deliver crash=before-ack\n")
 	if err != nil {
 		t.Fatal(err)
 	}

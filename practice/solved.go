@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/script"
 )
 
 // ErrBadSolve is a solve the store refuses: an unknown challenge, a step
@@ -30,13 +30,13 @@ func VerifySolve(ctx context.Context, v Solve) error {
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrBadSolve, err)
 	}
-	if len(v.Script) > sim.MaxScriptBytes {
-		return fmt.Errorf("%w: the script is %d bytes; the limit is %d", ErrBadSolve, len(v.Script), sim.MaxScriptBytes)
+	if len(v.Script) > script.MaxScriptBytes {
+		return fmt.Errorf("%w: the script is %d bytes; the limit is %d", ErrBadSolve, len(v.Script), script.MaxScriptBytes)
 	}
 	if v.At.Year() < minYear || v.At.Year() >= maxYear {
 		return fmt.Errorf("%w: time %v is not from year %d to %d", ErrBadSolve, v.At, minYear, maxYear-1)
 	}
-	sc, err := sim.Parse(v.Script)
+	sc, err := script.Parse(v.Script)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrBadSolve, err)
 	}

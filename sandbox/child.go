@@ -19,6 +19,7 @@ import (
 
 	"github.com/idempotency-lab/lab/check"
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -203,7 +204,7 @@ func serve(req Request) *Response {
 	}
 	switch req.Op {
 	case "run":
-		sc, err := sim.Parse(req.Script)
+		sc, err := script.Parse(req.Script)
 		if err != nil {
 			resp.Error = errf(0, "sandbox.script", err)
 			return resp

@@ -9,6 +9,7 @@ import (
 
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/sandbox"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -58,7 +59,7 @@ func TestFaithfulCopiesOfTheBuiltins(t *testing.T) {
 			}
 			copied := handlers.Info{Name: h.Name, Schema: f.Schema, Redis: f.Redis, Absolute: f.Absolute, Handle: fn}
 			for _, p := range presets {
-				sc, err := sim.Parse(p.Source)
+				sc, err := script.Parse(p.Source)
 				if err != nil {
 					t.Fatalf("%s: %v", p.Name, err)
 				}
@@ -201,7 +202,7 @@ func TestFaithfulCopiesOfTheAPIBuiltins(t *testing.T) {
 			copied := infos[h.Name]
 			compiled := handlers.Info{Name: h.Name, Schema: h.Schema, API: h.Handle}
 			for _, p := range presets {
-				sc, err := sim.Parse(p.Source)
+				sc, err := script.Parse(p.Source)
 				if err != nil {
 					t.Fatalf("%s: %v", p.Name, err)
 				}
@@ -240,9 +241,9 @@ func TestFaithfulCopiesOfTheAPIBuiltins(t *testing.T) {
 }
 
 // hasComplete says whether a script runs the server's completer.
-func hasComplete(sc *sim.Script) bool {
+func hasComplete(sc *script.Script) bool {
 	for _, st := range sc.Steps {
-		if st.Verb == sim.VerbComplete {
+		if st.Verb == script.VerbComplete {
 			return true
 		}
 	}

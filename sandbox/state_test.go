@@ -11,6 +11,7 @@ import (
 	"github.com/idempotency-lab/lab/check"
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/sandbox"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -60,11 +61,11 @@ func load(t *testing.T, src, name string) handlers.Info {
 }
 
 // execute runs a script on a handler in this process.
-func execute(t *testing.T, h handlers.Info, script string) sim.Result {
+func execute(t *testing.T, h handlers.Info, src string) sim.Result {
 	t.Helper()
-	sc, err := sim.Parse(script)
+	sc, err := script.Parse(src)
 	if err != nil {
-		t.Fatalf("sim.Parse: %v", err)
+		t.Fatalf("script.Parse: %v", err)
 	}
 	run, err := sim.Execute(context.Background(), sc, sim.Options{Custom: []handlers.Info{h}})
 	if err != nil {

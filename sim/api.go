@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 )
 
 // The API side in the engine. A script of request steps (api_script.go)
@@ -114,7 +115,7 @@ func requestBody(account string, amount int64) string {
 }
 
 // request is a request, request-concurrent or API retry step.
-func (w *world) request(st Step) error {
+func (w *world) request(st script.Step) error {
 	if w.api == nil {
 		w.api = newAPIState()
 	}
@@ -122,17 +123,17 @@ func (w *world) request(st Step) error {
 	in := w.intents[ik]
 	if in == nil {
 		in = &intent{tenant: st.Tenant, op: st.Op, account: st.Account, amount: st.Amount, keyMode: st.KeyMode}
-		if st.KeyMode == KeyQuoted {
-			in.keyMode = KeyOp // the operation id's key, quoted on this send only
+		if st.KeyMode == script.KeyQuoted {
+			in.keyMode = script.KeyOp // the operation id's key, quoted on this send only
 		}
 		switch in.keyMode {
-		case KeyOp:
+		case script.KeyOp:
 			in.key = st.Op
-		case KeyV7:
+		case script.KeyV7:
 			in.key = w.newKey(true)
 		}
 		in.variants = []int64{st.Amount}
-		if st.KeyMode == KeyNone {
+		if st.KeyMode == script.KeyNone {
 			// Without a key the right answer is 400 and no charge; a server
 			// that charges anyway is judged by its answer, and by the money
 			// once it charges twice (see verdict).
@@ -144,14 +145,14 @@ func (w *world) request(st Step) error {
 		}
 	}
 	amount := in.variants[len(in.variants)-1]
-	if st.Verb == VerbRetry && st.Amount > 0 {
+	if st.Verb == script.VerbRetry && st.Amount > 0 {
 		amount = st.Amount
 		if !slices.Contains(in.variants, amount) {
 			in.variants = append(in.variants, amount)
 		}
 	}
 	n := 1
-	if st.Verb == VerbRequestConcurrent {
+	if st.Verb == script.VerbRequestConcurrent {
 		n = 2
 	}
 	if err := w.allow(n); err != nil {
@@ -160,13 +161,13 @@ func (w *world) request(st Step) error {
 	var ws []*worker
 	for range n {
 		key := in.key
-		if in.keyMode == KeyFresh {
+		if in.keyMode == script.KeyFresh {
 			key = w.newKey(false) // a new key on every send: the anti-pattern
 		}
 		w.api.n++
 		m := &Message{TransportID: fmt.Sprintf("req-%d", w.api.n), Key: key, Tenant: in.tenant, Op: in.op,
 			Account: in.account, Amount: amount, Deliveries: 1}
-		w.api.reqs[m] = &apiReq{msg: m, body: requestBody(in.account, amount), header: keyHeader(key, st.KeyMode == KeyQuoted), lose: st.Lose}
+		w.api.reqs[m] = &apiReq{msg: m, body: requestBody(in.account, amount), header: keyHeader(key, st.KeyMode == script.KeyQuoted), lose: st.Lose}
 		if !w.admit(m, w.api.reqs[m]) {
 			continue
 		}
@@ -404,8 +405,8 @@ var clientBackoff = []time.Duration{0, time.Minute, 2 * time.Minute, 4 * time.Mi
 // the client retries every request it has no final answer to, the same
 // key and body, after each backoff, until none is left.
 func (w *world) settleAPI() error {
-	if w.gateway.mode != GatewayUp || w.gateway.stall > 0 {
-		w.step(Step{Verb: VerbGateway, Gateway: GatewayUp, Up: true})
+	if w.gateway.mode != script.GatewayUp || w.gateway.stall > 0 {
+		w.step(script.Step{Verb: script.VerbGateway, Gateway: script.GatewayUp, Up: true})
 	}
 	if w.script.ClientRetry.Policy != "" {
 		return w.settleRetries()
@@ -415,7 +416,7 @@ func (w *world) settleAPI() error {
 			return nil
 		}
 		if wait > 0 {
-			if err := w.step(Step{Verb: VerbAdvance, Advance: wait}); err != nil {
+			if err := w.step(script.Step{Verb: script.VerbAdvance, Advance: wait}); err != nil {
 				return err
 			}
 		}
@@ -425,7 +426,7 @@ func (w *world) settleAPI() error {
 				if r == nil {
 					continue
 				}
-				st := Step{Verb: VerbRetry, API: true, Op: in.op, Tenant: in.tenant}
+				st := script.Step{Verb: script.VerbRetry, API: true, Op: in.op, Tenant: in.tenant}
 				if amount != in.variants[len(in.variants)-1] {
 					st.Amount = amount
 				}
@@ -475,3 +476,17 @@ func (w *world) apiVerdict() (Verdict, string, bool) {
 func sameAnswer(saved *handlers.APIResponse, resp handlers.APIResponse) bool {
 	return saved != nil && saved.Status == resp.Status && saved.Body == resp.Body
 }
+
+// keyHeader is the Idempotency-Key header's value for a key: the bare
+// token, or quoted as an RFC 8941 string (a backslash before each
+// quote and each backslash).
+func keyHeader(key string, quoted bool) string {
+	if !quoted || key == "" {
+		return key
+	}
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(key) + `"`
+}
+
+// formatDuration writes a duration as scripts write it
+// (script.FormatDuration): the engine's words name durations so.
+func formatDuration(d time.Duration) string { return script.FormatDuration(d) }

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -215,7 +216,7 @@ func TestAPIConformance(t *testing.T) {
 // TestAPIWrongStatus: answers that are not due are a verdict of their
 // own when the money is right, naming the request and the status due.
 func TestAPIWrongStatus(t *testing.T) {
-	run, err := sim.Execute(context.Background(), sim.MustParse("request pay-1 amount=100 key=none\n"),
+	run, err := sim.Execute(context.Background(), script.MustParse("request pay-1 amount=100 key=none\n"),
 		sim.Options{Handlers: []string{"api-naive", "api-idempotency-key"}})
 	if err != nil {
 		t.Fatal(err)
@@ -234,12 +235,12 @@ func TestAPIWrongStatus(t *testing.T) {
 // TestAPISides: a script of requests runs the API handlers and refuses
 // message handlers, and the other way round, naming the valid ones.
 func TestAPISides(t *testing.T) {
-	api := sim.MustParse("request pay-1 amount=100\n")
+	api := script.MustParse("request pay-1 amount=100\n")
 	if _, err := sim.Execute(context.Background(), api, sim.Options{Handlers: []string{"naive"}}); err == nil ||
 		!strings.Contains(err.Error(), "naive handles messages, and this script sends API requests: choose among the API handlers (api-idempotency-key") {
 		t.Errorf("message handler on an API script: %v", err)
 	}
-	broker := sim.MustParse("publish pay-1 amount=100\n")
+	broker := script.MustParse("publish pay-1 amount=100\n")
 	if _, err := sim.Execute(context.Background(), broker, sim.Options{Handlers: []string{"api-naive"}}); err == nil ||
 		!strings.Contains(err.Error(), "unknown handler \"api-naive\"") {
 		t.Errorf("API handler on a broker script: %v", err)

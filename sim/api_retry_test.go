@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -15,31 +16,31 @@ import (
 func TestParseClientRetry(t *testing.T) {
 	tests := []struct {
 		name, src string
-		want      sim.ClientRetry
+		want      script.ClientRetry
 		capacity  int
 		canonical string // the headers as Script.String writes them
 	}{
-		{"no header: the lab's first schedule", "request pay-1 amount=1", sim.ClientRetry{}, 0, ""},
+		{"no header: the lab's first schedule", "request pay-1 amount=1", script.ClientRetry{}, 0, ""},
 		{"exponential with the defaults", "client-retry: exponential\nrequest pay-1 amount=1",
-			sim.ClientRetry{Policy: "exponential", Base: time.Minute, Cap: 8 * time.Minute, Attempts: 5}, 0, "client-retry: exponential\n"},
+			script.ClientRetry{Policy: "exponential", Base: time.Minute, Cap: 8 * time.Minute, Attempts: 5}, 0, "client-retry: exponential\n"},
 		{"every option", "client-retry: exponential-jitter base=30s cap=1h attempts=10 retry-after\nrequest pay-1 amount=1",
-			sim.ClientRetry{Policy: "exponential-jitter", Base: 30 * time.Second, Cap: time.Hour, Attempts: 10, RetryAfter: true}, 0,
+			script.ClientRetry{Policy: "exponential-jitter", Base: 30 * time.Second, Cap: time.Hour, Attempts: 10, RetryAfter: true}, 0,
 			"client-retry: exponential-jitter base=30s cap=1h attempts=10 retry-after\n"},
 		// retry-after is a flag, and may come anywhere among the options.
 		{"retry-after first", "client-retry: fixed retry-after base=2m\nrequest pay-1 amount=1",
-			sim.ClientRetry{Policy: "fixed", Base: 2 * time.Minute, Cap: 8 * time.Minute, Attempts: 5, RetryAfter: true}, 0,
+			script.ClientRetry{Policy: "fixed", Base: 2 * time.Minute, Cap: 8 * time.Minute, Attempts: 5, RetryAfter: true}, 0,
 			"client-retry: fixed base=2m retry-after\n"},
 		// Options equal to the defaults are not written back.
 		{"default options are dropped", "client-retry: exponential base=1m cap=8m attempts=5\nrequest pay-1 amount=1",
-			sim.ClientRetry{Policy: "exponential", Base: time.Minute, Cap: 8 * time.Minute, Attempts: 5}, 0, "client-retry: exponential\n"},
-		{"none", "client-retry: none\nrequest pay-1 amount=1", sim.ClientRetry{Policy: "none"}, 0, "client-retry: none\n"},
-		{"capacity", "server-capacity: 3\nrequest pay-1 amount=1", sim.ClientRetry{}, 3, "server-capacity: 3\n"},
+			script.ClientRetry{Policy: "exponential", Base: time.Minute, Cap: 8 * time.Minute, Attempts: 5}, 0, "client-retry: exponential\n"},
+		{"none", "client-retry: none\nrequest pay-1 amount=1", script.ClientRetry{Policy: "none"}, 0, "client-retry: none\n"},
+		{"capacity", "server-capacity: 3\nrequest pay-1 amount=1", script.ClientRetry{}, 3, "server-capacity: 3\n"},
 		// 0 is the default: no limit, and nothing to write.
-		{"capacity 0", "server-capacity: 0\nrequest pay-1 amount=1", sim.ClientRetry{}, 0, ""},
+		{"capacity 0", "server-capacity: 0\nrequest pay-1 amount=1", script.ClientRetry{}, 0, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := sim.Parse(tc.src)
+			s, err := script.Parse(tc.src)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,7 +50,7 @@ func TestParseClientRetry(t *testing.T) {
 			if got := s.String(); got != tc.canonical+"request pay-1 amount=1\n" {
 				t.Errorf("String() = %q", got)
 			}
-			again, err := sim.Parse(s.String())
+			again, err := script.Parse(s.String())
 			if err != nil || again.ClientRetry != s.ClientRetry || again.ServerCapacity != s.ServerCapacity {
 				t.Errorf("round trip: %+v %v", again, err)
 			}
@@ -100,27 +101,27 @@ func TestParseClientRetryErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := sim.Parse(tc.src)
-			var se *sim.Error
+			_, err := script.Parse(tc.src)
+			var se *script.Error
 			if err == nil || !errorsAs(err, &se) {
-				t.Fatalf("got %v, want a *sim.Error", err)
+				t.Fatalf("got %v, want a *script.Error", err)
 			}
 			if se.Line != tc.line {
 				t.Errorf("line %d, want %d: %v", se.Line, tc.line, err)
 			}
 			for _, w := range tc.want {
-				if !strings.Contains(se.Msg, w) {
-					t.Errorf("%q lacks %q", se.Msg, w)
+				if !strings.Contains(se.Message("en"), w) {
+					t.Errorf("%q lacks %q", se.Message("en"), w)
 				}
 			}
-			if se.MsgRU == "" {
-				t.Errorf("no Russian message for %q", se.Msg)
+			if se.Message("ru") == "" {
+				t.Errorf("no Russian message for %q", se.Message("en"))
 			}
 		})
 	}
 }
 
-func errorsAs(err error, se **sim.Error) bool {
+func errorsAs(err error, se **script.Error) bool {
 	return errors.As(err, se)
 }
 
@@ -167,7 +168,7 @@ func TestClientRetrySchedules(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := sim.MustParse(tc.header + "request pay-1 amount=100 crash=before-effect\n")
+			s := script.MustParse(tc.header + "request pay-1 amount=100 crash=before-effect\n")
 			run, err := sim.Execute(context.Background(), s, sim.Options{Handlers: []string{"api-idempotency-key"}})
 			if err != nil {
 				t.Fatal(err)
@@ -194,7 +195,7 @@ func TestServerCapacityRetryAfter(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := sim.MustParse(tc.header + "server-capacity: 1\nrequest pay-1 amount=100\nrequest pay-2 amount=100\n")
+			s := script.MustParse(tc.header + "server-capacity: 1\nrequest pay-1 amount=100\nrequest pay-2 amount=100\n")
 			run, err := sim.Execute(context.Background(), s, sim.Options{Handlers: []string{"api-idempotency-key"}})
 			if err != nil {
 				t.Fatal(err)
@@ -219,7 +220,7 @@ func TestServerCapacityRetryAfter(t *testing.T) {
 // TestCompleteWithoutCompleter: a handler without a completer is told so,
 // and the step changes nothing; a script of complete alone runs.
 func TestCompleteWithoutCompleter(t *testing.T) {
-	run, err := sim.Execute(context.Background(), sim.MustParse("complete\n"), sim.Options{Handlers: []string{"api-naive", "api-idempotency-key"}})
+	run, err := sim.Execute(context.Background(), script.MustParse("complete\n"), sim.Options{Handlers: []string{"api-naive", "api-idempotency-key"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +269,7 @@ func TestCompleter(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s := sim.MustParse("client-retry: none\n" + tc.script)
+			s := script.MustParse("client-retry: none\n" + tc.script)
 			run, err := sim.Execute(context.Background(), s, sim.Options{Handlers: []string{"api-idempotency-key"}})
 			if err != nil {
 				t.Fatal(err)
@@ -298,7 +299,7 @@ func TestCompleter(t *testing.T) {
 // TestShedRequestWithoutKey: a request the server sheds is shown as sent,
 // without a key when it has none, and its 503 is not the handler's.
 func TestShedRequestWithoutKey(t *testing.T) {
-	s := sim.MustParse("client-retry: none\nserver-capacity: 1\nrequest pay-1 amount=100\nrequest pay-2 amount=100 key=none\n")
+	s := script.MustParse("client-retry: none\nserver-capacity: 1\nrequest pay-1 amount=100\nrequest pay-2 amount=100 key=none\n")
 	run, err := sim.Execute(context.Background(), s, sim.Options{Handlers: []string{"api-idempotency-key"}})
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -14,8 +15,8 @@ import (
 // published message.
 func TestAPITraceSpeaksOfServers(t *testing.T) {
 	for _, crash := range []string{"before-effect", "after-effect", "call:2", "after-call:1"} {
-		script := "request a amount=10000 crash=" + crash + "\n"
-		run, err := sim.Execute(context.Background(), sim.MustParse(script), sim.Options{Handlers: []string{"all"}})
+		src := "request a amount=10000 crash=" + crash + "\n"
+		run, err := sim.Execute(context.Background(), script.MustParse(src), sim.Options{Handlers: []string{"all"}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,11 +46,11 @@ func TestAPITraceSpeaksOfServers(t *testing.T) {
 // parsed, so the lab's handlers take both spellings for one key.
 func TestQuotedKeySteps(t *testing.T) {
 	for _, src := range []string{"request a amount=100 key=quoted\nretry a\n", "request a amount=100\nretry a tenant=acme key=quoted\n"} {
-		sc, err := sim.Parse(src)
+		sc, err := script.Parse(src)
 		if err != nil {
 			t.Fatalf("%q: %v", src, err)
 		}
-		again, err := sim.Parse(sc.String())
+		again, err := script.Parse(sc.String())
 		if err != nil || again.String() != sc.String() {
 			t.Errorf("%q: written back as %q (%v)", src, sc.String(), err)
 		}
@@ -74,7 +75,7 @@ func TestQuotedKeySteps(t *testing.T) {
 		"request a amount=100\nrequest-concurrent a account=bob\n": "account= belongs to the first request",
 		"request a amount=100 key=spelled\n":                       "valid modes: op, v7, fresh, none, quoted",
 	} {
-		if _, err := sim.Parse(src); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := script.Parse(src); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want an error with %q", src, err, want)
 		}
 	}

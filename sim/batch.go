@@ -2,93 +2,14 @@ package sim
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
+
+	"github.com/idempotency-lab/lab/script"
 )
 
-// Batches and offsets, as a Kafka consumer sees them:
-//
-//	deliver-batch N [commit=after|before] [crash=after-message:K]
-//
-// One worker polls the N oldest ready messages and handles them in order.
-// commit=after (the default) commits its offset, acking the whole batch,
-// once it has handled them all: a crash in the middle leaves the whole
-// uncommitted range in flight, and the broker replays it, the messages the
-// worker finished included. commit=before commits first, as auto-commit
-// does: a crash in the middle loses the messages it had not reached.
-// crash=after-message:K kills the worker right after its K-th message.
-
-// VerbDeliverBatch is the verb of a batch.
-const VerbDeliverBatch = "deliver-batch"
-
-// Commit modes of a batch (Step.Commit).
-const (
-	CommitAfter  = "after"
-	CommitBefore = "before"
-)
-
-// MaxBatch is the most messages one batch may take.
-const MaxBatch = 50
-
-// batchStep reads deliver-batch.
-func batchStep(n int, args []string) (Step, error) {
-	st := Step{Verb: VerbDeliverBatch, Commit: CommitAfter}
-	if len(args) == 0 || strings.Contains(args[0], "=") {
-		return st, errf(n, "deliver-batch needs the batch size first, as in: %s", "deliver-batch: сначала нужен размер пачки, например: %s", usage(VerbDeliverBatch))
-	}
-	size, err := strconv.Atoi(args[0])
-	if err != nil || size < 1 || size > MaxBatch || strconv.Itoa(size) != args[0] {
-		return st, errf(n, "deliver-batch: %q is not a batch size; it is a whole number from 1 to %d", "deliver-batch: %q — не размер пачки; нужно целое число от 1 до %d", args[0], MaxBatch)
-	}
-	st.Batch = size
-	opts, oerr := options(n, VerbDeliverBatch, args[1:], []string{"commit", "crash"})
-	if oerr != nil {
-		return st, oerr
-	}
-	if c, ok := opts["commit"]; ok {
-		if c != CommitAfter && c != CommitBefore {
-			return st, errf(n, "commit=%s: unknown commit mode; valid modes: after (commit the offset once the batch is handled), before (commit first, as auto-commit does)",
-				"commit=%s: неизвестный режим коммита; допустимые: after (коммит смещения после обработки пачки), before (сначала коммит, как при auto-commit)", c)
-		}
-		st.Commit = c
-	}
-	if c, ok := opts["crash"]; ok {
-		k, ok := batchCrash(c)
-		if !ok || k > size {
-			return st, errf(n, "crash=%s: unknown batch crash point; the valid point is after-message:K (the worker dies right after the K-th message of the batch), K from 1 to the batch size %d",
-				"crash=%s: неизвестная точка падения в пачке; допустима after-message:K (воркер падает сразу после K-го сообщения пачки), K от 1 до размера пачки %d", c, size)
-		}
-		st.Crash = c
-	}
-	return st, nil
-}
-
-// batchCrash reads after-message:K.
-func batchCrash(c string) (int, bool) {
-	v, ok := strings.CutPrefix(c, "after-message:")
-	if !ok {
-		return 0, false
-	}
-	k, err := strconv.Atoi(v)
-	if err != nil || k < 1 || strconv.Itoa(k) != v {
-		return 0, false
-	}
-	return k, true
-}
-
-// writeBatch writes deliver-batch's arguments, as batchStep reads them.
-func writeBatch(b *strings.Builder, st Step) {
-	fmt.Fprintf(b, " %d", st.Batch)
-	if st.Commit == CommitBefore {
-		b.WriteString(" commit=before")
-	}
-	if st.Crash != "" {
-		b.WriteString(" crash=" + st.Crash)
-	}
-}
+// Batches and offsets, as a Kafka consumer sees them (the verb: script/batch.go).
 
 // deliverBatch carries out deliver-batch.
-func (w *world) deliverBatch(st Step) error {
+func (w *world) deliverBatch(st script.Step) error {
 	n := min(st.Batch, len(w.broker.Ready))
 	if n == 0 {
 		w.note("broker", "nothing is ready to deliver", "доставлять нечего: очередь пуста")
@@ -120,10 +41,10 @@ func (w *world) deliverBatch(st Step) error {
 			Text:   fmt.Sprintf("commit offset: %s acknowledged (%s)", plural(len(ms), "message"), batchRange(ms)),
 			TextRU: fmt.Sprintf("коммит смещения: подтверждено сообщений: %d (%s)", len(ms), batchRange(ms))})
 	}
-	if st.Commit == CommitBefore {
+	if st.Commit == script.CommitBefore {
 		commit(msgs)
 	}
-	crashAt, _ := batchCrash(st.Crash)
+	crashAt, _ := script.BatchCrash(st.Crash)
 	var handled []*Message
 	for i, m := range msgs {
 		wk := newWorker(1, m, "")
@@ -139,7 +60,7 @@ func (w *world) deliverBatch(st Step) error {
 			w.crashes++
 			en, ru := "worker-1 dies after its message %d of %d, before it commits: the whole batch stays in flight, and the broker will replay it from the last committed offset",
 				"worker-1 падает после сообщения %d из %d, до коммита: вся пачка остаётся в обработке, и брокер повторит её с последнего закоммиченного смещения"
-			if st.Commit == CommitBefore {
+			if st.Commit == script.CommitBefore {
 				en, ru = "worker-1 dies after its message %d of %d: the offset was committed before the batch, so the messages it never reached are lost",
 					"worker-1 падает после сообщения %d из %d: смещение закоммичено до пачки, поэтому сообщения, до которых он не дошёл, потеряны"
 			}
@@ -156,7 +77,7 @@ func (w *world) deliverBatch(st Step) error {
 		w.note("worker-1", fmt.Sprintf("the batch ended before message %d: the worker did not crash", crashAt),
 			fmt.Sprintf("пачка закончилась раньше сообщения %d: воркер не упал", crashAt))
 	}
-	if st.Commit == CommitAfter {
+	if st.Commit == script.CommitAfter {
 		commit(handled)
 	}
 	return nil
@@ -166,8 +87,8 @@ func (w *world) deliverBatch(st Step) error {
 // commits what it handled before it and seeks back to the failed message,
 // which is delivered again with the rest. With commit=before everything
 // was committed already, and the failure is only logged.
-func (w *world) batchFailed(st Step, handled, rest []*Message, err error, commit func([]*Message)) error {
-	if st.Commit == CommitBefore {
+func (w *world) batchFailed(st script.Step, handled, rest []*Message, err error, commit func([]*Message)) error {
+	if st.Commit == script.CommitBefore {
 		w.note("worker-1", fmt.Sprintf("%s failed (%v), but its offset is committed: it will not be delivered again", rest[0].TransportID, err),
 			fmt.Sprintf("%s не обработано (%v), но его смещение уже закоммичено: повторно его не доставят", rest[0].TransportID, err))
 		return nil

@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/idempotency-lab/lab/script"
 )
 
 // benchScript is a 20-step scenario that touches every part of the engine:
@@ -36,7 +38,7 @@ dlq-replay
 `
 
 func BenchmarkExecuteAllHandlers(b *testing.B) {
-	s := MustParse(benchScript)
+	s := script.MustParse(benchScript)
 	if len(s.Steps) != 20 {
 		b.Fatalf("bench script has %d steps, want 20", len(s.Steps))
 	}
@@ -62,7 +64,7 @@ func BenchmarkExecuteAllHandlers(b *testing.B) {
 func BenchmarkScriptLength(b *testing.B) {
 	steps := []string{"publish a amount=10000", "deliver crash=before-ack", "retry a", "redeliver"}
 	for n := 1; n <= len(steps); n++ {
-		s := MustParse(strings.Join(steps[:n], "\n"))
+		s := script.MustParse(strings.Join(steps[:n], "\n"))
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			for b.Loop() {
 				if _, err := Execute(context.Background(), s, Options{Handlers: []string{"inbox"}, StepEvents: 1}); err != nil {
@@ -82,7 +84,7 @@ func BenchmarkScriptLengthReused(b *testing.B) {
 	steps := []string{"publish a amount=10000", "deliver crash=before-ack", "retry a", "redeliver"}
 	for _, skip := range []bool{false, true} {
 		for n := 1; n <= len(steps); n++ {
-			s := MustParse(strings.Join(steps[:n], "\n"))
+			s := script.MustParse(strings.Join(steps[:n], "\n"))
 			name := strconv.Itoa(n)
 			if skip {
 				name += "/settlement-skipped"

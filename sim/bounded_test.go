@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -14,10 +15,10 @@ import (
 // (sim.MaxEventText, sim.MaxArgText), with a note of how much more there
 // was, and past sim.MaxRunText bytes in a world each text is cut tighter.
 
-// runBounded runs script on one handler made of handle.
-func runBounded(t *testing.T, script string, handle handlers.Func) sim.Result {
+// runBounded runs the script src on one handler made of handle.
+func runBounded(t *testing.T, src string, handle handlers.Func) sim.Result {
 	t.Helper()
-	s, err := sim.Parse(script)
+	s, err := script.Parse(src)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/idempotency-lab/lab/script"
 )
 
 // Message is one message as the broker holds it.
@@ -39,7 +41,7 @@ func (m *Message) Body() string {
 type Broker struct {
 	MaxDeliveries int
 	// RequeueAt is where a message that comes back goes: RequeueBack (""
-	// too), RequeueFront or RequeueRedeliveries (BrokerProfile.Requeue).
+	// too), RequeueFront or RequeueRedeliveries (script.BrokerProfile.Requeue).
 	RequeueAt string
 	Ready     []*Message
 	InFlight  []*Message
@@ -150,10 +152,10 @@ func (b *Broker) putBack(m *Message) {
 	m.Redelivered = true
 	at := len(b.Ready)
 	switch b.RequeueAt {
-	case RequeueFront:
+	case script.RequeueFront:
 		// Its old place: before the first ready message published after it.
 		at = slices.IndexFunc(b.Ready, func(x *Message) bool { return offsetOf(x) > offsetOf(m) })
-	case RequeueRedeliveries:
+	case script.RequeueRedeliveries:
 		// Behind the redeliveries already waiting, before the first
 		// message never handed out.
 		at = slices.IndexFunc(b.Ready, func(x *Message) bool { return x.Deliveries == 0 })

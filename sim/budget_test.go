@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -24,7 +25,7 @@ func publishes(n int) string {
 
 // budgetError runs s and fails the test unless Execute returns a
 // *sim.BudgetError; it returns that error.
-func budgetError(t *testing.T, s *sim.Script, opt sim.Options) *sim.BudgetError {
+func budgetError(t *testing.T, s *script.Script, opt sim.Options) *sim.BudgetError {
 	t.Helper()
 	run, err := sim.Execute(context.Background(), s, opt)
 	var be *sim.BudgetError
@@ -333,7 +334,7 @@ func TestLuaScriptsWeighOnTheBudget(t *testing.T) {
 		{"setnx", false},      // 100 deliveries, no script: within 300
 		{"setnx-token", true}, // 100 deliveries and 100 releases in Lua: 900
 	} {
-		_, err := sim.Execute(context.Background(), sim.MustParse(src), sim.Options{Handlers: []string{tc.handler}, Budget: 300})
+		_, err := sim.Execute(context.Background(), script.MustParse(src), sim.Options{Handlers: []string{tc.handler}, Budget: 300})
 		var be *sim.BudgetError
 		if got := errors.As(err, &be); got != tc.over {
 			t.Errorf("%s with a budget of 300: over budget %v (%v), want %v", tc.handler, got, err, tc.over)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/idempotency-lab/lab/script"
 )
 
 // Crash anywhere. Besides the points a handler marks, a worker can die at
@@ -51,7 +53,7 @@ func (w *world) beforeCall(what string) (int, error) {
 				fmt.Sprintf("переключение: %s останавливается перед обращением %d (%s); сейчас работает другой воркер", wk.name, n, what))
 		}
 	}
-	if c, after, ok := CallCrash(wk.crash); ok && !after && c == n {
+	if c, after, ok := script.CallCrash(wk.crash); ok && !after && c == n {
 		w.crashNow(wk, fmt.Sprintf("worker dies just before its call %d: %s", n, what),
 			fmt.Sprintf("воркер падает перед обращением %d: %s", n, what))
 		return 0, w.crashedErr()
@@ -65,7 +67,7 @@ func (w *world) afterCall() {
 	if wk == nil || wk.dead || w.t.actor != wk.name {
 		return
 	}
-	if c, after, ok := CallCrash(wk.crash); ok && after && c == wk.calls {
+	if c, after, ok := script.CallCrash(wk.crash); ok && after && c == wk.calls {
 		w.crashNow(wk, fmt.Sprintf("worker dies right after its call %d", c),
 			fmt.Sprintf("воркер падает сразу после обращения %d", c))
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -16,7 +17,7 @@ import (
 // runCustom runs a script on one handler, the lab's or a custom one.
 func runCustom(t *testing.T, src string, h handlers.Info) sim.Result {
 	t.Helper()
-	s, err := sim.Parse(src)
+	s, err := script.Parse(src)
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -96,7 +97,7 @@ func dumpRun(t *testing.T, run *sim.Run) []byte {
 	return b
 }
 
-func execute(t *testing.T, s *sim.Script, opt sim.Options) *sim.Run {
+func execute(t *testing.T, s *script.Script, opt sim.Options) *sim.Run {
 	t.Helper()
 	run, err := sim.Execute(context.Background(), s, opt)
 	if err != nil {
@@ -115,7 +116,7 @@ func firstDifference(a, b []byte) string {
 	return "first run:  ..." + string(a[from:min(len(a), i+200)]) + "\nsecond run: ..." + string(b[from:min(len(b), i+200)])
 }
 
-func checkDeterministic(t *testing.T, s *sim.Script) {
+func checkDeterministic(t *testing.T, s *script.Script) {
 	t.Helper()
 	opt := sim.Options{Handlers: []string{"all"}, Snapshots: true}
 	r1, r2 := execute(t, s, opt), execute(t, s, opt)
@@ -144,7 +145,7 @@ func checkDeterministic(t *testing.T, s *sim.Script) {
 func TestExecuteIsDeterministic(t *testing.T) {
 	t.Run("keys, races and clocks", func(t *testing.T) {
 		t.Parallel()
-		checkDeterministic(t, sim.MustParse(keysScript))
+		checkDeterministic(t, script.MustParse(keysScript))
 	})
 	presets, err := sim.Presets()
 	if err != nil {
@@ -196,16 +197,16 @@ func hasKey(b sim.BrokerState, key string) bool {
 }
 
 func TestKeysAreTheSameAcrossHandlersAndRuns(t *testing.T) {
-	s := sim.MustParse(keysScript)
+	s := script.MustParse(keysScript)
 	run := execute(t, s, sim.Options{Handlers: []string{"all"}, Snapshots: true})
 	want := producerKeys(t, run.Results[0])
 
 	// One message per publish, retry or change-payload step.
-	var sends []sim.Step
+	var sends []script.Step
 	var sendStep []int
 	for i, st := range s.Steps {
 		switch st.Verb {
-		case sim.VerbPublish, sim.VerbRetry, sim.VerbChangePayload:
+		case script.VerbPublish, script.VerbRetry, script.VerbChangePayload:
 			sends = append(sends, st)
 			sendStep = append(sendStep, i)
 		}
@@ -231,22 +232,22 @@ func TestKeysAreTheSameAcrossHandlersAndRuns(t *testing.T) {
 	trace := run.Results[0].Trace
 	for i, st := range sends {
 		id := st.Tenant + "/" + st.Op
-		if st.Verb == sim.VerbPublish {
+		if st.Verb == script.VerbPublish {
 			keyMode[id] = st.KeyMode
 		}
 		key := want[i]
 		switch keyMode[id] {
-		case sim.KeyOp:
+		case script.KeyOp:
 			if key != st.Op {
 				t.Errorf("%s %s: key %s, want the operation id", st.Verb, st.Op, key)
 			}
-		case sim.KeyV7:
+		case script.KeyV7:
 			u, err := uuid.Parse(key)
 			if err != nil || u.Version() != 7 || u.Variant() != uuid.RFC4122 {
 				t.Errorf("%s %s: key %s is not a UUIDv7 (%v)", st.Verb, st.Op, key, err)
 				continue
 			}
-			if st.Verb == sim.VerbPublish {
+			if st.Verb == script.VerbPublish {
 				firstKey[id] = key
 				var ms int64
 				for _, b := range u[:6] {
@@ -262,7 +263,7 @@ func TestKeysAreTheSameAcrossHandlersAndRuns(t *testing.T) {
 			} else if key != firstKey[id] {
 				t.Errorf("%s %s: v7 key %s, want the key of the first publish %s", st.Verb, st.Op, key, firstKey[id])
 			}
-		case sim.KeyFresh:
+		case script.KeyFresh:
 			u, err := uuid.Parse(key)
 			if err != nil || u.Version() != 4 || u.Variant() != uuid.RFC4122 {
 				t.Errorf("%s %s: key %s is not a UUIDv4 (%v)", st.Verb, st.Op, key, err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -107,8 +108,8 @@ func TestAnAPICrashCannotBeRecovered(t *testing.T) {
 		}()
 		return charge(ctx, d, r)
 	}
-	const script = "request pay-1 amount=100 crash=after-effect\n"
-	s, err := sim.Parse(script)
+	const src = "request pay-1 amount=100 crash=after-effect\n"
+	s, err := script.Parse(src)
 	if err != nil {
 		t.Fatal(err)
 	}

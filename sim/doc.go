@@ -3,26 +3,28 @@
 // handlers) on real data stores, one world per handler, step by step as a
 // script says.
 //
-// A run starts from a script (Parse; the language is in script.go, with
-// the API side's requests in api_script.go, the producer's in
-// producer.go, orderings in ordering.go and batches in batch.go) and
-// returns a Result per handler: its trace, the balances the oracle
-// counted and a Verdict (verdict.go has the words for each).
+// A run starts from a script (a script.Script: the language, its parser
+// and its canonical writer are package script, which this package
+// imports) and returns a Result per handler: its trace, the balances the
+// oracle counted and a Verdict (verdict.go has the words for each).
 //
 // Where things happen:
 //   - run.go: Run, the loop over steps, settlement and the oracle's
 //     verdict;
 //   - world.go, worlds.go: one handler's world (its database, Redis,
 //     broker and gateway), and the embedded worlds a search reuses;
-//   - broker.go, profile.go: the model broker and the broker profiles
-//     (broker: lab|sqs|sqs-fifo|rabbitmq|nats|kafka) that set its
-//     semantics;
+//   - broker.go: the model broker, whose semantics the script's broker
+//     profile sets (script.BrokerProfile);
 //   - engine.go, block.go: the real engine (PostgreSQL and Redis servers)
 //     and two workers blocking on PostgreSQL; differences.go lists where
 //     the two engines may disagree;
 //   - calls.go, dies.go: crashing a worker at any call;
 //   - api.go, api_retry.go, api_complete.go: the API side (an
-//     Idempotency-Key server and its clients);
+//     Idempotency-Key server and its clients, retrying as the script's
+//     client-retry: says);
+//   - producer.go, ordering.go, batch.go: the order service and its
+//     outbox relay, messages out of order and refunds, and a consumer's
+//     batches and offsets;
 //   - record.go, guard.go: the SQL recorder behind the trace and the guards
 //     that keep a handler inside its world;
 //   - trace.go, storage.go, budget.go: what a run reports, what a handler

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -46,7 +47,7 @@ var fuzzSeeds = []string{
 }
 
 // FuzzParse checks that Parse never panics, that every error is a
-// *sim.Error, and that the canonical form of a valid script parses to the
+// *script.Error, and that the canonical form of a valid script parses to the
 // same canonical form again.
 func FuzzParse(f *testing.F) {
 	for _, s := range fuzzSeeds {
@@ -64,11 +65,11 @@ func FuzzParse(f *testing.F) {
 		f.Add(p.Source)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		s, err := sim.Parse(src)
+		s, err := script.Parse(src)
 		if err != nil {
-			var se *sim.Error
+			var se *script.Error
 			if !errors.As(err, &se) {
-				t.Fatalf("error %v is a %T, not *sim.Error", err, err)
+				t.Fatalf("error %v is a %T, not *script.Error", err, err)
 			}
 			if se.Line < 0 || se.Line > len(src)+1 {
 				t.Fatalf("error line %d outside the script: %v", se.Line, err)
@@ -78,11 +79,11 @@ func FuzzParse(f *testing.F) {
 			}
 			return
 		}
-		if len(s.Steps) > sim.MaxSteps {
-			t.Fatalf("%d steps accepted, the limit is %d", len(s.Steps), sim.MaxSteps)
+		if len(s.Steps) > script.MaxSteps {
+			t.Fatalf("%d steps accepted, the limit is %d", len(s.Steps), script.MaxSteps)
 		}
 		canon := s.String()
-		s2, err := sim.Parse(canon)
+		s2, err := script.Parse(canon)
 		if err != nil {
 			t.Fatalf("String() of a valid script does not parse: %v\ninput:\n%q\ncanonical:\n%q", err, src, canon)
 		}
@@ -111,7 +112,7 @@ func FuzzRun(f *testing.F) {
 		f.Add(p.Source)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		s, err := sim.Parse(src)
+		s, err := script.Parse(src)
 		if err != nil || len(s.Steps) > 30 {
 			return
 		}
@@ -134,7 +135,7 @@ func FuzzRun(f *testing.F) {
 }
 
 // checkRunInvariants checks what must hold for any run of s on every handler.
-func checkRunInvariants(t *testing.T, s *sim.Script, run *sim.Run) {
+func checkRunInvariants(t *testing.T, s *script.Script, run *sim.Run) {
 	t.Helper()
 	valid := map[sim.Verdict]bool{sim.Duplicate: true, sim.Lost: true, sim.Poison: true, sim.SilentConflict: true, sim.OK: true}
 	all := handlers.List()
@@ -151,26 +152,26 @@ func checkRunInvariants(t *testing.T, s *sim.Script, run *sim.Run) {
 	for _, st := range s.Steps {
 		k := [2]string{st.Tenant, st.Op}
 		switch {
-		case st.Verb == sim.VerbPublish && st.Kind == sim.KindRefund:
+		case st.Verb == script.VerbPublish && st.Kind == script.KindRefund:
 			expected -= st.Amount
 			first[k] = -st.Amount
 			refunds = true
-		case st.Verb == sim.VerbProduce && st.Mode == sim.ModePublishFirst && st.Crash == sim.CrashAfterPublish:
+		case st.Verb == script.VerbProduce && st.Mode == script.ModePublishFirst && st.Crash == script.CrashAfterPublish:
 			// Never committed: nothing is owed. Its message may still be
 			// credited (a duplicate), so the totals decide.
-		case st.Verb == sim.VerbPublish, st.Verb == sim.VerbProduce: // one intent each
+		case st.Verb == script.VerbPublish, st.Verb == script.VerbProduce: // one intent each
 			expected += st.Amount
 			first[k] = st.Amount
-		case st.Verb == sim.VerbChangePayload:
+		case st.Verb == script.VerbChangePayload:
 			twoPayloads = twoPayloads || st.Amount != first[k]
-		case (st.Verb == sim.VerbRequest || st.Verb == sim.VerbRequestConcurrent) && st.Amount > 0:
-			if st.KeyMode == sim.KeyNone {
+		case (st.Verb == script.VerbRequest || st.Verb == script.VerbRequestConcurrent) && st.Amount > 0:
+			if st.KeyMode == script.KeyNone {
 				optional = true
 			} else {
 				expected += st.Amount
 			}
 			first[k] = st.Amount
-		case st.Verb == sim.VerbRetry && st.API && st.Amount > 0:
+		case st.Verb == script.VerbRetry && st.API && st.Amount > 0:
 			twoPayloads = twoPayloads || st.Amount != first[k]
 		}
 	}
@@ -341,7 +342,7 @@ func TestRandomScriptsInvariants(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range count {
 		src := randomScript(rng, 30)
-		s, err := sim.Parse(src)
+		s, err := script.Parse(src)
 		if err != nil {
 			t.Fatalf("script %d does not parse: %v\n%s", i, err, src)
 		}

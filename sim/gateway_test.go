@@ -5,13 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
 // runFinal runs src on one handler with snapshots and returns its result.
 func runFinal(t *testing.T, src, handler string) sim.Result {
 	t.Helper()
-	run, err := sim.Execute(context.Background(), sim.MustParse(src), sim.Options{Handlers: []string{handler}, Snapshots: true})
+	run, err := sim.Execute(context.Background(), script.MustParse(src), sim.Options{Handlers: []string{handler}, Snapshots: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +114,7 @@ func TestGatewayCalls(t *testing.T) {
 
 func TestGatewayState(t *testing.T) {
 	r := runFinal(t, "publish pay-1 amount=1\ngateway dedup on\ngateway timeout\n", "setnx")
-	if f := r.Final; f.GatewayMode != sim.GatewayTimeout || !f.GatewayDedup || f.GatewayUp {
+	if f := r.Final; f.GatewayMode != script.GatewayTimeout || !f.GatewayDedup || f.GatewayUp {
 		t.Errorf("final gateway: mode %q, dedup %v, up %v; want timeout, true, false", f.GatewayMode, f.GatewayDedup, f.GatewayUp)
 	}
 	if s := events(r, 0); !strings.Contains(s, "payment gateway up") {
@@ -220,7 +221,7 @@ func TestStolenClaimToken(t *testing.T) {
 	}
 	step := 0
 	for i, st := range p.Script.Steps {
-		if st.Verb == sim.VerbDeliverConcurrent {
+		if st.Verb == script.VerbDeliverConcurrent {
 			step = i + 1
 		}
 	}

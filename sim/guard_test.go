@@ -15,6 +15,7 @@ import (
 	"modernc.org/sqlite"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 )
 
 // The guards (guard.go), tried as a hostile handler would: through the
@@ -27,7 +28,7 @@ const secret = "s3cr3t-9f1c2e"
 // guardRun runs one delivery of a custom handler and returns the result.
 func guardRun(t *testing.T, redisToo bool, handle handlers.Func) Result {
 	t.Helper()
-	s, err := Parse("publish a amount=1\ndeliver\n")
+	s, err := script.Parse("publish a amount=1\ndeliver\n")
 	if err != nil {
 		t.Fatal(err)
 	}

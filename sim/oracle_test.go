@@ -6,12 +6,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
 func runOne(t *testing.T, src, handler string) sim.Result {
 	t.Helper()
-	res, err := sim.Execute(context.Background(), sim.MustParse(src), sim.Options{Handlers: []string{handler}})
+	res, err := sim.Execute(context.Background(), script.MustParse(src), sim.Options{Handlers: []string{handler}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,8 +67,8 @@ func TestOracleEdges(t *testing.T) {
 // first; acking the other without a trace is a silent conflict, not the
 // duplicate the totals would suggest.
 func TestOracleTwoPayloads(t *testing.T) {
-	script := "publish a amount=5000\nchange-payload a amount=7000\ndeliver crash=before-effect\n"
-	s, err := sim.Parse(script)
+	src := "publish a amount=5000\nchange-payload a amount=7000\ndeliver crash=before-effect\n"
+	s, err := script.Parse(src)
 	if err != nil {
 		t.Fatal(err)
 	}

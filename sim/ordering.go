@@ -6,66 +6,8 @@ import (
 	"strings"
 )
 
-// Ordering. A broker keeps order within a partition at best, and a
-// requeue, a retry or a second consumer is enough to deliver an older
-// message after a newer one.
-//
-//	publish ref-1 amount=100 kind=refund order=pay-1
-//	deliver pay-2
-//
-// A refund takes money back for an order paid before (its amount counts
-// negative). deliver OP hands out the oldest ready message of that
-// operation instead of the oldest of all. Every message carries a version
-// (the n-th operation on its account) and the account's balance after it
-// as the producer sees it, for handlers that write absolute state.
-
-// Message kinds (Step.Kind, Message.Kind).
-const (
-	KindPayment = "payment"
-	KindRefund  = "refund"
-)
-
-// kind reads publish's kind= and order= options.
-func (p *parser) kind(n int, st *Step, opts map[string]string) error {
-	k, hasKind := opts["kind"]
-	order, hasOrder := opts["order"]
-	switch {
-	case hasKind && k != KindPayment && k != KindRefund:
-		return errf(n, "kind=%s: unknown message kind; valid kinds: payment, refund (with order=)", "kind=%s: неизвестный вид сообщения; допустимые: payment, refund (с order=)", k)
-	case k == KindRefund && !hasOrder:
-		return errf(n, "kind=refund needs order=OP, the paid order it refunds, as in: publish ref-1 amount=100 kind=refund order=pay-1",
-			"kind=refund: нужен order=ОПЕРАЦИЯ — оплаченный заказ, который возвращают, например: publish ref-1 amount=100 kind=refund order=pay-1")
-	case k == KindRefund && opts["account"] != "":
-		return errf(n, "kind=refund takes no account=: a refund goes back to the account of the order it refunds", "kind=refund без account=: возврат идёт на счёт возвращаемого заказа")
-	case hasOrder && k != KindRefund:
-		return errf(n, "order= belongs to kind=refund: a payment is its own order", "order= задаётся только с kind=refund: платёж сам является заказом")
-	case !hasOrder:
-		return nil
-	}
-	if err := checkID(n, "order", order); err != nil {
-		return err
-	}
-	if p.intents[intentKey{st.Tenant, order}] != published || p.refunds[intentKey{st.Tenant, order}] {
-		return errf(n, "order=%s: no payment %s of tenant %s has been published before this refund", "order=%s: платёж %s тенанта %s не публиковался до этого возврата", order, order, st.Tenant)
-	}
-	if p.refunds == nil {
-		p.refunds = map[intentKey]bool{}
-	}
-	p.refunds[intentKey{st.Tenant, st.Op}] = true
-	st.Kind, st.Order = KindRefund, order
-	return nil
-}
-
-// anyTenant says whether an operation of that id was published by any
-// tenant.
-func (p *parser) anyTenant(op string) bool {
-	for ik := range p.intents {
-		if ik.op == op {
-			return true
-		}
-	}
-	return false
-}
+// intentKey names an operation: its tenant and its id.
+type intentKey struct{ tenant, op string }
 
 // TakeOp moves the oldest ready message of an operation in flight, as
 // Take does for the oldest of all; nil when none of it is ready.

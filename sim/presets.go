@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+
+	"github.com/idempotency-lab/lab/script"
 )
 
 //go:embed presets/*.lab presets/index.txt presets/api/*.lab presets/api/index.txt
@@ -15,7 +17,7 @@ var presetFiles embed.FS
 type Preset struct {
 	Name   string
 	Source string
-	Script *Script
+	Script *script.Script
 }
 
 // Presets returns every preset in teaching order (presets/index.txt).
@@ -47,7 +49,7 @@ func loadPresets(fsys fs.FS, dir string) ([]Preset, error) {
 		if err != nil {
 			return nil, fmt.Errorf("preset %s: %w", name, err)
 		}
-		s, err := Parse(string(src))
+		s, err := script.Parse(string(src))
 		if err != nil {
 			return nil, fmt.Errorf("preset %s: %w", name, err)
 		}

@@ -6,48 +6,16 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/idempotency-lab/lab/script"
 )
 
-// The producer side: where a duplicate, or a loss, is born before any
-// consumer sees the message. The order service must do two things, commit
-// its order and publish the message, and no transaction spans a database
-// and a broker.
-//
-//	produce pay-1 amount=N [tenant=] [account=] [mode=dual-write|publish-first|outbox] [crash=after-commit|after-publish]
-//	relay [crash=after-publish]
-//
-// dual-write commits the order, then publishes: a crash in between
-// (after-commit) loses the message for good. publish-first publishes,
-// then commits: a crash in between (after-publish) leaves a message for an
-// order that was rolled back. outbox commits the order and an outbox row
-// in one transaction and publishes nothing; the relay publishes pending
-// rows and marks each sent, so a crash between the two (relay
-// crash=after-publish) publishes the row again under the same key: the
-// outbox never loses a message and may send one twice, which the
-// consumer's defence must absorb.
-//
+// The producer side's engine: the order service commits its order and
+// publishes in the order its mode says, and the outbox relay publishes
+// pending rows (the verbs, modes and crash points: script/producer.go).
 // The oracle counts an intent from the moment its order commits: a
 // committed order whose message never arrives is lost, and a credit for an
 // order that never committed is a duplicate.
-
-// Producer modes (Step.Mode).
-const (
-	ModeDualWrite    = "dual-write"
-	ModePublishFirst = "publish-first"
-	ModeOutbox       = "outbox"
-)
-
-// Producer crash points (Step.Crash of produce and relay).
-const (
-	CrashAfterCommit  = "after-commit"
-	CrashAfterPublish = "after-publish"
-)
-
-// The verbs of the producer side.
-const (
-	VerbProduce = "produce"
-	VerbRelay   = "relay"
-)
 
 // outboxSchema is the order service's outbox: a row per message to
 // publish, written in the order's transaction.
@@ -65,110 +33,6 @@ CREATE TABLE outbox (
     published_at TEXT
 );
 `
-
-// UsesOutbox says whether any step writes to the outbox or runs its relay:
-// the world then has the outbox table.
-func (s *Script) UsesOutbox() bool {
-	for _, st := range s.Steps {
-		if st.Mode == ModeOutbox || st.Verb == VerbRelay {
-			return true
-		}
-	}
-	return false
-}
-
-// produceStep reads produce.
-func (p *parser) produceStep(n int, args []string) (Step, error) {
-	st := Step{Verb: VerbProduce, Mode: ModeDualWrite, KeyMode: KeyOp}
-	if len(args) == 0 || strings.Contains(args[0], "=") {
-		return st, errf(n, "produce needs an operation id first, as in: %s", "produce: сначала нужен id операции, например: %s", usage(VerbProduce))
-	}
-	st.Op = args[0]
-	if err := checkID(n, "operation id", st.Op); err != nil {
-		return st, err
-	}
-	opts, err := options(n, VerbProduce, args[1:], []string{"amount", "tenant", "account", "mode", "crash"})
-	if err != nil {
-		return st, err
-	}
-	if st.Tenant, err = idOption(n, opts, "tenant", DefaultTenant); err != nil {
-		return st, err
-	}
-	if st.Account, err = idOption(n, opts, "account", DefaultAccount); err != nil {
-		return st, err
-	}
-	v, ok := opts["amount"]
-	if !ok {
-		return st, errf(n, "produce needs amount=N (a positive whole number of minor units), as in: %s", "produce: нужна сумма amount=N (целое положительное число в минимальных единицах), например: %s", usage(VerbProduce))
-	}
-	var aerr *Error
-	if st.Amount, aerr = parseAmount(v); aerr != nil {
-		return st, wrapf(n, aerr, "amount=%s", v)
-	}
-	if m, ok := opts["mode"]; ok {
-		if m != ModeDualWrite && m != ModePublishFirst && m != ModeOutbox {
-			return st, errf(n, "mode=%s: unknown producer mode; valid modes: dual-write (commit, then publish), publish-first (publish, then commit), outbox (commit an outbox row; the relay publishes)",
-				"mode=%s: неизвестный режим продюсера; допустимые: dual-write (коммит, затем публикация), publish-first (публикация, затем коммит), outbox (коммит строки outbox; публикует relay)", m)
-		}
-		st.Mode = m
-	}
-	if c, ok := opts["crash"]; ok {
-		switch {
-		case c != CrashAfterCommit && c != CrashAfterPublish:
-			return st, errf(n, "crash=%s: unknown producer crash point; valid points: after-commit (the order committed, the message not yet published), after-publish (published, the order not yet committed; mode=publish-first)",
-				"crash=%s: неизвестная точка падения продюсера; допустимые: after-commit (заказ закоммичен, сообщение ещё не опубликовано), after-publish (опубликовано, заказ ещё не закоммичен; mode=publish-first)", c)
-		case c == CrashAfterPublish && st.Mode == ModeOutbox:
-			return st, errf(n, "crash=after-publish: with mode=outbox the producer publishes nothing, the relay does: write relay crash=after-publish",
-				"crash=after-publish: в режиме outbox продюсер ничего не публикует, это делает relay: напишите relay crash=after-publish")
-		}
-		st.Crash = c
-	}
-	ik := intentKey{st.Tenant, st.Op}
-	if p.intents[ik] != 0 && p.intents[ik] != phantom {
-		return st, errf(n, "operation %s of tenant %s is already produced; use retry to publish it again", "операция %s тенанта %s уже создана; чтобы опубликовать её снова, используйте retry", st.Op, st.Tenant)
-	}
-	// A publish-first producer that dies after its publish never commits
-	// the order: the operation may be produced again.
-	p.intents[ik] = published
-	if st.Mode == ModePublishFirst && st.Crash == CrashAfterPublish {
-		p.intents[ik] = phantom
-	}
-	return st, nil
-}
-
-// relayStep reads relay.
-func relayStep(n int, args []string) (Step, error) {
-	st := Step{Verb: VerbRelay}
-	opts, err := options(n, VerbRelay, args, []string{"crash"})
-	if err != nil {
-		return st, err
-	}
-	if c, ok := opts["crash"]; ok {
-		if c != CrashAfterPublish {
-			return st, errf(n, "crash=%s: unknown relay crash point; the one valid point is after-publish (a row published, not yet marked sent)",
-				"crash=%s: неизвестная точка падения relay; допустима только after-publish (строка опубликована, но ещё не отмечена отправленной)", c)
-		}
-		st.Crash = c
-	}
-	return st, nil
-}
-
-// writeProduce writes produce's arguments, as produceStep reads them.
-func writeProduce(b *strings.Builder, st Step) {
-	fmt.Fprintf(b, " %s amount=%d", st.Op, st.Amount)
-	if st.Tenant != DefaultTenant {
-		b.WriteString(" tenant=" + st.Tenant)
-	}
-	if st.Account != DefaultAccount {
-		b.WriteString(" account=" + st.Account)
-	}
-	if st.Mode != ModeDualWrite {
-		b.WriteString(" mode=" + st.Mode)
-	}
-	if st.Crash != "" {
-		b.WriteString(" crash=" + st.Crash)
-	}
-}
 
 // addOutbox gives a world the outbox table, when its script uses one.
 func (w *world) addOutbox() error {
@@ -190,12 +54,12 @@ func (w *world) addOutbox() error {
 
 // produce is the order service: it commits its order (and, with the
 // outbox, the outbox row) and publishes, in the order its mode says.
-func (w *world) produce(st Step) error {
+func (w *world) produce(st script.Step) error {
 	ik := intentKey{st.Tenant, st.Op}
 	// The producer numbers the operation among its account's before it
 	// writes anything: a publish-first message carries its version too.
 	in := &intent{tenant: st.Tenant, op: st.Op, account: st.Account, amount: st.Amount,
-		keyMode: KeyOp, key: st.Op, variants: []int64{st.Amount}}
+		keyMode: script.KeyOp, key: st.Op, variants: []int64{st.Amount}}
 	w.version(in)
 	m := &Message{Key: in.key, Tenant: st.Tenant, Op: st.Op, Account: st.Account, Amount: st.Amount,
 		Version: in.version, Balance: in.balance}
@@ -218,7 +82,7 @@ func (w *world) produce(st Step) error {
 		if _, err := tx.Exec(`INSERT INTO orders (tenant, id, status) VALUES (?, ?, 'CREATED')`, st.Tenant, st.Op); err != nil {
 			return err
 		}
-		if st.Mode == ModeOutbox {
+		if st.Mode == script.ModeOutbox {
 			if _, err := tx.Exec(`INSERT INTO outbox (tenant, operation_id, message_key, account, amount, version, balance, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 				st.Tenant, st.Op, m.Key, st.Account, st.Amount, m.Version, m.Balance, w.now.Format(time.RFC3339)); err != nil {
 				return err
@@ -241,19 +105,19 @@ func (w *world) produce(st Step) error {
 			TextRU: fmt.Sprintf("публикация: ключ %s, тенант %s, %s +%d как %s", m.Key, m.Tenant, m.Account, m.Amount, m.TransportID)})
 	}
 	switch st.Mode {
-	case ModeOutbox:
+	case script.ModeOutbox:
 		if err := commit(); err != nil {
 			return err
 		}
-		if st.Crash == CrashAfterCommit {
+		if st.Crash == script.CrashAfterCommit {
 			crash("the order service dies after its commit: the outbox row is committed with the order, and the relay will publish it",
 				"сервис заказов падает после коммита: строка outbox закоммичена вместе с заказом, и relay её опубликует")
 			return nil
 		}
 		w.t.say(KindNote, "nothing published yet: the outbox row waits for the relay", "пока ничего не опубликовано: строка outbox ждёт relay")
-	case ModePublishFirst:
+	case script.ModePublishFirst:
 		publish()
-		if st.Crash == CrashAfterPublish {
+		if st.Crash == script.CrashAfterPublish {
 			w.totals[st.Account] -= st.Amount // rolled back: not in the producer's total
 			crash("the order service dies after publishing, before its commit: the order is rolled back, the message is out",
 				"сервис заказов падает после публикации, до коммита: заказ откатывается, а сообщение уже ушло")
@@ -262,20 +126,20 @@ func (w *world) produce(st Step) error {
 		if err := commit(); err != nil {
 			return err
 		}
-		if st.Crash == CrashAfterCommit {
+		if st.Crash == script.CrashAfterCommit {
 			crash("the order service dies after its commit: both writes were done", "сервис заказов падает после коммита: обе записи уже сделаны")
 		}
 	default: // dual-write: commit, then publish
 		if err := commit(); err != nil {
 			return err
 		}
-		if st.Crash == CrashAfterCommit {
+		if st.Crash == script.CrashAfterCommit {
 			crash("the order service dies after its commit, before publishing: the order exists and no message will ever say so",
 				"сервис заказов падает после коммита, до публикации: заказ есть, а сообщения о нём не будет никогда")
 			return nil
 		}
 		publish()
-		if st.Crash == CrashAfterPublish {
+		if st.Crash == script.CrashAfterPublish {
 			crash("the order service dies after publishing: both writes were done", "сервис заказов падает после публикации: обе записи уже сделаны")
 		}
 	}
@@ -292,7 +156,7 @@ type outboxRow struct {
 // relay is the outbox relay: it publishes each pending row, oldest first,
 // then marks it sent. With crash=after-publish it dies right after its
 // first publish, before marking the row: the next relay publishes it again.
-func (w *world) relay(st Step) error {
+func (w *world) relay(st script.Step) error {
 	w.t.actor = "relay"
 	defer func() { w.t.actor = "" }()
 	rows, err := w.db.Query(`SELECT id, tenant, operation_id, message_key, account, amount, version, balance FROM outbox WHERE published_at IS NULL ORDER BY id`)
@@ -323,7 +187,7 @@ func (w *world) relay(st Step) error {
 				Text:   fmt.Sprintf("relay publishes outbox row %d: key %s, tenant %s, %s +%d as %s", r.id, m.Key, m.Tenant, m.Account, m.Amount, m.TransportID),
 				TextRU: fmt.Sprintf("relay публикует строку outbox %d: ключ %s, тенант %s, %s +%d как %s", r.id, m.Key, m.Tenant, m.Account, m.Amount, m.TransportID)})
 		}
-		if st.Crash == CrashAfterPublish {
+		if st.Crash == script.CrashAfterPublish {
 			w.crashes++
 			w.t.say(KindCrash, fmt.Sprintf("the relay dies after publishing row %d, before marking it sent: the row is still pending", r.id),
 				fmt.Sprintf("relay падает после публикации строки %d, не успев отметить её отправленной: строка по-прежнему ждёт", r.id))

@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idempotency-lab/lab/internal/servers"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -122,7 +123,7 @@ func TestRealEngineRefusesFullRedis(t *testing.T) {
 		t.Cleanup(func() { redisDB(t, url, db).Del(context.Background(), "theirs") })
 	}
 	before := redisKeys(t, url)
-	_, err := sim.Execute(ctx, sim.MustParse("publish pay-1 amount=100\ndeliver crash=before-ack\n"), sim.Options{Handlers: []string{"setnx"}, Engine: e})
+	_, err := sim.Execute(ctx, script.MustParse("publish pay-1 amount=100\ndeliver crash=before-ack\n"), sim.Options{Handlers: []string{"setnx"}, Engine: e})
 	if err == nil || !strings.Contains(err.Error(), "databases 1 to 15 all hold keys") || !strings.Contains(err.Error(), "FLUSHDB") {
 		t.Errorf("err = %v; want one that says every database holds keys, and what to do", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/idempotency-lab/lab/internal/servers"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -121,7 +122,7 @@ func realEvents(r sim.Result) string {
 // back: the redelivery credits once.
 func TestRealCrashClosesTheConnection(t *testing.T) {
 	e := realEngine(t)
-	run, err := sim.Execute(context.Background(), sim.MustParse("publish a amount=100\ndeliver crash=call:4\n"),
+	run, err := sim.Execute(context.Background(), script.MustParse("publish a amount=100\ndeliver crash=call:4\n"),
 		sim.Options{Handlers: []string{"unique"}, Engine: e})
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +139,7 @@ func TestRealCrashClosesTheConnection(t *testing.T) {
 // 25P02, which the trace shows coming from the server.
 func TestRealAbortedTransaction(t *testing.T) {
 	e := realEngine(t)
-	sc := sim.MustParse("publish a amount=100\ndeliver crash=before-ack\nredeliver\ndeliver\n")
+	sc := script.MustParse("publish a amount=100\ndeliver crash=before-ack\nredeliver\ndeliver\n")
 	emb, err := sim.Execute(context.Background(), sc, sim.Options{Handlers: []string{"unique-same-tx"}})
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +161,7 @@ func TestRealAbortedTransaction(t *testing.T) {
 // lab's clock moves, so a TTL story replays the same on a real server.
 func TestRealRedisClock(t *testing.T) {
 	e := realEngine(t)
-	sc := sim.MustParse("processing-ttl: 1h\npublish a amount=100\ndeliver crash=before-effect\nadvance 30m\nredeliver\ndeliver\nadvance 31m\nredeliver\ndeliver\n")
+	sc := script.MustParse("processing-ttl: 1h\npublish a amount=100\ndeliver crash=before-effect\nadvance 30m\nredeliver\ndeliver\nadvance 31m\nredeliver\ndeliver\n")
 	emb, err := sim.Execute(context.Background(), sc, sim.Options{Handlers: []string{"setnx"}, Snapshots: true})
 	if err != nil {
 		t.Fatal(err)
@@ -206,7 +207,7 @@ func TestRealBlockedWorker(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			sc := sim.MustParse(c.script)
+			sc := script.MustParse(c.script)
 			var first string
 			for range 2 { // the same run twice: the same trace, byte for byte
 				run, err := sim.Execute(context.Background(), sc, sim.Options{Handlers: []string{"unique"}, Engine: e})
@@ -245,7 +246,7 @@ func TestRealBlockedWorker(t *testing.T) {
 // and both get the embedded engine's verdicts.
 func TestRealEnginesShareARedis(t *testing.T) {
 	a, b := realEngine(t), realEngine(t)
-	sc := sim.MustParse("processing-ttl: 1h\npublish a amount=100\ndeliver crash=after-effect\nadvance 30m\nredeliver\ndeliver\n")
+	sc := script.MustParse("processing-ttl: 1h\npublish a amount=100\ndeliver crash=after-effect\nadvance 30m\nredeliver\ndeliver\n")
 	opt := sim.Options{Handlers: []string{"setnx", "setnx-token", "setnx-no-release"}}
 	want, err := sim.Execute(context.Background(), sc, opt)
 	if err != nil {

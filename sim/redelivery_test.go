@@ -7,6 +7,7 @@ import (
 
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/internal/fixtures"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -68,7 +69,7 @@ func TestVisibilityTimeoutClock(t *testing.T) {
 		{"no header: at once", "publish a amount=100\ndeliver crash=before-ack\nredeliver\n", "2026-01-01T09:00:00Z", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			run, err := sim.Execute(context.Background(), sim.MustParse(c.script), sim.Options{Handlers: []string{"inbox"}, Snapshots: true})
+			run, err := sim.Execute(context.Background(), script.MustParse(c.script), sim.Options{Handlers: []string{"inbox"}, Snapshots: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,18 +91,18 @@ func TestVisibilityTimeoutClock(t *testing.T) {
 // TestVisibilityTimeoutHeader: the header reads a duration or off, says
 // so in the canonical form, and a bad value names the header.
 func TestVisibilityTimeoutHeader(t *testing.T) {
-	if s := sim.MustParse("publish a amount=1\n"); s.VisibilityTimeout != 0 {
+	if s := script.MustParse("publish a amount=1\n"); s.VisibilityTimeout != 0 {
 		t.Errorf("default %v, want 0 (at once)", s.VisibilityTimeout)
 	}
-	s := sim.MustParse("visibility-timeout: 90s\npublish a amount=1\n")
+	s := script.MustParse("visibility-timeout: 90s\npublish a amount=1\n")
 	if got, want := s.String(), "visibility-timeout: 1m30s\npublish a amount=1\n"; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
 	}
-	if s := sim.MustParse("visibility-timeout: 2m\nvisibility-timeout: off\npublish a amount=1\n"); s.VisibilityTimeout != 0 {
+	if s := script.MustParse("visibility-timeout: 2m\nvisibility-timeout: off\npublish a amount=1\n"); s.VisibilityTimeout != 0 {
 		t.Errorf("off: %v", s.VisibilityTimeout)
 	}
 	for _, bad := range []string{"soon", "0s", "-1m"} {
-		if _, err := sim.Parse("visibility-timeout: " + bad + "\n"); err == nil || !strings.Contains(err.Error(), "line 1: visibility-timeout") {
+		if _, err := script.Parse("visibility-timeout: " + bad + "\n"); err == nil || !strings.Contains(err.Error(), "line 1: visibility-timeout") {
 			t.Errorf("%q: %v", bad, err)
 		}
 	}
@@ -152,7 +153,7 @@ func TestQuarantine(t *testing.T) {
 	}
 	t.Run("the lab's read fails", func(t *testing.T) {
 		h := fixtures.Quarantine(fixtures.QuarantineDrop)
-		_, err := sim.Execute(context.Background(), sim.MustParse(conflict), sim.Options{Custom: []handlers.Info{h}})
+		_, err := sim.Execute(context.Background(), script.MustParse(conflict), sim.Options{Custom: []handlers.Info{h}})
 		if err == nil || !strings.Contains(err.Error(), "quarantine") {
 			t.Errorf("Execute: %v, want the quarantine read's error, not a verdict", err)
 		}

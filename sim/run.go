@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 )
 
 // Verdict is what a handler's run settles to.
@@ -92,9 +93,9 @@ type Options struct {
 
 // Run is the outcome of a script on each chosen handler.
 type Run struct {
-	Script  *Script  `json:"-"`
-	Steps   int      `json:"steps"` // steps executed
-	Results []Result `json:"results"`
+	Script  *script.Script `json:"-"`
+	Steps   int            `json:"steps"` // steps executed
+	Results []Result       `json:"results"`
 }
 
 // Result is one handler's run.
@@ -198,7 +199,7 @@ func Handlers(names []string) ([]handlers.Info, error) {
 // HandlersFor resolves handler names for a script: the API handlers for
 // a script of requests ("core" and "all" are all of them), the message
 // handlers for the rest.
-func HandlersFor(s *Script, names []string) ([]handlers.Info, error) {
+func HandlersFor(s *script.Script, names []string) ([]handlers.Info, error) {
 	if !s.API {
 		return Handlers(names)
 	}
@@ -219,7 +220,7 @@ func HandlersFor(s *Script, names []string) ([]handlers.Info, error) {
 func APIHandlers() []handlers.Info { return apiHandlers() }
 
 // sideError says that a handler serves the other side than the script's.
-func sideError(s *Script, name string) error {
+func sideError(s *script.Script, name string) error {
 	if s.API {
 		return fmt.Errorf("%s handles messages, and this script sends API requests: choose among the API handlers (%s)", name, names(apiHandlers()))
 	}
@@ -281,7 +282,7 @@ func resolve(all []handlers.Info, names []string) ([]handlers.Info, error) {
 // at most one more delivery per world running. A world that would make more
 // deliveries than its share of opt.Budget stops, and Execute returns a
 // *BudgetError for the earliest line at which a world stopped.
-func Execute(ctx context.Context, s *Script, opt Options) (*Run, error) {
+func Execute(ctx context.Context, s *script.Script, opt Options) (*Run, error) {
 	hs := opt.Custom
 	if hs == nil {
 		var err error
@@ -364,7 +365,7 @@ type limits struct {
 	knownOK      func(string, int) bool
 }
 
-func runHandler(ctx context.Context, s *Script, h handlers.Info, steps int, lim limits) (Result, error) {
+func runHandler(ctx context.Context, s *script.Script, h handlers.Info, steps int, lim limits) (Result, error) {
 	res := Result{Handler: h.Name}
 	w, err := lim.worlds.get(s, h, lim.engine)
 	if err != nil {
@@ -606,8 +607,8 @@ func (w *world) settle() error {
 	if w.api != nil {
 		return w.settleAPI()
 	}
-	if w.gateway.mode != GatewayUp || w.gateway.stall > 0 {
-		if err := w.step(Step{Verb: VerbGateway, Gateway: GatewayUp, Up: true}); err != nil {
+	if w.gateway.mode != script.GatewayUp || w.gateway.stall > 0 {
+		if err := w.step(script.Step{Verb: script.VerbGateway, Gateway: script.GatewayUp, Up: true}); err != nil {
 			return err
 		}
 	}
@@ -615,20 +616,20 @@ func (w *world) settle() error {
 	if pending, err := w.pendingOutbox(); err != nil {
 		return err
 	} else if pending {
-		if err := w.step(Step{Verb: VerbRelay}); err != nil {
+		if err := w.step(script.Step{Verb: script.VerbRelay}); err != nil {
 			return err
 		}
 	}
 	if len(w.broker.InFlight) > 0 {
-		if err := w.step(Step{Verb: VerbRedeliver}); err != nil {
+		if err := w.step(script.Step{Verb: script.VerbRedeliver}); err != nil {
 			return err
 		}
 	}
-	return w.step(Step{Verb: VerbDrain})
+	return w.step(script.Step{Verb: script.VerbDrain})
 }
 
 // step carries out one script step.
-func (w *world) step(st Step) error {
+func (w *world) step(st script.Step) error {
 	if err := w.do(st); err != nil {
 		return err
 	}
@@ -642,26 +643,26 @@ func (w *world) step(st Step) error {
 	return err
 }
 
-func (w *world) do(st Step) error {
+func (w *world) do(st script.Step) error {
 	switch st.Verb {
-	case VerbPublish, VerbChangePayload:
+	case script.VerbPublish, script.VerbChangePayload:
 		return w.publish(st)
-	case VerbRequest, VerbRequestConcurrent:
+	case script.VerbRequest, script.VerbRequestConcurrent:
 		return w.request(st)
-	case VerbComplete:
+	case script.VerbComplete:
 		return w.complete()
-	case VerbProduce:
+	case script.VerbProduce:
 		return w.produce(st)
-	case VerbRelay:
+	case script.VerbRelay:
 		return w.relay(st)
-	case VerbDeliverBatch:
+	case script.VerbDeliverBatch:
 		return w.deliverBatch(st)
-	case VerbRetry:
+	case script.VerbRetry:
 		if st.API {
 			return w.request(st)
 		}
 		return w.publish(st)
-	case VerbDeliver:
+	case script.VerbDeliver:
 		if len(w.broker.Ready) == 0 {
 			w.note("broker", "nothing is ready to deliver", "доставлять нечего: очередь пуста")
 			return nil
@@ -679,7 +680,7 @@ func (w *world) do(st Step) error {
 			return nil
 		}
 		w.deliver([]*worker{newWorker(1, m, st.Crash)})
-	case VerbDeliverConcurrent:
+	case script.VerbDeliverConcurrent:
 		if st.Same {
 			return w.deliverSame(st.Switch)
 		}
@@ -707,7 +708,7 @@ func (w *world) do(st Step) error {
 		if len(ws) > 0 {
 			w.deliver(ws)
 		}
-	case VerbRedeliver:
+	case script.VerbRedeliver:
 		if err := w.awaitLeases(w.broker.InFlight); err != nil {
 			return err
 		}
@@ -719,7 +720,7 @@ func (w *world) do(st Step) error {
 		for i, m := range moved {
 			w.brokerMoved(m, dead[i], "visibility timeout")
 		}
-	case VerbDrain:
+	case script.VerbDrain:
 		// Every message reaches the DLQ after MaxDeliveries failures, so
 		// the loop ends; the bound only guards against a broker bug.
 		limit := (len(w.broker.Ready) + 1) * (w.broker.MaxDeliveries + 1)
@@ -739,7 +740,7 @@ func (w *world) do(st Step) error {
 				return nil // step returns it
 			}
 		}
-	case VerbDLQReplay:
+	case script.VerbDLQReplay:
 		replayed := w.queue.ReplayDLQ()
 		if len(replayed) == 0 {
 			w.note("broker", "the dead-letter queue is empty", "очередь недоставленных сообщений (DLQ) пуста")
@@ -749,11 +750,11 @@ func (w *world) do(st Step) error {
 				Text:   fmt.Sprintf("replay from DLQ: key %s, amount %d, new transport id %s", m.Key, m.Amount, m.TransportID),
 				TextRU: fmt.Sprintf("повтор из DLQ: ключ %s, сумма %d, новый транспортный id %s", m.Key, m.Amount, m.TransportID)})
 		}
-	case VerbAdvance:
+	case script.VerbAdvance:
 		return w.advance(st.Advance)
-	case VerbGateway:
+	case script.VerbGateway:
 		w.setGateway(st)
-	case VerbShip:
+	case script.VerbShip:
 		return w.ship(st)
 	default:
 		return fmt.Errorf("unknown verb %q", st.Verb)
@@ -762,36 +763,36 @@ func (w *world) do(st Step) error {
 }
 
 // setGateway carries out a gateway step.
-func (w *world) setGateway(st Step) {
+func (w *world) setGateway(st script.Step) {
 	g := w.gateway
 	setting := st.Gateway
 	if setting == "" { // a Step built in code with Up alone
-		setting = GatewayDown
+		setting = script.GatewayDown
 		if st.Up {
-			setting = GatewayUp
+			setting = script.GatewayUp
 		}
 	}
 	var en, ru string
 	switch setting {
-	case GatewayUp:
-		g.mode, g.stall = GatewayUp, 0
+	case script.GatewayUp:
+		g.mode, g.stall = script.GatewayUp, 0
 		en, ru = "payment gateway up", "платёжный шлюз снова работает"
-	case GatewayDown:
-		g.mode = GatewayDown
+	case script.GatewayDown:
+		g.mode = script.GatewayDown
 		en, ru = "payment gateway down: every charge fails", "платёжный шлюз недоступен: каждое списание падает"
-	case GatewayTimeout:
-		g.mode = GatewayTimeout
+	case script.GatewayTimeout:
+		g.mode = script.GatewayTimeout
 		en = "payment gateway times out: every charge takes effect, but its answer is lost, so the caller gets an error and cannot tell that it charged"
 		ru = "платёжный шлюз отвечает таймаутом: каждое списание проходит, но ответ теряется, и вызывающий получает ошибку, не зная, что деньги списаны"
-	case GatewayDedupOn:
+	case script.GatewayDedupOn:
 		g.dedup = true
 		en = "the payment provider now deduplicates on the reference: a charge with a reference it has already charged succeeds without charging again"
 		ru = "платёжный провайдер теперь дедуплицирует по идентификатору списания: списание с уже знакомым идентификатором завершается успешно, но повторно ничего не списывает"
-	case GatewayDedupOff:
+	case script.GatewayDedupOff:
 		g.dedup = false
 		en = "the payment provider no longer deduplicates: every charge charges"
 		ru = "платёжный провайдер больше не дедуплицирует: каждое списание списывает деньги"
-	case GatewayStall:
+	case script.GatewayStall:
 		g.stall = st.Stall
 		en = fmt.Sprintf("the next charge will hang for %s and never reach the provider: its caller waits, then sees a timeout", formatDuration(st.Stall))
 		ru = fmt.Sprintf("следующее списание зависнет на %s и так и не дойдёт до провайдера: вызывающий прождёт и получит таймаут", formatDuration(st.Stall))
@@ -823,15 +824,15 @@ func (w *world) note(actor, en, ru string) {
 // publish is the producer: it records the intent on its first publish (the
 // order service creates the order and the account exists), picks the key by
 // the intent's key mode and sends a message.
-func (w *world) publish(st Step) error {
+func (w *world) publish(st script.Step) error {
 	ik := intentKey{st.Tenant, st.Op}
 	in := w.intents[ik]
 	if in == nil {
-		if st.Verb != VerbPublish {
+		if st.Verb != script.VerbPublish {
 			return fmt.Errorf("%s %s: operation not published", st.Verb, st.Op)
 		}
 		amount, account := st.Amount, st.Account
-		if st.Kind == KindRefund {
+		if st.Kind == script.KindRefund {
 			// A refund takes money back, from the order's account.
 			amount = -amount
 			if paid := w.intents[intentKey{st.Tenant, st.Order}]; paid != nil {
@@ -840,7 +841,7 @@ func (w *world) publish(st Step) error {
 		}
 		in = &intent{tenant: st.Tenant, op: st.Op, account: account, amount: amount, keyMode: st.KeyMode, key: st.Op,
 			variants: []int64{amount}, kind: st.Kind, order: st.Order}
-		if st.KeyMode == KeyV7 {
+		if st.KeyMode == script.KeyV7 {
 			in.key = w.newKey(true)
 		}
 		w.version(in)
@@ -848,7 +849,7 @@ func (w *world) publish(st Step) error {
 		if _, err := w.db.Exec(`INSERT INTO accounts (id) VALUES (?) ON CONFLICT DO NOTHING`, in.account); err != nil {
 			return err
 		}
-		if st.Kind != KindRefund { // a refund is for an order that exists
+		if st.Kind != script.KindRefund { // a refund is for an order that exists
 			if _, err := w.db.Exec(`INSERT INTO orders (tenant, id, status) VALUES (?, ?, 'CREATED')`, in.tenant, in.op); err != nil {
 				return err
 			}
@@ -856,10 +857,10 @@ func (w *world) publish(st Step) error {
 	}
 	m := &Message{Key: in.key, Tenant: in.tenant, Op: in.op, Account: in.account, Amount: in.amount,
 		Kind: in.kind, Order: in.order, Version: in.version, Balance: in.balance}
-	if in.keyMode == KeyFresh {
+	if in.keyMode == script.KeyFresh {
 		m.Key = w.newKey(false)
 	}
-	if st.Verb == VerbChangePayload {
+	if st.Verb == script.VerbChangePayload {
 		if in.amount < 0 {
 			st.Amount = -st.Amount // a refund's amount counts negative
 		}
@@ -876,9 +877,9 @@ func (w *world) publish(st Step) error {
 	w.queue.Publish(m)
 	what, whatRU := "publish", "публикация"
 	switch st.Verb {
-	case VerbRetry:
+	case script.VerbRetry:
 		what, whatRU = "producer retry", "повтор продюсера"
-	case VerbChangePayload:
+	case script.VerbChangePayload:
 		what, whatRU = "same key, changed payload", "тот же ключ, другое содержимое"
 	}
 	w.t.add(Event{Actor: "producer", Kind: KindPublish, Msg: m.TransportID,
@@ -998,7 +999,7 @@ func (w *world) passTime(d time.Duration, en, ru string) error {
 	return nil
 }
 
-func (w *world) ship(st Step) error {
+func (w *world) ship(st script.Step) error {
 	w.t.actor = "warehouse"
 	res, err := w.db.Exec(`UPDATE orders SET status = 'SHIPPED' WHERE tenant = ? AND id = ? AND status = 'PAID'`, st.Tenant, st.Op)
 	w.t.actor = ""
@@ -1323,7 +1324,7 @@ func (w *world) settleDelivery(wk *worker, err error, twoPayloads bool, quaranti
 			w.setAside[m] = true
 		}
 	}
-	_, _, callCrash := CallCrash(wk.crash)
+	_, _, callCrash := script.CallCrash(wk.crash)
 	switch {
 	case wk.dead:
 		// The message stays in flight until it times out (on the
@@ -1333,12 +1334,12 @@ func (w *world) settleDelivery(wk *worker, err error, twoPayloads bool, quaranti
 	case wk.batch:
 		wk.err = err // the batch commits, or seeks back, for all its messages
 		return
-	case wk.crash == CrashBeforeAck && err != nil:
+	case wk.crash == script.CrashBeforeAck && err != nil:
 		w.crashes++
 		w.t.say(KindCrash, "worker dies before it can nack", "воркер падает, не успев отправить nack")
 		w.queue.Drop(m)
 		return
-	case wk.crash == CrashBeforeAck:
+	case wk.crash == script.CrashBeforeAck:
 		w.crashes++
 		w.t.say(KindCrash, "worker dies before it can ack", "воркер падает, не успев отправить ack")
 		w.queue.Drop(m)
@@ -1437,7 +1438,7 @@ func (w *world) call(wk *worker, point func(string)) (err error) {
 	}
 	msg := handlers.Message{
 		Key: m.Key, Tenant: m.Tenant, Account: m.Account, OrderID: order, Amount: m.Amount,
-		Kind: cmp.Or(m.Kind, KindPayment), Version: m.Version, Balance: m.Balance,
+		Kind: cmp.Or(m.Kind, script.KindPayment), Version: m.Version, Balance: m.Balance,
 		Headers:     map[string]string{"idempotency-key": m.Key, "tenant": m.Tenant},
 		TransportID: m.TransportID, Delivery: wk.delivery, Redelivered: wk.delivery > 1,
 	}

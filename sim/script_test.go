@@ -10,39 +10,40 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
 const day = 24 * time.Hour
 
 // parseOK parses src and fails the test if it is not a valid script.
-func parseOK(t *testing.T, src string) *sim.Script {
+func parseOK(t *testing.T, src string) *script.Script {
 	t.Helper()
-	s, err := sim.Parse(src)
+	s, err := script.Parse(src)
 	if err != nil {
 		t.Fatalf("Parse(%q): unexpected error: %v", clip(src), err)
 	}
 	return s
 }
 
-// parseErr parses src, fails the test unless it fails with a *sim.Error, and
+// parseErr parses src, fails the test unless it fails with a *script.Error, and
 // returns that error.
-func parseErr(t *testing.T, src string) *sim.Error {
+func parseErr(t *testing.T, src string) *script.Error {
 	t.Helper()
-	s, err := sim.Parse(src)
+	s, err := script.Parse(src)
 	if err == nil {
 		t.Fatalf("Parse(%q) succeeded (%d steps), want an error", clip(src), len(s.Steps))
 	}
 	if s != nil {
 		t.Errorf("Parse(%q) returned a script together with error %v", clip(src), err)
 	}
-	var se *sim.Error
+	var se *script.Error
 	if !errors.As(err, &se) {
-		t.Fatalf("Parse(%q) error %v is a %T, want *sim.Error", clip(src), err, err)
+		t.Fatalf("Parse(%q) error %v is a %T, want *script.Error", clip(src), err, err)
 	}
 	// Every message exists in Russian too: the web shows it to learners.
-	if !strings.ContainsFunc(se.MsgRU, func(r rune) bool { return unicode.Is(unicode.Cyrillic, r) }) {
-		t.Errorf("Parse(%q): Russian message %q has no Russian in it", clip(src), se.MsgRU)
+	if !strings.ContainsFunc(se.Message("ru"), func(r rune) bool { return unicode.Is(unicode.Cyrillic, r) }) {
+		t.Errorf("Parse(%q): Russian message %q has no Russian in it", clip(src), se.Message("ru"))
 	}
 	if got := se.In("ru"); se.Line > 0 && !strings.HasPrefix(got, fmt.Sprintf("строка %d: ", se.Line)) {
 		t.Errorf("In(ru) = %q: want it to start with the line number", got)
@@ -61,9 +62,9 @@ func clip(s string) string {
 // withoutLines returns a deep copy of s with every step's Line zeroed, so a
 // script can be compared with its canonical re-rendering, in which comments
 // and blank lines are gone and the steps sit on other lines.
-func withoutLines(s *sim.Script) *sim.Script {
+func withoutLines(s *script.Script) *script.Script {
 	c := *s
-	c.Steps = append([]sim.Step(nil), s.Steps...)
+	c.Steps = append([]script.Step(nil), s.Steps...)
 	for i := range c.Steps {
 		c.Steps[i].Line = 0
 	}
@@ -71,55 +72,55 @@ func withoutLines(s *sim.Script) *sim.Script {
 }
 
 // defaultHeaders is what a script without header lines has.
-func defaultHeaders() sim.Script {
-	return sim.Script{
-		MaxDeliveries: sim.DefaultMaxDeliveries,
-		ProcessingTTL: sim.DefaultProcessingTTL,
-		DoneTTL:       sim.DefaultDoneTTL,
-		KeyTTL:        sim.DefaultKeyTTL,
+func defaultHeaders() script.Script {
+	return script.Script{
+		MaxDeliveries: script.DefaultMaxDeliveries,
+		ProcessingTTL: script.DefaultProcessingTTL,
+		DoneTTL:       script.DefaultDoneTTL,
+		KeyTTL:        script.DefaultKeyTTL,
 	}
 }
 
 func TestVerbsListsEveryVerbOnce(t *testing.T) {
-	want := []string{sim.VerbPublish, sim.VerbRetry, sim.VerbChangePayload, sim.VerbDeliver, sim.VerbRedeliver,
-		sim.VerbDeliverConcurrent, sim.VerbDLQReplay, sim.VerbAdvance, sim.VerbGateway, sim.VerbShip, sim.VerbDrain,
-		sim.VerbRequest, sim.VerbRequestConcurrent, sim.VerbComplete, sim.VerbProduce, sim.VerbRelay, sim.VerbDeliverBatch}
-	if got := sim.Verbs(); !reflect.DeepEqual(got, want) {
+	want := []string{script.VerbPublish, script.VerbRetry, script.VerbChangePayload, script.VerbDeliver, script.VerbRedeliver,
+		script.VerbDeliverConcurrent, script.VerbDLQReplay, script.VerbAdvance, script.VerbGateway, script.VerbShip, script.VerbDrain,
+		script.VerbRequest, script.VerbRequestConcurrent, script.VerbComplete, script.VerbProduce, script.VerbRelay, script.VerbDeliverBatch}
+	if got := script.Verbs(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Verbs() = %v, want %v", got, want)
 	}
 }
 
 func TestParseSteps(t *testing.T) {
-	pub := func(op string, amount int64) sim.Step {
-		return sim.Step{Verb: sim.VerbPublish, Op: op, Tenant: sim.DefaultTenant, Account: sim.DefaultAccount,
-			Amount: amount, KeyMode: sim.KeyOp}
+	pub := func(op string, amount int64) script.Step {
+		return script.Step{Verb: script.VerbPublish, Op: op, Tenant: script.DefaultTenant, Account: script.DefaultAccount,
+			Amount: amount, KeyMode: script.KeyOp}
 	}
-	long := strings.Repeat("k", sim.MaxKeyBytes)
+	long := strings.Repeat("k", script.MaxKeyBytes)
 	tests := []struct {
 		name string
 		prev string // earlier lines, e.g. the publish a retry needs
 		line string // the step under test, parsed as the last line
-		want sim.Step
+		want script.Step
 	}{
 		{name: "publish with only amount takes default tenant, account and key mode op",
 			line: "publish pay-1 amount=100", want: pub("pay-1", 100)},
 		{name: "publish with every option",
 			line: "publish pay-1 amount=100 tenant=globex account=bob key=v7",
-			want: sim.Step{Verb: "publish", Op: "pay-1", Tenant: "globex", Account: "bob", Amount: 100, KeyMode: sim.KeyV7}},
+			want: script.Step{Verb: "publish", Op: "pay-1", Tenant: "globex", Account: "bob", Amount: 100, KeyMode: script.KeyV7}},
 		{name: "publish options in any order",
 			line: "publish pay-1 key=fresh account=bob tenant=globex amount=7",
-			want: sim.Step{Verb: "publish", Op: "pay-1", Tenant: "globex", Account: "bob", Amount: 7, KeyMode: sim.KeyFresh}},
+			want: script.Step{Verb: "publish", Op: "pay-1", Tenant: "globex", Account: "bob", Amount: 7, KeyMode: script.KeyFresh}},
 		{name: "publish key=op explicitly", line: "publish pay-1 amount=1 key=op", want: pub("pay-1", 1)},
 		{name: "publish key=v7", line: "publish pay-1 amount=1 key=v7",
-			want: func() sim.Step { s := pub("pay-1", 1); s.KeyMode = sim.KeyV7; return s }()},
+			want: func() script.Step { s := pub("pay-1", 1); s.KeyMode = script.KeyV7; return s }()},
 		{name: "publish key=fresh", line: "publish pay-1 amount=1 key=fresh",
-			want: func() sim.Step { s := pub("pay-1", 1); s.KeyMode = sim.KeyFresh; return s }()},
+			want: func() script.Step { s := pub("pay-1", 1); s.KeyMode = script.KeyFresh; return s }()},
 		{name: "publish tenant only", line: "publish pay-1 amount=1 tenant=globex",
-			want: func() sim.Step { s := pub("pay-1", 1); s.Tenant = "globex"; return s }()},
+			want: func() script.Step { s := pub("pay-1", 1); s.Tenant = "globex"; return s }()},
 		{name: "publish account only", line: "publish pay-1 amount=1 account=bob",
-			want: func() sim.Step { s := pub("pay-1", 1); s.Account = "bob"; return s }()},
-		{name: "publish the maximum amount", line: "publish pay-1 amount=" + strconv.Itoa(sim.MaxAmount),
-			want: pub("pay-1", sim.MaxAmount)},
+			want: func() script.Step { s := pub("pay-1", 1); s.Account = "bob"; return s }()},
+		{name: "publish the maximum amount", line: "publish pay-1 amount=" + strconv.Itoa(script.MaxAmount),
+			want: pub("pay-1", script.MaxAmount)},
 		{name: "publish amount 1 is the minimum", line: "publish pay-1 amount=1", want: pub("pay-1", 1)},
 		{name: "operation id may be a UUID", line: "publish 0190a5f6-8d2e-7c3b-9f1e-2a4b6c8d0e1f amount=5",
 			want: pub("0190a5f6-8d2e-7c3b-9f1e-2a4b6c8d0e1f", 5)},
@@ -129,75 +130,75 @@ func TestParseSteps(t *testing.T) {
 		{name: "operation id of exactly MaxKeyBytes", line: "publish " + long + " amount=5", want: pub(long, 5)},
 		{name: "extra spaces and tabs between arguments",
 			line: "   publish   pay-1\tamount=100 \t key=v7   ",
-			want: func() sim.Step { s := pub("pay-1", 100); s.KeyMode = sim.KeyV7; return s }()},
+			want: func() script.Step { s := pub("pay-1", 100); s.KeyMode = script.KeyV7; return s }()},
 		{name: "same operation id under another tenant is another intent",
 			prev: "publish pay-1 amount=1", line: "publish pay-1 amount=2 tenant=globex",
-			want: func() sim.Step { s := pub("pay-1", 2); s.Tenant = "globex"; return s }()},
+			want: func() script.Step { s := pub("pay-1", 2); s.Tenant = "globex"; return s }()},
 
 		{name: "retry takes the default tenant", prev: "publish pay-1 amount=1", line: "retry pay-1",
-			want: sim.Step{Verb: "retry", Op: "pay-1", Tenant: "acme"}},
+			want: script.Step{Verb: "retry", Op: "pay-1", Tenant: "acme"}},
 		{name: "retry with tenant", prev: "publish pay-1 amount=1 tenant=globex", line: "retry pay-1 tenant=globex",
-			want: sim.Step{Verb: "retry", Op: "pay-1", Tenant: "globex"}},
+			want: script.Step{Verb: "retry", Op: "pay-1", Tenant: "globex"}},
 		{name: "change-payload with amount", prev: "publish pay-1 amount=100", line: "change-payload pay-1 amount=150",
-			want: sim.Step{Verb: "change-payload", Op: "pay-1", Tenant: "acme", Amount: 150}},
+			want: script.Step{Verb: "change-payload", Op: "pay-1", Tenant: "acme", Amount: 150}},
 		{name: "change-payload with amount and tenant", prev: "publish pay-1 amount=100 tenant=globex",
 			line: "change-payload pay-1 tenant=globex amount=150",
-			want: sim.Step{Verb: "change-payload", Op: "pay-1", Tenant: "globex", Amount: 150}},
+			want: script.Step{Verb: "change-payload", Op: "pay-1", Tenant: "globex", Amount: 150}},
 		{name: "change-payload to the same amount is allowed", prev: "publish pay-1 amount=100",
 			line: "change-payload pay-1 amount=100",
-			want: sim.Step{Verb: "change-payload", Op: "pay-1", Tenant: "acme", Amount: 100}},
+			want: script.Step{Verb: "change-payload", Op: "pay-1", Tenant: "acme", Amount: 100}},
 
-		{name: "deliver without crash", line: "deliver", want: sim.Step{Verb: "deliver"}},
+		{name: "deliver without crash", line: "deliver", want: script.Step{Verb: "deliver"}},
 		{name: "deliver crash=before-effect", line: "deliver crash=before-effect",
-			want: sim.Step{Verb: "deliver", Crash: sim.CrashBeforeEffect}},
+			want: script.Step{Verb: "deliver", Crash: script.CrashBeforeEffect}},
 		{name: "deliver crash=after-effect", line: "deliver crash=after-effect",
-			want: sim.Step{Verb: "deliver", Crash: sim.CrashAfterEffect}},
+			want: script.Step{Verb: "deliver", Crash: script.CrashAfterEffect}},
 		{name: "deliver crash=before-ack", line: "deliver crash=before-ack",
-			want: sim.Step{Verb: "deliver", Crash: sim.CrashBeforeAck}},
+			want: script.Step{Verb: "deliver", Crash: script.CrashBeforeAck}},
 		{name: "deliver crash=call:N", line: "deliver crash=call:3",
-			want: sim.Step{Verb: "deliver", Crash: "call:3"}},
+			want: script.Step{Verb: "deliver", Crash: "call:3"}},
 		{name: "deliver crash=after-call:N", line: "deliver crash=after-call:1",
-			want: sim.Step{Verb: "deliver", Crash: "after-call:1"}},
+			want: script.Step{Verb: "deliver", Crash: "after-call:1"}},
 		{name: "deliver crash at the highest call", line: "deliver crash=call:100",
-			want: sim.Step{Verb: "deliver", Crash: "call:100"}},
-		{name: "redeliver", line: "redeliver", want: sim.Step{Verb: "redeliver"}},
-		{name: "deliver-concurrent", line: "deliver-concurrent", want: sim.Step{Verb: "deliver-concurrent"}},
-		{name: "deliver-concurrent same", line: "deliver-concurrent same", want: sim.Step{Verb: "deliver-concurrent", Same: true}},
+			want: script.Step{Verb: "deliver", Crash: "call:100"}},
+		{name: "redeliver", line: "redeliver", want: script.Step{Verb: "redeliver"}},
+		{name: "deliver-concurrent", line: "deliver-concurrent", want: script.Step{Verb: "deliver-concurrent"}},
+		{name: "deliver-concurrent same", line: "deliver-concurrent same", want: script.Step{Verb: "deliver-concurrent", Same: true}},
 		{name: "deliver-concurrent switch", line: "deliver-concurrent switch=2,5",
-			want: sim.Step{Verb: "deliver-concurrent", Switch: []int{2, 5}}},
+			want: script.Step{Verb: "deliver-concurrent", Switch: []int{2, 5}}},
 		{name: "deliver-concurrent switch for worker A only", line: "deliver-concurrent switch=1",
-			want: sim.Step{Verb: "deliver-concurrent", Switch: []int{1}}},
+			want: script.Step{Verb: "deliver-concurrent", Switch: []int{1}}},
 		{name: "deliver-concurrent same switch", line: "deliver-concurrent same switch=3,1",
-			want: sim.Step{Verb: "deliver-concurrent", Same: true, Switch: []int{3, 1}}},
-		{name: "dlq-replay", line: "dlq-replay", want: sim.Step{Verb: "dlq-replay"}},
-		{name: "drain", line: "drain", want: sim.Step{Verb: "drain"}},
+			want: script.Step{Verb: "deliver-concurrent", Same: true, Switch: []int{3, 1}}},
+		{name: "dlq-replay", line: "dlq-replay", want: script.Step{Verb: "dlq-replay"}},
+		{name: "drain", line: "drain", want: script.Step{Verb: "drain"}},
 
-		{name: "advance seconds", line: "advance 90s", want: sim.Step{Verb: "advance", Advance: 90 * time.Second}},
-		{name: "advance minutes", line: "advance 15m", want: sim.Step{Verb: "advance", Advance: 15 * time.Minute}},
-		{name: "advance hours", line: "advance 25h", want: sim.Step{Verb: "advance", Advance: 25 * time.Hour}},
-		{name: "advance days", line: "advance 3d", want: sim.Step{Verb: "advance", Advance: 3 * day}},
-		{name: "advance hours and minutes", line: "advance 1h30m", want: sim.Step{Verb: "advance", Advance: 90 * time.Minute}},
-		{name: "advance minimum 1s", line: "advance 1s", want: sim.Step{Verb: "advance", Advance: time.Second}},
-		{name: "advance maximum 3650d", line: "advance 3650d", want: sim.Step{Verb: "advance", Advance: 3650 * day}},
-		{name: "advance maximum in hours", line: "advance 87600h", want: sim.Step{Verb: "advance", Advance: 3650 * day}},
+		{name: "advance seconds", line: "advance 90s", want: script.Step{Verb: "advance", Advance: 90 * time.Second}},
+		{name: "advance minutes", line: "advance 15m", want: script.Step{Verb: "advance", Advance: 15 * time.Minute}},
+		{name: "advance hours", line: "advance 25h", want: script.Step{Verb: "advance", Advance: 25 * time.Hour}},
+		{name: "advance days", line: "advance 3d", want: script.Step{Verb: "advance", Advance: 3 * day}},
+		{name: "advance hours and minutes", line: "advance 1h30m", want: script.Step{Verb: "advance", Advance: 90 * time.Minute}},
+		{name: "advance minimum 1s", line: "advance 1s", want: script.Step{Verb: "advance", Advance: time.Second}},
+		{name: "advance maximum 3650d", line: "advance 3650d", want: script.Step{Verb: "advance", Advance: 3650 * day}},
+		{name: "advance maximum in hours", line: "advance 87600h", want: script.Step{Verb: "advance", Advance: 3650 * day}},
 		{name: "advance fractional seconds above 1s", line: "advance 1500ms",
-			want: sim.Step{Verb: "advance", Advance: 1500 * time.Millisecond}},
+			want: script.Step{Verb: "advance", Advance: 1500 * time.Millisecond}},
 
-		{name: "gateway up", line: "gateway up", want: sim.Step{Verb: "gateway", Gateway: sim.GatewayUp, Up: true}},
-		{name: "gateway down", line: "gateway down", want: sim.Step{Verb: "gateway", Gateway: sim.GatewayDown}},
-		{name: "gateway timeout", line: "gateway timeout", want: sim.Step{Verb: "gateway", Gateway: sim.GatewayTimeout}},
-		{name: "gateway dedup on", line: "gateway dedup on", want: sim.Step{Verb: "gateway", Gateway: sim.GatewayDedupOn}},
-		{name: "gateway dedup off", line: "gateway dedup off", want: sim.Step{Verb: "gateway", Gateway: sim.GatewayDedupOff}},
-		{name: "gateway dedup with extra spaces", line: "gateway   dedup\ton", want: sim.Step{Verb: "gateway", Gateway: sim.GatewayDedupOn}},
+		{name: "gateway up", line: "gateway up", want: script.Step{Verb: "gateway", Gateway: script.GatewayUp, Up: true}},
+		{name: "gateway down", line: "gateway down", want: script.Step{Verb: "gateway", Gateway: script.GatewayDown}},
+		{name: "gateway timeout", line: "gateway timeout", want: script.Step{Verb: "gateway", Gateway: script.GatewayTimeout}},
+		{name: "gateway dedup on", line: "gateway dedup on", want: script.Step{Verb: "gateway", Gateway: script.GatewayDedupOn}},
+		{name: "gateway dedup off", line: "gateway dedup off", want: script.Step{Verb: "gateway", Gateway: script.GatewayDedupOff}},
+		{name: "gateway dedup with extra spaces", line: "gateway   dedup\ton", want: script.Step{Verb: "gateway", Gateway: script.GatewayDedupOn}},
 		{name: "gateway stall", line: "gateway stall 90m",
-			want: sim.Step{Verb: "gateway", Gateway: sim.GatewayStall, Stall: 90 * time.Minute}},
+			want: script.Step{Verb: "gateway", Gateway: script.GatewayStall, Stall: 90 * time.Minute}},
 		{name: "gateway stall in days", line: "gateway stall 2d",
-			want: sim.Step{Verb: "gateway", Gateway: sim.GatewayStall, Stall: 2 * day}},
+			want: script.Step{Verb: "gateway", Gateway: script.GatewayStall, Stall: 2 * day}},
 
 		{name: "ship takes the default tenant", prev: "publish pay-1 amount=1", line: "ship pay-1",
-			want: sim.Step{Verb: "ship", Op: "pay-1", Tenant: "acme"}},
+			want: script.Step{Verb: "ship", Op: "pay-1", Tenant: "acme"}},
 		{name: "ship with tenant", prev: "publish pay-1 amount=1 tenant=globex", line: "ship pay-1 tenant=globex",
-			want: sim.Step{Verb: "ship", Op: "pay-1", Tenant: "globex"}},
+			want: script.Step{Verb: "ship", Op: "pay-1", Tenant: "globex"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -224,32 +225,32 @@ func TestParseHeaders(t *testing.T) {
 	tests := []struct {
 		name string
 		src  string
-		edit func(s *sim.Script) // turns the defaults into what is expected
+		edit func(s *script.Script) // turns the defaults into what is expected
 	}{
-		{name: "no headers gives the defaults", src: "deliver", edit: func(*sim.Script) {}},
-		{name: "empty script gives the defaults", src: "", edit: func(*sim.Script) {}},
-		{name: "title", src: "title: Crash before the ack", edit: func(s *sim.Script) { s.Title = "Crash before the ack" }},
-		{name: "title-ru", src: "title-ru: Падение перед ack", edit: func(s *sim.Script) { s.TitleRU = "Падение перед ack" }},
+		{name: "no headers gives the defaults", src: "deliver", edit: func(*script.Script) {}},
+		{name: "empty script gives the defaults", src: "", edit: func(*script.Script) {}},
+		{name: "title", src: "title: Crash before the ack", edit: func(s *script.Script) { s.Title = "Crash before the ack" }},
+		{name: "title-ru", src: "title-ru: Падение перед ack", edit: func(s *script.Script) { s.TitleRU = "Падение перед ack" }},
 		{name: "summary", src: "summary: The worker dies: a duplicate.",
-			edit: func(s *sim.Script) { s.Summary = "The worker dies: a duplicate." }},
-		{name: "summary-ru", src: "summary-ru: Воркер умер.", edit: func(s *sim.Script) { s.SummaryRU = "Воркер умер." }},
-		{name: "header value is trimmed", src: "title:    spaced out  \t", edit: func(s *sim.Script) { s.Title = "spaced out" }},
-		{name: "empty header value", src: "title:", edit: func(*sim.Script) {}},
-		{name: "max-deliveries", src: "max-deliveries: 3", edit: func(s *sim.Script) { s.MaxDeliveries = 3 }},
-		{name: "max-deliveries minimum 1", src: "max-deliveries: 1", edit: func(s *sim.Script) { s.MaxDeliveries = 1 }},
-		{name: "max-deliveries maximum", src: "max-deliveries: 100", edit: func(s *sim.Script) { s.MaxDeliveries = sim.MaxDeliveries }},
-		{name: "processing-ttl in seconds", src: "processing-ttl: 30s", edit: func(s *sim.Script) { s.ProcessingTTL = 30 * time.Second }},
-		{name: "processing-ttl 1h30m", src: "processing-ttl: 1h30m", edit: func(s *sim.Script) { s.ProcessingTTL = 90 * time.Minute }},
-		{name: "done-ttl in days", src: "done-ttl: 2d", edit: func(s *sim.Script) { s.DoneTTL = 2 * day }},
-		{name: "done-ttl in minutes", src: "done-ttl: 15m", edit: func(s *sim.Script) { s.DoneTTL = 15 * time.Minute }},
-		{name: "inbox-retention in days", src: "inbox-retention: 7d", edit: func(s *sim.Script) { s.InboxRetention = 7 * day }},
-		{name: "inbox-retention in hours", src: "inbox-retention: 12h", edit: func(s *sim.Script) { s.InboxRetention = 12 * time.Hour }},
-		{name: "inbox-retention off", src: "inbox-retention: off", edit: func(*sim.Script) {}},
-		{name: "inbox-retention off after a duration", src: "inbox-retention: 7d\ninbox-retention: off", edit: func(*sim.Script) {}},
-		{name: "a repeated header keeps the last value", src: "title: one\ntitle: two", edit: func(s *sim.Script) { s.Title = "two" }},
+			edit: func(s *script.Script) { s.Summary = "The worker dies: a duplicate." }},
+		{name: "summary-ru", src: "summary-ru: Воркер умер.", edit: func(s *script.Script) { s.SummaryRU = "Воркер умер." }},
+		{name: "header value is trimmed", src: "title:    spaced out  \t", edit: func(s *script.Script) { s.Title = "spaced out" }},
+		{name: "empty header value", src: "title:", edit: func(*script.Script) {}},
+		{name: "max-deliveries", src: "max-deliveries: 3", edit: func(s *script.Script) { s.MaxDeliveries = 3 }},
+		{name: "max-deliveries minimum 1", src: "max-deliveries: 1", edit: func(s *script.Script) { s.MaxDeliveries = 1 }},
+		{name: "max-deliveries maximum", src: "max-deliveries: 100", edit: func(s *script.Script) { s.MaxDeliveries = script.MaxDeliveries }},
+		{name: "processing-ttl in seconds", src: "processing-ttl: 30s", edit: func(s *script.Script) { s.ProcessingTTL = 30 * time.Second }},
+		{name: "processing-ttl 1h30m", src: "processing-ttl: 1h30m", edit: func(s *script.Script) { s.ProcessingTTL = 90 * time.Minute }},
+		{name: "done-ttl in days", src: "done-ttl: 2d", edit: func(s *script.Script) { s.DoneTTL = 2 * day }},
+		{name: "done-ttl in minutes", src: "done-ttl: 15m", edit: func(s *script.Script) { s.DoneTTL = 15 * time.Minute }},
+		{name: "inbox-retention in days", src: "inbox-retention: 7d", edit: func(s *script.Script) { s.InboxRetention = 7 * day }},
+		{name: "inbox-retention in hours", src: "inbox-retention: 12h", edit: func(s *script.Script) { s.InboxRetention = 12 * time.Hour }},
+		{name: "inbox-retention off", src: "inbox-retention: off", edit: func(*script.Script) {}},
+		{name: "inbox-retention off after a duration", src: "inbox-retention: 7d\ninbox-retention: off", edit: func(*script.Script) {}},
+		{name: "a repeated header keeps the last value", src: "title: one\ntitle: two", edit: func(s *script.Script) { s.Title = "two" }},
 		{name: "every header at once",
 			src: "title: T\ntitle-ru: Т\nsummary: S\nsummary-ru: С\nmax-deliveries: 2\nprocessing-ttl: 10m\ndone-ttl: 1d\ninbox-retention: 36h",
-			edit: func(s *sim.Script) {
+			edit: func(s *script.Script) {
 				s.Title, s.TitleRU, s.Summary, s.SummaryRU = "T", "Т", "S", "С"
 				s.MaxDeliveries, s.ProcessingTTL, s.DoneTTL, s.InboxRetention = 2, 10*time.Minute, day, 36*time.Hour
 			}},
@@ -344,15 +345,15 @@ func TestParseLineNumbers(t *testing.T) {
 
 func TestParseLimitsAccepted(t *testing.T) {
 	t.Run("exactly MaxSteps steps", func(t *testing.T) {
-		s := parseOK(t, strings.Repeat("drain\n", sim.MaxSteps))
-		if len(s.Steps) != sim.MaxSteps {
-			t.Errorf("got %d steps, want %d", len(s.Steps), sim.MaxSteps)
+		s := parseOK(t, strings.Repeat("drain\n", script.MaxSteps))
+		if len(s.Steps) != script.MaxSteps {
+			t.Errorf("got %d steps, want %d", len(s.Steps), script.MaxSteps)
 		}
 	})
 	t.Run("exactly MaxScriptBytes bytes", func(t *testing.T) {
 		src := "drain\n#"
-		src += strings.Repeat("x", sim.MaxScriptBytes-len(src))
-		if len(src) != sim.MaxScriptBytes {
+		src += strings.Repeat("x", script.MaxScriptBytes-len(src))
+		if len(src) != script.MaxScriptBytes {
 			t.Fatalf("test script is %d bytes", len(src))
 		}
 		parseOK(t, src)
@@ -360,15 +361,15 @@ func TestParseLimitsAccepted(t *testing.T) {
 }
 
 func TestParseErrors(t *testing.T) {
-	verbs := strings.Join(sim.Verbs(), ", ")
+	verbs := strings.Join(script.Verbs(), ", ")
 	headers := "title, title-ru, summary, summary-ru, max-deliveries, processing-ttl, done-ttl, inbox-retention"
 	const amountMsg = "not a positive whole number of minor units"
 	const durMsg = "is not a duration; examples: 90s, 15m, 2h, 1h30m, 3d"
 	const rangeMsg = "is out of range: from 1s to 3650d"
-	long := strings.Repeat("k", sim.MaxKeyBytes+1)
+	long := strings.Repeat("k", script.MaxKeyBytes+1)
 	longCyrillic := strings.Repeat("ж", 128) // 256 bytes
-	tooMany := strings.Repeat("drain\n", sim.MaxSteps) + "drain\n"
-	tooBig := "drain\n#" + strings.Repeat("x", sim.MaxScriptBytes)
+	tooMany := strings.Repeat("drain\n", script.MaxSteps) + "drain\n"
+	tooBig := "drain\n#" + strings.Repeat("x", script.MaxScriptBytes)
 
 	tests := []struct {
 		name string
@@ -512,7 +513,7 @@ func TestParseErrors(t *testing.T) {
 		{"exponent amount", "publish pay-1 amount=1e3", 1, []string{"amount=1e3: " + amountMsg}},
 		{"amount with digit separators", "publish pay-1 amount=1_000", 1, []string{"amount=1_000: " + amountMsg}},
 		{"empty amount", "publish pay-1 amount=", 1, []string{"amount=: " + amountMsg}},
-		{"amount one over the maximum", "publish pay-1 amount=" + strconv.Itoa(sim.MaxAmount+1), 1,
+		{"amount one over the maximum", "publish pay-1 amount=" + strconv.Itoa(script.MaxAmount+1), 1,
 			[]string{amountMsg, "(1 to 1000000000000)"}},
 		{"huge amount beyond int64", "publish pay-1 amount=99999999999999999999999", 1, []string{amountMsg}},
 		{"zero amount on change-payload", "publish pay-1 amount=1\nchange-payload pay-1 amount=0", 2,
@@ -620,7 +621,7 @@ func TestParseErrors(t *testing.T) {
 		{"narration followed only by a header", "#en: about the title\ntitle: x", 1, []string{"must be followed by a step"}},
 
 		// Whole-script limits.
-		{"more than MaxSteps steps", tooMany, sim.MaxSteps + 1, []string{"too many steps: the limit is 1000"}},
+		{"more than MaxSteps steps", tooMany, script.MaxSteps + 1, []string{"too many steps: the limit is 1000"}},
 		{"script over MaxScriptBytes", tooBig, 0, []string{"script is larger than the limit of 65536 bytes"}},
 		{"invalid UTF-8 names its line", "publish pay-1 amount=1\ntitle: \xff\xfe", 2, []string{"not valid UTF-8 text"}},
 		{"truncated UTF-8 sequence", "publish \xd0 amount=1", 1, []string{"not valid UTF-8 text"}},
@@ -643,12 +644,12 @@ func TestParseErrors(t *testing.T) {
 			if !strings.HasPrefix(msg, prefix) {
 				t.Errorf("Error() = %q, want prefix %q", msg, prefix)
 			}
-			if msg != prefix+e.Msg {
-				t.Errorf("Error() = %q, want %q", msg, prefix+e.Msg)
+			if msg != prefix+e.Message("en") {
+				t.Errorf("Error() = %q, want %q", msg, prefix+e.Message("en"))
 			}
 			for _, w := range tc.want {
-				if !strings.Contains(e.Msg, w) {
-					t.Errorf("message %q does not contain %q", e.Msg, w)
+				if !strings.Contains(e.Message("en"), w) {
+					t.Errorf("message %q does not contain %q", e.Message("en"), w)
 				}
 			}
 		})
@@ -669,7 +670,7 @@ func TestParseDayDurationOverflow(t *testing.T) {
 		"inbox-retention: " + wrapsToOneDay,
 	} {
 		t.Run(src, func(t *testing.T) {
-			_, err := sim.Parse(src)
+			_, err := script.Parse(src)
 			if err == nil {
 				t.Fatalf("%q parsed; a day count that overflows must be out of range", src)
 			}
@@ -685,7 +686,7 @@ func TestParseDayDurationOverflow(t *testing.T) {
 func TestParseTabAfterVerb(t *testing.T) {
 	for _, src := range []string{"deliver\tcrash=before-ack", "publish\tpay-1 amount=1", "title:\tTabbed"} {
 		t.Run(src, func(t *testing.T) {
-			_, err := sim.Parse(src)
+			_, err := script.Parse(src)
 			if err != nil {
 				t.Fatalf("%q: %v", src, err)
 			}
@@ -696,45 +697,45 @@ func TestParseTabAfterVerb(t *testing.T) {
 func TestStepString(t *testing.T) {
 	tests := []struct {
 		name string
-		step sim.Step
+		step script.Step
 		want string
 	}{
 		{"publish with defaults omits them",
-			sim.Step{Verb: "publish", Op: "pay-1", Tenant: "acme", Account: "alice", Amount: 100, KeyMode: "op"},
+			script.Step{Verb: "publish", Op: "pay-1", Tenant: "acme", Account: "alice", Amount: 100, KeyMode: "op"},
 			"publish pay-1 amount=100"},
 		{"publish with every option",
-			sim.Step{Verb: "publish", Op: "pay-1", Tenant: "globex", Account: "bob", Amount: 5, KeyMode: "fresh"},
+			script.Step{Verb: "publish", Op: "pay-1", Tenant: "globex", Account: "bob", Amount: 5, KeyMode: "fresh"},
 			"publish pay-1 amount=5 tenant=globex account=bob key=fresh"},
-		{"retry", sim.Step{Verb: "retry", Op: "pay-1", Tenant: "acme"}, "retry pay-1"},
-		{"retry with tenant", sim.Step{Verb: "retry", Op: "pay-1", Tenant: "globex"}, "retry pay-1 tenant=globex"},
-		{"change-payload", sim.Step{Verb: "change-payload", Op: "pay-1", Tenant: "acme", Amount: 150}, "change-payload pay-1 amount=150"},
-		{"change-payload with tenant", sim.Step{Verb: "change-payload", Op: "pay-1", Tenant: "t", Amount: 150},
+		{"retry", script.Step{Verb: "retry", Op: "pay-1", Tenant: "acme"}, "retry pay-1"},
+		{"retry with tenant", script.Step{Verb: "retry", Op: "pay-1", Tenant: "globex"}, "retry pay-1 tenant=globex"},
+		{"change-payload", script.Step{Verb: "change-payload", Op: "pay-1", Tenant: "acme", Amount: 150}, "change-payload pay-1 amount=150"},
+		{"change-payload with tenant", script.Step{Verb: "change-payload", Op: "pay-1", Tenant: "t", Amount: 150},
 			"change-payload pay-1 amount=150 tenant=t"},
-		{"ship", sim.Step{Verb: "ship", Op: "pay-1", Tenant: "acme"}, "ship pay-1"},
-		{"deliver", sim.Step{Verb: "deliver"}, "deliver"},
-		{"deliver with crash", sim.Step{Verb: "deliver", Crash: "after-effect"}, "deliver crash=after-effect"},
-		{"redeliver", sim.Step{Verb: "redeliver"}, "redeliver"},
-		{"deliver-concurrent", sim.Step{Verb: "deliver-concurrent"}, "deliver-concurrent"},
-		{"dlq-replay", sim.Step{Verb: "dlq-replay"}, "dlq-replay"},
-		{"drain", sim.Step{Verb: "drain"}, "drain"},
-		{"gateway up", sim.Step{Verb: "gateway", Up: true}, "gateway up"},
-		{"gateway down", sim.Step{Verb: "gateway"}, "gateway down"},
-		{"gateway up as parsed", sim.Step{Verb: "gateway", Gateway: sim.GatewayUp, Up: true}, "gateway up"},
-		{"gateway timeout", sim.Step{Verb: "gateway", Gateway: sim.GatewayTimeout}, "gateway timeout"},
-		{"gateway dedup on", sim.Step{Verb: "gateway", Gateway: sim.GatewayDedupOn}, "gateway dedup on"},
-		{"gateway dedup off", sim.Step{Verb: "gateway", Gateway: sim.GatewayDedupOff}, "gateway dedup off"},
-		{"gateway stall", sim.Step{Verb: "gateway", Gateway: sim.GatewayStall, Stall: 90 * time.Minute}, "gateway stall 1h30m"},
-		{"deliver-concurrent same", sim.Step{Verb: "deliver-concurrent", Same: true}, "deliver-concurrent same"},
-		{"advance whole days", sim.Step{Verb: "advance", Advance: 2 * day}, "advance 2d"},
-		{"advance 24h is a day", sim.Step{Verb: "advance", Advance: 24 * time.Hour}, "advance 1d"},
-		{"advance hours drop zero minutes", sim.Step{Verb: "advance", Advance: 25 * time.Hour}, "advance 25h"},
-		{"advance hours and minutes", sim.Step{Verb: "advance", Advance: 90 * time.Minute}, "advance 1h30m"},
-		{"advance minutes drop zero seconds", sim.Step{Verb: "advance", Advance: 15 * time.Minute}, "advance 15m"},
-		{"advance 90s", sim.Step{Verb: "advance", Advance: 90 * time.Second}, "advance 1m30s"},
-		{"advance seconds", sim.Step{Verb: "advance", Advance: 45 * time.Second}, "advance 45s"},
-		{"advance with hours, zero minutes and seconds", sim.Step{Verb: "advance", Advance: time.Hour + 10*time.Second},
+		{"ship", script.Step{Verb: "ship", Op: "pay-1", Tenant: "acme"}, "ship pay-1"},
+		{"deliver", script.Step{Verb: "deliver"}, "deliver"},
+		{"deliver with crash", script.Step{Verb: "deliver", Crash: "after-effect"}, "deliver crash=after-effect"},
+		{"redeliver", script.Step{Verb: "redeliver"}, "redeliver"},
+		{"deliver-concurrent", script.Step{Verb: "deliver-concurrent"}, "deliver-concurrent"},
+		{"dlq-replay", script.Step{Verb: "dlq-replay"}, "dlq-replay"},
+		{"drain", script.Step{Verb: "drain"}, "drain"},
+		{"gateway up", script.Step{Verb: "gateway", Up: true}, "gateway up"},
+		{"gateway down", script.Step{Verb: "gateway"}, "gateway down"},
+		{"gateway up as parsed", script.Step{Verb: "gateway", Gateway: script.GatewayUp, Up: true}, "gateway up"},
+		{"gateway timeout", script.Step{Verb: "gateway", Gateway: script.GatewayTimeout}, "gateway timeout"},
+		{"gateway dedup on", script.Step{Verb: "gateway", Gateway: script.GatewayDedupOn}, "gateway dedup on"},
+		{"gateway dedup off", script.Step{Verb: "gateway", Gateway: script.GatewayDedupOff}, "gateway dedup off"},
+		{"gateway stall", script.Step{Verb: "gateway", Gateway: script.GatewayStall, Stall: 90 * time.Minute}, "gateway stall 1h30m"},
+		{"deliver-concurrent same", script.Step{Verb: "deliver-concurrent", Same: true}, "deliver-concurrent same"},
+		{"advance whole days", script.Step{Verb: "advance", Advance: 2 * day}, "advance 2d"},
+		{"advance 24h is a day", script.Step{Verb: "advance", Advance: 24 * time.Hour}, "advance 1d"},
+		{"advance hours drop zero minutes", script.Step{Verb: "advance", Advance: 25 * time.Hour}, "advance 25h"},
+		{"advance hours and minutes", script.Step{Verb: "advance", Advance: 90 * time.Minute}, "advance 1h30m"},
+		{"advance minutes drop zero seconds", script.Step{Verb: "advance", Advance: 15 * time.Minute}, "advance 15m"},
+		{"advance 90s", script.Step{Verb: "advance", Advance: 90 * time.Second}, "advance 1m30s"},
+		{"advance seconds", script.Step{Verb: "advance", Advance: 45 * time.Second}, "advance 45s"},
+		{"advance with hours, zero minutes and seconds", script.Step{Verb: "advance", Advance: time.Hour + 10*time.Second},
 			"advance 1h0m10s"},
-		{"advance fractional seconds", sim.Step{Verb: "advance", Advance: 1500 * time.Millisecond}, "advance 1.5s"},
+		{"advance fractional seconds", script.Step{Verb: "advance", Advance: 1500 * time.Millisecond}, "advance 1.5s"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -813,10 +814,10 @@ deliver-batch 3 commit=before crash=after-message:2
 `
 
 // checkRoundTrip checks that the canonical form of s parses back to s.
-func checkRoundTrip(t *testing.T, s *sim.Script) {
+func checkRoundTrip(t *testing.T, s *script.Script) {
 	t.Helper()
 	canon := s.String()
-	s2, err := sim.Parse(canon)
+	s2, err := script.Parse(canon)
 	if err != nil {
 		t.Fatalf("String() does not parse: %v\n%s", err, canon)
 	}
@@ -824,7 +825,7 @@ func checkRoundTrip(t *testing.T, s *sim.Script) {
 		t.Errorf("String() parses to a different script\noriginal: %+v\nreparsed: %+v\ncanonical:\n%s", *s, *s2, canon)
 	}
 	// Parsing the canonical form twice gives equal scripts, lines included.
-	s3, err := sim.Parse(s2.String())
+	s3, err := script.Parse(s2.String())
 	if err != nil {
 		t.Fatalf("second String() does not parse: %v", err)
 	}
@@ -867,7 +868,7 @@ func TestScriptStringRoundTrip(t *testing.T) {
 		for _, st := range append(s.Steps, api.Steps...) {
 			seen[st.Verb] = true
 		}
-		for _, v := range sim.Verbs() {
+		for _, v := range script.Verbs() {
 			if !seen[v] {
 				t.Errorf("allVerbsScript and allAPIScript lack verb %s", v)
 			}
@@ -941,7 +942,7 @@ func TestScriptSides(t *testing.T) {
 		{"retry a\n", "line 1: retry: operation a of tenant acme has not been published yet"},
 		{"key-ttl: soon\nrequest a amount=1\n", "line 1: key-ttl"},
 	} {
-		_, err := sim.Parse(c.src)
+		_, err := script.Parse(c.src)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.src, err, c.want)
 		}
@@ -961,7 +962,7 @@ func TestDedupWindowHeader(t *testing.T) {
 	if s := parseOK(t, "dedup-window: 2m\ndedup-window: off\npublish a amount=1\n"); s.DedupWindow != 0 {
 		t.Errorf("off: %v", s.DedupWindow)
 	}
-	if _, err := sim.Parse("dedup-window: soon\npublish a amount=1\n"); err == nil || !strings.Contains(err.Error(), "line 1: dedup-window") {
+	if _, err := script.Parse("dedup-window: soon\npublish a amount=1\n"); err == nil || !strings.Contains(err.Error(), "line 1: dedup-window") {
 		t.Errorf("a bad window: %v", err)
 	}
 }

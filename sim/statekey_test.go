@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/idempotency-lab/lab/script"
 )
 
 // TestStateKeyCoversTheWorld: every field of what a world holds is either
@@ -49,9 +51,9 @@ func TestStateKeyCoversTheWorld(t *testing.T) {
 
 // keyAfter runs a script's steps on a fresh world of the handler and
 // returns the world, its state and its key, before settlement.
-func keyAfter(t *testing.T, handler, script string) (*world, *State, string) {
+func keyAfter(t *testing.T, handler, src string) (*world, *State, string) {
 	t.Helper()
-	s, err := Parse(script)
+	s, err := script.Parse(src)
 	if err != nil {
 		t.Fatal(err)
 	}

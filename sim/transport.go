@@ -3,6 +3,8 @@ package sim
 import (
 	"context"
 	"fmt"
+
+	"github.com/idempotency-lab/lab/script"
 )
 
 // Transport is what a broker does under the lab's steps: the seam between
@@ -76,7 +78,7 @@ type RealBroker interface {
 	// (VisibilityTimeout, MaxDeliveries, DedupWindow); say adds what the
 	// server answered to the trace, as the broker's event, in English and
 	// Russian (stream sequence, Nats-Num-Delivered, delivery tag, offset).
-	Open(ctx context.Context, book *Broker, s *Script, say func(en, ru string)) (Transport, error)
+	Open(ctx context.Context, book *Broker, s *script.Script, say func(en, ru string)) (Transport, error)
 }
 
 // The model is its own book: every method is the model's.

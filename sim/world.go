@@ -19,6 +19,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 )
 
 // epoch is where every run's simulated clock starts.
@@ -31,7 +32,7 @@ const seed = 20260101
 // in-memory SQLite database, a fresh Redis (miniredis, reached by go-redis
 // over an in-memory pipe), a payment gateway, a broker, a producer and a clock.
 type world struct {
-	script  *Script
+	script  *script.Script
 	handler handlers.Info
 	t       *tracer
 	db      *sql.DB
@@ -160,7 +161,7 @@ func (w *world) applicationCount(ik intentKey) int {
 	return n
 }
 
-func newWorld(s *Script, h handlers.Info, eng *Engine) (w *world, err error) {
+func newWorld(s *script.Script, h handlers.Info, eng *Engine) (w *world, err error) {
 	t := &tracer{}
 	w = &world{}
 	w.init(s, h, t)
@@ -258,11 +259,11 @@ func (w *world) dialRedis(first func(context.Context, *redis.Client) error) erro
 // and keeps none of what it held: a reused world (worlds.go) starts its
 // run from here too, with its connections carried over. t is the world's
 // tracer, emptied: its connections record into it.
-func (w *world) init(s *Script, h handlers.Info, t *tracer) {
+func (w *world) init(s *script.Script, h handlers.Info, t *tracer) {
 	*t = tracer{}
 	*w = world{
 		script: s, handler: h, t: t,
-		gateway:            &gateway{t: t, mode: GatewayUp, refs: map[string]bool{}},
+		gateway:            &gateway{t: t, mode: script.GatewayUp, refs: map[string]bool{}},
 		broker:             &Broker{MaxDeliveries: s.MaxDeliveries, RequeueAt: s.Profile().Requeue},
 		now:                epoch(),
 		src:                rand.NewPCG(seed, seed),
@@ -609,7 +610,7 @@ func (c callerGateway) Charge(ctx context.Context, account string, amount int64,
 			fmt.Sprintf("%s ждёт ответа шлюза: сейчас работает другой воркер", wk.name))
 		call.Outcome, call.Answer = OutcomeNotReceived, AnswerTimeout
 		res = fmt.Sprintf("no answer after %s: the request never reached the provider, nothing charged", formatDuration(d))
-	case g.mode == GatewayDown:
+	case g.mode == script.GatewayDown:
 		call.Outcome, call.Answer = OutcomeRefused, Answer503
 		res = "error: " + errGatewayDown.Error()
 	case g.dedup && reference != "" && g.refs[reference]:
@@ -623,7 +624,7 @@ func (c callerGateway) Charge(ctx context.Context, account string, amount int64,
 		}
 		res = "charged"
 	}
-	if g.mode == GatewayTimeout && call.Answer == AnswerOK {
+	if g.mode == script.GatewayTimeout && call.Answer == AnswerOK {
 		call.Answer = AnswerTimeout
 		res += ", but the answer is lost"
 	}
@@ -672,7 +673,7 @@ type RedisKey struct {
 }
 
 func (w *world) state() (*State, error) {
-	st := &State{Now: w.now.Format(time.RFC3339), GatewayUp: w.gateway.mode == GatewayUp,
+	st := &State{Now: w.now.Format(time.RFC3339), GatewayUp: w.gateway.mode == script.GatewayUp,
 		GatewayMode: w.gateway.mode, GatewayDedup: w.gateway.dedup,
 		Gateway: append([]GatewayCall(nil), w.gateway.calls...)}
 	names := make([]string, 0, len(w.tables))

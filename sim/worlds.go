@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 )
 
 // Worlds keeps the embedded engine's worlds between runs, so that a search
@@ -128,7 +129,7 @@ func (p *Worlds) Counts() (made, reused int) {
 
 // get returns a world for a run of s on h: a reused one when one waits,
 // else a new one. A nil Worlds, or a real engine, makes a new world.
-func (p *Worlds) get(s *Script, h handlers.Info, eng *Engine) (*world, error) {
+func (p *Worlds) get(s *script.Script, h handlers.Info, eng *Engine) (*world, error) {
 	if p == nil || eng != nil {
 		return newWorld(s, h, eng)
 	}
@@ -291,7 +292,7 @@ func (w *world) empty() bool {
 
 // reuse readies a world given back for a run of s on h: everything the
 // engine keeps starts again from init, the connections stay.
-func (w *world) reuse(s *Script, h handlers.Info) error {
+func (w *world) reuse(s *script.Script, h handlers.Info) error {
 	kept := *w
 	w.init(s, h, kept.t)
 	w.db, w.conn, w.mr, w.tables, w.pool = kept.db, kept.conn, kept.mr, kept.tables, kept.pool

@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -114,7 +115,7 @@ deliver
 			ws := sim.NewWorlds()
 			defer ws.Close()
 			run := func(src string, worlds *sim.Worlds) sim.Result {
-				sc, err := sim.Parse(src)
+				sc, err := script.Parse(src)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -166,7 +167,7 @@ func TestWorldsNotReused(t *testing.T) {
 		// world is not reused, so no run is redone.
 		{"history read", history, 3, 0, 0},
 	}
-	sc, err := sim.Parse("publish a amount=100\ndeliver\n")
+	sc, err := script.Parse("publish a amount=100\ndeliver\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,7 +204,7 @@ func TestWorldsHistoryRedone(t *testing.T) {
 		var n int64
 		return d.DB.QueryRowContext(ctx, `SELECT last_insert_rowid()`).Scan(&n)
 	}}
-	sc, err := sim.Parse("publish a amount=100\ndeliver\n")
+	sc, err := script.Parse("publish a amount=100\ndeliver\n")
 	if err != nil {
 		t.Fatal(err)
 	}

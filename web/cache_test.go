@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/idempotency-lab/lab/link"
-	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/script"
 )
 
 // newInternalServer is the real server, with its parts open to the test.
@@ -181,18 +181,18 @@ func TestBusyLabAnswers503(t *testing.T) {
 // enters, with 413 and a message, never accepted and then failing later.
 func TestCanonicalFormIsCheckedAtTheDoor(t *testing.T) {
 	var b strings.Builder
-	for range sim.MaxSteps {
+	for range script.MaxSteps {
 		// 65 bytes a step as typed, 70 as written canonically
 		// ("#en:x" gains a space, "86399s" becomes "23h59m59s").
 		fmt.Fprintf(&b, "#en:%s\n#ru:%s\nadvance 86399s\n", strings.Repeat("a", 20), strings.Repeat("b", 20))
 	}
 	text := b.String()
-	sc, err := sim.Parse(text)
+	sc, err := script.Parse(text)
 	if err != nil {
 		t.Fatalf("the script itself must parse: %v", err)
 	}
-	if len(text) > sim.MaxScriptBytes || len(sc.String()) <= sim.MaxScriptBytes {
-		t.Fatalf("test script: %d bytes, canonically %d; want ≤ and > %d", len(text), len(sc.String()), sim.MaxScriptBytes)
+	if len(text) > script.MaxScriptBytes || len(sc.String()) <= script.MaxScriptBytes {
+		t.Fatalf("test script: %d bytes, canonically %d; want ≤ and > %d", len(text), len(sc.String()), script.MaxScriptBytes)
 	}
 	_, h := newInternalServer(t, Config{})
 	for _, c := range []struct {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sandbox"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/page"
 	"github.com/idempotency-lab/lab/web/practicepage"
@@ -247,7 +248,7 @@ func wrongOption(q practice.Question) string {
 // package practice, for an independent answer key.
 func engineResult(tb testing.TB, q practice.Question) sim.Result {
 	tb.Helper()
-	sc, err := sim.Parse(q.Source())
+	sc, err := script.Parse(q.Source())
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/link"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/page"
 )
@@ -298,7 +299,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown preset lists the valid ones", "/lab?preset=crash-before-akc", 400,
 			[]string{"There is no scenario &#34;crash-before-akc&#34;. Valid scenarios: " + presets[0].Name + ", " + presets[1].Name}},
 		{"two scripts at once", "/lab?preset=happy-path&script=drain", 400, []string{"Give only one of preset=, s= and script="}},
-		{"oversized script", "/lab?script=" + strings.Repeat("%23+padding%0A", sim.MaxScriptBytes/10+1), 400, []string{"65536"}},
+		{"oversized script", "/lab?script=" + strings.Repeat("%23+padding%0A", script.MaxScriptBytes/10+1), 400, []string{"65536"}},
 		{"script with a bad verb names the line and the verbs", "/lab?script=publish+pay-1+amount%3D1%0Adelivr", 400,
 			[]string{"line 2: unknown verb", "valid verbs: publish, retry"}},
 		{"script with a fraction", "/lab?script=publish+pay-1+amount%3D1.5", 400, []string{"never a fraction"}},
@@ -401,7 +402,7 @@ func TestStepForms(t *testing.T) {
 			if tc.base != "" {
 				form.Set("s", link.Pack(tc.base))
 			}
-			sc, err := sim.Parse(tc.base)
+			sc, err := script.Parse(tc.base)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -423,7 +424,7 @@ func TestStepFromAPresetDropsTheStepsAfterTheOneShown(t *testing.T) {
 	if !strings.HasPrefix(loc, "/lab?s=") {
 		t.Errorf("Location %q: a changed preset is a permalink", loc)
 	}
-	sc, err := sim.Parse(scriptOf(t, page.body))
+	sc, err := script.Parse(scriptOf(t, page.body))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/internal/servers"
 	"github.com/idempotency-lab/lab/sandbox"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -426,7 +427,7 @@ func TestUsageErrors(t *testing.T) {
 		return p
 	}
 	badScript := write("bad.lab", "title: Bad\npublish pay-1 amount=100\n\ndeliver crash=sometime\n")
-	bigScript := write("big.lab", "drain\n#"+strings.Repeat("x", sim.MaxScriptBytes))
+	bigScript := write("big.lab", "drain\n#"+strings.Repeat("x", script.MaxScriptBytes))
 	retryFirst := write("retry.lab", "retry pay-1\n")
 	latin1 := write("latin1.lab", "title: Caf\xe9\npublish pay-1 amount=1\n#en: caf\xe9\ndeliver\n")
 	missing := filepath.Join(dir, "missing.lab")
@@ -478,8 +479,8 @@ func TestUsageErrors(t *testing.T) {
 			[]string{"lab run: -: line 3: not valid UTF-8 text"}},
 		{"script file over 64 KiB", "", []string{"run", bigScript},
 			[]string{"larger than the limit of 65536 bytes"}},
-		{"script on stdin over 64 KiB", strings.Repeat("# padding\n", sim.MaxScriptBytes/10+1), []string{"run", "-"},
-			[]string{fmt.Sprintf("the limit of %d bytes", sim.MaxScriptBytes)}},
+		{"script on stdin over 64 KiB", strings.Repeat("# padding\n", script.MaxScriptBytes/10+1), []string{"run", "-"},
+			[]string{fmt.Sprintf("the limit of %d bytes", script.MaxScriptBytes)}},
 		{"a directory is not a script", "", []string{"run", dir}, []string{"lab run: ", "is a directory"}},
 		{"scenarios takes no arguments", "", []string{"scenarios", "extra"}, []string{`lab scenarios: takes no arguments, got "extra"`}},
 		{"handlers takes no arguments", "", []string{"handlers", "core", "all"}, []string{`lab handlers: takes no arguments, got "core all"`}},
@@ -505,7 +506,7 @@ func TestUsageErrors(t *testing.T) {
 // TestRunOversizeScript: the CLI reads at most one byte past the limit, so
 // the message states the limit, not a size it never measured.
 func TestRunOversizeScript(t *testing.T) {
-	src := "drain\n#" + strings.Repeat("x", 2*sim.MaxScriptBytes)
+	src := "drain\n#" + strings.Repeat("x", 2*script.MaxScriptBytes)
 	path := filepath.Join(t.TempDir(), "huge.lab")
 	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
 		t.Fatal(err)

@@ -18,6 +18,7 @@ import (
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/money"
 	"github.com/idempotency-lab/lab/sandbox"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -193,7 +194,7 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 }
 
 // loadScenario resolves a preset name, a file path or - (standard input).
-func loadScenario(arg string, stdin io.Reader) (string, *sim.Script, error) {
+func loadScenario(arg string, stdin io.Reader) (string, *script.Script, error) {
 	presets, err := sim.Presets()
 	if err != nil {
 		return "", nil, err
@@ -208,7 +209,7 @@ func loadScenario(arg string, stdin io.Reader) (string, *sim.Script, error) {
 	}
 	var src []byte
 	if arg == "-" {
-		src, err = io.ReadAll(io.LimitReader(stdin, sim.MaxScriptBytes+1))
+		src, err = io.ReadAll(io.LimitReader(stdin, script.MaxScriptBytes+1))
 	} else {
 		src, err = readFile(arg)
 	}
@@ -222,7 +223,7 @@ func loadScenario(arg string, stdin io.Reader) (string, *sim.Script, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	s, err := sim.Parse(string(src))
+	s, err := script.Parse(string(src))
 	if err != nil {
 		return "", nil, fmt.Errorf("%s: %v", arg, err)
 	}
@@ -251,10 +252,10 @@ func readFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, sim.MaxScriptBytes+1))
+	return io.ReadAll(io.LimitReader(f, script.MaxScriptBytes+1))
 }
 
-func printTable(w io.Writer, name string, s *sim.Script, res *sim.Run) {
+func printTable(w io.Writer, name string, s *script.Script, res *sim.Run) {
 	title := name
 	if s.Title != "" {
 		title = s.Title + " (" + name + ")"

@@ -30,6 +30,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/classroom/room"
 	"github.com/idempotency-lab/lab/web/labview"
@@ -196,7 +197,7 @@ func (s *Classroom) CreateRoom(w http.ResponseWriter, r *http.Request) error {
 // roomState is the lab state a room's state describes. The script parsed
 // when the room was opened, so a failure here is the lab's own (a 500).
 func (s *Classroom) roomState(st room.State) (labview.State, error) {
-	sc, err := sim.Parse(st.Script)
+	sc, err := script.Parse(st.Script)
 	if err != nil {
 		return labview.State{}, fmt.Errorf("room %s holds a script that no longer parses: %w", st.Code, err)
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/idempotency-lab/lab/link"
-	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/web/page"
 )
 
@@ -37,9 +37,9 @@ func (s *Replayer) brokerChoices() string {
 }
 
 // pickStep is the script's first deliver OP step, nil for none.
-func pickStep(sc *sim.Script) *sim.Step {
+func pickStep(sc *script.Script) *script.Step {
 	for i, st := range sc.Steps {
-		if st.Verb == sim.VerbDeliver && st.Op != "" {
+		if st.Verb == script.VerbDeliver && st.Op != "" {
 			return &sc.Steps[i]
 		}
 	}
@@ -48,7 +48,7 @@ func pickStep(sc *sim.Script) *sim.Step {
 
 // cannotPick is the answer for a script a real broker cannot run: a 422
 // naming the step, with the script kept so the reader can change it.
-func (s *Replayer) cannotPick(name string, sc *sim.Script) error {
+func (s *Replayer) cannotPick(name string, sc *script.Script) error {
 	line, op := 0, ""
 	if st := pickStep(sc); st != nil {
 		line, op = st.Line, st.Op

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/web/page"
 
 	"github.com/idempotency-lab/lab/link"
@@ -222,7 +223,7 @@ func Tried(st State) bool {
 		return false
 	}
 	setup := 0
-	if sc, err := sim.Parse(c.Setup); err == nil {
+	if sc, err := script.Parse(c.Setup); err == nil {
 		setup = len(sc.Steps)
 	}
 	return st.Total() > setup
@@ -233,7 +234,7 @@ func Tried(st State) bool {
 func (s *Replayer) solutionOf(t page.Text, st State, v *challengeView) {
 	c := st.Challenge
 	setup := 0
-	if sc, err := sim.Parse(c.Setup); err == nil {
+	if sc, err := script.Parse(c.Setup); err == nil {
 		setup = len(sc.Steps)
 	}
 	v.Tried = Tried(st)
@@ -250,7 +251,7 @@ func (s *Replayer) solutionOf(t page.Text, st State, v *challengeView) {
 	if !v.Tried || !st.ShowSolution || c.Solution == "" {
 		return
 	}
-	sol, err := sim.Parse(c.Solution)
+	sol, err := script.Parse(c.Solution)
 	if err != nil {
 		return
 	}

@@ -100,7 +100,7 @@ func boundText(s string, left *int, ru bool) string {
 }
 
 // storyTimeline names the handler whose timeline the lab opens by default:
-// the first handler of the script's handlers: header (sim.Script.Handlers,
+// the first handler of the script's handlers: header (script.Script.Handlers,
 // the handlers its story is about) that has a card on screen. With none on
 // screen, or no header, it is the first card, as before.
 func storyTimeline(story, shown []string) string {

@@ -11,6 +11,7 @@ package labview
 import (
 	"net/url"
 
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/page"
 )
@@ -32,10 +33,10 @@ type pictureAct struct {
 
 // The clicks, by the part clicked.
 var (
-	actCrash     = pictureAct{"crash", "do-crash-before-ack", "lane.act.crash", url.Values{"verb": {sim.VerbDeliver}, "crash": {sim.CrashBeforeAck}}}
-	actRedeliver = pictureAct{"redeliver", "do-redeliver", "lane.act.redeliver", url.Values{"verb": {sim.VerbRedeliver}}}
-	actGwDown    = pictureAct{"gateway", "do-gateway-down", "lane.act.gwdown", url.Values{"verb": {sim.VerbGateway}, "state": {sim.GatewayDown}}}
-	actGwUp      = pictureAct{"gateway", "do-gateway-up", "lane.act.gwup", url.Values{"verb": {sim.VerbGateway}, "state": {sim.GatewayUp}}}
+	actCrash     = pictureAct{"crash", "do-crash-before-ack", "lane.act.crash", url.Values{"verb": {script.VerbDeliver}, "crash": {script.CrashBeforeAck}}}
+	actRedeliver = pictureAct{"redeliver", "do-redeliver", "lane.act.redeliver", url.Values{"verb": {script.VerbRedeliver}}}
+	actGwDown    = pictureAct{"gateway", "do-gateway-down", "lane.act.gwdown", url.Values{"verb": {script.VerbGateway}, "state": {script.GatewayDown}}}
+	actGwUp      = pictureAct{"gateway", "do-gateway-up", "lane.act.gwup", url.Values{"verb": {script.VerbGateway}, "state": {script.GatewayUp}}}
 )
 
 // AppendStep is st with line appended after the step shown (the steps
@@ -43,7 +44,7 @@ var (
 // leads (web/lab's AddStep) and a click on the picture links to. The
 // error is the parser's, or CheckCanonical's *page.Error.
 func (s *Replayer) AppendStep(st State, line string) (State, error) {
-	sc, err := sim.Parse(WithSteps(st.Script, st.Step).String() + line + "\n")
+	sc, err := script.Parse(WithSteps(st.Script, st.Step).String() + line + "\n")
 	if err == nil {
 		err = CheckCanonical(sc)
 	}
@@ -57,7 +58,7 @@ func (s *Replayer) AppendStep(st State, line string) (State, error) {
 
 // Retarget is st with a new script, recognising a preset when the script
 // is one unchanged.
-func (s *Replayer) Retarget(st State, sc *sim.Script) State {
+func (s *Replayer) Retarget(st State, sc *script.Script) State {
 	st = s.SideChanged(st, sc)
 	st.Preset = s.ByScript[sc.String()]
 	return st
@@ -90,7 +91,7 @@ func (s *Replayer) pictureLinks(st State) map[string]string {
 // up, up when down or timing out).
 func (l *laneView) offerActs(t page.Text, v View, links map[string]string, res sim.Result, gatewayMode string) {
 	gw := actGwDown
-	if gatewayMode == sim.GatewayDown || gatewayMode == sim.GatewayTimeout {
+	if gatewayMode == script.GatewayDown || gatewayMode == script.GatewayTimeout {
 		gw = actGwUp
 	}
 	for i, p := range l.Parts {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/idempotency-lab/lab/brokers"
 	"github.com/idempotency-lab/lab/sandbox"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/page"
 )
@@ -151,7 +152,7 @@ func (s *Replayer) replay(ctx context.Context, st State) (*sim.Run, error) {
 
 // runCode runs the state's handler file on the script in the sandbox: a
 // child process under the sandbox's limits, which ctx ending kills.
-func (s *Replayer) runCode(ctx context.Context, st State, sc *sim.Script) (sim.Result, error) {
+func (s *Replayer) runCode(ctx context.Context, st State, sc *script.Script) (sim.Result, error) {
 	resp, err := s.Sandbox.Run(ctx, sandbox.Request{Op: "run", Name: st.CodeName, Code: st.Code,
 		Script: sc.String(), Steps: st.Step, Budget: s.Budget, StepEvents: maxStepEvents})
 	var se *sandbox.Error
@@ -180,9 +181,9 @@ func (s *Replayer) runCode(ctx context.Context, st State, sc *sim.Script) (sim.R
 // script of 65,520 bytes can grow past 64 KiB when written canonically
 // (advance 86399s becomes advance 23h59m59s), and would then be accepted
 // here and refused by the very address it was sent to.
-func CheckCanonical(sc *sim.Script) error {
-	if n := len(sc.String()); n > sim.MaxScriptBytes {
-		return &page.Error{Status: http.StatusRequestEntityTooLarge, Key: "err.canonical", Args: []any{n, sim.MaxScriptBytes}}
+func CheckCanonical(sc *script.Script) error {
+	if n := len(sc.String()); n > script.MaxScriptBytes {
+		return &page.Error{Status: http.StatusRequestEntityTooLarge, Key: "err.canonical", Args: []any{n, script.MaxScriptBytes}}
 	}
 	return nil
 }

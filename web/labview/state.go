@@ -13,6 +13,7 @@ import (
 	"github.com/idempotency-lab/lab/narration"
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sandbox"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/page"
 )
@@ -20,7 +21,7 @@ import (
 // State is everything a lab page shows, and all of it travels in the
 // URL: the script, the handlers it runs on and the step being looked at.
 type State struct {
-	Script   *sim.Script
+	Script   *script.Script
 	Preset   string   // the preset the script is, unchanged; "" when it is not one
 	Handlers []string // handler names, in the order the cards show them
 	Step     int      // show the world after this many steps (0 to len(script.Steps))
@@ -89,7 +90,7 @@ func (s *Replayer) ReadState(v url.Values) (State, error) {
 		}
 	default:
 		// The empty script, with the engine's defaults in its header.
-		if st.Script, err = sim.Parse(""); err != nil {
+		if st.Script, err = script.Parse(""); err != nil {
 			return st, err
 		}
 	}
@@ -198,8 +199,8 @@ func (s *Replayer) ReadState(v url.Values) (State, error) {
 
 // ParseScript parses script text; a syntax error becomes a 400 whose
 // message is the parser's own (it names the line and the valid choices).
-func ParseScript(text, key string) (*sim.Script, error) {
-	sc, err := sim.Parse(text)
+func ParseScript(text, key string) (*script.Script, error) {
+	sc, err := script.Parse(text)
 	if err != nil {
 		e := page.BadRequest(key, page.ParseMessage(err, true))
 		e.Script = text
@@ -211,7 +212,7 @@ func ParseScript(text, key string) (*sim.Script, error) {
 		if _, gerr := practice.SharedChallenge(sc.Goal, sc); gerr != nil {
 			var ge *practice.GoalError
 			if errors.As(gerr, &ge) {
-				gerr = &sim.Error{Line: sc.GoalLine, Msg: "goal: " + ge.In("en"), MsgRU: "goal: " + ge.In("ru")}
+				gerr = &script.Error{Line: sc.GoalLine, Text: narration.T("script.given", "goal: ", ge.In("en"), ge.In("ru"))}
 			}
 			e := page.BadRequest(key, page.ParseMessage(gerr, true))
 			e.Script = text
@@ -266,7 +267,7 @@ func (s *Replayer) ReadHandlers(values []string) ([]string, error) {
 // handlers are the API handlers (core and all are all of them, and no
 // value means all of them too); a handler of the other side is a 400 that
 // says so and names the valid ones.
-func (s *Replayer) ReadHandlersFor(sc *sim.Script, values []string) ([]string, error) {
+func (s *Replayer) ReadHandlersFor(sc *script.Script, values []string) ([]string, error) {
 	if !sc.API {
 		out, err := s.ReadHandlers(values)
 		if err != nil {
@@ -312,7 +313,7 @@ func names(hs []handlers.Info) []string {
 
 // SideHandlers are the handlers of the script's side: the API handlers
 // for a script of requests, the message handlers for the rest.
-func (s *Replayer) SideHandlers(sc *sim.Script) []handlers.Info {
+func (s *Replayer) SideHandlers(sc *script.Script) []handlers.Info {
 	if sc.API {
 		return s.APIHandlers
 	}
@@ -327,7 +328,7 @@ func (s *Replayer) AllPresets() []sim.Preset {
 // defaultHandlers are the handlers a script runs on when the address names
 // none: the core handlers and those its handlers: header declares, in the
 // order of the handler list; for an API script, every API handler.
-func (s *Replayer) defaultHandlers(sc *sim.Script) []string {
+func (s *Replayer) defaultHandlers(sc *script.Script) []string {
 	if sc.API {
 		return names(s.APIHandlers)
 	}
@@ -346,7 +347,7 @@ func (s *Replayer) defaultHandlers(sc *sim.Script) []string {
 // SideChanged is st with a new script: when the script is the other side
 // than st's, its handlers become the new script's default, since none of
 // st's can run it.
-func (s *Replayer) SideChanged(st State, sc *sim.Script) State {
+func (s *Replayer) SideChanged(st State, sc *script.Script) State {
 	api := st.Script.API
 	st.Script = sc
 	if sc.API != api {
@@ -467,7 +468,7 @@ func URL(l link.Lab, step, def int) string {
 }
 
 // WithSteps returns a copy of the script with only its first n steps.
-func WithSteps(sc *sim.Script, n int) *sim.Script {
+func WithSteps(sc *script.Script, n int) *script.Script {
 	c := *sc
 	c.Steps = c.Steps[:n:n]
 	return &c
@@ -480,8 +481,8 @@ func WithSteps(sc *sim.Script, n int) *sim.Script {
 // optional amount, lose-response and crash), not the producer's.
 func StepLine(f url.Values, api bool) (string, error) {
 	verb := strings.TrimSpace(f.Get("verb"))
-	if !slices.Contains(sim.Verbs(), verb) {
-		return "", page.BadRequest("err.verb", verb, strings.Join(sim.Verbs(), ", "))
+	if !slices.Contains(script.Verbs(), verb) {
+		return "", page.BadRequest("err.verb", verb, strings.Join(script.Verbs(), ", "))
 	}
 	words := []string{verb}
 	// opt adds name=value when the field is filled in.
@@ -504,7 +505,7 @@ func StepLine(f url.Values, api bool) (string, error) {
 			return page.BadRequest("err.target", verb)
 		}
 		words = append(words, op)
-		if tenant != sim.DefaultTenant {
+		if tenant != script.DefaultTenant {
 			words = append(words, "tenant="+tenant)
 		}
 		return nil
@@ -546,15 +547,15 @@ func StepLine(f url.Values, api bool) (string, error) {
 	}
 	var err error
 	switch {
-	case verb == sim.VerbRequest:
+	case verb == script.VerbRequest:
 		if err = op(); err == nil {
 			err = errors.Join(opt("amount", "amount"), opt("tenant", "tenant"), opt("key", "key"), lose(), crash())
 		}
-	case verb == sim.VerbRetry && api:
+	case verb == script.VerbRetry && api:
 		if err = target(); err == nil {
 			err = errors.Join(opt("amount", "amount"), lose(), crash())
 		}
-	case verb == sim.VerbRequestConcurrent:
+	case verb == script.VerbRequestConcurrent:
 		// Two copies of a new request (op=) or of one sent before
 		// (target=, the again form's).
 		if strings.TrimSpace(f.Get("target")) != "" {
@@ -575,11 +576,11 @@ func StepLine(f url.Values, api bool) (string, error) {
 		}
 		return "", err
 	}
-	if verb == sim.VerbRequest || verb == sim.VerbRequestConcurrent || verb == sim.VerbRetry && api {
+	if verb == script.VerbRequest || verb == script.VerbRequestConcurrent || verb == script.VerbRetry && api {
 		return strings.Join(words, " "), nil
 	}
 	switch verb {
-	case sim.VerbPublish:
+	case script.VerbPublish:
 		op := strings.TrimSpace(f.Get("op"))
 		if strings.ContainsFunc(op, isSpace) {
 			return "", page.BadRequest("err.field", "op")
@@ -588,7 +589,7 @@ func StepLine(f url.Values, api bool) (string, error) {
 			words = append(words, op)
 		}
 		err = errors.Join(opt("amount", "amount"), opt("tenant", "tenant"), opt("key", "key"))
-		if err == nil && strings.TrimSpace(f.Get("kind")) == sim.KindRefund {
+		if err == nil && strings.TrimSpace(f.Get("kind")) == script.KindRefund {
 			// The refund form: order= is the paid order, "TENANT OP" as
 			// the again form's target; the refund is that tenant's.
 			tenant, order, ok := strings.Cut(strings.TrimSpace(f.Get("order")), " ")
@@ -596,44 +597,44 @@ func StepLine(f url.Values, api bool) (string, error) {
 				return "", page.BadRequest("err.order")
 			}
 			words = append(words, "kind=refund", "order="+order)
-			if tenant != sim.DefaultTenant && strings.TrimSpace(f.Get("tenant")) == "" {
+			if tenant != script.DefaultTenant && strings.TrimSpace(f.Get("tenant")) == "" {
 				words = append(words, "tenant="+tenant)
 			}
 		} else if err == nil {
 			err = opt("kind", "kind")
 		}
-	case sim.VerbProduce:
+	case script.VerbProduce:
 		// A new order: the operation id it needs, and how the order
 		// service commits and publishes it. The parser judges mode= and
 		// crash=, and says the valid ones.
 		if err = op(); err == nil {
 			err = errors.Join(opt("amount", "amount"), opt("tenant", "tenant"))
 		}
-		if err == nil && strings.TrimSpace(f.Get("mode")) != sim.ModeDualWrite {
+		if err == nil && strings.TrimSpace(f.Get("mode")) != script.ModeDualWrite {
 			err = opt("mode", "mode")
 		}
 		if err == nil {
 			err = opt("crash", "crash")
 		}
-	case sim.VerbRelay:
+	case script.VerbRelay:
 		err = opt("crash", "crash")
-	case sim.VerbDeliverBatch:
+	case script.VerbDeliverBatch:
 		n := strings.TrimSpace(f.Get("batch"))
-		if k, aerr := strconv.Atoi(n); aerr != nil || k < 1 || k > sim.MaxBatch || strconv.Itoa(k) != n {
-			return "", page.BadRequest("err.batch", n, sim.MaxBatch)
+		if k, aerr := strconv.Atoi(n); aerr != nil || k < 1 || k > script.MaxBatch || strconv.Itoa(k) != n {
+			return "", page.BadRequest("err.batch", n, script.MaxBatch)
 		}
 		words = append(words, n)
-		if strings.TrimSpace(f.Get("commit")) != sim.CommitAfter {
+		if strings.TrimSpace(f.Get("commit")) != script.CommitAfter {
 			err = opt("commit", "commit")
 		}
 		if err == nil {
 			err = opt("crash", "crash")
 		}
-	case sim.VerbRetry, sim.VerbShip:
+	case script.VerbRetry, script.VerbShip:
 		err = target()
-	case sim.VerbChangePayload:
+	case script.VerbChangePayload:
 		err = errors.Join(target(), opt("amount", "amount"))
-	case sim.VerbDeliver:
+	case script.VerbDeliver:
 		// deliver OP: the oldest ready message of that operation (the
 		// "Deliver…" form's choice), out of order.
 		if o := strings.TrimSpace(f.Get("op")); o != "" {
@@ -643,25 +644,25 @@ func StepLine(f url.Values, api bool) (string, error) {
 			words = append(words, o)
 		}
 		err = crash()
-	case sim.VerbAdvance:
+	case script.VerbAdvance:
 		d := strings.TrimSpace(f.Get("duration"))
 		if strings.ContainsFunc(d, isSpace) {
 			return "", page.BadRequest("err.field", "duration")
 		}
 		words = append(words, d)
-	case sim.VerbGateway:
+	case script.VerbGateway:
 		// The buttons send one of the settings that need no number; the
 		// parser judges anything else ("dedup on" is two words).
 		st := strings.TrimSpace(f.Get("state"))
 		switch st {
-		case sim.GatewayDedupOn, sim.GatewayDedupOff:
+		case script.GatewayDedupOn, script.GatewayDedupOff:
 		default:
 			if strings.ContainsFunc(st, isSpace) {
 				return "", page.BadRequest("err.field", "state")
 			}
 		}
 		words = append(words, st)
-	case sim.VerbDeliverConcurrent:
+	case script.VerbDeliverConcurrent:
 		if f.Get("same") != "" {
 			words = append(words, "same")
 		}

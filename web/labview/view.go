@@ -10,6 +10,7 @@ import (
 
 	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sandbox"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/page"
 )
@@ -142,7 +143,7 @@ type Card struct {
 	Queues           []queueView
 	Now              string
 	GatewayUp        bool
-	GatewayMode      string // sim.GatewayUp, GatewayDown or GatewayTimeout
+	GatewayMode      string // script.GatewayUp, GatewayDown or GatewayTimeout
 	GatewayDedup     bool   // the provider deduplicates on the reference
 	Tables           []tableView
 	Redis            bool // the handler uses Redis
@@ -256,16 +257,16 @@ func (s *Replayer) NewView(t page.Text, r *http.Request, st State, run *sim.Run)
 		v.Narration = narrate(t, cur)
 		if cur.NarrationEN == "" && cur.NarrationRU == "" && idleStep(run, st.Step) {
 			switch cur.Verb {
-			case sim.VerbDeliver, sim.VerbDeliverConcurrent, sim.VerbDeliverBatch:
+			case script.VerbDeliver, script.VerbDeliverConcurrent, script.VerbDeliverBatch:
 				v.Narration = t.S("do.deliver.none")
-			case sim.VerbRedeliver:
+			case script.VerbRedeliver:
 				v.Narration = t.S("do.redeliver.none")
-			case sim.VerbDrain:
+			case script.VerbDrain:
 				v.Narration = t.S("do.drain.none")
-			case sim.VerbDLQReplay:
+			case script.VerbDLQReplay:
 				v.Narration = t.S("do.dlq.none")
 			}
-		} else if cur.NarrationEN == "" && cur.NarrationRU == "" && cur.Verb == sim.VerbDeliverConcurrent && !cur.Same && oneDelivery(run, st.Step) {
+		} else if cur.NarrationEN == "" && cur.NarrationRU == "" && cur.Verb == script.VerbDeliverConcurrent && !cur.Same && oneDelivery(run, st.Step) {
 			// Two workers need two ready messages: with one, the engine
 			// hands it to a single worker (its trace says so), and so
 			// does the narration.
@@ -333,15 +334,15 @@ func (s *Replayer) NewView(t page.Text, r *http.Request, st State, run *sim.Run)
 	for _, stp := range st.Script.Steps[:st.Step] {
 		// A publish-first order whose service died after publishing
 		// was rolled back: it may be produced again, not retried.
-		phantom := stp.Verb == sim.VerbProduce && stp.Mode == sim.ModePublishFirst && stp.Crash == sim.CrashAfterPublish
-		if (stp.Verb == sim.VerbPublish || stp.Verb == sim.VerbRequest || stp.Verb == sim.VerbProduce && !phantom || stp.Verb == sim.VerbRequestConcurrent) && !seen[stp.Tenant+" "+stp.Op] {
+		phantom := stp.Verb == script.VerbProduce && stp.Mode == script.ModePublishFirst && stp.Crash == script.CrashAfterPublish
+		if (stp.Verb == script.VerbPublish || stp.Verb == script.VerbRequest || stp.Verb == script.VerbProduce && !phantom || stp.Verb == script.VerbRequestConcurrent) && !seen[stp.Tenant+" "+stp.Op] {
 			seen[stp.Tenant+" "+stp.Op] = true
 			label := stp.Op
-			if stp.Tenant != sim.DefaultTenant {
+			if stp.Tenant != script.DefaultTenant {
 				label += " · " + stp.Tenant
 			}
 			v.Targets = append(v.Targets, page.Option{Value: stp.Tenant + " " + stp.Op, Label: label})
-			if stp.Kind != sim.KindRefund && !st.Script.API {
+			if stp.Kind != script.KindRefund && !st.Script.API {
 				v.Orders = append(v.Orders, page.Option{Value: stp.Tenant + " " + stp.Op, Label: label})
 			}
 		}
@@ -509,7 +510,7 @@ func (s *Replayer) card(t page.Text, st State, res sim.Result, scale int64) Card
 		crash := st.Script.Steps[i].Crash
 		for _, e := range tr.Events {
 			if e.Kind == sim.KindCrash && crash != "" {
-				if crash == sim.CrashBeforeAck {
+				if crash == script.CrashBeforeAck {
 					c.CrashedBeforeAck = append(c.CrashedBeforeAck, i+1)
 				} else {
 					c.Crashes[crash] = append(c.Crashes[crash], i+1)
@@ -561,7 +562,7 @@ func guide(t page.Text, st State) (items []guideItem, done bool, next string) {
 
 // narrate is the step's narration in the reader's language, or, for a step
 // without one, a sentence made from the step itself.
-func narrate(t page.Text, st sim.Step) string {
+func narrate(t page.Text, st script.Step) string {
 	if t.Is(page.RU) && st.NarrationRU != "" {
 		return st.NarrationRU
 	}
@@ -570,84 +571,84 @@ func narrate(t page.Text, st sim.Step) string {
 	}
 	var out string
 	switch {
-	case st.Verb == sim.VerbRequest:
+	case st.Verb == script.VerbRequest:
 		key := "do.request"
-		if st.KeyMode != sim.KeyOp && st.KeyMode != "" {
+		if st.KeyMode != script.KeyOp && st.KeyMode != "" {
 			key += "." + st.KeyMode
 		}
 		out = t.F(key, st.Op, page.Money(st.Amount)) + apiFate(t, st)
-	case st.Verb == sim.VerbRetry && st.API:
+	case st.Verb == script.VerbRetry && st.API:
 		out = t.F("do.retry.api", st.Op)
 		if st.Amount > 0 {
 			out = t.F("do.retry.api.amount", st.Op, page.Money(st.Amount))
 		}
 		out += apiFate(t, st)
-	case st.Verb == sim.VerbRequestConcurrent:
+	case st.Verb == script.VerbRequestConcurrent:
 		out = t.F("do.request-concurrent", st.Op)
 	}
 	if out != "" {
-		if st.Tenant != "" && st.Tenant != sim.DefaultTenant {
+		if st.Tenant != "" && st.Tenant != script.DefaultTenant {
 			out += " " + t.F("do.tenant", st.Tenant)
 		}
 		return out
 	}
 	switch st.Verb {
-	case sim.VerbPublish:
+	case script.VerbPublish:
 		key := "do.publish"
-		if st.KeyMode != sim.KeyOp {
+		if st.KeyMode != script.KeyOp {
 			key += "." + st.KeyMode
 		}
 		out = t.F(key, st.Op, page.Money(st.Amount))
-		if st.Kind == sim.KindRefund {
+		if st.Kind == script.KindRefund {
 			out = t.F("do.publish.refund", st.Op, st.Order, page.Money(st.Amount))
 		}
-	case sim.VerbProduce:
-		out = t.F("do.produce."+cmp.Or(st.Mode, sim.ModeDualWrite), st.Op, page.Money(st.Amount))
+	case script.VerbProduce:
+		out = t.F("do.produce."+cmp.Or(st.Mode, script.ModeDualWrite), st.Op, page.Money(st.Amount))
 		if st.Crash != "" {
 			out += " " + t.S("do.produce.crash."+st.Crash)
 		}
-	case sim.VerbRelay:
+	case script.VerbRelay:
 		out = t.S("do.relay")
 		if st.Crash != "" {
 			out = t.S("do.relay.crash")
 		}
-	case sim.VerbDeliverBatch:
+	case script.VerbDeliverBatch:
 		key := "do.deliver-batch"
-		if st.Commit == sim.CommitBefore {
+		if st.Commit == script.CommitBefore {
 			key += ".before"
 		}
 		out = t.F(key, st.Batch)
 		if k, ok := strings.CutPrefix(st.Crash, "after-message:"); ok {
 			out += " " + t.F("do.deliver-batch.crash", k)
 		}
-	case sim.VerbRetry, sim.VerbShip:
+	case script.VerbRetry, script.VerbShip:
 		out = t.F("do."+st.Verb, st.Op)
-	case sim.VerbChangePayload:
+	case script.VerbChangePayload:
 		out = t.F("do.change-payload", st.Op, page.Money(st.Amount))
-	case sim.VerbDeliver:
-		out = t.S(map[string]string{"": "do.deliver", sim.CrashBeforeEffect: "do.deliver.be",
-			sim.CrashAfterEffect: "do.deliver.ae", sim.CrashBeforeAck: "do.deliver.ba"}[st.Crash])
+	case script.VerbDeliver:
+		out = t.S(map[string]string{"": "do.deliver", script.CrashBeforeEffect: "do.deliver.be",
+			script.CrashAfterEffect: "do.deliver.ae", script.CrashBeforeAck: "do.deliver.ba"}[st.Crash])
 		if st.Op != "" {
 			// deliver OP: the message of that operation first, out of
 			// order; the rest of the sentence says what the worker does.
 			out = t.F("do.deliver.op", st.Op)
 			if st.Crash != "" {
-				out += " " + t.S(map[string]string{sim.CrashBeforeEffect: "do.deliver.be",
-					sim.CrashAfterEffect: "do.deliver.ae", sim.CrashBeforeAck: "do.deliver.ba"}[st.Crash])
+				out += " " + t.S(map[string]string{script.CrashBeforeEffect: "do.deliver.be",
+					script.CrashAfterEffect: "do.deliver.ae", script.CrashBeforeAck: "do.deliver.ba"}[st.Crash])
 			}
 		}
-	case sim.VerbAdvance:
+	case script.VerbAdvance:
 		out = t.F("do.advance", page.Duration(st.Advance))
-	case sim.VerbGateway:
+	case script.VerbGateway:
 		switch st.Gateway {
-		case sim.GatewayStall:
+		case script.GatewayStall:
 			out = t.F("do.gateway.stall", page.Duration(st.Stall))
-		case sim.GatewayDown, sim.GatewayUp, sim.GatewayTimeout, sim.GatewayDedupOn, sim.GatewayDedupOff:
+		case script.GatewayDown, script.GatewayUp, script.GatewayTimeout, script.GatewayDedupOn, script.GatewayDedupOff:
 			out = t.S("do.gateway." + strings.ReplaceAll(st.Gateway, " ", "-"))
 		default:
 			out = t.S("do.gateway.up")
 		}
-	case sim.VerbDeliverConcurrent:
+	case script.VerbDeliverConcurrent:
 		out = t.S("do.deliver-concurrent")
 		if st.Same {
 			out = t.S("do.deliver-concurrent.same")
@@ -655,7 +656,7 @@ func narrate(t page.Text, st sim.Step) string {
 	default:
 		out = t.S("do." + st.Verb)
 	}
-	if st.Tenant != "" && st.Tenant != sim.DefaultTenant {
+	if st.Tenant != "" && st.Tenant != script.DefaultTenant {
 		out += " " + t.F("do.tenant", st.Tenant)
 	}
 	return out
@@ -663,10 +664,10 @@ func narrate(t page.Text, st sim.Step) string {
 
 // apiFate is what befalls a request on its way: the server process dies
 // at a crash point, or its answer is lost on the way back.
-func apiFate(t page.Text, st sim.Step) string {
+func apiFate(t page.Text, st script.Step) string {
 	var out string
 	switch {
-	case st.Crash == sim.CrashBeforeEffect, st.Crash == sim.CrashAfterEffect:
+	case st.Crash == script.CrashBeforeEffect, st.Crash == script.CrashAfterEffect:
 		out += " " + t.S("do.api.crash."+st.Crash)
 	case st.Crash != "":
 		out += " " + t.F("do.api.crash.call", st.Crash)

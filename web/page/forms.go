@@ -8,8 +8,7 @@ import (
 	"strings"
 
 	"github.com/a-h/templ"
-
-	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/script"
 )
 
 // Small pieces the parts' forms and views share.
@@ -21,9 +20,9 @@ type Option struct {
 
 type Field struct{ Name, Value string }
 
-// MaxFormBytes bounds a POST body: a full script (sim.MaxScriptBytes) as
+// MaxFormBytes bounds a POST body: a full script (script.MaxScriptBytes) as
 // form text, URL-escaped, and the state fields around it.
-const MaxFormBytes = 4*sim.MaxScriptBytes + 16<<10
+const MaxFormBytes = 4*script.MaxScriptBytes + 16<<10
 
 // ReadForm parses a POST body within maxFormBytes.
 func ReadForm(w http.ResponseWriter, r *http.Request) (url.Values, error) {

@@ -11,7 +11,7 @@ import (
 	"golang.org/x/text/language"
 
 	"github.com/idempotency-lab/lab/money"
-	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/script"
 )
 
 // Lang is a language the lab's pages speak.
@@ -138,7 +138,7 @@ type Bilingual struct{ EN, RU string }
 // ParseMessage is the parser's message in both languages; withLine keeps
 // the line number.
 func ParseMessage(err error, withLine bool) any {
-	var se *sim.Error
+	var se *script.Error
 	if !errors.As(err, &se) {
 		return err.Error()
 	}

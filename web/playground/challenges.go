@@ -8,13 +8,13 @@ import (
 	"time"
 
 	"github.com/idempotency-lab/lab/link"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/web/labview"
 	"github.com/idempotency-lab/lab/web/page"
 
 	"github.com/go-chi/chi/v5"
 
 	"github.com/idempotency-lab/lab/practice"
-	"github.com/idempotency-lab/lab/sim"
 )
 
 // Challenges lists the challenges, with the reader's solves.
@@ -126,7 +126,7 @@ func (s *Playground) SolveChallenge(w http.ResponseWriter, r *http.Request) erro
 
 // saveSolve stores sc as the reader's solution of c, minting a profile on
 // the first save. A script that does not solve c is a 422 that says so.
-func (s *Playground) saveSolve(w http.ResponseWriter, r *http.Request, c practice.Challenge, sc *sim.Script) error {
+func (s *Playground) saveSolve(w http.ResponseWriter, r *http.Request, c practice.Challenge, sc *script.Script) error {
 	v := practice.Solve{Challenge: c.ID, Steps: len(sc.Steps), Script: sc.String(), At: s.Now()}
 	if err := practice.VerifySolve(r.Context(), v); err != nil {
 		if errors.Is(err, practice.ErrBadSolve) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/labview"
 	"github.com/idempotency-lab/lab/web/page"
@@ -92,15 +93,15 @@ func (s *Playground) AddStep(w http.ResponseWriter, r *http.Request) error {
 // nothing, and its narration would say otherwise. A batch is refused as a
 // delivery is; deliver OP also when no message of OP is ready. A relay
 // needs nothing: with no pending outbox rows it says so.
-func (s *Playground) checkPending(ctx context.Context, st labview.State, step sim.Step) error {
+func (s *Playground) checkPending(ctx context.Context, st labview.State, step script.Step) error {
 	var key string
 	verb := step.Verb
 	switch verb {
-	case sim.VerbDeliver, sim.VerbDeliverConcurrent, sim.VerbDrain, sim.VerbDeliverBatch:
+	case script.VerbDeliver, script.VerbDeliverConcurrent, script.VerbDrain, script.VerbDeliverBatch:
 		key = "err.nothingready"
-	case sim.VerbRedeliver:
+	case script.VerbRedeliver:
 		key = "err.nothinginflight"
-	case sim.VerbDLQReplay:
+	case script.VerbDLQReplay:
 		key = "err.emptydlq"
 	default:
 		return nil
@@ -110,13 +111,13 @@ func (s *Playground) checkPending(ctx context.Context, st labview.State, step si
 		return err
 	}
 	ready, inFlight := run.Pending()
-	if verb == sim.VerbDeliver && step.Op != "" && ready && !readyOf(run, step.Op) {
+	if verb == script.VerbDeliver && step.Op != "" && ready && !readyOf(run, step.Op) {
 		return &page.Error{Status: http.StatusBadRequest, Key: "err.opnotready", Args: []any{st.Step, step.Op},
 			Back: labview.URL(s.Replayer.Link(st), st.Step, st.DefaultStep())}
 	}
 	switch {
-	case verb == sim.VerbRedeliver && inFlight, verb == sim.VerbDLQReplay && run.DeadLetters(),
-		verb != sim.VerbRedeliver && verb != sim.VerbDLQReplay && ready:
+	case verb == script.VerbRedeliver && inFlight, verb == script.VerbDLQReplay && run.DeadLetters(),
+		verb != script.VerbRedeliver && verb != script.VerbDLQReplay && ready:
 		return nil
 	}
 	return &page.Error{Status: http.StatusBadRequest, Key: key, Args: []any{st.Step},

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -42,7 +43,7 @@ func run(t testing.TB, preset, handler string) sim.Result {
 // runScript parses and executes a script on one handler.
 func runScript(t testing.TB, src, handler string) sim.Result {
 	t.Helper()
-	s, err := sim.Parse(src)
+	s, err := script.Parse(src)
 	if err != nil {
 		t.Fatal(err)
 	}

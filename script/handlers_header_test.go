@@ -1,4 +1,4 @@
-package sim
+package script
 
 import (
 	"slices"

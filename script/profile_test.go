@@ -1,4 +1,4 @@
-package sim
+package script
 
 import (
 	"strings"
@@ -74,7 +74,7 @@ func TestBrokerProfileErrors(t *testing.T) {
 // does not follow of its broker, in both languages.
 func TestBrokerProfilesCiteTheirGaps(t *testing.T) {
 	for _, p := range BrokerProfiles() {
-		if p.GapsEN == "" || p.GapsRU == "" || p.Title == "" {
+		if p.Gaps.In("en") == "" || p.Gaps.In("ru") == p.Gaps.In("en") || p.Title == "" {
 			t.Errorf("%s: a title and its gaps in both languages", p.Name)
 		}
 	}

@@ -1,4 +1,4 @@
-package sim
+package script
 
 import (
 	"strings"
@@ -29,7 +29,7 @@ func TestGoalHeader(t *testing.T) {
 	for _, src := range []string{"goal:\n", "goal:    \npublish pay-1 amount=100\n"} {
 		_, err := Parse(src)
 		e, ok := err.(*Error)
-		if !ok || e.Line != 1 || !strings.Contains(e.Msg, "goal: needs a goal line") || !strings.Contains(e.MsgRU, "нужна строка цели") {
+		if !ok || e.Line != 1 || !strings.Contains(e.Message("en"), "goal: needs a goal line") || e.Text.Key != "script.goal-empty" || e.In("ru") == e.Error() {
 			t.Errorf("%q: %v", src, err)
 		}
 	}

@@ -1,4 +1,4 @@
-package sim
+package script
 
 import (
 	"errors"
@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/narration"
 )
 
 // Limits on scripts. They keep every request to the stateless web server
@@ -205,57 +206,52 @@ type Step struct {
 	NarrationRU string
 }
 
-// Error is a script error: the line it is on and what is wrong, in English
-// and in Russian.
+// Error is a script error: the line it is on (0: the script as a whole)
+// and what is wrong, a message of package narration.
 type Error struct {
-	Line  int
-	Msg   string
-	MsgRU string
+	Line int
+	Text narration.Text
 }
 
 // In returns the message in a language ("ru" or anything else for
 // English), with the line number.
 func (e *Error) In(lang string) string {
-	if lang != "ru" || e.MsgRU == "" {
-		return e.Error()
-	}
 	if e.Line == 0 {
-		return "сценарий: " + e.MsgRU
+		return narration.T("script.whole", e.Text.In(lang)).In(lang)
 	}
-	return fmt.Sprintf("строка %d: %s", e.Line, e.MsgRU)
+	return narration.T("script.line", strconv.Itoa(e.Line), e.Text.In(lang)).In(lang)
 }
 
 // Message is the message alone, without the line, in a language.
 func (e *Error) Message(lang string) string {
-	if lang == "ru" && e.MsgRU != "" {
-		return e.MsgRU
-	}
-	return e.Msg
+	return e.Text.In(lang)
 }
 
 func (e *Error) Error() string {
-	if e.Line == 0 {
-		return "script: " + e.Msg
-	}
-	return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
+	return e.In("en")
 }
 
-// errf makes an Error from an English and a Russian format that take the
-// same arguments.
-func errf(line int, en, ru string, args ...any) *Error {
-	return &Error{Line: line, Msg: fmt.Sprintf(en, args...), MsgRU: fmt.Sprintf(ru, args...)}
+// errf makes an Error from a message's key (package narration,
+// narration/script.go) and its arguments, each written as fmt.Sprint
+// writes it.
+func errf(line int, key string, args ...any) *Error {
+	text := narration.T(key)
+	for _, a := range args {
+		text.Args = append(text.Args, fmt.Sprint(a))
+	}
+	return &Error{Line: line, Text: text}
 }
 
 // wrapf prefixes an Error from a nested check with the line and context.
 func wrapf(line int, inner *Error, prefix string, args ...any) *Error {
 	p := fmt.Sprintf(prefix, args...)
-	return &Error{Line: line, Msg: p + ": " + inner.Msg, MsgRU: p + ": " + inner.MsgRU}
+	return &Error{Line: line, Text: narration.T("script.wrap", append([]string{p, inner.Text.Key}, inner.Text.Args...)...)}
 }
 
 // Parse reads a script. Every error names the line and the valid choices.
 func Parse(src string) (*Script, error) {
 	if len(src) > MaxScriptBytes {
-		return nil, errf(0, "script is larger than the limit of %d bytes", "сценарий больше допустимых %d байт", MaxScriptBytes)
+		return nil, errf(0, "script.too-large", MaxScriptBytes)
 	}
 	lines := strings.Split(src, "\n")
 	// Text that is not UTF-8 is refused before anything else, at its first
@@ -264,7 +260,7 @@ func Parse(src string) (*Script, error) {
 	if !utf8.ValidString(src) {
 		for i, line := range lines {
 			if !utf8.ValidString(line) {
-				return nil, errf(i+1, "not valid UTF-8 text", "не является текстом в UTF-8")
+				return nil, errf(i+1, "script.not-utf8")
 			}
 		}
 	}
@@ -281,7 +277,7 @@ func Parse(src string) (*Script, error) {
 		}
 	}
 	if p.en != "" || p.ru != "" {
-		return nil, errf(p.narrLine, "narration (#en: / #ru:) must be followed by a step", "за пояснением (#en: / #ru:) должен идти шаг")
+		return nil, errf(p.narrLine, "script.narration-without-step")
 	}
 	// The broker's profile fills what the script's own headers left.
 	prof := s.Profile()
@@ -337,7 +333,7 @@ var headers = []string{"title", "title-ru", "summary", "summary-ru",
 
 func (p *parser) line(n int, line string) error {
 	if strings.ContainsFunc(line, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) {
-		return errf(n, "control characters are not allowed", "управляющие символы недопустимы")
+		return errf(n, "script.control-characters")
 	}
 	switch {
 	case line == "":
@@ -359,7 +355,7 @@ func (p *parser) line(n int, line string) error {
 		return p.header(n, name, strings.TrimSpace(rest))
 	}
 	if len(p.s.Steps) >= MaxSteps {
-		return errf(n, "too many steps: the limit is %d", "слишком много шагов: предел %d", MaxSteps)
+		return errf(n, "script.too-many-steps", MaxSteps)
 	}
 	st, err := p.step(n, word, strings.Fields(rest))
 	if err != nil {
@@ -373,7 +369,7 @@ func (p *parser) line(n int, line string) error {
 
 func (p *parser) header(n int, name, value string) error {
 	if len(p.s.Steps) > 0 {
-		return errf(n, "header %q must come before the first step", "заголовок %q должен стоять до первого шага", name+":")
+		return errf(n, "script.header-after-steps", strconv.Quote(name+":"))
 	}
 	var err *Error // nil unless a duration is bad
 	p.set[name] = true
@@ -390,7 +386,7 @@ func (p *parser) header(n int, name, value string) error {
 		var aerr error
 		p.s.MaxDeliveries, aerr = strconv.Atoi(value)
 		if aerr != nil || p.s.MaxDeliveries < 1 || p.s.MaxDeliveries > MaxDeliveries {
-			return errf(n, "max-deliveries: %q is not a whole number from 1 to %d", "max-deliveries: %q — не целое число от 1 до %d", value, MaxDeliveries)
+			return errf(n, "script.max-deliveries", strconv.Quote(value), MaxDeliveries)
 		}
 	case "processing-ttl":
 		p.s.ProcessingTTL, err = parseDuration(value)
@@ -412,7 +408,7 @@ func (p *parser) header(n int, name, value string) error {
 		p.s.VisibilityTimeout, err = parseDuration(value)
 	case "broker":
 		if _, ok := brokerProfile(value); !ok || value == "" {
-			return errf(n, "broker: %q is not a broker profile; valid profiles: %s", "broker: %q — нет такого профиля брокера; есть: %s", value, brokerNames())
+			return errf(n, "script.broker-unknown", strconv.Quote(value), brokerNames())
 		}
 		p.s.Broker = value
 	case "inbox-retention":
@@ -441,11 +437,11 @@ func (p *parser) header(n int, name, value string) error {
 		p.s.Handlers = hs
 	case "goal":
 		if value == "" {
-			return errf(n, "goal: needs a goal line, as in: goal: handler=naive verdict=duplicate steps<=2", "goal: нужна строка цели, например: goal: handler=naive verdict=duplicate steps<=2")
+			return errf(n, "script.goal-empty")
 		}
 		p.s.Goal, p.s.GoalLine = strings.Join(strings.Fields(value), " "), n
 	default:
-		return errf(n, "unknown header %q; valid headers: %s", "неизвестный заголовок %q; допустимые: %s", name+":", strings.Join(headers, ", "))
+		return errf(n, "script.header-unknown", strconv.Quote(name+":"), strings.Join(headers, ", "))
 	}
 	if err != nil {
 		return wrapf(n, err, "%s", name)
@@ -457,7 +453,10 @@ func (p *parser) header(n int, name, value string) error {
 // commas, each known and named once.
 func parseHandlerList(n int, value string) ([]string, error) {
 	var known []string
-	for _, h := range append(handlers.List(), apiHandlers()...) {
+	for _, h := range handlers.List() {
+		known = append(known, h.Name)
+	}
+	for _, h := range handlers.APIList() {
 		known = append(known, h.Name)
 	}
 	var out []string
@@ -465,11 +464,11 @@ func parseHandlerList(n int, value string) ([]string, error) {
 		name = strings.TrimSpace(name)
 		switch {
 		case name == "":
-			return nil, errf(n, "handlers: needs handler names separated by commas, as in: handlers: naive,inbox", "handlers: нужны имена обработчиков через запятую, например: handlers: naive,inbox")
+			return nil, errf(n, "script.handlers-empty")
 		case !slices.Contains(known, name):
-			return nil, errf(n, "handlers: unknown handler %q; valid handlers: %s", "handlers: неизвестный обработчик %q; допустимые: %s", name, strings.Join(known, ", "))
+			return nil, errf(n, "script.handlers-unknown", strconv.Quote(name), strings.Join(known, ", "))
 		case slices.Contains(out, name):
-			return nil, errf(n, "handlers: %s is named twice", "handlers: %s указан дважды", name)
+			return nil, errf(n, "script.handlers-twice", name)
 		}
 		out = append(out, name)
 	}
@@ -488,7 +487,7 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 		return p.apiStep(n, verb, args)
 	case VerbComplete:
 		if len(args) > 0 {
-			return st, errf(n, "complete takes no arguments, found %q: it runs the server's completer over every abandoned key", "complete не принимает аргументов, а найдено %q: он запускает завершитель сервера по всем брошенным ключам", strings.Join(args, " "))
+			return st, errf(n, "script.complete-arguments", strconv.Quote(strings.Join(args, " ")))
 		}
 		st.API = true
 	case VerbProduce:
@@ -504,7 +503,7 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 		fallthrough
 	case VerbPublish, VerbChangePayload, VerbShip:
 		if len(args) == 0 || strings.Contains(args[0], "=") {
-			return st, errf(n, "%s needs an operation id first, as in: %s", "%s: сначала нужен id операции, например: %s", verb, usage(verb))
+			return st, errf(n, "script.op-missing", verb, usage(verb))
 		}
 		st.Op = args[0]
 		if err := checkID(n, "operation id", st.Op); err != nil {
@@ -525,7 +524,7 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 		ik := intentKey{st.Tenant, st.Op}
 		if verb == VerbPublish {
 			if p.intents[ik] != 0 {
-				return st, errf(n, "operation %s of tenant %s is already published; use retry or change-payload to send it again", "операция %s тенанта %s уже опубликована; чтобы отправить её снова, используйте retry или change-payload", st.Op, st.Tenant)
+				return st, errf(n, "script.publish-again", st.Op, st.Tenant)
 			}
 			p.intents[ik] = published
 			if st.Account, err = idOption(n, opts, "account", DefaultAccount); err != nil {
@@ -534,7 +533,7 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 			st.KeyMode = KeyOp
 			if k, ok := opts["key"]; ok {
 				if k != KeyOp && k != KeyV7 && k != KeyFresh {
-					return st, errf(n, "key=%s: unknown key mode; valid modes: op, v7, fresh", "key=%s: неизвестный режим ключа; допустимые: op, v7, fresh", k)
+					return st, errf(n, "script.key-mode", k)
 				}
 				st.KeyMode = k
 			}
@@ -542,14 +541,14 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 				return st, err
 			}
 		} else if verb == VerbShip && p.refunds[ik] {
-			return st, errf(n, "ship: %s of tenant %s is a refund, not an order", "ship: %s тенанта %s — возврат, а не заказ", st.Op, st.Tenant)
+			return st, errf(n, "script.ship-refund", st.Op, st.Tenant)
 		} else if p.intents[ik] != published {
-			return st, errf(n, "%s: operation %s of tenant %s has not been published yet; publish it first", "%s: операция %s тенанта %s ещё не опубликована; сначала опубликуйте её", verb, st.Op, st.Tenant)
+			return st, errf(n, "script.not-published", verb, st.Op, st.Tenant)
 		}
 		if verb == VerbPublish || verb == VerbChangePayload {
 			v, ok := opts["amount"]
 			if !ok {
-				return st, errf(n, "%s needs amount=N (a positive whole number of minor units), as in: %s", "%s: нужна сумма amount=N (целое положительное число в минимальных единицах), например: %s", verb, usage(verb))
+				return st, errf(n, "script.amount-missing", verb, usage(verb))
 			}
 			var aerr *Error
 			if st.Amount, aerr = parseAmount(v); aerr != nil {
@@ -565,8 +564,7 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 				return st, err
 			}
 			if !p.anyTenant(st.Op) {
-				return st, errf(n, "deliver %s: no operation %s has been published; deliver takes a published operation id and crash=POINT, as in: %s",
-					"deliver %s: операция %s не публиковалась; deliver принимает id опубликованной операции и crash=ТОЧКА, например: %s", st.Op, st.Op, usage(VerbDeliver))
+				return st, errf(n, "script.deliver-unpublished", st.Op, st.Op, usage(VerbDeliver))
 			}
 		}
 		if opts, err = options(n, verb, args, []string{"crash"}); err != nil {
@@ -574,8 +572,7 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 		}
 		if c, ok := opts["crash"]; ok {
 			if _, _, call := CallCrash(c); !call && c != CrashBeforeEffect && c != CrashAfterEffect && c != CrashBeforeAck {
-				return st, errf(n, "crash=%s: unknown crash point; valid points: before-effect, after-effect, before-ack, call:N (just before the delivery's N-th call to SQLite, Redis or the gateway), after-call:N (right after it), N from 1 to %d",
-					"crash=%s: неизвестная точка падения; допустимые: before-effect, after-effect, before-ack, call:N (перед N-м обращением доставки к SQLite, Redis или шлюзу), after-call:N (сразу после него), N от 1 до %d", c, MaxCall)
+				return st, errf(n, "script.crash-point", c, MaxCall)
 			}
 			st.Crash = c
 		}
@@ -587,7 +584,7 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 		for _, a := range args {
 			v, ok := strings.CutPrefix(a, "switch=")
 			if !ok || st.Switch != nil {
-				return st, errf(n, "deliver-concurrent takes same and switch=A[,B], found %q, as in: %s", "deliver-concurrent: допустимы same и switch=A[,B], а найдено %q, например: %s", all, usage(verb))
+				return st, errf(n, "script.deliver-concurrent-arguments", strconv.Quote(all), usage(verb))
 			}
 			var serr *Error
 			if st.Switch, serr = parseSwitch(n, v); serr != nil {
@@ -596,11 +593,11 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 		}
 	case VerbRedeliver, VerbDLQReplay, VerbDrain:
 		if len(args) > 0 {
-			return st, errf(n, "%s takes no arguments, found %q", "%s не принимает аргументов, а найдено %q", verb, strings.Join(args, " "))
+			return st, errf(n, "script.no-arguments", verb, strconv.Quote(strings.Join(args, " ")))
 		}
 	case VerbAdvance:
 		if len(args) != 1 {
-			return st, errf(n, "advance needs one duration, as in: %s", "advance: нужна одна длительность, например: %s", usage(verb))
+			return st, errf(n, "script.advance-duration", usage(verb))
 		}
 		var derr *Error
 		if st.Advance, derr = parseDuration(args[0]); derr != nil {
@@ -618,11 +615,11 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 			}
 			st.Gateway = GatewayStall
 		default:
-			return st, errf(n, "gateway needs up or down (or timeout, dedup on, dedup off, stall DURATION), found %q, as in: %s", "gateway: нужно up или down (или timeout, dedup on, dedup off, stall ДЛИТЕЛЬНОСТЬ), а найдено %q, например: %s", arg, usage(verb))
+			return st, errf(n, "script.gateway-setting", strconv.Quote(arg), usage(verb))
 		}
 		st.Up = st.Gateway == GatewayUp
 	default:
-		return st, errf(n, "unknown verb %q; valid verbs: %s", "неизвестная команда %q; допустимые: %s", verb, strings.Join(Verbs(), ", "))
+		return st, errf(n, "script.verb-unknown", strconv.Quote(verb), strings.Join(Verbs(), ", "))
 	}
 	return st, nil
 }
@@ -667,17 +664,17 @@ func options(n int, verb string, args []string, allowed []string) (map[string]st
 	for _, a := range args {
 		name, value, ok := strings.Cut(a, "=")
 		if !ok {
-			return nil, errf(n, "%s: unexpected %q; options are name=value: %s", "%s: неожиданное %q; параметры пишутся как имя=значение: %s", verb, a, optionList(allowed))
+			return nil, errf(n, "script.option-syntax", verb, strconv.Quote(a), optionList(allowed))
 		}
 		valid := false
 		for _, x := range allowed {
 			valid = valid || x == name
 		}
 		if !valid {
-			return nil, errf(n, "%s: unknown option %q; valid options: %s", "%s: неизвестный параметр %q; допустимые: %s", verb, name, optionList(allowed))
+			return nil, errf(n, "script.option-unknown", verb, strconv.Quote(name), optionList(allowed))
 		}
 		if _, dup := opts[name]; dup {
-			return nil, errf(n, "%s: option %s given twice", "%s: параметр %s указан дважды", verb, name)
+			return nil, errf(n, "script.option-twice", verb, name)
 		}
 		opts[name] = value
 	}
@@ -704,11 +701,11 @@ func idOption(n int, opts map[string]string, name, def string) (string, error) {
 func checkID(n int, what, v string) error {
 	switch {
 	case v == "":
-		return errf(n, "%s is empty", "%s: пустое значение", what)
+		return errf(n, "script.id-empty", what)
 	case len(v) > MaxKeyBytes:
-		return errf(n, "%s is %d bytes; the limit is %d", "%s: %d байт при пределе %d", what, len(v), MaxKeyBytes)
+		return errf(n, "script.id-too-long", what, len(v), MaxKeyBytes)
 	case strings.ContainsFunc(v, func(r rune) bool { return !unicode.IsPrint(r) }):
-		return errf(n, "%s %q has characters that are not printable", "%s %q содержит непечатаемые символы", what, v)
+		return errf(n, "script.id-unprintable", what, strconv.Quote(v))
 	}
 	return nil
 }
@@ -718,13 +715,13 @@ func checkID(n int, what, v string) error {
 func parseSwitch(n int, v string) ([]int, *Error) {
 	parts := strings.Split(v, ",")
 	if len(parts) > 2 {
-		return nil, errf(n, "switch=%s: at most two calls (A for worker A, B for worker B), as in: switch=2,5", "switch=%s: не больше двух обращений (A для воркера A, B для воркера B), например: switch=2,5", v)
+		return nil, errf(n, "script.switch-too-many", v)
 	}
 	out := make([]int, len(parts))
 	for i, p := range parts {
 		c, err := strconv.Atoi(p)
 		if err != nil || c < 1 || c > MaxCall || strconv.Itoa(c) != p {
-			return nil, errf(n, "switch=%s: %q is not a call number; each is a whole number from 1 to %d, as in: switch=2,5", "switch=%s: %q — не номер обращения; нужно целое число от 1 до %d, например: switch=2,5", v, p, MaxCall)
+			return nil, errf(n, "script.switch-call", v, strconv.Quote(p), MaxCall)
 		}
 		out[i] = c
 	}
@@ -734,8 +731,7 @@ func parseSwitch(n int, v string) ([]int, *Error) {
 func parseAmount(v string) (int64, *Error) {
 	a, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || a <= 0 || a > MaxAmount {
-		return 0, errf(0, "not a positive whole number of minor units (1 to %d); money is never a fraction here",
-			"не целое положительное число минимальных единиц (от 1 до %d); дробных денег здесь не бывает", int64(MaxAmount))
+		return 0, errf(0, "script.amount-invalid", int64(MaxAmount))
 	}
 	return a, nil
 }
@@ -746,8 +742,8 @@ var durationSyntax = regexp.MustCompile(`^[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|u
 
 // parseDuration reads Go durations (90s, 15m, 1h30m) and whole days (2d).
 func parseDuration(v string) (time.Duration, *Error) {
-	bad := errf(0, "%q is not a duration; examples: 90s, 15m, 2h, 1h30m, 3d", "%q — не длительность; примеры: 90s, 15m, 2h, 1h30m, 3d", v)
-	outOfRange := errf(0, "%q is out of range: from 1s to 3650d", "%q вне диапазона: от 1s до 3650d", v)
+	bad := errf(0, "script.duration-invalid", strconv.Quote(v))
+	outOfRange := errf(0, "script.duration-range", strconv.Quote(v))
 	if days, ok := strings.CutSuffix(v, "d"); ok && days != "" && !strings.ContainsAny(days, "hms") {
 		n, err := strconv.Atoi(days)
 		switch {

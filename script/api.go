@@ -1,4 +1,4 @@
-package sim
+package script
 
 import (
 	"fmt"
@@ -44,11 +44,9 @@ func (p *parser) side(n int, verb string, args []string) error {
 	broker := slices.Contains(brokerVerbs, verb)
 	switch {
 	case api && p.brokerLine > 0:
-		return errf(n, "%s is the API side, and this script tells the broker side (line %d): write the API story in a script of its own",
-			"%s относится к API, а этот сценарий — о брокере (строка %d): историю про API напишите отдельным сценарием", verb, p.brokerLine)
+		return errf(n, "script.side-api", verb, p.brokerLine)
 	case broker && p.s.API:
-		return errf(n, "%s is the broker side, and this script tells the API side (line %d): write the broker story in a script of its own",
-			"%s относится к брокеру, а этот сценарий — об API (строка %d): историю про брокер напишите отдельным сценарием", verb, p.apiLine)
+		return errf(n, "script.side-broker", verb, p.apiLine)
 	case api && !p.s.API:
 		p.s.API, p.apiLine = true, n
 	case broker && p.brokerLine == 0:
@@ -61,16 +59,6 @@ func (p *parser) side(n int, verb string, args []string) error {
 // RFC 8941 string on that send (on a first request: the operation id's
 // key, key=op, quoted).
 const KeyQuoted = "quoted"
-
-// keyHeader is the Idempotency-Key header's value for a key: the bare
-// token, or quoted as an RFC 8941 string (a backslash before each
-// quote and each backslash).
-func keyHeader(key string, quoted bool) string {
-	if !quoted || key == "" {
-		return key
-	}
-	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(key) + `"`
-}
 
 // requestTenant is the tenant= among a step's arguments, or the default.
 func requestTenant(args []string) string {
@@ -86,7 +74,7 @@ func requestTenant(args []string) string {
 func (p *parser) apiStep(n int, verb string, args []string) (Step, error) {
 	st := Step{Verb: verb, API: true}
 	if len(args) == 0 || strings.Contains(args[0], "=") || args[0] == "lose-response" {
-		return st, errf(n, "%s needs an operation id first, as in: %s", "%s: сначала нужен id операции, например: %s", verb, usage(verb))
+		return st, errf(n, "script.op-missing", verb, usage(verb))
 	}
 	st.Op = args[0]
 	if err := checkID(n, "operation id", st.Op); err != nil {
@@ -99,8 +87,7 @@ func (p *parser) apiStep(n int, verb string, args []string) (Step, error) {
 			continue
 		}
 		if st.Lose || verb == VerbRequestConcurrent {
-			return st, errf(n, "%s: lose-response given twice, or with request-concurrent (which has none), as in: %s",
-				"%s: lose-response указан дважды или с request-concurrent (там его нет), например: %s", verb, usage(verb))
+			return st, errf(n, "script.lose-response-twice", verb, usage(verb))
 		}
 		st.Lose = true
 	}
@@ -120,16 +107,15 @@ func (p *parser) apiStep(n int, verb string, args []string) (Step, error) {
 	fresh := verb == VerbRequest || (verb == VerbRequestConcurrent && p.intents[ik] == 0)
 	switch {
 	case fresh && p.intents[ik] != 0:
-		return st, errf(n, "operation %s of tenant %s is already sent; use retry to send it again", "операция %s тенанта %s уже отправлена; чтобы отправить её снова, используйте retry", st.Op, st.Tenant)
+		return st, errf(n, "script.request-again", st.Op, st.Tenant)
 	case !fresh && p.intents[ik] != requested:
-		return st, errf(n, "%s: operation %s of tenant %s has not been requested yet; send it with request first", "%s: операция %s тенанта %s ещё не отправлена; сначала отправьте её через request", verb, st.Op, st.Tenant)
+		return st, errf(n, "script.not-requested", verb, st.Op, st.Tenant)
 	case !fresh && opts["key"] != "" && opts["key"] != KeyQuoted:
-		return st, errf(n, "%s: key=%s: a later send of an operation keeps its key; key=quoted only spells it as an RFC 8941 string, as in: retry %s key=quoted",
-			"%s: key=%s: повторная отправка операции сохраняет её ключ; key=quoted лишь записывает его строкой RFC 8941, например: retry %s key=quoted", verb, opts["key"], st.Op)
+		return st, errf(n, "script.request-key-later", verb, opts["key"], st.Op)
 	case !fresh && opts["account"] != "":
-		return st, errf(n, "%s: account= belongs to the first request of an operation", "%s: account= задаётся в первом запросе операции", verb)
+		return st, errf(n, "script.request-account-later", verb)
 	case verb == VerbRequestConcurrent && !fresh && opts["amount"] != "":
-		return st, errf(n, "request-concurrent of a request sent before repeats it as it was: for another amount use retry %s amount=N", "request-concurrent уже отправленного запроса повторяет его как есть: для другой суммы используйте retry %s amount=N", st.Op)
+		return st, errf(n, "script.request-concurrent-amount", st.Op)
 	}
 	if fresh {
 		p.intents[ik] = requested
@@ -139,8 +125,7 @@ func (p *parser) apiStep(n int, verb string, args []string) (Step, error) {
 		st.KeyMode = KeyOp
 		if k, ok := opts["key"]; ok {
 			if k != KeyOp && k != KeyV7 && k != KeyFresh && k != KeyNone && k != KeyQuoted {
-				return st, errf(n, "key=%s: unknown key mode; valid modes: op, v7, fresh, none, quoted (op's key spelled as an RFC 8941 string)",
-					"key=%s: неизвестный режим ключа; допустимые: op, v7, fresh, none, quoted (ключ op, записанный строкой RFC 8941)", k)
+				return st, errf(n, "script.request-key-mode", k)
 			}
 			st.KeyMode = k
 		}
@@ -153,12 +138,11 @@ func (p *parser) apiStep(n int, verb string, args []string) (Step, error) {
 			return st, wrapf(n, aerr, "amount=%s", v)
 		}
 	} else if fresh {
-		return st, errf(n, "%s needs amount=N (a positive whole number of minor units), as in: %s", "%s: нужна сумма amount=N (целое положительное число в минимальных единицах), например: %s", verb, usage(verb))
+		return st, errf(n, "script.amount-missing", verb, usage(verb))
 	}
 	if c, ok := opts["crash"]; ok {
 		if _, _, call := CallCrash(c); !call && c != CrashBeforeEffect && c != CrashAfterEffect {
-			return st, errf(n, "crash=%s: unknown crash point; valid points: before-effect, after-effect, call:N (just before the request's N-th call to the database, Redis or the gateway), after-call:N (right after it), N from 1 to %d",
-				"crash=%s: неизвестная точка падения; допустимые: before-effect, after-effect, call:N (перед N-м обращением запроса к базе, Redis или шлюзу), after-call:N (сразу после него), N от 1 до %d", c, MaxCall)
+			return st, errf(n, "script.request-crash-point", c, MaxCall)
 		}
 		st.Crash = c
 	}

@@ -1,8 +1,10 @@
-package sim
+package script
 
 import (
 	"strings"
 	"time"
+
+	"github.com/idempotency-lab/lab/narration"
 )
 
 // A BrokerProfile is the semantics the model follows for one broker (the
@@ -26,9 +28,8 @@ type BrokerProfile struct {
 	// other messages waiting to be redelivered but ahead of every message
 	// never delivered yet.
 	Requeue string
-	// Gaps name, in English and Russian, what this broker does that the
-	// model does not (yet).
-	GapsEN, GapsRU string
+	// Gaps names what this broker does that the model does not (yet).
+	Gaps narration.Text
 }
 
 // Where a requeued message goes (BrokerProfile.Requeue).
@@ -49,8 +50,7 @@ var brokerProfiles = []BrokerProfile{
 		Name: "lab", Title: "the lab's model",
 		VisibilityTimeout: 0, MaxDeliveries: DefaultMaxDeliveries, DedupWindow: 0,
 		Requeue: RequeueBack,
-		GapsEN:  "a teaching model: redelivery at once, a dead-letter queue after five deliveries, no deduplication of publishes",
-		GapsRU:  "учебная модель: повторная доставка сразу, очередь недоставленных после пяти доставок, без дедупликации публикаций",
+		Gaps:    narration.T("script.gaps.lab"),
 	},
 	{
 		// Amazon SQS standard queue. Visibility timeout: 30 seconds by
@@ -66,8 +66,7 @@ var brokerProfiles = []BrokerProfile{
 		Name: "sqs", Title: "Amazon SQS (standard queue)",
 		VisibilityTimeout: 30 * time.Second, MaxDeliveries: Unlimited, DedupWindow: 0,
 		Requeue: RequeueBack,
-		GapsEN:  "a standard queue may also deliver a copy with no failure at all (at-least-once storage); the model delivers copies only after a crash, a timeout or a retry",
-		GapsRU:  "стандартная очередь может доставить копию и без всякого сбоя (хранение «хотя бы один раз»); модель доставляет копии только после падения, таймаута или повтора",
+		Gaps:    narration.T("script.gaps.sqs"),
 	},
 	{
 		// Amazon SQS FIFO queue: the same visibility timeout, and
@@ -79,8 +78,7 @@ var brokerProfiles = []BrokerProfile{
 		Name: "sqs-fifo", Title: "Amazon SQS (FIFO queue)",
 		VisibilityTimeout: 30 * time.Second, MaxDeliveries: Unlimited, DedupWindow: 5 * time.Minute,
 		Requeue: RequeueFront,
-		GapsEN:  "message groups (ordering within a group) are not modelled",
-		GapsRU:  "группы сообщений (порядок внутри группы) не моделируются",
+		Gaps:    narration.T("script.gaps.sqs-fifo"),
 	},
 	{
 		// RabbitMQ quorum queue. A message whose channel or connection
@@ -97,8 +95,7 @@ var brokerProfiles = []BrokerProfile{
 		Name: "rabbitmq", Title: "RabbitMQ (quorum queue)",
 		VisibilityTimeout: 0, MaxDeliveries: 20, DedupWindow: 0,
 		Requeue: RequeueRedeliveries,
-		GapsEN:  "without a dead-letter exchange a message past the limit is dropped, the model dead-letters it; since 4.3 basic.nack does not count a delivery",
-		GapsRU:  "без dead-letter exchange сообщение сверх предела удаляется, модель отправляет его в очередь недоставленных; с 4.3 basic.nack не считается доставкой",
+		Gaps:    narration.T("script.gaps.rabbitmq"),
 	},
 	{
 		// NATS JetStream consumer: AckWait 30 seconds, MaxDeliver -1
@@ -110,8 +107,7 @@ var brokerProfiles = []BrokerProfile{
 		Name: "nats", Title: "NATS JetStream",
 		VisibilityTimeout: 30 * time.Second, MaxDeliveries: Unlimited, DedupWindow: 2 * time.Minute,
 		Requeue: RequeueRedeliveries,
-		GapsEN:  "past MaxDeliver JetStream stops delivering and keeps the message in the stream (an advisory, no dead-letter queue); the model dead-letters it",
-		GapsRU:  "после MaxDeliver JetStream перестаёт доставлять и оставляет сообщение в потоке (advisory, без очереди недоставленных); модель отправляет его в очередь недоставленных",
+		Gaps:    narration.T("script.gaps.nats"),
 	},
 	{
 		// Apache Kafka consumer group: a consumer that dies is noticed
@@ -123,8 +119,7 @@ var brokerProfiles = []BrokerProfile{
 		Name: "kafka", Title: "Apache Kafka (consumer group)",
 		VisibilityTimeout: 45 * time.Second, MaxDeliveries: Unlimited, DedupWindow: 0,
 		Requeue: RequeueFront,
-		GapsEN:  "Kafka redelivers from the last committed offset, so every later message of the partition comes again too (the batch presets show it); the idempotent producer's deduplication of its own retries is not modelled",
-		GapsRU:  "Kafka доставляет заново с последнего закоммиченного смещения, то есть приходят снова и все последующие сообщения раздела (это показывают сценарии с пачками); дедупликация собственных повторов идемпотентного продюсера не моделируется",
+		Gaps:    narration.T("script.gaps.kafka"),
 	},
 }
 
