@@ -3,6 +3,8 @@ package sim
 import (
 	"strings"
 	"time"
+
+	"github.com/idempotency-lab/lab/narration"
 )
 
 // A BrokerProfile is the semantics the model follows for one broker (the
@@ -19,9 +21,8 @@ type BrokerProfile struct {
 	VisibilityTimeout time.Duration
 	MaxDeliveries     int
 	DedupWindow       time.Duration
-	// Gaps name, in English and Russian, what this broker does that the
-	// model does not (yet).
-	GapsEN, GapsRU string
+	// Gaps names what this broker does that the model does not (yet).
+	Gaps narration.Text
 }
 
 // Unlimited stands for a broker that never dead-letters by default: the
@@ -34,8 +35,7 @@ var brokerProfiles = []BrokerProfile{
 	{
 		Name: "lab", Title: "the lab's model",
 		VisibilityTimeout: 0, MaxDeliveries: DefaultMaxDeliveries, DedupWindow: 0,
-		GapsEN: "a teaching model: redelivery at once, a dead-letter queue after five deliveries, no deduplication of publishes",
-		GapsRU: "учебная модель: повторная доставка сразу, очередь недоставленных после пяти доставок, без дедупликации публикаций",
+		Gaps: narration.T("profile.lab.gaps"),
 	},
 	{
 		// Amazon SQS standard queue. Visibility timeout: 30 seconds by
@@ -47,8 +47,7 @@ var brokerProfiles = []BrokerProfile{
 		// sqs-fifo).
 		Name: "sqs", Title: "Amazon SQS (standard queue)",
 		VisibilityTimeout: 30 * time.Second, MaxDeliveries: Unlimited, DedupWindow: 0,
-		GapsEN: "a standard queue may also deliver a copy with no failure at all (at-least-once storage); the model delivers copies only after a crash, a timeout or a retry",
-		GapsRU: "стандартная очередь может доставить копию и без всякого сбоя (хранение «хотя бы один раз»); модель доставляет копии только после падения, таймаута или повтора",
+		Gaps: narration.T("profile.sqs.gaps"),
 	},
 	{
 		// Amazon SQS FIFO queue: the same visibility timeout, and
@@ -56,8 +55,7 @@ var brokerProfiles = []BrokerProfile{
 		// (SQS Developer Guide, "Exactly-once processing in Amazon SQS").
 		Name: "sqs-fifo", Title: "Amazon SQS (FIFO queue)",
 		VisibilityTimeout: 30 * time.Second, MaxDeliveries: Unlimited, DedupWindow: 5 * time.Minute,
-		GapsEN: "message groups (ordering within a group) are not modelled",
-		GapsRU: "группы сообщений (порядок внутри группы) не моделируются",
+		Gaps: narration.T("profile.sqs-fifo.gaps"),
 	},
 	{
 		// RabbitMQ quorum queue. A message whose channel or connection
@@ -68,8 +66,7 @@ var brokerProfiles = []BrokerProfile{
 		// deduplication of publishes.
 		Name: "rabbitmq", Title: "RabbitMQ (quorum queue)",
 		VisibilityTimeout: 0, MaxDeliveries: 20, DedupWindow: 0,
-		GapsEN: "without a dead-letter exchange a message past the limit is dropped, the model dead-letters it; since 4.3 basic.nack does not count a delivery",
-		GapsRU: "без dead-letter exchange сообщение сверх предела удаляется, модель отправляет его в очередь недоставленных; с 4.3 basic.nack не считается доставкой",
+		Gaps: narration.T("profile.rabbitmq.gaps"),
 	},
 	{
 		// NATS JetStream consumer: AckWait 30 seconds, MaxDeliver -1
@@ -78,8 +75,7 @@ var brokerProfiles = []BrokerProfile{
 		// and "Streams").
 		Name: "nats", Title: "NATS JetStream",
 		VisibilityTimeout: 30 * time.Second, MaxDeliveries: Unlimited, DedupWindow: 2 * time.Minute,
-		GapsEN: "past MaxDeliver JetStream stops delivering and keeps the message in the stream (an advisory, no dead-letter queue); the model dead-letters it",
-		GapsRU: "после MaxDeliver JetStream перестаёт доставлять и оставляет сообщение в потоке (advisory, без очереди недоставленных); модель отправляет его в очередь недоставленных",
+		Gaps: narration.T("profile.nats.gaps"),
 	},
 	{
 		// Apache Kafka consumer group: a consumer that dies is noticed
@@ -88,8 +84,7 @@ var brokerProfiles = []BrokerProfile{
 		// committed offset. No dead-letter queue and no delivery limit.
 		Name: "kafka", Title: "Apache Kafka (consumer group)",
 		VisibilityTimeout: 45 * time.Second, MaxDeliveries: Unlimited, DedupWindow: 0,
-		GapsEN: "Kafka redelivers from the last committed offset, so every later message of the partition comes again too (the batch presets show it); the idempotent producer's deduplication of its own retries is not modelled",
-		GapsRU: "Kafka доставляет заново с последнего закоммиченного смещения, то есть приходят снова и все последующие сообщения раздела (это показывают сценарии с пачками); дедупликация собственных повторов идемпотентного продюсера не моделируется",
+		Gaps: narration.T("profile.kafka.gaps"),
 	},
 }
 

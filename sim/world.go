@@ -19,6 +19,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/narration"
 )
 
 // epoch is where every run's simulated clock starts.
@@ -391,8 +392,7 @@ func (w *world) deps(wk *worker, point func(string)) handlers.Deps {
 			w.quarantines++
 			w.setAside[wk.msg] = true
 			w.t.add(Event{Actor: wk.name, Kind: KindQuarantine, Msg: wk.msg.TransportID,
-				Text:   fmt.Sprintf("%s set aside in quarantine: %s", wk.msg.TransportID, reason),
-				TextRU: fmt.Sprintf("%s отложено в карантин: %s", wk.msg.TransportID, reason)})
+				Note: narration.T("event.worker.quarantine", wk.msg.TransportID, reason)})
 		},
 	}
 }
@@ -594,7 +594,7 @@ func (c callerGateway) Charge(ctx context.Context, account string, amount int64,
 		return err // a dead worker's request never leaves
 	}
 	if i >= 0 {
-		g.t.events[i].TextRU = fmt.Sprintf("списать %d со счёта %s, идентификатор списания %s", amount, account, reference)
+		g.t.events[i].Note = narration.T("event.gateway.charge", num(amount), account, reference)
 	}
 	call := GatewayCall{Account: account, Amount: amount, Reference: reference, Answer: AnswerOK}
 	var res string // the event's result: what really happened
@@ -605,8 +605,7 @@ func (c callerGateway) Charge(ctx context.Context, account string, amount int64,
 		// The worker waits for an answer that never comes: the clock and
 		// Redis move on, and a racing worker runs meanwhile.
 		w.wait(wk, d)
-		wk.yield(fmt.Sprintf("%s waits for the gateway: the other worker runs now", wk.name),
-			fmt.Sprintf("%s ждёт ответа шлюза: сейчас работает другой воркер", wk.name))
+		wk.yield(narration.T("event.worker.gateway-wait", wk.name))
 		call.Outcome, call.Answer = OutcomeNotReceived, AnswerTimeout
 		res = fmt.Sprintf("no answer after %s: the request never reached the provider, nothing charged", formatDuration(d))
 	case g.mode == GatewayDown:
