@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/narration"
 	"github.com/idempotency-lab/lab/script"
 )
 
@@ -190,6 +192,20 @@ func (w *world) request(st script.Step) error {
 	return nil
 }
 
+// requestNote says a client's request r to server: sent again as a second
+// copy while the first is in progress, its Idempotency-Key (none when the
+// message has no key) and its body.
+func requestNote(m *Message, server string, second bool, r *apiReq) narration.Text {
+	again, header := "", ""
+	if second {
+		again = "second"
+	}
+	if m.Key != "" {
+		header = r.header
+	}
+	return narration.T("event.api.request", m.TransportID, server, again, header, r.body)
+}
+
 // serve is a server process handling one request: work's counterpart on
 // the API side.
 func (w *world) serve(wk *worker) {
@@ -199,18 +215,8 @@ func (w *world) serve(wk *worker) {
 		w.onDeliver()
 	}
 	w.deliveries++
-	header := "Idempotency-Key: " + r.header
-	headerRU := header
-	if m.Key == "" {
-		header, headerRU = "no Idempotency-Key", "без Idempotency-Key"
-	}
-	again, againRU := "", ""
-	if wk.second {
-		again, againRU = " (a second copy, while the first is still in progress)", " (вторая копия, пока первая ещё обрабатывается)"
-	}
 	w.t.add(Event{Actor: "client", Kind: KindRequest, Msg: m.TransportID, To: wk.name,
-		Text:   fmt.Sprintf("%s to %s%s: POST /payments, %s, %s", m.TransportID, wk.name, again, header, r.body),
-		TextRU: fmt.Sprintf("%s для %s%s: POST /payments, %s, %s", m.TransportID, wk.name, againRU, headerRU, r.body)})
+		Note: requestNote(m, wk.name, wk.second, r)})
 	r.due = w.arrive(r)
 	appliedBefore := w.applications[intentKey{m.Tenant, m.Op}][m.Amount]
 
@@ -220,8 +226,7 @@ func (w *world) serve(wk *worker) {
 	w.turnEnd(wk, false)
 	w.t.actor = wk.name
 	if wk.slowAck && !wk.yielded && !wk.dead {
-		wk.yield(fmt.Sprintf("%s is slow to answer: the other copy runs now", wk.name),
-			fmt.Sprintf("%s медлит с ответом: сейчас работает другая копия", wk.name))
+		wk.yield(narration.T("event.worker.slow-answer", wk.name))
 		w.t.actor = wk.name
 	}
 	ik := bodyKey{intentKey{m.Tenant, m.Op}, m.Amount}
@@ -234,8 +239,7 @@ func (w *world) serve(wk *worker) {
 	}
 	if wk.dead {
 		w.t.add(Event{Actor: "client", Kind: KindNote, Msg: m.TransportID,
-			Text:   fmt.Sprintf("%s: no answer, the server died: for the client the request timed out", m.TransportID),
-			TextRU: fmt.Sprintf("%s: ответа нет, сервер упал: для клиента запрос завершился по таймауту", m.TransportID)})
+			Note: narration.T("event.api.died", m.TransportID)})
 		w.api.unanswered[ik] = r
 		return
 	}
@@ -244,8 +248,7 @@ func (w *world) serve(wk *worker) {
 		replayed = " (Idempotent-Replayed: true)"
 	}
 	w.t.add(Event{Actor: wk.name, Kind: KindResponse, Msg: m.TransportID, To: "client",
-		Text:   fmt.Sprintf("%d %s%s %s", resp.Status, http.StatusText(resp.Status), replayed, resp.Body),
-		TextRU: fmt.Sprintf("%d %s%s %s", resp.Status, http.StatusText(resp.Status), replayed, resp.Body)})
+		Text: fmt.Sprintf("%d %s%s %s", resp.Status, http.StatusText(resp.Status), replayed, resp.Body)})
 	w.judge(r, resp, w.applications[ik.intentKey][m.Amount] > appliedBefore)
 	if rec != nil && final(resp.Status) && rec.finals[r.body] == nil {
 		saved := resp
@@ -257,8 +260,7 @@ func (w *world) serve(wk *worker) {
 	switch {
 	case r.lose:
 		w.t.add(Event{Actor: "client", Kind: KindNote, Msg: m.TransportID,
-			Text:   fmt.Sprintf("%s: the answer never reaches the client: for it, the request timed out", m.TransportID),
-			TextRU: fmt.Sprintf("%s: ответ не доходит до клиента: для него запрос завершился по таймауту", m.TransportID)})
+			Note: narration.T("event.api.lost", m.TransportID)})
 		w.api.unanswered[ik] = r
 	case final(resp.Status):
 		delete(w.api.unanswered, ik)
@@ -327,10 +329,12 @@ func (w *world) arrive(r *apiReq) due {
 // applied: this request's own effect was made durable while it ran.
 func (w *world) judge(r *apiReq, resp handlers.APIResponse, applied bool) {
 	m := r.msg
-	wrong := func(en, ru string) {
-		w.api.wrong = append(w.api.wrong, m.TransportID+": "+en)
-		w.t.add(Event{Actor: "oracle", Kind: KindWrongStatus, Msg: m.TransportID, Text: en, TextRU: ru})
+	wrong := func(key string, args ...string) {
+		note := narration.T(key, args...)
+		w.api.wrong = append(w.api.wrong, m.TransportID+": "+note.String())
+		w.t.add(Event{Actor: "oracle", Kind: KindWrongStatus, Msg: m.TransportID, Note: note})
 	}
+	status := strconv.Itoa(resp.Status)
 	s := resp.Status
 	if r.due.reused && s == http.StatusUnprocessableEntity {
 		return
@@ -338,8 +342,7 @@ func (w *world) judge(r *apiReq, resp handlers.APIResponse, applied bool) {
 	switch r.due.kind {
 	case dueNoKey:
 		if s != http.StatusBadRequest {
-			wrong(fmt.Sprintf("answered %d without an Idempotency-Key, where 400 was due: a request the client cannot retry safely should be refused", s),
-				fmt.Sprintf("ответ %d на запрос без Idempotency-Key, а нужен 400: запрос, который клиент не может безопасно повторить, надо отклонить", s))
+			wrong("event.oracle.no-key", status)
 		}
 	case dueConflict:
 		switch {
@@ -351,27 +354,22 @@ func (w *world) judge(r *apiReq, resp handlers.APIResponse, applied bool) {
 		case s >= 200 && s < 300:
 			w.conflicts++
 			w.t.add(Event{Actor: "oracle", Kind: KindConflict, Msg: m.TransportID,
-				Text:   fmt.Sprintf("key %s reused with another body (amount %d), yet answered %d as if it were the first request: 422 was due", m.Key, m.Amount, s),
-				TextRU: fmt.Sprintf("ключ %s повторён с другим телом (сумма %d), но ответ %d, будто это первый запрос: нужен 422", m.Key, m.Amount, s)})
+				Note: narration.T("event.oracle.api-conflict", m.Key, num(m.Amount), status)})
 		case s != http.StatusUnprocessableEntity && s < 500:
-			wrong(fmt.Sprintf("answered %d to a key reused with another body, where 422 was due", s),
-				fmt.Sprintf("ответ %d на ключ, повторённый с другим телом, а нужен 422", s))
+			wrong("event.oracle.reused", status)
 		}
 	case dueRace:
 		if s != http.StatusConflict && (s < 200 || s >= 300) && s < 500 {
-			wrong(fmt.Sprintf("answered %d while another request with the key was in flight, where 409 (or the one success) was due", s),
-				fmt.Sprintf("ответ %d, пока другой запрос с этим ключом ещё выполнялся, а нужен 409 (или единственный успех)", s))
+			wrong("event.oracle.race", status)
 		}
 	case dueReplay:
 		saved := r.due.saved
 		if s < 500 && (s != saved.Status || resp.Body != saved.Body) {
-			wrong(fmt.Sprintf("answered %d %s to a repeat, where the saved answer %d %s was due", s, resp.Body, saved.Status, saved.Body),
-				fmt.Sprintf("ответ %d %s на повтор, а нужен сохранённый ответ %d %s", s, resp.Body, saved.Status, saved.Body))
+			wrong("event.oracle.replay", status, resp.Body, strconv.Itoa(saved.Status), saved.Body)
 		}
 	case dueNew:
 		if s == http.StatusConflict || (s >= 400 && s < 500 && s != http.StatusBadRequest) {
-			wrong(fmt.Sprintf("answered %d to a request whose key no other request holds, where a success was due", s),
-				fmt.Sprintf("ответ %d на запрос, ключ которого не занят другим запросом, а нужен успех", s))
+			wrong("event.oracle.new", status)
 		}
 	}
 }

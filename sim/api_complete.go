@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/narration"
 )
 
 // The complete step: the API server's completer (handlers.APICompleteFunc)
@@ -22,8 +23,7 @@ func (w *world) complete() error {
 		w.api = newAPIState()
 	}
 	if w.handler.Complete == nil {
-		w.note(completerName, fmt.Sprintf("%s has no completer: abandoned keys stay as they are", w.handler.Name),
-			fmt.Sprintf("у %s нет завершителя: брошенные ключи остаются как есть", w.handler.Name))
+		w.note(completerName, narration.T("event.api.no-completer", w.handler.Name))
 		return nil
 	}
 	if err := w.allow(1); err != nil {
@@ -31,9 +31,7 @@ func (w *world) complete() error {
 	}
 	wk := newWorker(1, &Message{TransportID: "completer", Deliveries: 1}, "")
 	wk.name = completerName
-	w.t.add(Event{Actor: completerName, Kind: KindNote,
-		Text:   "the completer runs: it finishes keys left unfinished by clients that gave up, and deletes keys past their lifetime",
-		TextRU: "запускается завершитель: он доводит до конца ключи, брошенные сдавшимися клиентами, и удаляет ключи с истёкшим сроком"})
+	w.t.add(Event{Actor: completerName, Kind: KindNote, Note: narration.T("event.api.completer")})
 	w.turnBegin(wk)
 	d := w.deps(wk, w.pointFunc(wk))
 	d.Gateway = completerGateway{w: w, inner: d.Gateway}
@@ -46,7 +44,7 @@ func (w *world) complete() error {
 	if err != nil {
 		// The completer's failure is the handler's, as a 500 is: the
 		// trace says so and the keys stay as they were.
-		w.note(completerName, "the completer failed: "+err.Error(), "завершитель завершился ошибкой: "+err.Error())
+		w.note(completerName, narration.T("event.api.completer-failed", err.Error()))
 	}
 	w.t.actor = ""
 	return nil

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/idempotency-lab/lab/narration"
 	"github.com/idempotency-lab/lab/script"
 )
 
@@ -57,17 +58,11 @@ func (w *world) admit(m *Message, r *apiReq) bool {
 	after := epoch().Add(time.Duration(window+1) * time.Minute).Sub(w.now)
 	secs := int64((after + time.Second - 1) / time.Second)
 	w.api.retryAfter[ik] = time.Duration(secs) * time.Second
-	header, headerRU := "Idempotency-Key: "+r.header, "Idempotency-Key: "+r.header
-	if m.Key == "" {
-		header, headerRU = "no Idempotency-Key", "без Idempotency-Key"
-	}
 	w.t.add(Event{Actor: "client", Kind: KindRequest, Msg: m.TransportID, To: "server-1",
-		Text:   fmt.Sprintf("%s to server-1: POST /payments, %s, %s", m.TransportID, header, r.body),
-		TextRU: fmt.Sprintf("%s для server-1: POST /payments, %s, %s", m.TransportID, headerRU, r.body)})
+		Note: requestNote(m, "server-1", false, r)})
 	body := fmt.Sprintf(`{"type":"about:blank","title":"Service Unavailable","status":503,"detail":"at capacity: %s a minute"}`, plural(capacity, "request"))
 	w.t.add(Event{Actor: "server-1", Kind: KindResponse, Msg: m.TransportID, To: "client",
-		Text:   fmt.Sprintf("503 Service Unavailable (Retry-After: %d) %s: the server is at capacity and sheds the request before the handler runs", secs, body),
-		TextRU: fmt.Sprintf("503 Service Unavailable (Retry-After: %d) %s: сервер загружен до предела и отбрасывает запрос, не запуская обработчик", secs, body)})
+		Note: narration.T("event.api.shed", num(secs), body)})
 	w.api.unanswered[ik] = r
 	return false
 }
@@ -81,8 +76,7 @@ func (w *world) settleRetries() error {
 	if cr.Policy == script.RetryNone {
 		for _, bk := range w.unansweredList() {
 			w.t.add(Event{Actor: "client", Kind: KindNote, Msg: w.api.unanswered[bk].msg.TransportID,
-				Text:   fmt.Sprintf("%s/%s: no final answer, and the client does not retry: it gave up", bk.tenant, bk.op),
-				TextRU: fmt.Sprintf("%s/%s: окончательного ответа нет, а клиент не повторяет: он сдался", bk.tenant, bk.op)})
+				Note: narration.T("event.api.gives", bk.tenant, bk.op)})
 		}
 		return nil
 	}
@@ -137,8 +131,7 @@ func (w *world) settleRetries() error {
 			case rs.next.After(w.now):
 			case rs.tries >= cr.Attempts:
 				w.t.add(Event{Actor: "client", Kind: KindNote, Msg: r.msg.TransportID,
-					Text:   fmt.Sprintf("%s/%s: no final answer after %d %s: the client gives up", bk.tenant, bk.op, rs.tries, map[bool]string{true: "retry", false: "retries"}[rs.tries == 1]),
-					TextRU: fmt.Sprintf("%s/%s: окончательного ответа нет и после %d повторов: клиент сдаётся", bk.tenant, bk.op, rs.tries)})
+					Note: narration.T("event.api.gives-up", bk.tenant, bk.op, num(rs.tries))})
 				delete(sched, bk)
 			default:
 				plan(bk, rs)
@@ -165,15 +158,12 @@ func (w *world) unansweredList() []bodyKey {
 
 // settlementText says what an API world's settlement does, by the
 // client's policy.
-func settlementText(cr script.ClientRetry) (en, ru string) {
+func settlementText(cr script.ClientRetry) narration.Text {
 	switch cr.Policy {
 	case "":
-		return "settle: gateway up, the client retries every request it got no final answer to (after 0, 1, 2, 4 and 8 minutes)",
-			"доводим до конца: шлюз работает, клиент повторяет каждый запрос без окончательного ответа (через 0, 1, 2, 4 и 8 минут)"
+		return narration.T("settle.api")
 	case script.RetryNone:
-		return "settle: gateway up; the client does not retry (client-retry: none)",
-			"доводим до конца: шлюз работает; клиент не повторяет запросы (client-retry: none)"
+		return narration.T("settle.api-none")
 	}
-	return "settle: gateway up, the client retries every request it got no final answer to (client-retry: " + cr.String() + ")",
-		"доводим до конца: шлюз работает, клиент повторяет каждый запрос без окончательного ответа (client-retry: " + cr.String() + ")"
+	return narration.T("settle.api-policy", cr.String())
 }

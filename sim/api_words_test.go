@@ -24,8 +24,8 @@ func TestAPITraceSpeaksOfServers(t *testing.T) {
 			died := false
 			for _, st := range append(r.Trace, r.Settlement) {
 				for _, e := range st.Events {
-					died = died || (e.Kind == sim.KindCrash && strings.HasPrefix(e.Text, "server-1 dies ") && strings.HasPrefix(e.TextRU, "server-1 падает"))
-					if strings.Contains(e.Text, "worker") || strings.Contains(e.TextRU, "воркер") {
+					died = died || (e.Kind == sim.KindCrash && strings.HasPrefix(e.Text, "server-1 dies ") && strings.HasPrefix(e.In("ru"), "server-1 падает"))
+					if strings.Contains(e.Text, "worker") || strings.Contains(e.In("ru"), "воркер") {
 						t.Errorf("%s, %s: %s %s: %q", r.Handler, crash, e.Actor, e.Kind, e.Text)
 					}
 				}

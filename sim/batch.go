@@ -1,9 +1,9 @@
 package sim
 
 import (
-	"fmt"
-
 	"github.com/idempotency-lab/lab/script"
+
+	"github.com/idempotency-lab/lab/narration"
 )
 
 // Batches and offsets, as a Kafka consumer sees them (the verb: script/batch.go).
@@ -12,7 +12,7 @@ import (
 func (w *world) deliverBatch(st script.Step) error {
 	n := min(st.Batch, len(w.broker.Ready))
 	if n == 0 {
-		w.note("broker", "nothing is ready to deliver", "доставлять нечего: очередь пуста")
+		w.note("broker", narration.T("event.broker.empty"))
 		return nil
 	}
 	if err := w.allow(n); err != nil {
@@ -24,11 +24,9 @@ func (w *world) deliverBatch(st script.Step) error {
 			return nil // a real broker's error, which step returns
 		}
 	}
-	w.note("broker", fmt.Sprintf("worker-1 polls a batch of %s: %s", plural(n, "message"), batchRange(msgs)),
-		fmt.Sprintf("worker-1 забирает пачку из %d сообщ.: %s", n, batchRange(msgs)))
+	w.note("broker", narration.T("event.batch.poll", num(n), batchRange(msgs)))
 	if n < st.Batch {
-		w.note("broker", fmt.Sprintf("only %d ready: the batch is smaller than %d", n, st.Batch),
-			fmt.Sprintf("готово только %d: пачка меньше %d", n, st.Batch))
+		w.note("broker", narration.T("event.batch.short", num(n), num(st.Batch)))
 	}
 	commit := func(ms []*Message) {
 		if len(ms) == 0 {
@@ -38,8 +36,7 @@ func (w *world) deliverBatch(st script.Step) error {
 			w.queue.Ack(m)
 		}
 		w.t.add(Event{Actor: "worker-1", Kind: KindAck, Msg: ms[len(ms)-1].TransportID,
-			Text:   fmt.Sprintf("commit offset: %s acknowledged (%s)", plural(len(ms), "message"), batchRange(ms)),
-			TextRU: fmt.Sprintf("коммит смещения: подтверждено сообщений: %d (%s)", len(ms), batchRange(ms))})
+			Note: narration.T("event.batch.commit", num(len(ms)), batchRange(ms))})
 	}
 	if st.Commit == script.CommitBefore {
 		commit(msgs)
@@ -58,13 +55,11 @@ func (w *world) deliverBatch(st script.Step) error {
 		handled = append(handled, m)
 		if i+1 == crashAt {
 			w.crashes++
-			en, ru := "worker-1 dies after its message %d of %d, before it commits: the whole batch stays in flight, and the broker will replay it from the last committed offset",
-				"worker-1 падает после сообщения %d из %d, до коммита: вся пачка остаётся в обработке, и брокер повторит её с последнего закоммиченного смещения"
+			key := "event.batch.crash-replay"
 			if st.Commit == script.CommitBefore {
-				en, ru = "worker-1 dies after its message %d of %d: the offset was committed before the batch, so the messages it never reached are lost",
-					"worker-1 падает после сообщения %d из %d: смещение закоммичено до пачки, поэтому сообщения, до которых он не дошёл, потеряны"
+				key = "event.batch.crash-lost"
 			}
-			w.t.add(Event{Actor: "worker-1", Kind: KindCrash, Text: fmt.Sprintf(en, i+1, n), TextRU: fmt.Sprintf(ru, i+1, n)})
+			w.t.add(Event{Actor: "worker-1", Kind: KindCrash, Note: narration.T(key, num(i+1), num(n))})
 			for _, m := range msgs {
 				if w.broker.InFlightHas(m) {
 					w.queue.Drop(m) // its consumer is gone
@@ -74,8 +69,7 @@ func (w *world) deliverBatch(st script.Step) error {
 		}
 	}
 	if crashAt > n {
-		w.note("worker-1", fmt.Sprintf("the batch ended before message %d: the worker did not crash", crashAt),
-			fmt.Sprintf("пачка закончилась раньше сообщения %d: воркер не упал", crashAt))
+		w.note("worker-1", narration.T("event.batch.no-crash", num(crashAt)))
 	}
 	if st.Commit == script.CommitAfter {
 		commit(handled)
@@ -89,14 +83,12 @@ func (w *world) deliverBatch(st script.Step) error {
 // was committed already, and the failure is only logged.
 func (w *world) batchFailed(st script.Step, handled, rest []*Message, err error, commit func([]*Message)) error {
 	if st.Commit == script.CommitBefore {
-		w.note("worker-1", fmt.Sprintf("%s failed (%v), but its offset is committed: it will not be delivered again", rest[0].TransportID, err),
-			fmt.Sprintf("%s не обработано (%v), но его смещение уже закоммичено: повторно его не доставят", rest[0].TransportID, err))
+		w.note("worker-1", narration.T("event.batch.committed", rest[0].TransportID, err.Error()))
 		return nil
 	}
 	commit(handled)
 	w.t.add(Event{Actor: "worker-1", Kind: KindNack, Msg: rest[0].TransportID,
-		Text:   fmt.Sprintf("nack: %v; the consumer seeks back to %s", err, rest[0].TransportID),
-		TextRU: fmt.Sprintf("nack: %v; потребитель возвращается к %s", err, rest[0].TransportID)})
+		Note: narration.T("event.batch.nack", err.Error(), rest[0].TransportID)})
 	for _, m := range rest {
 		if w.applied[intentKey{m.Tenant, m.Op}] > 0 && m == rest[0] {
 			w.failedAfterApplied[m] = true

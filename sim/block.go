@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/idempotency-lab/lab/narration"
 )
 
 // Two workers on PostgreSQL. On the embedded engine both workers share the
@@ -149,15 +151,13 @@ func (w *world) watched(wc *workerConn, call func()) {
 	mu.Unlock()
 	<-wk.resume // the other worker is running: wait for this one's turn
 	w.turnBegin(wk)
-	w.t.say(KindNote, fmt.Sprintf("%s's statement returns: the transaction it waited for has ended", wk.name),
-		fmt.Sprintf("запрос %s завершается: транзакция, которую он ждал, закончилась", wk.name))
+	w.t.say(KindNote, narration.T("event.worker.pg-unblocked", wk.name))
 }
 
 // blockedNow ends the turn of a worker whose statement PostgreSQL holds,
 // and hands over to the other worker.
 func (w *world) blockedNow(wk *worker) {
-	w.t.say(KindYield, fmt.Sprintf("%s waits inside PostgreSQL for a lock the other worker's open transaction holds (pg_blocking_pids): the other worker runs now", wk.name),
-		fmt.Sprintf("%s ждёт внутри PostgreSQL блокировку, которую держит открытая транзакция другого воркера (pg_blocking_pids): сейчас работает другой воркер", wk.name))
+	w.t.say(KindYield, narration.T("event.worker.pg-blocked", wk.name))
 	wk.yielded, wk.blocked = true, true
 	w.turnEnd(wk, true)
 	wk.handover <- false

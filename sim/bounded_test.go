@@ -42,7 +42,7 @@ func eventsOf(r sim.Result) []sim.Event {
 func checkBounded(t *testing.T, r sim.Result) {
 	t.Helper()
 	for _, e := range eventsOf(r) {
-		for _, f := range []string{e.Text, e.TextRU, e.Args, e.Result} {
+		for _, f := range []string{e.Text, e.In("ru"), e.Args, e.Result} {
 			if len(f) > sim.MaxEventText {
 				t.Errorf("%s %s: a text of %d bytes, over %d: %.80q…", e.Actor, e.Kind, len(f), sim.MaxEventText, f)
 			}
@@ -148,8 +148,8 @@ func TestBoundedRedisAndErrors(t *testing.T) {
 		t.Errorf("the Redis reply is not cut: %d bytes", len(e.Result))
 	}
 	if e := findEvent(t, r, sim.KindNack, "refused: vvv"); !strings.HasSuffix(e.Text, " more bytes") ||
-		!strings.HasSuffix(e.TextRU, " байт") {
-		t.Errorf("the handler's error is not cut in both languages: %d, %d bytes", len(e.Text), len(e.TextRU))
+		!strings.HasSuffix(e.In("ru"), " байт") {
+		t.Errorf("the handler's error is not cut in both languages: %d, %d bytes", len(e.Text), len(e.In("ru")))
 	}
 }
 

@@ -2,7 +2,9 @@ package sim
 
 import (
 	"errors"
-	"fmt"
+	"strconv"
+
+	"github.com/idempotency-lab/lab/narration"
 )
 
 // DefaultBudget is the handler deliveries one run may make when
@@ -26,14 +28,9 @@ type BudgetError struct {
 	Budget int
 }
 
-// msg is the message without the line, in English and in Russian.
-func (e *BudgetError) msg() (en, ru string) {
-	return fmt.Sprintf("the run needs more than %d handler deliveries, the limit for one run; "+
-			"shorten the script (fewer publishes, drains or DLQ replays); "+
-			"a Lua script a handler runs in Redis counts as %d deliveries", e.Budget, luaCost),
-		fmt.Sprintf("прогону нужно больше %d доставок обработчикам, а это предел одного прогона; "+
-			"сократите сценарий (меньше публикаций, drain или переотправок из DLQ); "+
-			"Lua-скрипт, который обработчик выполняет в Redis, считается за %d доставок", e.Budget, luaCost)
+// msg is the message without the line.
+func (e *BudgetError) msg() narration.Text {
+	return narration.T("budget.over", strconv.Itoa(e.Budget), strconv.Itoa(luaCost))
 }
 
 // Error is the message in English, with the line.
@@ -42,26 +39,14 @@ func (e *BudgetError) Error() string { return e.In("en") }
 // In returns the message in a language ("ru" or anything else for
 // English), with the line, as (*Error).In does.
 func (e *BudgetError) In(lang string) string {
-	en, ru := e.msg()
-	switch {
-	case lang == "ru" && e.Line == 0:
-		return "доведение до конца после сценария: " + ru
-	case lang == "ru":
-		return fmt.Sprintf("строка %d: %s", e.Line, ru)
-	case e.Line == 0:
-		return "settling after the script: " + en
+	if e.Line == 0 {
+		return narration.T("budget.settling", e.msg().In(lang)).In(lang)
 	}
-	return fmt.Sprintf("line %d: %s", e.Line, en)
+	return narration.T("budget.at-line", strconv.Itoa(e.Line), e.msg().In(lang)).In(lang)
 }
 
 // Message is the message alone, without the line, in a language.
-func (e *BudgetError) Message(lang string) string {
-	en, ru := e.msg()
-	if lang == "ru" {
-		return ru
-	}
-	return en
-}
+func (e *BudgetError) Message(lang string) string { return e.msg().In(lang) }
 
 // earlier reports whether e ran out at an earlier point of the script than
 // o. The settlement (line 0) runs after every line.

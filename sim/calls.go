@@ -2,10 +2,10 @@ package sim
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/idempotency-lab/lab/script"
+
+	"github.com/idempotency-lab/lab/narration"
 )
 
 // Crash anywhere. Besides the points a handler marks, a worker can die at
@@ -44,18 +44,15 @@ func (w *world) beforeCall(what string) (int, error) {
 		if w.connFor(wk).inTx() && w.pg == nil {
 			if !wk.held {
 				wk.held = true
-				w.t.say(KindNote, fmt.Sprintf("%s is inside a transaction at its call %d: the other worker would wait for its lock, so it hands over once the transaction ends", wk.name, wk.switchAt),
-					fmt.Sprintf("%s внутри транзакции на обращении %d: другой воркер ждал бы её блокировку, поэтому передача хода — после конца транзакции", wk.name, wk.switchAt))
+				w.t.say(KindNote, narration.T("event.worker.tx-holds-at", wk.name, num(wk.switchAt)))
 			}
 		} else {
 			wk.switchAt = 0
-			wk.yield(fmt.Sprintf("switch: %s pauses just before its call %d (%s); the other worker runs now", wk.name, n, what),
-				fmt.Sprintf("переключение: %s останавливается перед обращением %d (%s); сейчас работает другой воркер", wk.name, n, what))
+			wk.yield(narration.T("event.worker.switch", wk.name, num(n), what))
 		}
 	}
 	if c, after, ok := script.CallCrash(wk.crash); ok && !after && c == n {
-		w.crashNow(wk, fmt.Sprintf("worker dies just before its call %d: %s", n, what),
-			fmt.Sprintf("воркер падает перед обращением %d: %s", n, what))
+		w.crashNow(wk, "event.crash.before-call", num(n), what)
 		return 0, w.crashedErr()
 	}
 	return n, nil
@@ -68,8 +65,7 @@ func (w *world) afterCall() {
 		return
 	}
 	if c, after, ok := script.CallCrash(wk.crash); ok && after && c == wk.calls {
-		w.crashNow(wk, fmt.Sprintf("worker dies right after its call %d", c),
-			fmt.Sprintf("воркер падает сразу после обращения %d", c))
+		w.crashNow(wk, "event.crash.after-call", num(c))
 	}
 }
 
@@ -85,18 +81,19 @@ func (w *world) crashedErr() error {
 	return errCrashed
 }
 
-// crashNow kills the running worker at an I/O boundary.
-func (w *world) crashNow(wk *worker, en, ru string) {
+// crashNow kills the running worker at an I/O boundary, saying so by the
+// crash's message key (event.crash.…) and its arguments after who dies.
+func (w *world) crashNow(wk *worker, key string, args ...string) {
 	w.crashes++
 	dropped := "the worker's connection dropped: rolled back"
+	who := "" // the worker
 	if w.api != nil {
 		// On the API side the process that dies is a server (server-1,
 		// server-2), and the trace says which.
-		en = strings.Replace(en, "worker dies", wk.name+" dies", 1)
-		ru = strings.Replace(ru, "воркер падает", wk.name+" падает", 1)
+		who = wk.name
 		dropped = wk.name + "'s connection dropped: rolled back"
 	}
-	w.t.say(KindCrash, en, ru)
+	w.t.say(KindCrash, narration.T(key, append([]string{who}, args...)...))
 	wk.dead = true
 	// What runs from here on is the database cleaning up after the lost
 	// connection, not the worker.
@@ -136,8 +133,7 @@ func (w *world) turnEnd(wk *worker, paused bool) {
 		// here (none pauses inside a transaction): nothing will ever
 		// commit it, and the database rolls it back.
 		w.t.actor = wk.name
-		w.t.say(KindNote, "the handler returned with its transaction still open: nothing commits it, so it is rolled back",
-			"обработчик вернул управление с открытой транзакцией: её никто не закоммитит, поэтому она откатывается")
+		w.t.say(KindNote, narration.T("event.worker.tx-open"))
 		w.connFor(wk).abandon("rolled back: the transaction was left open")
 	}
 	if d := w.durable() - w.turnStart; d != 0 {

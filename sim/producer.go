@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/idempotency-lab/lab/narration"
 	"github.com/idempotency-lab/lab/script"
 )
 
@@ -69,9 +70,9 @@ func (w *world) produce(st script.Step) error {
 	}
 	w.t.actor = "producer"
 	defer func() { w.t.actor = "" }()
-	crash := func(en, ru string) {
+	crash := func(key string) {
 		w.crashes++
-		w.t.say(KindCrash, en, ru)
+		w.t.say(KindCrash, narration.T(key))
 	}
 	commit := func() error {
 		tx, err := w.db.Begin()
@@ -101,8 +102,7 @@ func (w *world) produce(st script.Step) error {
 		}
 		w.queue.Publish(m)
 		w.t.add(Event{Actor: "producer", Kind: KindPublish, Msg: m.TransportID,
-			Text:   fmt.Sprintf("publish: key %s, tenant %s, %s +%d as %s", m.Key, m.Tenant, m.Account, m.Amount, m.TransportID),
-			TextRU: fmt.Sprintf("публикация: ключ %s, тенант %s, %s +%d как %s", m.Key, m.Tenant, m.Account, m.Amount, m.TransportID)})
+			Note: narration.T("event.producer.publish", "publish", m.Key, m.Tenant, m.Account, num(m.Amount), m.TransportID)})
 	}
 	switch st.Mode {
 	case script.ModeOutbox:
@@ -110,37 +110,34 @@ func (w *world) produce(st script.Step) error {
 			return err
 		}
 		if st.Crash == script.CrashAfterCommit {
-			crash("the order service dies after its commit: the outbox row is committed with the order, and the relay will publish it",
-				"сервис заказов падает после коммита: строка outbox закоммичена вместе с заказом, и relay её опубликует")
+			crash("event.producer.crash-commit-outbox")
 			return nil
 		}
-		w.t.say(KindNote, "nothing published yet: the outbox row waits for the relay", "пока ничего не опубликовано: строка outbox ждёт relay")
+		w.t.say(KindNote, narration.T("event.producer.outbox-waits"))
 	case script.ModePublishFirst:
 		publish()
 		if st.Crash == script.CrashAfterPublish {
 			w.totals[st.Account] -= st.Amount // rolled back: not in the producer's total
-			crash("the order service dies after publishing, before its commit: the order is rolled back, the message is out",
-				"сервис заказов падает после публикации, до коммита: заказ откатывается, а сообщение уже ушло")
+			crash("event.producer.crash-publish-first")
 			return nil
 		}
 		if err := commit(); err != nil {
 			return err
 		}
 		if st.Crash == script.CrashAfterCommit {
-			crash("the order service dies after its commit: both writes were done", "сервис заказов падает после коммита: обе записи уже сделаны")
+			crash("event.producer.crash-commit-both")
 		}
 	default: // dual-write: commit, then publish
 		if err := commit(); err != nil {
 			return err
 		}
 		if st.Crash == script.CrashAfterCommit {
-			crash("the order service dies after its commit, before publishing: the order exists and no message will ever say so",
-				"сервис заказов падает после коммита, до публикации: заказ есть, а сообщения о нём не будет никогда")
+			crash("event.producer.crash-commit-dual")
 			return nil
 		}
 		publish()
 		if st.Crash == script.CrashAfterPublish {
-			crash("the order service dies after publishing: both writes were done", "сервис заказов падает после публикации: обе записи уже сделаны")
+			crash("event.producer.crash-publish-both")
 		}
 	}
 	return nil
@@ -176,7 +173,7 @@ func (w *world) relay(st script.Step) error {
 		return err
 	}
 	if len(pending) == 0 {
-		w.t.say(KindNote, "the outbox has no pending rows: nothing to publish", "в outbox нет неотправленных строк: публиковать нечего")
+		w.t.say(KindNote, narration.T("event.relay.none"))
 		return nil
 	}
 	for _, r := range pending {
@@ -184,13 +181,11 @@ func (w *world) relay(st script.Step) error {
 		if !w.dedupDrops(m) {
 			w.queue.Publish(m)
 			w.t.add(Event{Actor: "relay", Kind: KindPublish, Msg: m.TransportID,
-				Text:   fmt.Sprintf("relay publishes outbox row %d: key %s, tenant %s, %s +%d as %s", r.id, m.Key, m.Tenant, m.Account, m.Amount, m.TransportID),
-				TextRU: fmt.Sprintf("relay публикует строку outbox %d: ключ %s, тенант %s, %s +%d как %s", r.id, m.Key, m.Tenant, m.Account, m.Amount, m.TransportID)})
+				Note: narration.T("event.relay.publish", num(r.id), m.Key, m.Tenant, m.Account, num(m.Amount), m.TransportID)})
 		}
 		if st.Crash == script.CrashAfterPublish {
 			w.crashes++
-			w.t.say(KindCrash, fmt.Sprintf("the relay dies after publishing row %d, before marking it sent: the row is still pending", r.id),
-				fmt.Sprintf("relay падает после публикации строки %d, не успев отметить её отправленной: строка по-прежнему ждёт", r.id))
+			w.t.say(KindCrash, narration.T("event.relay.crash", num(r.id)))
 			return nil
 		}
 		if _, err := w.db.Exec(`UPDATE outbox SET published_at = ? WHERE id = ?`, w.now.Format(time.RFC3339), r.id); err != nil {

@@ -146,7 +146,7 @@ func TestQuarantine(t *testing.T) {
 				}
 			}
 			if len(ev) == 0 || ev[0].Actor != "worker-1" || ev[0].Msg == "" ||
-				!strings.Contains(ev[0].Text, "applied with amount 100") || !strings.Contains(ev[0].TextRU, "карантин") {
+				!strings.Contains(ev[0].Text, "applied with amount 100") || !strings.Contains(ev[0].In("ru"), "карантин") {
 				t.Errorf("the quarantine's events: %+v", ev)
 			}
 		})

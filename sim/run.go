@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/narration"
 	"github.com/idempotency-lab/lab/script"
 )
 
@@ -175,7 +176,6 @@ type Trace struct {
 	Step     int     `json:"step"` // 1-based; 0 for the settlement
 	Line     int     `json:"line,omitempty"`
 	Text     string  `json:"text"`
-	TextRU   string  `json:"text_ru,omitempty"` // the settlement's description in Russian
 	Events   []Event `json:"events"`
 	Omitted  int     `json:"omitted,omitempty"` // events left out after the first Options.StepEvents
 	Balance  int64   `json:"balance"`
@@ -189,6 +189,8 @@ type Trace struct {
 	// Stored, with Options.RowsEachStep, is how many rows the handler's
 	// own tables hold after the step.
 	Stored int64 `json:"-"`
+	// Note is the settlement's description, which Text holds in English.
+	Note narration.Text `json:"note,omitzero"`
 }
 
 // Handlers resolves message handlers' names: a list, "core" or "all".
@@ -375,7 +377,7 @@ func runHandler(ctx context.Context, s *script.Script, h handlers.Info, steps in
 	w.ctx, w.share, w.onDeliver, w.t.limit = ctx, lim.share, lim.onDeliver, lim.stepEvents
 	if lim.realBroker != nil && w.api == nil {
 		q, err := lim.realBroker.Open(ctx, w.broker, s, func(en, ru string) {
-			w.t.add(Event{Actor: "broker", Kind: KindNote, Text: en, TextRU: ru})
+			w.t.add(Event{Actor: "broker", Kind: KindNote, Note: narration.T("event.broker.real", en, ru)})
 		})
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", lim.realBroker.Name(), err)
@@ -449,15 +451,14 @@ func runHandler(ctx context.Context, s *script.Script, h handlers.Info, steps in
 	if err := w.settle(); err != nil {
 		return res, stopped(0, "settlement", err)
 	}
-	res.Settlement = Trace{Text: "settle: gateway up, redeliver in-flight messages, drain",
-		TextRU: "доводим до конца: шлюз работает, сообщения в обработке доставляются снова, очередь разбирается"}
+	note := narration.T("settle.messages")
 	if w.tables["outbox"] {
-		res.Settlement.Text = "settle: gateway up, the outbox relay publishes pending rows, redeliver in-flight messages, drain"
-		res.Settlement.TextRU = "доводим до конца: шлюз работает, relay публикует строки outbox, сообщения в обработке доставляются снова, очередь разбирается"
+		note = narration.T("settle.outbox")
 	}
 	if w.api != nil {
-		res.Settlement.Text, res.Settlement.TextRU = settlementText(s.ClientRetry)
+		note = settlementText(s.ClientRetry)
 	}
+	res.Settlement = Trace{Text: note.String(), Note: note}
 	res.Settlement.Events, res.Settlement.Omitted = w.t.take()
 	if res.Settled, err = w.balance(); err != nil {
 		return res, err
@@ -664,7 +665,7 @@ func (w *world) do(st script.Step) error {
 		return w.publish(st)
 	case script.VerbDeliver:
 		if len(w.broker.Ready) == 0 {
-			w.note("broker", "nothing is ready to deliver", "доставлять нечего: очередь пуста")
+			w.note("broker", narration.T("event.broker.empty"))
 			return nil
 		}
 		if err := w.allow(1); err != nil {
@@ -676,7 +677,7 @@ func (w *world) do(st script.Step) error {
 				return nil // a real broker's error, which step returns
 			}
 		} else if m = w.queue.TakeOp(st.Op); m == nil {
-			w.note("broker", fmt.Sprintf("no message of %s is ready to deliver", st.Op), fmt.Sprintf("готовых сообщений операции %s нет", st.Op))
+			w.note("broker", narration.T("event.broker.no-op-ready", st.Op))
 			return nil
 		}
 		w.deliver([]*worker{newWorker(1, m, st.Crash)})
@@ -701,9 +702,9 @@ func (w *world) do(st script.Step) error {
 		}
 		switch len(ws) {
 		case 0:
-			w.note("broker", "nothing is ready to deliver", "доставлять нечего: очередь пуста")
+			w.note("broker", narration.T("event.broker.empty"))
 		case 1:
-			w.note("broker", "only one message is ready: a single worker takes it", "готово только одно сообщение: его берёт один воркер")
+			w.note("broker", narration.T("event.broker.one-ready"))
 		}
 		if len(ws) > 0 {
 			w.deliver(ws)
@@ -715,7 +716,7 @@ func (w *world) do(st script.Step) error {
 		moved, dead := w.queue.Redeliver()
 		w.timeouts += len(moved)
 		if len(moved) == 0 {
-			w.note("broker", "no message is in flight", "неподтверждённых сообщений нет")
+			w.note("broker", narration.T("event.broker.none-flight"))
 		}
 		for i, m := range moved {
 			w.brokerMoved(m, dead[i], "visibility timeout")
@@ -743,12 +744,11 @@ func (w *world) do(st script.Step) error {
 	case script.VerbDLQReplay:
 		replayed := w.queue.ReplayDLQ()
 		if len(replayed) == 0 {
-			w.note("broker", "the dead-letter queue is empty", "очередь недоставленных сообщений (DLQ) пуста")
+			w.note("broker", narration.T("event.broker.dlq-empty"))
 		}
 		for _, m := range replayed {
 			w.t.add(Event{Actor: "broker", Kind: KindPublish, Msg: m.TransportID,
-				Text:   fmt.Sprintf("replay from DLQ: key %s, amount %d, new transport id %s", m.Key, m.Amount, m.TransportID),
-				TextRU: fmt.Sprintf("повтор из DLQ: ключ %s, сумма %d, новый транспортный id %s", m.Key, m.Amount, m.TransportID)})
+				Note: narration.T("event.broker.dlq-replay", m.Key, num(m.Amount), m.TransportID)})
 		}
 	case script.VerbAdvance:
 		return w.advance(st.Advance)
@@ -772,32 +772,28 @@ func (w *world) setGateway(st script.Step) {
 			setting = script.GatewayUp
 		}
 	}
-	var en, ru string
+	var note narration.Text
 	switch setting {
 	case script.GatewayUp:
 		g.mode, g.stall = script.GatewayUp, 0
-		en, ru = "payment gateway up", "платёжный шлюз снова работает"
+		note = narration.T("event.gateway.up")
 	case script.GatewayDown:
 		g.mode = script.GatewayDown
-		en, ru = "payment gateway down: every charge fails", "платёжный шлюз недоступен: каждое списание падает"
+		note = narration.T("event.gateway.down")
 	case script.GatewayTimeout:
 		g.mode = script.GatewayTimeout
-		en = "payment gateway times out: every charge takes effect, but its answer is lost, so the caller gets an error and cannot tell that it charged"
-		ru = "платёжный шлюз отвечает таймаутом: каждое списание проходит, но ответ теряется, и вызывающий получает ошибку, не зная, что деньги списаны"
+		note = narration.T("event.gateway.timeout")
 	case script.GatewayDedupOn:
 		g.dedup = true
-		en = "the payment provider now deduplicates on the reference: a charge with a reference it has already charged succeeds without charging again"
-		ru = "платёжный провайдер теперь дедуплицирует по идентификатору списания: списание с уже знакомым идентификатором завершается успешно, но повторно ничего не списывает"
+		note = narration.T("event.gateway.dedup-on")
 	case script.GatewayDedupOff:
 		g.dedup = false
-		en = "the payment provider no longer deduplicates: every charge charges"
-		ru = "платёжный провайдер больше не дедуплицирует: каждое списание списывает деньги"
+		note = narration.T("event.gateway.dedup-off")
 	case script.GatewayStall:
 		g.stall = st.Stall
-		en = fmt.Sprintf("the next charge will hang for %s and never reach the provider: its caller waits, then sees a timeout", formatDuration(st.Stall))
-		ru = fmt.Sprintf("следующее списание зависнет на %s и так и не дойдёт до провайдера: вызывающий прождёт и получит таймаут", formatDuration(st.Stall))
+		note = narration.T("event.gateway.stall", formatDuration(st.Stall))
 	}
-	w.t.add(Event{Actor: "gateway", Kind: KindSwitch, Text: en, TextRU: ru})
+	w.t.add(Event{Actor: "gateway", Kind: KindSwitch, Note: note})
 }
 
 // allow is asked before a worker takes n messages. It stops the world when
@@ -817,8 +813,8 @@ func (w *world) allow(n int) error {
 // delivery, and luaCost per Lua script a handler ran in Redis.
 func (w *world) spent() int { return w.deliveries + w.scripts*luaCost }
 
-func (w *world) note(actor, en, ru string) {
-	w.t.add(Event{Actor: actor, Kind: KindNote, Text: en, TextRU: ru})
+func (w *world) note(actor string, note narration.Text) {
+	w.t.add(Event{Actor: actor, Kind: KindNote, Note: note})
 }
 
 // publish is the producer: it records the intent on its first publish (the
@@ -875,16 +871,15 @@ func (w *world) publish(st script.Step) error {
 		return nil
 	}
 	w.queue.Publish(m)
-	what, whatRU := "publish", "публикация"
+	how := "publish"
 	switch st.Verb {
 	case script.VerbRetry:
-		what, whatRU = "producer retry", "повтор продюсера"
+		how = "retry"
 	case script.VerbChangePayload:
-		what, whatRU = "same key, changed payload", "тот же ключ, другое содержимое"
+		how = "change-payload"
 	}
 	w.t.add(Event{Actor: "producer", Kind: KindPublish, Msg: m.TransportID,
-		Text:   fmt.Sprintf("%s: key %s, tenant %s, %s +%d as %s", what, m.Key, m.Tenant, m.Account, m.Amount, m.TransportID),
-		TextRU: fmt.Sprintf("%s: ключ %s, тенант %s, %s +%d как %s", whatRU, m.Key, m.Tenant, m.Account, m.Amount, m.TransportID)})
+		Note: narration.T("event.producer.publish", how, m.Key, m.Tenant, m.Account, num(m.Amount), m.TransportID)})
 	return nil
 }
 
@@ -902,13 +897,12 @@ func (w *world) dedupDrops(m *Message) bool {
 		w.dedupSeen = map[string]time.Time{}
 	}
 	if at, ok := w.dedupSeen[m.Key]; ok && w.now.Sub(at) < win {
-		when, whenRU := "moments ago", "только что"
-		if ago := w.now.Sub(at); ago > 0 {
-			when, whenRU = formatDuration(ago)+" ago", formatDuration(ago)+" назад"
+		ago := "" // moments ago
+		if d := w.now.Sub(at); d > 0 {
+			ago = formatDuration(d)
 		}
 		w.t.add(Event{Actor: "broker", Kind: KindNote,
-			Text:   fmt.Sprintf("publish dropped: the broker took key %s %s, within its %s dedup window", m.Key, when, formatDuration(win)),
-			TextRU: fmt.Sprintf("публикация отброшена: брокер принял ключ %s %s, в пределах своего окна дедупликации (%s)", m.Key, whenRU, formatDuration(win))})
+			Note: narration.T("event.broker.dedup-drop", m.Key, ago, formatDuration(win))})
 		return true
 	}
 	w.dedupSeen[m.Key] = w.now
@@ -918,22 +912,18 @@ func (w *world) dedupDrops(m *Message) bool {
 func (w *world) brokerMoved(m *Message, dead bool, why string) {
 	if dead {
 		w.t.add(Event{Actor: "broker", Kind: KindDLQ, Msg: m.TransportID,
-			Text:   fmt.Sprintf("%s delivered %d times without an ack: moved to the dead-letter queue", m.TransportID, m.Deliveries),
-			TextRU: fmt.Sprintf("%s доставлено %d раз без ack: перемещено в очередь недоставленных сообщений (DLQ)", m.TransportID, m.Deliveries)})
+			Note: narration.T("event.broker.dlq", m.TransportID, num(m.Deliveries))})
 		return
 	}
-	whyRU := "истёк visibility timeout"
+	key := "event.broker.requeue-timeout"
 	if why == "nack" {
-		whyRU = "nack"
+		key = "event.broker.requeue-nack"
 	}
-	w.t.add(Event{Actor: "broker", Kind: KindRequeue, Msg: m.TransportID,
-		Text:   fmt.Sprintf("%s back to ready (%s)", m.TransportID, why),
-		TextRU: fmt.Sprintf("%s снова в очереди (%s)", m.TransportID, whyRU)})
+	w.t.add(Event{Actor: "broker", Kind: KindRequeue, Msg: m.TransportID, Note: narration.T(key, m.TransportID)})
 }
 
 func (w *world) advance(d time.Duration) error {
-	return w.passTime(d, fmt.Sprintf("+%s: now %s", formatDuration(d), w.now.Add(d).Format(time.RFC3339)),
-		fmt.Sprintf("+%s: теперь %s", formatDuration(d), w.now.Add(d).Format(time.RFC3339)))
+	return w.passTime(d, narration.T("event.clock.advance", formatDuration(d), w.now.Add(d).Format(time.RFC3339)))
 }
 
 // awaitLeases is the broker waiting out the visibility timeout
@@ -956,16 +946,14 @@ func (w *world) awaitLeases(ms []*Message) error {
 		return nil
 	}
 	d, at := end.Sub(w.now), end.Format(time.RFC3339)
-	return w.passTime(d, fmt.Sprintf("the broker waits out the %s visibility timeout: +%s, now %s", formatDuration(vt), formatDuration(d), at),
-		fmt.Sprintf("брокер выжидает visibility timeout %s: +%s, теперь %s", formatDuration(vt), formatDuration(d), at))
+	return w.passTime(d, narration.T("event.clock.lease", formatDuration(vt), formatDuration(d), at))
 }
 
 // wait is a worker waiting d for the gateway: the clock moves as for an
 // advance step, in the middle of the worker's delivery.
 func (w *world) wait(wk *worker, d time.Duration) {
 	at := w.now.Add(d).Format(time.RFC3339)
-	err := w.passTime(d, fmt.Sprintf("%s waits %s for the gateway: now %s", wk.name, formatDuration(d), at),
-		fmt.Sprintf("%s ждёт шлюз %s: теперь %s", wk.name, formatDuration(d), at))
+	err := w.passTime(d, narration.T("event.clock.gateway", wk.name, formatDuration(d), at))
 	if err != nil && w.engineErr == nil {
 		w.engineErr = err
 	}
@@ -973,7 +961,7 @@ func (w *world) wait(wk *worker, d time.Duration) {
 
 // passTime moves the simulated clock: Redis expires its keys and the inbox
 // reaper runs. It leaves the current actor as it found it.
-func (w *world) passTime(d time.Duration, en, ru string) error {
+func (w *world) passTime(d time.Duration, note narration.Text) error {
 	before := w.redisKeys()
 	w.now = w.now.Add(d)
 	switch {
@@ -982,9 +970,9 @@ func (w *world) passTime(d time.Duration, en, ru string) error {
 	case w.real:
 		w.advanceRealRedis(d)
 	}
-	w.t.add(Event{Actor: "clock", Kind: KindClock, Text: en, TextRU: ru})
+	w.t.add(Event{Actor: "clock", Kind: KindClock, Note: note})
 	for _, k := range missing(before, w.redisKeys()) {
-		w.t.add(Event{Actor: "clock", Kind: KindClock, Text: "Redis key " + k + " expired", TextRU: "ключ Redis " + k + " истёк"})
+		w.t.add(Event{Actor: "clock", Kind: KindClock, Note: narration.T("event.clock.expired", k)})
 	}
 	if w.script.InboxRetention > 0 && w.tables["inbox"] {
 		cutoff := w.now.Add(-w.script.InboxRetention).Format(time.RFC3339)
@@ -1010,14 +998,13 @@ func (w *world) ship(st script.Step) error {
 		var status string
 		err := w.db.QueryRow(`SELECT status FROM orders WHERE tenant = ? AND id = ?`, st.Tenant, st.Op).Scan(&status)
 		if errors.Is(err, sql.ErrNoRows) {
-			w.note("warehouse", fmt.Sprintf("there is no order %s: nothing shipped", st.Op), fmt.Sprintf("заказа %s нет: отгружать нечего", st.Op))
+			w.note("warehouse", narration.T("event.warehouse.no-order", st.Op))
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		w.note("warehouse", fmt.Sprintf("order %s is %s, not PAID: nothing shipped", st.Op, status),
-			fmt.Sprintf("заказ %s в статусе %s, а не PAID: отгружать нечего", st.Op, status))
+		w.note("warehouse", narration.T("event.warehouse.not-paid", st.Op, status))
 	}
 	return nil
 }
@@ -1040,7 +1027,7 @@ type worker struct {
 	held     bool
 	// yield hands over to the other racing worker and returns when it is
 	// this one's turn again; alone, a worker has nobody to yield to.
-	yield func(en, ru string)
+	yield func(note narration.Text)
 
 	// For deliver-concurrent same. window: the handler's Yield points hand
 	// over (true but for a delivery slowed by a gateway stall); slowAck:
@@ -1070,7 +1057,7 @@ type worker struct {
 
 func newWorker(i int, m *Message, crash string) *worker {
 	return &worker{name: fmt.Sprintf("worker-%d", i), msg: m, delivery: m.Deliveries, crash: crash,
-		resume: make(chan struct{}), yield: func(string, string) {}, window: true}
+		resume: make(chan struct{}), yield: func(narration.Text) {}, window: true}
 }
 
 // deliverSame is deliver-concurrent same: a worker takes the oldest
@@ -1095,7 +1082,7 @@ func switchAt(ws []*worker, at []int) {
 
 func (w *world) deliverSame(at []int) error {
 	if len(w.broker.Ready) == 0 {
-		w.note("broker", "nothing is ready to deliver", "доставлять нечего: очередь пуста")
+		w.note("broker", narration.T("event.broker.empty"))
 		return nil
 	}
 	// A second delivery must fit under max-deliveries; otherwise the
@@ -1117,8 +1104,7 @@ func (w *world) deliverSame(at []int) error {
 	}
 	first := newWorker(1, m, "")
 	if n == 1 {
-		w.note("broker", "the message has no delivery left under max-deliveries: a timeout would dead-letter it, so a single worker takes it",
-			"у сообщения не осталось доставок в пределах max-deliveries: по таймауту оно ушло бы в DLQ, поэтому его берёт один воркер")
+		w.note("broker", narration.T("event.broker.last-delivery"))
 		w.deliver([]*worker{first})
 		return nil
 	}
@@ -1169,12 +1155,10 @@ func (w *world) deliver(ws []*worker) {
 			if !wk.started && wk.again {
 				switch {
 				case ws[0].done && ws[0].switchAt > 0:
-					w.note("broker", fmt.Sprintf("%s finished before its call %d: its visibility timeout never ran out, so there is no second delivery", ws[0].name, ws[0].switchAt),
-						fmt.Sprintf("%s закончил раньше обращения %d: его visibility timeout не истёк, и второй доставки нет", ws[0].name, ws[0].switchAt))
+					w.note("broker", narration.T("event.broker.no-second-call", ws[0].name, num(ws[0].switchAt)))
 					continue
 				case ws[0].done:
-					w.note("broker", fmt.Sprintf("%s finished without waiting on the gateway: its visibility timeout never ran out, so there is no second delivery", ws[0].name),
-						fmt.Sprintf("%s закончил, не дожидаясь шлюза: его visibility timeout не истёк, и второй доставки нет", ws[0].name))
+					w.note("broker", narration.T("event.broker.no-second", ws[0].name))
 					continue
 				}
 				if err := w.awaitLeases([]*Message{wk.msg}); err != nil && w.engineErr == nil {
@@ -1224,18 +1208,13 @@ func (w *world) work(wk *worker, yielded chan bool) {
 	w.deliveries++
 	// The broker's redelivered flag, on every delivery: it is set only
 	// for a message the broker handed out before, never for a new copy.
-	redelivered, redeliveredRU := ", redelivered=false", ", redelivered=false"
-	if wk.delivery > 1 {
-		redelivered, redeliveredRU = ", redelivered=true", ", redelivered=true"
-	}
+	redelivered := strconv.FormatBool(wk.delivery > 1)
 	if wk.again {
 		w.t.add(Event{Actor: "broker", Kind: KindRequeue, Msg: m.TransportID,
-			Text:   fmt.Sprintf("%s: the visibility timeout runs out while worker-1 is still at work: delivered again", m.TransportID),
-			TextRU: fmt.Sprintf("%s: visibility timeout истекает, пока worker-1 ещё занят: сообщение доставляется снова", m.TransportID)})
+			Note: narration.T("event.broker.again", m.TransportID)})
 	}
 	w.t.add(Event{Actor: "broker", Kind: KindDeliver, Msg: m.TransportID, To: wk.name,
-		Text:   fmt.Sprintf("%s to %s: key %s, %s +%d (delivery %d%s)", m.TransportID, wk.name, m.Key, m.Account, m.Amount, wk.delivery, redelivered),
-		TextRU: fmt.Sprintf("%s для %s: ключ %s, %s +%d (доставка %d%s)", m.TransportID, wk.name, m.Key, m.Account, m.Amount, wk.delivery, redeliveredRU)})
+		Note: narration.T("event.broker.deliver", m.TransportID, wk.name, m.Key, m.Account, num(m.Amount), num(wk.delivery), redelivered)})
 	// Only a key with two payloads asks whether the handler quarantined
 	// a message, and whether this delivery applied it.
 	ik := intentKey{m.Tenant, m.Op}
@@ -1265,16 +1244,15 @@ func (w *world) prepare(wk *worker, yielded chan bool) {
 	}
 	if yielded != nil {
 		wk.handover = yielded
-		wk.yield = func(en, ru string) {
+		wk.yield = func(note narration.Text) {
 			if w.connFor(wk).inTx() && w.pg == nil {
 				// SQLite's write lock is this worker's until its
 				// transaction ends: the other one would only wait.
-				w.t.say(KindNote, fmt.Sprintf("%s is inside a transaction: the other worker would wait for its lock, so %s runs on", wk.name, wk.name),
-					fmt.Sprintf("%s внутри транзакции: другой воркер ждал бы её блокировку, поэтому %s продолжает", wk.name, wk.name))
+				w.t.say(KindNote, narration.T("event.worker.tx-holds", wk.name))
 				return
 			}
 			wk.yielded = true
-			w.t.say(KindYield, en, ru)
+			w.t.say(KindYield, note)
 			w.turnEnd(wk, true)
 			yielded <- false
 			<-wk.resume
@@ -1292,12 +1270,12 @@ func (w *world) pointFunc(wk *worker) func(string) {
 		}
 		if name == handlers.Yield {
 			if wk.window {
-				wk.yield("race window: the other worker runs now", "окно гонки: сейчас работает другой воркер")
+				wk.yield(narration.T("event.worker.race-window"))
 			}
 			return
 		}
 		if name == wk.crash {
-			w.crashNow(wk, "worker dies at "+name, "воркер падает в точке "+name)
+			w.crashNow(wk, "event.crash.at", name)
 			die() // the handler's goroutine ends here: see dies.go
 		}
 	}
@@ -1308,8 +1286,7 @@ func (w *world) pointFunc(wk *worker) func(string) {
 func (w *world) settleDelivery(wk *worker, err error, twoPayloads bool, quarantinedBefore, appliedBefore int) {
 	m := wk.msg
 	if wk.slowAck && !wk.yielded && !wk.dead {
-		wk.yield(fmt.Sprintf("%s is slow to ack: the other worker runs now", wk.name),
-			fmt.Sprintf("%s медлит с ack: сейчас работает другой воркер", wk.name))
+		wk.yield(narration.T("event.worker.slow-ack", wk.name))
 		w.t.actor = wk.name
 	}
 	if twoPayloads && !w.setAside[m] {
@@ -1336,29 +1313,26 @@ func (w *world) settleDelivery(wk *worker, err error, twoPayloads bool, quaranti
 		return
 	case wk.crash == script.CrashBeforeAck && err != nil:
 		w.crashes++
-		w.t.say(KindCrash, "worker dies before it can nack", "воркер падает, не успев отправить nack")
+		w.t.say(KindCrash, narration.T("event.crash.before-nack"))
 		w.queue.Drop(m)
 		return
 	case wk.crash == script.CrashBeforeAck:
 		w.crashes++
-		w.t.say(KindCrash, "worker dies before it can ack", "воркер падает, не успев отправить ack")
+		w.t.say(KindCrash, narration.T("event.crash.before-ack"))
 		w.queue.Drop(m)
 		return
 	case callCrash:
-		w.t.say(KindNote, fmt.Sprintf("the handler made %s, never reaching %s: the worker did not crash", plural(wk.calls, "call"), wk.crash),
-			fmt.Sprintf("обработчик сделал обращений: %d и не дошёл до %s: воркер не упал", wk.calls, wk.crash))
+		w.t.say(KindNote, narration.T("event.crash.unreached-calls", num(wk.calls), wk.crash))
 	case wk.crash != "":
-		w.t.say(KindNote, "the handler never reached "+wk.crash+": the worker did not crash",
-			"обработчик не дошёл до "+wk.crash+": воркер не упал")
+		w.t.say(KindNote, narration.T("event.crash.unreached", wk.crash))
 	}
 	if !w.broker.InFlightHas(m) {
 		// The other worker on the same message acked or nacked it first.
-		what := "ack"
+		late := narration.T("event.worker.late-ack", m.TransportID)
 		if err != nil {
-			what = "nack (" + err.Error() + ")"
+			late = narration.T("event.worker.late-nack", m.TransportID, err.Error())
 		}
-		w.t.say(KindNote, fmt.Sprintf("late %s: %s is no longer in flight, the other worker settled it first, so this changes nothing", what, m.TransportID),
-			fmt.Sprintf("запоздалый %s: %s уже не в обработке, другой воркер завершил его раньше, и это ничего не меняет", what, m.TransportID))
+		w.t.say(KindNote, late)
 		return
 	}
 	if err != nil {
@@ -1367,12 +1341,12 @@ func (w *world) settleDelivery(wk *worker, err error, twoPayloads bool, quaranti
 			// goes on until the DLQ, it is a poison message.
 			w.failedAfterApplied[m] = true
 		}
-		w.t.say(KindNack, "nack: "+err.Error(), "nack: "+err.Error())
+		w.t.emit(KindNack, "nack: "+err.Error(), "")
 		dead := w.queue.Nack(m)
 		w.brokerMoved(m, dead, "nack")
 		return
 	}
-	w.t.say(KindAck, "ack "+m.TransportID, "ack "+m.TransportID)
+	w.t.emit(KindAck, "ack "+m.TransportID, "")
 	w.queue.Ack(m)
 	if twoPayloads {
 		w.checkQuarantined(m, appliedBefore)
@@ -1402,8 +1376,7 @@ func (w *world) checkQuarantined(m *Message, appliedBefore int) {
 	if other {
 		w.conflicts++
 		w.t.add(Event{Actor: "oracle", Kind: KindConflict, Msg: m.TransportID,
-			Text:   fmt.Sprintf("amount changed to %d under key %s, yet acked as a success and not quarantined", m.Amount, m.Key),
-			TextRU: fmt.Sprintf("сумма под ключом %s изменилась на %d, но сообщение подтверждено как успех и не попало в карантин", m.Key, m.Amount)})
+			Note: narration.T("event.oracle.conflict", m.Key, num(m.Amount))})
 	}
 }
 

@@ -21,8 +21,7 @@ func TestStateKeyCoversTheWorld(t *testing.T) {
 		keyed, left []string
 	}{
 		{world{},
-			[]string{"broker", "now", "src", "tables", "gateway", "intents", "applied", "applications", "failedAfterApplied",
-				"conflicts", "quarantines", "setAside", "dedupSeen", "versions", "totals", "mr",
+			[]string{"broker", "now", "src", "tables", "gateway", "ledger", "quarantines", "dedupSeen", "versions", "totals", "mr",
 				// the queue: a world on any but the model has no key
 				"queue",
 				// a world of these has no key
@@ -31,6 +30,7 @@ func TestStateKeyCoversTheWorld(t *testing.T) {
 				"ctx", "share", "onDeliver", "sum", "sumWrites", "sumRead", "turnStart", "crashes", "timeouts",
 				"deliveries", "scripts", // StateSpent
 				"quarantineCount", "engineErr", "pool"}},
+		{ledger{}, []string{"intents", "applied", "applications", "failedAfterApplied", "conflicts", "setAside"}, nil},
 		{Message{},
 			[]string{"TransportID", "Key", "Tenant", "Op", "Account", "Amount", "Changed", "Kind", "Order", "Version",
 				"Balance", "Deliveries", "Redelivered"}, nil},

@@ -3,21 +3,27 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/idempotency-lab/lab/narration"
 )
 
 // Event is one thing that happened during a step: a message published or
 // delivered, a statement the handler ran, a crash, an ack.
 type Event struct {
-	Actor  string `json:"actor"`             // producer, broker, worker-1, worker-2, clock, reaper, warehouse, gateway
-	Kind   string `json:"kind"`              // see the Kind constants
-	Text   string `json:"text"`              // the statement, command or description
-	TextRU string `json:"text_ru,omitempty"` // the description in Russian, where it is the lab's own words
-	Args   string `json:"args,omitempty"`    // bound SQL arguments
-	Result string `json:"result,omitempty"`  // what came back
-	Msg    string `json:"msg,omitempty"`     // transport id of the message concerned
-	To     string `json:"to,omitempty"`      // deliver: the worker that takes the message
+	Actor  string `json:"actor"`            // producer, broker, worker-1, worker-2, clock, reaper, warehouse, gateway
+	Kind   string `json:"kind"`             // see the Kind constants
+	Text   string `json:"text"`             // the statement, command or description (the Note in English)
+	Args   string `json:"args,omitempty"`   // bound SQL arguments
+	Result string `json:"result,omitempty"` // what came back
+	Msg    string `json:"msg,omitempty"`    // transport id of the message concerned
+	To     string `json:"to,omitempty"`     // deliver: the worker that takes the message
+	// Note is the description where it is the lab's own words, as a
+	// message of package narration; Text holds it in English (see add).
+	// A statement, a command or a handler's own line has none.
+	Note narration.Text `json:"note,omitzero"`
 	// Call numbers a worker's I/O calls (to SQLite, Redis, the gateway)
 	// within its delivery, from 1: what crash=call:N and switch= name.
 	Call int `json:"call,omitempty"`
@@ -117,11 +123,16 @@ func (t *tracer) endCall(i int, res string) {
 
 // add records an event and returns its index, or -1 when the step already
 // holds limit events and it is only counted. Its texts are cut to their
-// bounds here, the one place events come in (see cutEvent).
+// bounds here, the one place events come in (see cutEvent). An event with
+// a Note gets its Text from it, in English: the text every reader of the
+// trace in English (the CLI, the JSON, the stories' checks) reads.
 func (t *tracer) add(e Event) int {
 	if t.limit > 0 && len(t.events) >= t.limit {
 		t.omitted++
 		return -1
+	}
+	if !e.Note.IsZero() && e.Text == "" {
+		e.Text = e.Note.String()
 	}
 	t.events = append(t.events, t.cutEvent(e))
 	return len(t.events) - 1
@@ -134,8 +145,9 @@ func (t *tracer) add(e Event) int {
 // drawing it, or a sandbox child sending it, has bounded work. The lab's
 // own texts are far shorter than every bound: they are kept whole.
 const (
-	// MaxEventText bounds each text of an event (Text, TextRU, Args,
-	// Result), in bytes, the note that says what was cut included.
+	// MaxEventText bounds each text of an event (Text, Args, Result, its
+	// Note in each language), in bytes, the note that says what was cut
+	// included.
 	MaxEventText = 2048
 	// MaxArgText bounds one bound argument of a statement, as quoted.
 	MaxArgText = 256
@@ -150,7 +162,23 @@ const (
 // the world's MaxRunText.
 func (t *tracer) cutEvent(e Event) Event {
 	e.Text = t.cutSpend(e.Text, false)
-	e.TextRU = t.cutSpend(e.TextRU, true)
+	if !e.Note.IsZero() {
+		// A Note's arguments may carry a handler's text (its error, its
+		// reason): each is cut to the bound in force, and the Note in
+		// Russian counts against MaxRunText as a text of its own.
+		max := MaxEventText
+		if t.spent >= MaxRunText {
+			max = TightEventText
+		}
+		if len(e.Note.Args) > 0 {
+			args := make([]string, len(e.Note.Args))
+			for i, a := range e.Note.Args {
+				args[i] = cutText(a, max, false)
+			}
+			e.Note.Args = args
+		}
+		t.cutSpend(e.Note.In("ru"), true)
+	}
 	e.Args = t.cutSpend(e.Args, false)
 	e.Result = t.cutSpend(e.Result, false)
 	return e
@@ -167,10 +195,11 @@ func (t *tracer) cutSpend(s string, ru bool) string {
 	return s
 }
 
-// cutNote is what ends a cut text, in English and in Russian.
-const (
-	cutNoteEN = "… %d more bytes"
-	cutNoteRU = "… ещё %d байт"
+// cutNote is what ends a cut text, in English and in Russian: a format
+// of the count of bytes cut (narration's trace.cut).
+var (
+	cutNoteEN = narration.T("trace.cut", "%d").In("en")
+	cutNoteRU = narration.T("trace.cut", "%d").In("ru")
 )
 
 // cutText shortens s to at most max bytes (max above 64), the note
@@ -219,8 +248,8 @@ func readNote(s string) (head string, n int, ok bool) {
 }
 
 // CutInRussian says the note of a text the trace cut ("… N more bytes") in
-// Russian ("… ещё N байт"); any other text is returned as it is. A page in
-// Russian shows a handler's texts, which have no Russian of their own,
+// Russian (narration's trace.cut); any other text is returned as it is. A
+// page in Russian shows a handler's texts, which have no Russian of their own,
 // with it.
 func CutInRussian(s string) string {
 	if !strings.HasSuffix(s, " more bytes") {
@@ -231,6 +260,23 @@ func CutInRussian(s string) string {
 		return s
 	}
 	return head + fmt.Sprintf(cutNoteRU, n)
+}
+
+// In is the event's description in lang ("ru" or anything else for
+// English): its Note, cut to MaxEventText, or else its Text, which has one
+// language (a statement, a command, a handler's line), its cut note said
+// in Russian with ru.
+func (e Event) In(lang string) string {
+	if e.Note.IsZero() {
+		if lang == "ru" {
+			return CutInRussian(e.Text)
+		}
+		return e.Text
+	}
+	if lang != "ru" {
+		return e.Text // the Note in English, cut where the trace cut it
+	}
+	return cutText(e.Note.In(lang), MaxEventText, true)
 }
 
 // emit records an event by the current actor, if any, and returns its
@@ -251,10 +297,10 @@ func (t *tracer) quiet() (restore func()) {
 	return func() { t.actor = actor }
 }
 
-// say records an event by the current actor in both languages.
-func (t *tracer) say(kind, en, ru string) {
+// say records an event by the current actor, in the lab's own words.
+func (t *tracer) say(kind string, note narration.Text) {
 	if t.actor != "" {
-		t.add(Event{Actor: t.actor, Kind: kind, Text: en, TextRU: ru})
+		t.add(Event{Actor: t.actor, Kind: kind, Note: note})
 	}
 }
 
@@ -273,7 +319,7 @@ func (t *tracer) take() (events []Event, omitted int) {
 		// A text set on an event after add (a pipeline's first command)
 		// is held to the bound too.
 		e := &ev[i]
-		e.Text, e.TextRU = cutText(e.Text, MaxEventText, false), cutText(e.TextRU, MaxEventText, true)
+		e.Text = cutText(e.Text, MaxEventText, false)
 		e.Args, e.Result = cutText(e.Args, MaxEventText, false), cutText(e.Result, MaxEventText, false)
 	}
 	if ev == nil {
@@ -309,3 +355,6 @@ func quoteArg(v any) string {
 		return cutText(fmt.Sprint(x), MaxArgText, false)
 	}
 }
+
+// num writes a number as a Note's argument: the same in both languages.
+func num[T ~int | ~int64](n T) string { return strconv.FormatInt(int64(n), 10) }

@@ -19,6 +19,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/narration"
 	"github.com/idempotency-lab/lab/script"
 )
 
@@ -77,24 +78,12 @@ type world struct {
 	active    *worker
 	turnStart int64
 
-	intents map[intentKey]*intent
-	applied map[intentKey]int64 // per intent, the amounts whose effect a worker made durable
-	// applications counts, per intent and payload variant (amount), the
-	// effects made durable: what the oracle judges a key with two
-	// payloads by (see verdict).
-	applications map[intentKey]map[int64]int
-	// failedAfterApplied marks messages a handler failed (nack) while
-	// their operation was already applied: the makings of a poison message.
-	failedAfterApplied map[*Message]bool
-	conflicts          int // changed payloads acked without quarantine
-	quarantines        int // calls of Deps.Quarantine
-	crashes            int // workers that died
-	timeouts           int // redeliveries after a crash or a timeout (Result.Timeouts)
-	deliveries         int
-	scripts            int // Lua scripts the handler ran in Redis: each costs luaCost of the budget
-	// setAside marks the messages the handler quarantined, in any of
-	// their deliveries (see checkQuarantined).
-	setAside map[*Message]bool
+	ledger          // the oracle's book
+	quarantines int // calls of Deps.Quarantine
+	crashes     int // workers that died
+	timeouts    int // redeliveries after a crash or a timeout (Result.Timeouts)
+	deliveries  int
+	scripts     int // Lua scripts the handler ran in Redis: each costs luaCost of the budget
 	// quarantineCount says whether the handler's quarantine table has a
 	// count column; nil until looked at.
 	quarantineCount *bool
@@ -118,47 +107,6 @@ type world struct {
 	// pool is what a world made for Worlds keeps for its next run
 	// (worlds.go); nil for a world of one run.
 	pool *reusable
-}
-
-// intent is one business operation the producer wants done once.
-type intent struct {
-	tenant, op, account string
-	amount              int64 // of the first publish: what the oracle expects
-	keyMode, key        string
-	// variants are the amounts published under the key, the first one
-	// first: more than one when a changed payload reused it.
-	variants []int64
-	// kind is KindPayment or KindRefund (amount is then negative), order
-	// the order a refund is for. version is the intent's place among its
-	// account's operations, balance the account's total after it.
-	kind, order      string
-	version, balance int64
-	// optional: an API request sent without a key, which the right
-	// server refuses (amount 0); one charge of it is tolerated.
-	optional bool
-}
-
-// apply records an effect made durable for the message's operation.
-func (w *world) apply(m *Message, amount int64) {
-	ik := intentKey{m.Tenant, m.Op}
-	w.applied[ik] += amount
-	if (amount < 0) != (m.Amount < 0) {
-		return // taken back, not applied (a refund applies as a negative amount)
-	}
-	if w.applications[ik] == nil {
-		w.applications[ik] = map[int64]int{}
-	}
-	w.applications[ik][m.Amount]++
-}
-
-// applicationCount is how many effects of the operation were made durable,
-// over all its payload variants.
-func (w *world) applicationCount(ik intentKey) int {
-	n := 0
-	for _, c := range w.applications[ik] {
-		n += c
-	}
-	return n
 }
 
 func newWorld(s *script.Script, h handlers.Info, eng *Engine) (w *world, err error) {
@@ -263,17 +211,13 @@ func (w *world) init(s *script.Script, h handlers.Info, t *tracer) {
 	*t = tracer{}
 	*w = world{
 		script: s, handler: h, t: t,
-		gateway:            &gateway{t: t, mode: script.GatewayUp, refs: map[string]bool{}},
-		broker:             &Broker{MaxDeliveries: s.MaxDeliveries, RequeueAt: s.Profile().Requeue},
-		now:                epoch(),
-		src:                rand.NewPCG(seed, seed),
-		intents:            map[intentKey]*intent{},
-		applied:            map[intentKey]int64{},
-		applications:       map[intentKey]map[int64]int{},
-		failedAfterApplied: map[*Message]bool{},
-		setAside:           map[*Message]bool{},
-		ctx:                context.Background(),
-		share:              -1,
+		gateway: &gateway{t: t, mode: script.GatewayUp, refs: map[string]bool{}},
+		broker:  &Broker{MaxDeliveries: s.MaxDeliveries},
+		now:     epoch(),
+		src:     rand.NewPCG(seed, seed),
+		ledger:  newLedger(),
+		ctx:     context.Background(),
+		share:   -1,
 	}
 	w.rng = rand.New(w.src)
 	w.broker.now = func() time.Time { return w.now }
@@ -392,8 +336,7 @@ func (w *world) deps(wk *worker, point func(string)) handlers.Deps {
 			w.quarantines++
 			w.setAside[wk.msg] = true
 			w.t.add(Event{Actor: wk.name, Kind: KindQuarantine, Msg: wk.msg.TransportID,
-				Text:   fmt.Sprintf("%s set aside in quarantine: %s", wk.msg.TransportID, reason),
-				TextRU: fmt.Sprintf("%s отложено в карантин: %s", wk.msg.TransportID, reason)})
+				Note: narration.T("event.worker.quarantine", wk.msg.TransportID, reason)})
 		},
 	}
 }
@@ -484,59 +427,6 @@ func (w *world) quarantinedDeliveries() (int, error) {
 	return n + w.quarantines, nil
 }
 
-// intentList is the intents in a stable order (maps have none).
-func (w *world) intentList() []*intent {
-	out := make([]*intent, 0, len(w.intents))
-	for _, in := range w.intents {
-		out = append(out, in)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].tenant != out[j].tenant {
-			return out[i].tenant < out[j].tenant
-		}
-		return out[i].op < out[j].op
-	})
-	return out
-}
-
-// expectedOneOf is every total that is right when some key carries two
-// payloads (any one of a key's payloads, once), in increasing order; nil
-// when every key has one.
-func (w *world) expectedOneOf() []int64 {
-	totals, two := []int64{0}, false
-	for _, in := range w.intentList() {
-		two = two || len(in.variants) > 1
-		totals = addEither(totals, in.variants)
-	}
-	if !two {
-		return nil
-	}
-	slices.Sort(totals)
-	return totals
-}
-
-// addEither is every total reached by adding one of variants to one of
-// totals, each once.
-func addEither(totals, variants []int64) []int64 {
-	var next []int64
-	for _, t := range totals {
-		for _, v := range variants {
-			if !slices.Contains(next, t+v) {
-				next = append(next, t+v)
-			}
-		}
-	}
-	return next
-}
-
-func (w *world) expected() int64 {
-	var sum int64
-	for _, in := range w.intents {
-		sum += in.amount
-	}
-	return sum
-}
-
 // gateway is the external payment provider. It keeps every call. By
 // default it does not deduplicate: a second charge with the same reference
 // charges again.
@@ -595,7 +485,7 @@ func (c callerGateway) Charge(ctx context.Context, account string, amount int64,
 		return err // a dead worker's request never leaves
 	}
 	if i >= 0 {
-		g.t.events[i].TextRU = fmt.Sprintf("списать %d со счёта %s, идентификатор списания %s", amount, account, reference)
+		g.t.events[i].Note = narration.T("event.gateway.charge", num(amount), account, reference)
 	}
 	call := GatewayCall{Account: account, Amount: amount, Reference: reference, Answer: AnswerOK}
 	var res string // the event's result: what really happened
@@ -606,8 +496,7 @@ func (c callerGateway) Charge(ctx context.Context, account string, amount int64,
 		// The worker waits for an answer that never comes: the clock and
 		// Redis move on, and a racing worker runs meanwhile.
 		w.wait(wk, d)
-		wk.yield(fmt.Sprintf("%s waits for the gateway: the other worker runs now", wk.name),
-			fmt.Sprintf("%s ждёт ответа шлюза: сейчас работает другой воркер", wk.name))
+		wk.yield(narration.T("event.worker.gateway-wait", wk.name))
 		call.Outcome, call.Answer = OutcomeNotReceived, AnswerTimeout
 		res = fmt.Sprintf("no answer after %s: the request never reached the provider, nothing charged", formatDuration(d))
 	case g.mode == script.GatewayDown:

@@ -427,16 +427,16 @@ func TestGlossaryPresets(t *testing.T) {
 }
 
 // TestGlossaryEngine scans the Russian string literals in the Go source of
-// the engine and handlers (events, notes, errors), and of the other
-// packages whose Go code speaks Russian to a learner: lessons (verdict
-// labels, claim boxes), practice (grading) and web/labview/timeline (actor
-// names and the timeline's labels).
+// the engine, its words (narration) and handlers (events, notes, errors),
+// and of the other packages whose Go code speaks Russian to a learner:
+// lessons (verdict labels, claim boxes), practice (grading) and
+// web/labview/timeline (actor names and the timeline's labels).
 // The UI catalogue is checked through newCatalog above.
 func TestGlossaryEngine(t *testing.T) {
 	rules := mustGlossary(t)
 	var hits []string
 	n := 0
-	for _, dir := range []string{"../sim", "../handlers", "../lessons", "../practice", "labview/timeline"} {
+	for _, dir := range []string{"../sim", "../narration", "../handlers", "../lessons", "../practice", "labview/timeline"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)

@@ -416,8 +416,8 @@ func brokerNotes(t page.Text, run *sim.Run, n int) []string {
 			continue
 		}
 		text := e.Text
-		if t.Is(page.RU) && e.TextRU != "" {
-			text = e.TextRU
+		if t.Is(page.RU) {
+			text = e.In("ru")
 		}
 		if !slices.Contains(out, text) {
 			out = append(out, text)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"github.com/idempotency-lab/lab/narration"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/labview/timeline"
 	"github.com/idempotency-lab/lab/web/page"
@@ -77,12 +78,20 @@ func capEvents(t page.Text, traces []sim.Trace) []sim.Trace {
 		events -= keep
 		evs := make([]sim.Event, keep, keep+1)
 		for j, e := range tr.Events[:keep] {
-			e.Text, e.TextRU = boundText(e.Text, &text, false), boundText(e.TextRU, &text, true)
+			e.Text = boundText(e.Text, &text, false)
+			if !e.Note.IsZero() {
+				// The lab's own words: bounded in the page's language,
+				// counted in both as the English and Russian texts were.
+				ru := boundText(e.In("ru"), &text, true)
+				if t.Is(page.RU) {
+					e.Text, e.Note = ru, narration.Text{}
+				}
+			}
 			e.Args, e.Result = boundText(e.Args, &text, false), boundText(e.Result, &text, false)
 			evs[j] = e
 		}
 		if n := len(tr.Events) - keep + tr.Omitted; n > 0 {
-			evs = append(evs, sim.Event{Actor: "broker", Kind: sim.KindNote, Text: t.F("tl.more", n), TextRU: t.F("tl.more", n)})
+			evs = append(evs, sim.Event{Actor: "broker", Kind: sim.KindNote, Text: t.F("tl.more", n)})
 		}
 		out[i].Events = evs
 	}

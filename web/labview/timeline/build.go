@@ -937,17 +937,15 @@ func localize(traces []sim.Trace, l Labels) []sim.Trace {
 	}
 	out := make([]sim.Trace, len(traces))
 	for i, tr := range traces {
-		if tr.TextRU != "" {
-			tr.Text = tr.TextRU
+		if !tr.Note.IsZero() {
+			tr.Text = tr.Note.In(l.Lang)
 		}
 		evs := make([]sim.Event, len(tr.Events))
 		for j, e := range tr.Events {
-			if e.TextRU != "" {
-				e.Text = e.TextRU
-			}
-			// A handler's own text, cut by the trace, has its note
-			// ("… N more bytes") said in Russian.
-			e.Text, e.Args, e.Result = sim.CutInRussian(e.Text), sim.CutInRussian(e.Args), sim.CutInRussian(e.Result)
+			// The lab's own words in Russian; a handler's own text, cut
+			// by the trace, has its note ("… N more bytes") said in
+			// Russian.
+			e.Text, e.Args, e.Result = e.In(l.Lang), sim.CutInRussian(e.Args), sim.CutInRussian(e.Result)
 			evs[j] = e
 		}
 		tr.Events = evs
