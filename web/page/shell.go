@@ -6,7 +6,11 @@
 // build their pages on it; it knows none of them.
 package page
 
-import "log/slog"
+import (
+	"log/slog"
+
+	"golang.org/x/text/message/catalog"
+)
 
 // Shell is what every part's handlers use to answer: the catalogue, the
 // static files, the log, and the page cache.
@@ -16,12 +20,16 @@ type Shell struct {
 	Log     *slog.Logger
 	cache   *pageCache // finished pages; nil when turned off (cache.go)
 	flights *flights   // identical requests in progress, computed once
+
+	// messages is Catalog compiled, once, into the x/text catalogue
+	// every page's Text reads.
+	messages catalog.Catalog
 }
 
 // NewShell builds the shell. cacheBytes bounds the cache of finished
 // pages: 0 means the default (64 MiB), a negative value turns it off.
 func NewShell(c Catalog, a *Assets, log *slog.Logger, cacheBytes int64) *Shell {
-	s := &Shell{Catalog: c, Assets: a, Log: log, flights: newFlights()}
+	s := &Shell{Catalog: c, Assets: a, Log: log, flights: newFlights(), messages: c.compile()}
 	switch {
 	case cacheBytes < 0:
 	case cacheBytes == 0:
