@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"golang.org/x/text/language"
-	"golang.org/x/text/message/catalog"
 
 	"github.com/idempotency-lab/lab/money"
 	"github.com/idempotency-lab/lab/sim"
@@ -90,7 +89,7 @@ type Catalog map[string][2]string
 // It reads them from the x/text message catalogue the catalog compiles to.
 type Text struct {
 	lang Lang
-	m    catalog.Catalog
+	m    *messages
 }
 
 // NewText is catalogue c in language l. It compiles c, which takes a few
@@ -119,11 +118,7 @@ func (t Text) lookup(key string) (string, bool) {
 	if t.m == nil {
 		return "", false
 	}
-	var v verbatim
-	if err := t.m.Context(tags[t.lang], &v).Execute(key); err != nil {
-		return "", false
-	}
-	return v.s, true
+	return t.m.lookup(t.lang, key)
 }
 
 // F formats the string for key with args, as fmt.Sprintf does (not as

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/text/language"
@@ -181,9 +182,23 @@ next:
 // tags are langs as x/text names them.
 var tags = map[Lang]language.Tag{EN: language.English, RU: language.Russian}
 
-// compile puts a catalogue's words into an x/text message catalogue, which
-// Text reads them from: one entry per key and language.
-func (c Catalog) compile() catalog.Catalog {
+// messages is a catalogue compiled into an x/text message catalogue, which
+// Text reads its words from, and the contexts that read it in each
+// language, kept for reuse: a page looks up hundreds of words, and a new
+// context for each would cost four allocations a word.
+type messages struct {
+	readers [2]sync.Pool // of *reader, in the order of langs
+}
+
+// reader reads one message at a time: ctx renders it into v.
+type reader struct {
+	v   verbatim
+	ctx *catalog.Context
+}
+
+// compile puts a catalogue's words into an x/text catalogue: one entry per
+// key and language.
+func (c Catalog) compile() *messages {
 	b := catalog.NewBuilder()
 	for key, v := range c {
 		for i, l := range langs {
@@ -194,7 +209,31 @@ func (c Catalog) compile() catalog.Catalog {
 			}
 		}
 	}
-	return b
+	m := &messages{}
+	for i, l := range langs {
+		m.readers[i].New = func() any {
+			r := &reader{}
+			r.ctx = b.Context(tags[l], &r.v)
+			return r
+		}
+	}
+	return m
+}
+
+// lookup is the text of key in language l (English unless l is Russian),
+// as its file writes it.
+func (m *messages) lookup(l Lang, key string) (string, bool) {
+	i := 0
+	if l == RU {
+		i = 1
+	}
+	r := m.readers[i].Get().(*reader)
+	defer m.readers[i].Put(r)
+	r.v.s = ""
+	if err := r.ctx.Execute(key); err != nil {
+		return "", false
+	}
+	return r.v.s, true
 }
 
 // verbatim receives a message's text from the x/text catalogue as it is

@@ -1,16 +1,12 @@
 // Package page is the shell every page of the lab shares: the document
-// around a page (layout.templ), the words in both languages and the
-// choice of language (i18n.go), errors as pages (errors.go), the
+// around a page (layout.templ), the words in both languages (messages.go)
+// and the choice of language (i18n.go), errors as pages (errors.go), the
 // navigation, the static files, and the cache of finished pages. The
 // parts of the lab (the playground, the course, practice, the classroom)
 // build their pages on it; it knows none of them.
 package page
 
-import (
-	"log/slog"
-
-	"golang.org/x/text/message/catalog"
-)
+import "log/slog"
 
 // Shell is what every part's handlers use to answer: the catalogue, the
 // static files, the log, and the page cache.
@@ -23,7 +19,7 @@ type Shell struct {
 
 	// messages is Catalog compiled, once, into the x/text catalogue
 	// every page's Text reads.
-	messages catalog.Catalog
+	messages *messages
 }
 
 // NewShell builds the shell. cacheBytes bounds the cache of finished
