@@ -127,7 +127,7 @@ func readMessages(fsys fs.FS, name string) (map[string]string, error) {
 func sameVerbs(en, ru string) error {
 	ve, vr := verbs(en), verbs(ru)
 	if !slices.Equal(ve, vr) {
-		return fmt.Errorf("English reads the arguments as %v, Russian as %v", ve, vr)
+		return fmt.Errorf("the English text reads the arguments as %v, the Russian one as %v", ve, vr)
 	}
 	return nil
 }

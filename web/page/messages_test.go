@@ -40,8 +40,8 @@ func TestLoadMessagesRefusesBrokenFiles(t *testing.T) {
 		{"after the object", files(`{"a": "x"} {}`, `{"a": "x"}`), "messages/en.json: more after the object"},
 		{"only English", files(`{"a": "x", "b": "y"}`, `{"a": "x"}`), "b is in messages/en.json but not in messages/ru.json"},
 		{"only Russian", files(`{"a": "x"}`, `{"a": "x", "c": "y"}`), "c is in messages/ru.json but not in messages/en.json"},
-		{"another verb", files(`{"a": "%d left"}`, `{"a": "осталось %s"}`), "a: English reads the arguments as [%[1]d], Russian as [%[1]s]"},
-		{"a lost argument", files(`{"a": "%s on %s"}`, `{"a": "%s"}`), "a: English reads the arguments as [%[1]s %[2]s], Russian as [%[1]s]"},
+		{"another verb", files(`{"a": "%d left"}`, `{"a": "осталось %s"}`), "a: the English text reads the arguments as [%[1]d], the Russian one as [%[1]s]"},
+		{"a lost argument", files(`{"a": "%s on %s"}`, `{"a": "%s"}`), "a: the English text reads the arguments as [%[1]s %[2]s], the Russian one as [%[1]s]"},
 		{"a macro", files(`{"a": "${x}"}`, `{"a": "${x}"}`), "a: \"${x}\" has ${"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
