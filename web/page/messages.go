@@ -44,10 +44,12 @@ func LoadMessages(fsys fs.FS) (Catalog, error) {
 	}
 	c := Catalog{}
 	for key, en := range byLang[0] {
-		c[key] = [2]string{en, byLang[1][key]}
-		if _, ok := byLang[1][key]; !ok {
+		ru, ok := byLang[1][key]
+		if !ok {
 			errs = append(errs, fmt.Errorf("%s is in messages/en.json but not in messages/ru.json", key))
+			continue
 		}
+		c[key] = [2]string{en, ru}
 	}
 	for key := range byLang[1] {
 		if _, ok := byLang[0][key]; !ok {

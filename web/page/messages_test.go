@@ -39,6 +39,8 @@ func TestLoadMessagesRefusesBrokenFiles(t *testing.T) {
 		{"a key twice", files(`{"a": "x", "a": "y"}`, `{"a": "x"}`), "messages/en.json: a is given twice"},
 		{"after the object", files(`{"a": "x"} {}`, `{"a": "x"}`), "messages/en.json: more after the object"},
 		{"only English", files(`{"a": "x", "b": "y"}`, `{"a": "x"}`), "b is in messages/en.json but not in messages/ru.json"},
+		// A key only one language has is that problem, not also one of verbs.
+		{"only English, with a verb", files(`{"a": "x", "b": "%d"}`, `{"a": "x"}`), "b is in messages/en.json but not in messages/ru.json"},
 		{"only Russian", files(`{"a": "x"}`, `{"a": "x", "c": "y"}`), "c is in messages/ru.json but not in messages/en.json"},
 		{"another verb", files(`{"a": "%d left"}`, `{"a": "осталось %s"}`), "a: the English text reads the arguments as [%[1]d], the Russian one as [%[1]s]"},
 		{"a lost argument", files(`{"a": "%s on %s"}`, `{"a": "%s"}`), "a: the English text reads the arguments as [%[1]s %[2]s], the Russian one as [%[1]s]"},
@@ -57,6 +59,8 @@ func TestLoadMessagesRefusesBrokenFiles(t *testing.T) {
 				t.Fatalf("loaded %v, want an error with %q", c, tc.want)
 			case !strings.Contains(err.Error(), tc.want):
 				t.Errorf("error %q, want %q in it", err, tc.want)
+			case !strings.Contains(tc.want, "reads the arguments") && strings.Contains(err.Error(), "reads the arguments"):
+				t.Errorf("error %q blames the verbs too", err)
 			}
 		})
 	}
