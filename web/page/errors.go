@@ -37,7 +37,7 @@ func (e *Error) TitleKey(t Text) string {
 	if e.Title != "" {
 		return e.Title
 	}
-	if _, ok := t.c[e.Key+".title"]; ok {
+	if t.Has(e.Key + ".title") {
 		return e.Key + ".title"
 	}
 	return e.DefaultTitle()

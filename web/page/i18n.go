@@ -81,40 +81,49 @@ func LangCookieFor(l Lang) *http.Cookie {
 }
 
 // Catalog holds every string a reader sees, keyed by a short name, in
-// English and in Russian.
+// English and in Russian: the words of the message files (LoadMessages)
+// of the shell and every part, joined (NewCatalog).
 type Catalog map[string][2]string
 
 // Text is the catalog in one language: what templates call to write words.
+// It reads them from the x/text message catalogue the catalog compiles to.
 type Text struct {
 	lang Lang
-	c    Catalog
+	m    *messages
 }
 
-// NewText is catalogue c in language l.
-func NewText(l Lang, c Catalog) Text { return Text{lang: l, c: c} }
+// NewText is catalogue c in language l. It compiles c, which takes a few
+// milliseconds: a server's pages use Shell.Text, compiled once at start.
+func NewText(l Lang, c Catalog) Text { return Text{lang: l, m: c.compile()} }
 
 // Has reports whether the catalog has key.
 func (t Text) Has(key string) bool {
-	_, ok := t.c[key]
+	_, ok := t.lookup(key)
 	return ok
 }
 
 // S returns the string for key. A missing key shows as ⟦key⟧, which the
 // tests look for on every page.
 func (t Text) S(key string) string {
-	v, ok := t.c[key]
+	s, ok := t.lookup(key)
 	if !ok {
 		return "⟦" + key + "⟧"
 	}
-	if t.lang == RU {
-		return v[1]
-	}
-	return v[0]
+	return s
 }
 
-// F formats the string for key with args, as fmt.Sprintf does. An
-// argument already written in both languages (bilingual) is given in the
-// page's language.
+// lookup is the text of key in the page's language, as the message file
+// writes it (verbatim).
+func (t Text) lookup(key string) (string, bool) {
+	if t.m == nil {
+		return "", false
+	}
+	return t.m.lookup(t.lang, key)
+}
+
+// F formats the string for key with args, as fmt.Sprintf does (not as
+// x/text's message.Printer would: see verbatim). An argument already
+// written in both languages (bilingual) is given in the page's language.
 func (t Text) F(key string, args ...any) string {
 	copied := false
 	for i, a := range args {

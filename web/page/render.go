@@ -33,7 +33,7 @@ func (s *Shell) Render(w http.ResponseWriter, r *http.Request, status int, c tem
 // Text is the catalog in the language this request reads.
 func (s *Shell) Text(r *http.Request) Text {
 	l, _ := PickLang(r)
-	return Text{lang: l, c: s.Catalog}
+	return Text{lang: l, m: s.messages}
 }
 
 // Stream writes a component as it renders, for a page whose parts take

@@ -1,6 +1,6 @@
 // Package page is the shell every page of the lab shares: the document
-// around a page (layout.templ), the words in both languages and the
-// choice of language (i18n.go), errors as pages (errors.go), the
+// around a page (layout.templ), the words in both languages (messages.go)
+// and the choice of language (i18n.go), errors as pages (errors.go), the
 // navigation, the static files, and the cache of finished pages. The
 // parts of the lab (the playground, the course, practice, the classroom)
 // build their pages on it; it knows none of them.
@@ -16,12 +16,16 @@ type Shell struct {
 	Log     *slog.Logger
 	cache   *pageCache // finished pages; nil when turned off (cache.go)
 	flights *flights   // identical requests in progress, computed once
+
+	// messages is Catalog compiled, once, into the x/text catalogue
+	// every page's Text reads.
+	messages *messages
 }
 
 // NewShell builds the shell. cacheBytes bounds the cache of finished
 // pages: 0 means the default (64 MiB), a negative value turns it off.
 func NewShell(c Catalog, a *Assets, log *slog.Logger, cacheBytes int64) *Shell {
-	s := &Shell{Catalog: c, Assets: a, Log: log, flights: newFlights()}
+	s := &Shell{Catalog: c, Assets: a, Log: log, flights: newFlights(), messages: c.compile()}
 	switch {
 	case cacheBytes < 0:
 	case cacheBytes == 0:

@@ -1,109 +1,16 @@
 package tryapi
 
-import "github.com/idempotency-lab/lab/web/page"
+import (
+	"embed"
+
+	"github.com/idempotency-lab/lab/web/page"
+)
+
+// messages are the live endpoint's words, one file per
+// language (page.LoadMessages).
+//
+//go:embed messages/*.json
+var messages embed.FS
 
 // Catalog is the live endpoint's words.
-func Catalog() page.Catalog {
-	return page.Catalog{
-		"desc/try-api": {"Try the API side with curl: a live payments endpoint with Idempotency-Key, its ledger and key store shown as they change.", "Попробуйте API через curl: живой платёжный эндпоинт с Idempotency-Key, его журнал платежей и хранилище ключей меняются у вас на глазах."},
-		"try.title":    {"Try the API with curl", "Попробуйте API через curl"},
-		"try.lead": {"This server runs a real payments endpoint, served by the api-idempotency-key handler: the Idempotency-Key header names an attempt, the body's bytes are its fingerprint, the first request locks the key, and its answer is saved and replayed to every repeat.",
-			"Этот сервер держит настоящий платёжный эндпоинт на обработчике api-idempotency-key: заголовок Idempotency-Key называет попытку, байты тела — её отпечаток, первый запрос блокирует ключ, а его ответ сохраняется и повторяется на каждый повтор."},
-		"try.lead2": {"Pick a ledger name: the first payment makes the ledger, with its own in-memory database and payment provider, and makes each account it names. Then curl it from a terminal and watch its tables on its page.",
-			"Выберите имя леджера: первый платёж создаёт его, с собственной базой в памяти и платёжным провайдером, и заводит каждый счёт, который в нём назван. Потом вызывайте его через curl из терминала и смотрите его таблицы на его странице."},
-		"try.limits": {"A ledger is dropped %s after its last payment; the server keeps at most %d at once. Lab-Gateway-Delay makes the provider slow, up to %s. Anyone who knows a ledger's name shares it.",
-			"Леджер удаляется через %s после последнего платежа; одновременно сервер держит не больше %d леджеров. Заголовок Lab-Gateway-Delay замедляет провайдера, не больше чем на %s. Кто знает имя леджера, тот делит его с вами."},
-		"try.pick":            {"Pick a ledger", "Выберите леджер"},
-		"try.name":            {"Ledger name", "Имя леджера"},
-		"try.name.hint":       {"1 to 40 lowercase letters, digits or '-'. A fresh name is offered; any name will do.", "От 1 до 40 строчных латинских букв, цифр или '-'. Предложено новое имя; подойдёт любое."},
-		"try.open":            {"Open the ledger", "Открыть леджер"},
-		"try.err.name":        {"%q is not a ledger name: use 1 to 40 lowercase letters, digits or '-', such as my-ledger.", "%q — не имя леджера: нужно от 1 до 40 строчных латинских букв, цифр или '-', например my-ledger."},
-		"try.back":            {"Try the API: all about it", "Попробовать API: всё о нём"},
-		"try.sandbox":         {"Ledger %s", "Леджер %s"},
-		"try.sandbox.lead":    {"Run the commands below in a terminal and watch the key store and the ledger change here.", "Выполните команды ниже в терминале и смотрите, как здесь меняются хранилище ключей и журнал платежей."},
-		"try.state":           {"The ledger's tables", "Таблицы леджера"},
-		"try.live":            {"They refresh every 2 seconds.", "Они обновляются каждые 2 секунды."},
-		"try.refresh":         {"Refresh now", "Обновить сейчас"},
-		"try.inactive":        {"This ledger has no payments yet, or it was idle long enough to be dropped: the first payment makes it.", "В этом леджере ещё нет платежей, или он простоял без дела и удалён: первый платёж создаст его."},
-		"try.none":            {"none yet", "пока нет"},
-		"try.keys":            {"Key store (idempotency_keys)", "Хранилище ключей (idempotency_keys)"},
-		"try.payments":        {"Ledger (payments)", "Журнал платежей (payments)"},
-		"try.accounts":        {"Accounts", "Счета"},
-		"try.col.key":         {"Idempotency-Key", "Idempotency-Key"},
-		"try.col.fingerprint": {"Fingerprint (first 12 hex digits)", "Отпечаток (первые 12 шестнадцатеричных цифр)"},
-		"try.col.point":       {"Recovery point", "Точка восстановления"},
-		"try.col.locked":      {"Lock", "Блокировка"},
-		"try.col.response":    {"Saved response", "Сохранённый ответ"},
-		"try.col.id":          {"Payment", "Платёж"},
-		"try.col.account":     {"Account", "Счёт"},
-		"try.col.amount":      {"Amount", "Сумма"},
-		"try.col.reference":   {"Reference sent to the provider", "Ссылка (reference) для провайдера"},
-		"try.col.charges":     {"Charge calls at the provider", "Вызовов списания у провайдера"},
-		"try.col.balance":     {"Balance", "Баланс"},
-		"try.col.status":      {"Status", "Статус"},
-		"try.col.means":       {"What it means", "Что это значит"},
-		"try.locked":          {"locked: its first request is running", "заблокирован: первый запрос ещё выполняется"},
-		"try.unlocked":        {"free", "свободен"},
-		"try.cheat":           {"Curl cheat-sheet", "Шпаргалка по curl"},
-		"try.cheat.hint":      {"In order, in one ledger. A new payment takes a new key: run them again with key-3, key-4 and so on.", "По порядку, в одном леджере. Новый платёж — новый ключ: чтобы повторить, берите key-3, key-4 и так далее."},
-		"try.term1":           {"Terminal 1: slow provider, 5 s", "Терминал 1: медленный провайдер, 5 с"},
-		"try.term2":           {"Terminal 2, within those 5 s, then once more after terminal 1 answered", "Терминал 2: в эти 5 с, а потом ещё раз, когда терминал 1 ответил"},
-		"try.cmd.first":       {"The first payment", "Первый платёж"},
-		"try.cmd.first.ans":   {"201 Created and the payment: the account is made, charged at the provider, and the answer saved under key-1.", "201 Created и платёж: счёт заведён, провайдер списал сумму, ответ сохранён под key-1."},
-		"try.cmd.replay":      {"The same request again (a retry)", "Тот же запрос ещё раз (повтор)"},
-		"try.cmd.replay.ans":  {"The saved 201, byte for byte, with Idempotent-Replayed: true: nothing charged again.", "Сохранённый 201, байт в байт, с заголовком Idempotent-Replayed: true: повторного списания нет."},
-		"try.cmd.other":       {"The same key with another body", "Тот же ключ с другим телом"},
-		"try.cmd.other.ans":   {"422 Unprocessable Entity: the key was used for another request (its fingerprint differs). Nothing charged, nothing saved.", "422 Unprocessable Entity: ключ уже использован для другого запроса (отпечаток другой). Ничего не списано и не сохранено."},
-		"try.cmd.nokey":       {"No Idempotency-Key", "Без Idempotency-Key"},
-		"try.cmd.nokey.ans":   {"400 Bad Request: this endpoint requires the key.", "400 Bad Request: этот эндпоинт требует ключ."},
-		"try.cmd.race":        {"Two requests with one key at once", "Два запроса с одним ключом одновременно"},
-		"try.cmd.race.ans":    {"Terminal 2 gets 409 Conflict while terminal 1's request holds the key's lock (its key shows locked above); terminal 1 gets 201 after 5 s; terminal 2 again gets that 201 replayed.", "Терминал 2 получает 409 Conflict, пока запрос терминала 1 держит блокировку ключа (выше ключ показан заблокированным); терминал 1 получает 201 через 5 с; повтор в терминале 2 получает этот 201 как сохранённый ответ."},
-		"try.cmd.list":        {"The ledger as JSON", "Леджер в JSON"},
-		"try.cmd.list.ans":    {"200 and the tables shown on this page: accounts, payments, the key store and the provider's charges.", "200 и таблицы с этой страницы: счета, платежи, хранилище ключей и списания у провайдера."},
-		"try.answers":         {"What each answer means", "Что означает каждый ответ"},
-		"try.ans.201":         {"Created: the payment, charged and recorded; the answer is saved under the key.", "Created: платёж списан и записан; ответ сохранён под ключом."},
-		"try.ans.replay":      {"A repeat of a finished request: the saved answer, byte for byte, with the header Idempotent-Replayed: true.", "Повтор завершённого запроса: сохранённый ответ, байт в байт, с заголовком Idempotent-Replayed: true."},
-		"try.ans.400.key":     {"No Idempotency-Key: this endpoint requires one. Send it as the draft writes it, an RFC 8941 string (Idempotency-Key: \"key-1\"), or bare (Idempotency-Key: key-1), as Stripe's clients do: both are the same key.", "Нет Idempotency-Key: этот эндпоинт требует ключ. Отправьте его, как пишет черновик, строкой RFC 8941 (Idempotency-Key: \"key-1\") или без кавычек (Idempotency-Key: key-1), как делают клиенты Stripe: это один и тот же ключ."},
-		"try.ans.400":         {"A body, header or ledger name that is not valid: the errors member names each field (in: body, header or path) and what is wrong. An Idempotency-Key is not valid with an unbalanced quote, a backslash before anything but a quote or a backslash, a character that is not printable ASCII, a space or a comma outside quotes, more than 255 characters, or sent twice.", "Тело, заголовок или имя леджера неверны: член errors называет каждое поле (in: body, header или path) и что в нём не так. Idempotency-Key неверен, если в нём непарная кавычка, обратная косая черта не перед кавычкой или такой же чертой, символ не из печатного ASCII, пробел или запятая вне кавычек, больше 255 символов, или он отправлен дважды."},
-		"try.ans.404.account": {"The account does not exist. Here the first payment to an account makes it, so this answer does not come; the api-idempotency-key handler saves it under the key, so a retry would get it again.", "Счёта нет. Здесь счёт заводится первым платежом на него, поэтому такого ответа не будет; обработчик api-idempotency-key сохраняет его под ключом, и повтор получил бы его снова."},
-		"try.ans.500":         {"The ledger's own database failed: nothing is saved as the answer; retry with the same key.", "Отказала собственная база леджера: ответ не сохранён; повторите с тем же ключом."},
-		"try.ans.404":         {"Nothing lives at that address under /api/v1.", "По этому адресу под /api/v1 ничего нет."},
-		"try.ans.405":         {"The address takes POST (a payment) and GET (the ledger as JSON) only.", "Адрес принимает только POST (платёж) и GET (леджер в JSON)."},
-		"try.ans.403":         {"The request came from another site's page (its browser said so): refused, as every cross-site post to the lab is. curl and programs send no such headers.", "Запрос пришёл со страницы другого сайта (об этом сказал браузер): отклонён, как и любой межсайтовый POST в лабораторию. curl и программы таких заголовков не отправляют."},
-		"try.ans.409":         {"The key's first request is still running: retry the same request after Retry-After (1 s). Nothing saved.", "Первый запрос с этим ключом ещё выполняется: повторите тот же запрос через Retry-After (1 с). Ничего не сохранено."},
-		"try.ans.413":         {"The body is over 4 KiB.", "Тело больше 4 КиБ."},
-		"try.ans.415":         {"The body must be sent as Content-Type: application/json.", "Тело нужно отправлять с Content-Type: application/json."},
-		"try.ans.422":         {"The key was used for another request: send the same bytes again, or use a new key. Nothing saved.", "Ключ уже использован для другого запроса: отправьте те же байты или возьмите новый ключ. Ничего не сохранено."},
-		"try.ans.429":         {"Your address sent too many payments in a short time: wait the Retry-After seconds.", "С вашего адреса пришло слишком много платежей за короткое время: подождите Retry-After секунд."},
-		"try.ans.502":         {"The payment provider did not confirm the charge (here: the client hung up during Lab-Gateway-Delay, which abandons the provider call): nothing recorded, the key is free again; retry with the same key.", "Платёжный провайдер не подтвердил списание (здесь: клиент оборвал соединение во время Lab-Gateway-Delay, и вызов провайдера брошен): ничего не записано, ключ снова свободен; повторите с тем же ключом."},
-		"try.ans.503":         {"Every ledger is in use: retry after Retry-After seconds, when an idle one has gone.", "Все леджеры заняты: повторите через Retry-After секунд, когда простаивающий освободится."},
-		"try.ans.507":         {"This ledger holds its maximum of keys (1000) or accounts (100): pick another name.", "В леджере уже предельное число ключей (1000) или счетов (100): выберите другое имя."},
-
-		// The console on a sandbox's page and its request log.
-		"try.console":             {"Send a request from this page", "Отправьте запрос с этой страницы"},
-		"try.console.hint":        {"A payment to this ledger, sent by your browser to the real endpoint: the answer appears below, the request in the log, and the same request as curl, Go and Python follows your fields.", "Платёж в этот леджер, который ваш браузер отправляет настоящему эндпоинту: ответ появится ниже, запрос — в журнале запросов, а тот же запрос на curl, Go и Python меняется вслед за полями."},
-		"try.console.nojs":        {"Sending from the page needs JavaScript, which is off: copy a command below into a terminal instead.", "Для отправки со страницы нужен JavaScript, а он выключен: скопируйте команду ниже в терминал."},
-		"try.console.key.hint":    {"Empty: no header (the endpoint answers 400).", "Пусто — без заголовка (эндпоинт ответит 400)."},
-		"try.console.amount":      {"Amount", "Сумма"},
-		"try.console.amount.hint": {"In minor units: 1000 is 10.00.", "В копейках: 1000 — это 10.00."},
-		"try.console.delay.hint":  {"Optional: makes the provider slow, such as 5s, at most 5s. Send again within it to meet the lock (409).", "Необязательно: замедляет провайдера, например 5s, не больше 5s. Отправьте ещё раз за это время — и встретите блокировку (409)."},
-		"try.console.send":        {"Send the payment", "Отправить платёж"},
-		"try.console.sending":     {"Sending…", "Отправляется…"},
-		"try.console.failed":      {"The request did not reach the server: %s", "Запрос не дошёл до сервера: %s"},
-		"try.console.response":    {"The response", "Ответ"},
-		"try.console.body":        {"Response body", "Тело ответа"},
-		"try.console.code":        {"The same request in code", "Тот же запрос в коде"},
-		"try.copy":                {"Copy", "Копировать"},
-		"try.copied":              {"Copied", "Скопировано"},
-		"try.copy.failed":         {"Could not copy: the text is selected, press Ctrl+C.", "Не удалось скопировать: текст выделен, нажмите Ctrl+C."},
-		"try.log":                 {"Request log", "Журнал запросов"},
-		"try.log.hint":            {"Every request to this ledger's payments address, as answered, newest first: the last %d. Refused ones too.", "Каждый запрос по адресу платежей этого леджера с ответом на него, новые сверху: последние %d. Отклонённые тоже."},
-		"try.log.time":            {"Answered (UTC)", "Ответ (UTC)"},
-		"try.log.method":          {"Method", "Метод"},
-		"try.log.kind":            {"Outcome", "Итог"},
-		"try.log.nokey":           {"no key", "без ключа"},
-		"try.log.ok":              {"done", "выполнен"},
-		"try.log.replayed":        {"replay of the saved answer", "повтор сохранённого ответа"},
-		"try.log.refused":         {"refused", "отклонён"},
-	}
-}
+func Catalog() page.Catalog { return page.MustMessages(messages) }
