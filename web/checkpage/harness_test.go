@@ -5,17 +5,24 @@ package checkpage_test
 
 import (
 	"context"
+	"net/http"
+	"net/url"
 	"testing"
 
 	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 var (
-	do       = webtest.Do
-	waitStep = webtest.WaitStep
-	verdicts = webtest.Verdicts
-	mode     = webtest.Mode
+	do            = webtest.Do
+	waitStep      = webtest.WaitStep
+	verdicts      = webtest.Verdicts
+	mode          = webtest.Mode
+	newTestServer = webtest.NewServer
+	excerpt       = webtest.Excerpt
+	noMissingKeys = webtest.NoMissingKeys
 )
+
+const fixedNaive = webtest.FixedNaive
 
 // browser is webtest.Browser under the names these tests use.
 type browser struct {
@@ -32,3 +39,22 @@ func (b *browser) noConsoleErrors() { b.NoConsoleErrors() }
 func newBrowser(t *testing.T) *browser { return wrapBrowser(webtest.NewBrowser(t)) }
 
 func TestMain(m *testing.M) { webtest.Main(m) }
+
+// response is webtest.Response under the names these tests use.
+type response struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func fromWebtest(r webtest.Response) response { return response{r.Status, r.Header, r.Body} }
+
+func get(tb testing.TB, h http.Handler, target string, headers ...string) response {
+	tb.Helper()
+	return fromWebtest(webtest.Get(tb, h, target, headers...))
+}
+
+func post(tb testing.TB, h http.Handler, target string, form url.Values) response {
+	tb.Helper()
+	return fromWebtest(webtest.Post(tb, h, target, form))
+}

@@ -5,6 +5,7 @@ package classroom_test
 
 import (
 	"context"
+	"net/http"
 	"testing"
 
 	"github.com/idempotency-lab/lab/web"
@@ -22,6 +23,9 @@ var (
 	markPage       = webtest.MarkPage
 	pageKept       = webtest.PageKept
 	textOfSel      = webtest.TextOfSel
+	newTestServer  = webtest.NewServer
+	cards          = webtest.Cards
+	mustPresets    = webtest.MustPresets
 )
 
 // labBrowser is webtest.Browser under the names these tests use.
@@ -40,4 +44,18 @@ func newBrowser(t *testing.T) *labBrowser { return wrapBrowser(webtest.NewBrowse
 
 func newBrowserWith(t *testing.T, cfg web.Config) *labBrowser {
 	return wrapBrowser(webtest.NewBrowserWith(t, cfg))
+}
+
+// response is webtest.Response under the names these tests use.
+type response struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func fromWebtest(r webtest.Response) response { return response{r.Status, r.Header, r.Body} }
+
+func get(tb testing.TB, h http.Handler, target string, headers ...string) response {
+	tb.Helper()
+	return fromWebtest(webtest.Get(tb, h, target, headers...))
 }

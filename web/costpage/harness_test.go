@@ -5,16 +5,19 @@ package costpage_test
 
 import (
 	"context"
+	"net/http"
 	"testing"
 
 	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 var (
-	do       = webtest.Do
-	mode     = webtest.Mode
-	location = webtest.Location
-	poll     = webtest.Poll
+	do            = webtest.Do
+	mode          = webtest.Mode
+	location      = webtest.Location
+	poll          = webtest.Poll
+	newTestServer = webtest.NewServer
+	excerpt       = webtest.Excerpt
 )
 
 func eval[T any](t *testing.T, ctx context.Context, expr string) T {
@@ -37,3 +40,17 @@ func (b *browser) noConsoleErrors() { b.NoConsoleErrors() }
 func newBrowser(t *testing.T) *browser { return wrapBrowser(webtest.NewBrowser(t)) }
 
 func TestMain(m *testing.M) { webtest.Main(m) }
+
+// response is webtest.Response under the names these tests use.
+type response struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func fromWebtest(r webtest.Response) response { return response{r.Status, r.Header, r.Body} }
+
+func get(tb testing.TB, h http.Handler, target string, headers ...string) response {
+	tb.Helper()
+	return fromWebtest(webtest.Get(tb, h, target, headers...))
+}

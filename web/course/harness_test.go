@@ -5,6 +5,7 @@ package course_test
 
 import (
 	"context"
+	"net/http"
 	"testing"
 
 	"github.com/idempotency-lab/lab/web"
@@ -22,6 +23,12 @@ var (
 	textOfSel      = webtest.TextOfSel
 	poll           = webtest.Poll
 	mustPreset     = webtest.MustPreset
+	newTestServer  = webtest.NewServer
+	newCodeServer  = webtest.NewCodeServer
+	excerpt        = webtest.Excerpt
+	cards          = webtest.Cards
+	balances       = webtest.Balances
+	htmlUnescape   = webtest.HTMLUnescape
 )
 
 func eval[T any](t *testing.T, ctx context.Context, expr string) T {
@@ -48,3 +55,17 @@ func newBrowserWith(t *testing.T, cfg web.Config) *browser {
 }
 
 func TestMain(m *testing.M) { webtest.Main(m) }
+
+// response is webtest.Response under the names these tests use.
+type response struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func fromWebtest(r webtest.Response) response { return response{r.Status, r.Header, r.Body} }
+
+func get(tb testing.TB, h http.Handler, target string, headers ...string) response {
+	tb.Helper()
+	return fromWebtest(webtest.Get(tb, h, target, headers...))
+}

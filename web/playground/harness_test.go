@@ -37,7 +37,9 @@ var (
 	newTestServer  = webtest.NewServer
 	newCodeServer  = webtest.NewCodeServer
 	excerpt        = webtest.Excerpt
+	cards          = webtest.Cards
 	between        = webtest.Between
+	mustPresets    = webtest.MustPresets
 )
 
 const fixedNaive = webtest.FixedNaive

@@ -193,3 +193,12 @@ func Between(s, start, end string) string {
 	v, _, _ := strings.Cut(after, end)
 	return v
 }
+
+// MustPresets is every built-in preset.
+func MustPresets(t *testing.T) []sim.Preset {
+	ps, err := sim.Presets()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ps
+}

@@ -1,9 +1,11 @@
-package web
+package costpage_test
 
 import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/idempotency-lab/lab/web"
 )
 
 // TestCostPage: /cost shows the reference run's charts and table, and the
@@ -74,7 +76,7 @@ func TestCostRefuses(t *testing.T) {
 			t.Errorf("%s: %d, want 400 with %q\n%s", target, r.status, want, excerpt(r.body))
 		}
 	}
-	off, err := NewServer(Config{NoBench: true})
+	off, err := web.NewServer(web.Config{NoBench: true})
 	if err != nil {
 		t.Fatal(err)
 	}

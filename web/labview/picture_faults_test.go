@@ -1,4 +1,4 @@
-package web
+package labview_test
 
 import (
 	"html"

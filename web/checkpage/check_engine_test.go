@@ -1,4 +1,4 @@
-package web
+package checkpage_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/idempotency-lab/lab/internal/servers"
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web"
 )
 
 // TestCheckOnRealEngine: on a server started with a real PostgreSQL and
@@ -29,7 +30,7 @@ func TestCheckOnRealEngine(t *testing.T) {
 	t.Cleanup(func() { e.Close() })
 	// A budget long enough for the real engine's two-step stories (each
 	// world there is a schema of its own); the search stops there.
-	h, err := NewServer(Config{Engine: e, CheckBudget: 20 * time.Second,
+	h, err := web.NewServer(web.Config{Engine: e, CheckBudget: 20 * time.Second,
 		Sandbox: sandbox.NewRunner([]string{os.Args[0]}, sandbox.Limits{})})
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package web
+package playground_test
 
 import (
 	"net/url"
@@ -55,14 +55,6 @@ func TestLabPresetShowsDeclaredHandlers(t *testing.T) {
 			t.Errorf("/present/%s shows %v, want %v", name, pg, p.Script.Handlers)
 		}
 	}
-}
-
-func mustPresets(t *testing.T) []sim.Preset {
-	ps, err := sim.Presets()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ps
 }
 
 func TestResultSymbol(t *testing.T) {

@@ -1,4 +1,4 @@
-package web
+package checkpage_test
 
 import (
 	"bufio"

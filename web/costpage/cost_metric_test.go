@@ -1,4 +1,4 @@
-package web
+package costpage_test
 
 import (
 	"net/http"

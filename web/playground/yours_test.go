@@ -1,4 +1,4 @@
-package web
+package playground_test
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"github.com/idempotency-lab/lab/lessons"
 	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sandbox"
+	"github.com/idempotency-lab/lab/web"
 )
 
 // A person's own handler is labelled "yours", never "anti-pattern", even
@@ -34,7 +35,7 @@ func TestYourHandlerIsLabelledYours(t *testing.T) {
 // The lessons' index counts its lessons from the course, in both
 // languages (it said "Nine" when there were eleven).
 func TestLessonsIndexCountsItsLessons(t *testing.T) {
-	h, err := NewServer(Config{})
+	h, err := web.NewServer(web.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
