@@ -3,7 +3,7 @@ package a11y_test
 // Accessibility in a real browser: axe-core (vendored for the tests only,
 // scripts/vendor.sh) checks every page of the lab in both themes and both
 // languages; and screenshots of the main pages at the four screen sizes the
-// lab is made for. The helpers are those of browser_test.go.
+// lab is made for. The helpers are those of web/webtest.
 
 import (
 	"encoding/json"

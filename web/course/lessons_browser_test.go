@@ -1,6 +1,6 @@
 package course_test
 
-// Browser tests of the lessons, with the helpers of browser_test.go.
+// Browser tests of the lessons, with the helpers of web/webtest.
 
 import (
 	"net/url"

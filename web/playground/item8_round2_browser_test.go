@@ -17,7 +17,7 @@ import (
 )
 
 // The browser tests of the second round of #28's smaller items (item 8,
-// feature 10); their HTTP tests are in item8_round2_test.go.
+// feature 10); their HTTP tests are in web/item8_round2_test.go.
 
 // monospaceFamily says whether a computed font-family is a monospace
 // stack: it names a monospace face or ends in the generic monospace.
