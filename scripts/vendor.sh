@@ -33,7 +33,7 @@ CODEMIRROR_VERSION=6.0.2
 		--log-level=warning --outfile="../../static/vendor/codemirror-$CODEMIRROR_VERSION.min.js")
 echo "bundled codemirror $CODEMIRROR_VERSION with @codemirror/lang-go and @codemirror/lint into static/vendor/"
 
-# axe-core is for the browser tests only (web/a11y_browser_test.go injects
+# axe-core is for the browser tests only (web/a11y/a11y_browser_test.go injects
 # it into each page): it lives in web/testdata, never in static/, so it is
 # not embedded in the binary.
 AXE_VERSION=4.14.1

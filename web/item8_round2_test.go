@@ -10,7 +10,7 @@ import (
 )
 
 // The second round of #28's smaller items (item 8, feature 10 and 13)
-// over HTTP; their browser tests are in item8_round2_browser_test.go.
+// over HTTP; their browser tests are in web/playground/item8_round2_browser_test.go.
 
 // logStatuses is a sandbox's request log as /try-api/NAME/state shows
 // it: each row's status, newest first, as the page lists them.
