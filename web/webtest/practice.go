@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web"
 )
@@ -92,7 +93,7 @@ func WrongOption(q practice.Question) string {
 // package practice, for an independent answer key.
 func EngineResult(tb testing.TB, q practice.Question) sim.Result {
 	tb.Helper()
-	sc, err := sim.Parse(q.Source())
+	sc, err := script.Parse(q.Source())
 	if err != nil {
 		tb.Fatal(err)
 	}
