@@ -22,8 +22,16 @@ func TestWebRunsCodeOnlyThroughTheRunner(t *testing.T) {
 	allowed := map[string]bool{"Parse": true}
 	fset := token.NewFileSet()
 	err := filepath.WalkDir(filepath.Join(root, "web"), func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+		if err != nil {
 			return err
+		}
+		if d.IsDir() && d.Name() == "webtest" {
+			// The tests' harness: it starts the sandbox child and makes
+			// the Runner it hands the server, as cmd/lab does.
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
 		}
 		f, err := parser.ParseFile(fset, path, nil, 0)
 		if err != nil {
