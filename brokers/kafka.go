@@ -1,3 +1,5 @@
+//go:build !lean
+
 package brokers
 
 import (
@@ -617,9 +619,3 @@ func (q *kafkaTopic) Close() error {
 	_, err := g.RequestWith(ctx, q.b.cl)
 	return err
 }
-
-// Why the model and Kafka differ, for the table (Differences).
-const (
-	kafkaPickWhy = "not run on the real broker: the preset delivers one operation's message out of order (deliver OP), " +
-		"and a Kafka consumer reads its partition in offset order; there is no asking the broker for a particular message"
-)
