@@ -31,6 +31,15 @@ func init() {
 		"script.header-after-steps":     msg("header %s must come before the first step", "заголовок %s должен стоять до первого шага"),
 		"script.max-deliveries":         msg("max-deliveries: %s is not a whole number from 1 to %s", "max-deliveries: %s — не целое число от 1 до %s"),
 		"script.broker-unknown":         msg("broker: %s is not a broker profile; valid profiles: %s", "broker: %s — нет такого профиля брокера; есть: %s"),
+		"script.duplicate-profile": msg(
+			"duplicate: under broker: %s a message is delivered again only after a failure (a crash, a timeout, a nack); the profiles whose broker hands out copies with no failure: %s (as in broker: sqs)",
+			"duplicate: при broker: %s сообщение доставляется снова только после сбоя (падения, таймаута, nack); копии без всякого сбоя выдают брокеры профилей: %s (например, broker: sqs)"),
+		"script.duplicate-arguments": msg(
+			"duplicate takes at most an operation id, not %s; as in: %s",
+			"duplicate принимает разве что id операции, а не %s; например: %s"),
+		"script.duplicate-unpublished": msg(
+			"duplicate %s: no such operation has been published; as in: %s",
+			"duplicate %s: такая операция не публиковалась; например: %s"),
 		"script.goal-empty": msg(
 			"goal: needs a goal line, as in: goal: handler=naive verdict=duplicate steps<=2",
 			"goal: нужна строка цели, например: goal: handler=naive verdict=duplicate steps<=2"),
@@ -180,8 +189,8 @@ func init() {
 			"a teaching model: redelivery at once, a dead-letter queue after five deliveries, no deduplication of publishes",
 			"учебная модель: повторная доставка сразу, очередь недоставленных после пяти доставок, без дедупликации публикаций"),
 		"script.gaps.sqs": msg(
-			"a standard queue may also deliver a copy with no failure at all (at-least-once storage); the model delivers copies only after a crash, a timeout or a retry",
-			"стандартная очередь может доставить копию и без всякого сбоя (хранение «хотя бы один раз»); модель доставляет копии только после падения, таймаута или повтора"),
+			"a copy with no failure (at-least-once storage) comes only where a script says duplicate (the checker tries one at every step); a handler's error is nacked at once, where SQS waits out the visibility timeout (a failed duplicate does wait)",
+			"копия без сбоя (хранение «хотя бы один раз») приходит только там, где в сценарии стоит duplicate (проверка пробует её на каждом шаге); ошибка обработчика — немедленный nack, а SQS ждёт конца visibility timeout (неудачная копия ждёт)"),
 		"script.gaps.sqs-fifo": msg(
 			"message groups (ordering within a group) are not modelled",
 			"группы сообщений (порядок внутри группы) не моделируются"),

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +29,9 @@ type BrokerProfile struct {
 	// other messages waiting to be redelivered but ahead of every message
 	// never delivered yet.
 	Requeue string
+	// Duplicates: the broker may hand out a message once more with no
+	// failure at all, even after its ack (the duplicate step).
+	Duplicates bool
 	// Gaps names what this broker does that the model does not (yet).
 	Gaps narration.Text
 }
@@ -62,11 +66,16 @@ var brokerProfiles = []BrokerProfile{
 		// sqs-fifo). A message whose visibility timeout ran out is
 		// visible again among the others, and a standard queue keeps no
 		// order: the model puts it at the back, behind the ones a
-		// consumer would be handed meanwhile.
+		// consumer would be handed meanwhile. A standard queue stores
+		// each message on several servers and delivers it at least once:
+		// "on rare occasions, one of the servers that stores a copy of a
+		// message might be unavailable when you receive or delete a
+		// message", and that copy is delivered again (SQS Developer
+		// Guide, "At-least-once delivery"): the duplicate step.
 		Name: "sqs", Title: "Amazon SQS (standard queue)",
 		VisibilityTimeout: 30 * time.Second, MaxDeliveries: Unlimited, DedupWindow: 0,
-		Requeue: RequeueBack,
-		Gaps:    narration.T("script.gaps.sqs"),
+		Requeue: RequeueBack, Duplicates: true,
+		Gaps: narration.T("script.gaps.sqs"),
 	},
 	{
 		// Amazon SQS FIFO queue: the same visibility timeout, and
@@ -143,6 +152,41 @@ func brokerProfile(name string) (BrokerProfile, bool) {
 		}
 	}
 	return BrokerProfile{}, false
+}
+
+// duplicateStep reads duplicate [OP]: the broker hands out again a
+// message it delivered already (of OP when given), with no failure; only
+// under a profile whose broker does that.
+func (p *parser) duplicateStep(n int, args []string) (Step, error) {
+	st := Step{Verb: VerbDuplicate}
+	if prof := p.s.Profile(); !prof.Duplicates {
+		return st, errf(n, "script.duplicate-profile", prof.Name, duplicatingBrokers())
+	}
+	switch {
+	case len(args) > 1 || len(args) == 1 && strings.Contains(args[0], "="):
+		return st, errf(n, "script.duplicate-arguments", strconv.Quote(strings.Join(args, " ")), usage(VerbDuplicate))
+	case len(args) == 1:
+		st.Op = args[0]
+		if err := checkID(n, "operation id", st.Op); err != nil {
+			return st, err
+		}
+		if !p.anyTenant(st.Op) {
+			return st, errf(n, "script.duplicate-unpublished", st.Op, usage(VerbDuplicate))
+		}
+	}
+	return st, nil
+}
+
+// duplicatingBrokers names the profiles whose broker delivers copies with
+// no failure.
+func duplicatingBrokers() string {
+	var names []string
+	for _, p := range brokerProfiles {
+		if p.Duplicates {
+			names = append(names, p.Name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 func brokerNames() string {

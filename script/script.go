@@ -43,6 +43,11 @@ const (
 	VerbRequest           = "request"
 	VerbRequestConcurrent = "request-concurrent"
 	VerbComplete          = "complete" // the server's completer finishes abandoned keys (api_complete.go)
+	// VerbDuplicate is the broker handing out once more, with no failure,
+	// a message it already delivered (in flight or acked): an SQS standard
+	// queue's at-least-once storage. Only under a profile whose broker
+	// does that (BrokerProfile.Duplicates).
+	VerbDuplicate = "duplicate"
 	// The producer side (producer.go): VerbProduce and VerbRelay.
 )
 
@@ -50,7 +55,7 @@ const (
 func Verbs() []string {
 	return []string{VerbPublish, VerbRetry, VerbChangePayload, VerbDeliver, VerbRedeliver,
 		VerbDeliverConcurrent, VerbDLQReplay, VerbAdvance, VerbGateway, VerbShip, VerbDrain,
-		VerbRequest, VerbRequestConcurrent, VerbComplete, VerbProduce, VerbRelay, VerbDeliverBatch}
+		VerbRequest, VerbRequestConcurrent, VerbComplete, VerbProduce, VerbRelay, VerbDeliverBatch, VerbDuplicate}
 }
 
 // Key modes: how the producer picks the idempotency key of an intent.
@@ -591,6 +596,8 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 				return st, serr
 			}
 		}
+	case VerbDuplicate:
+		return p.duplicateStep(n, args)
 	case VerbRedeliver, VerbDLQReplay, VerbDrain:
 		if len(args) > 0 {
 			return st, errf(n, "script.no-arguments", verb, strconv.Quote(strings.Join(args, " ")))
@@ -654,6 +661,8 @@ func usage(verb string) string {
 		return "relay [crash=after-publish]"
 	case VerbDeliverBatch:
 		return "deliver-batch 3 [commit=after|before] [crash=after-message:2]"
+	case VerbDuplicate:
+		return "duplicate [pay-1] (broker: sqs)"
 	}
 	return verb
 }
@@ -812,7 +821,7 @@ func (st Step) String() string {
 		if st.Tenant != DefaultTenant {
 			b.WriteString(" tenant=" + st.Tenant)
 		}
-	case VerbDeliver:
+	case VerbDeliver, VerbDuplicate:
 		if st.Op != "" {
 			b.WriteString(" " + st.Op)
 		}

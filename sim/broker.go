@@ -113,6 +113,39 @@ func (b *Broker) TakeAgain(m *Message) int {
 	return m.Deliveries
 }
 
+// Delivered is the message a duplicate step hands out again (of op, when
+// op is not ""): the oldest in flight, whose worker is gone and whose
+// visibility timeout has not run out, or else the last one acked. acked
+// says which; nil when no message (of op) was delivered.
+func (b *Broker) Delivered(op string) (m *Message, acked bool) {
+	of := func(x *Message) bool { return op == "" || x.Op == op }
+	if i := slices.IndexFunc(b.InFlight, of); i >= 0 {
+		return b.InFlight[i], false
+	}
+	for i := len(b.Acked) - 1; i >= 0; i-- {
+		if of(b.Acked[i]) {
+			return b.Acked[i], true
+		}
+	}
+	return nil, false
+}
+
+// Duplicate hands m, delivered already, out once more with no failure, as
+// an SQS standard queue's at-least-once storage does: a server holding a
+// copy missed the receive (m in flight) or the delete (m acked, now in
+// flight again). Its receive count grows and its lease starts anew. It
+// returns the delivery count.
+func (b *Broker) Duplicate(m *Message) int {
+	if i := slices.Index(b.Acked, m); i >= 0 {
+		b.Acked = slices.Delete(b.Acked, i, i+1)
+		b.InFlight = append(b.InFlight, m)
+	}
+	m.Deliveries++
+	m.Redelivered = true
+	b.lease(m)
+	return m.Deliveries
+}
+
 // InFlightHas reports whether m is in flight. Two workers on the same
 // message settle it once: the first ack or nack wins.
 func (b *Broker) InFlightHas(m *Message) bool {
