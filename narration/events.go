@@ -33,6 +33,10 @@ func init() {
 			"%s для %s: ключ %s, %s +%s (доставка %s, redelivered=%s)"),
 		"event.broker.dlq": msg("%s delivered %s times without an ack: moved to the dead-letter queue",
 			"%s доставлено %s раз без ack: перемещено в очередь недоставленных сообщений (DLQ)"),
+		"event.broker.past-limit-drop": msg("%s delivered %s times without an ack: deleted (past-limit: drop), nothing can bring it back",
+			"%s доставлено %s раз без ack: удалено (past-limit: drop), вернуть его нельзя"),
+		"event.broker.past-limit-keep": msg("%s delivered %s times without an ack: kept in its stream or partition and never delivered again (past-limit: keep); dlq-replay publishes it again",
+			"%s доставлено %s раз без ack: остаётся в своём потоке или разделе и больше не доставляется (past-limit: keep); dlq-replay публикует его снова"),
 		"event.broker.requeue-timeout": msg("%s back to ready (visibility timeout)", "%s снова в очереди (истёк visibility timeout)"),
 		"event.broker.requeue-nack":    msg("%s back to ready (nack)", "%s снова в очереди (nack)"),
 		// The duplicate step: a copy with no failure (SQS at-least-once storage).

@@ -147,6 +147,9 @@ type Script struct {
 	// deduplication window, unless the script's own headers set them.
 	// "": the lab's own model.
 	Broker string
+	// PastLimit (past-limit:) is what the broker does with a message past
+	// MaxDeliveries, one of PastLimits; "": the profile's (PastLimitRule).
+	PastLimit string
 	// API: the script tells the API side (request verbs), run by the API
 	// handlers; otherwise the broker side, run by the message handlers.
 	API bool
@@ -295,6 +298,9 @@ func Parse(src string) (*Script, error) {
 	if !p.set["dedup-window"] {
 		s.DedupWindow = prof.DedupWindow
 	}
+	if s.PastLimit == prof.PastLimit {
+		s.PastLimit = "" // the profile's own: written as the profile
+	}
 	return s, nil
 }
 
@@ -334,7 +340,7 @@ type parser struct {
 }
 
 var headers = []string{"title", "title-ru", "summary", "summary-ru",
-	"max-deliveries", "processing-ttl", "done-ttl", "inbox-retention", "key-ttl", "dedup-window", "visibility-timeout", "broker", "client-retry", "server-capacity", "handlers", "goal"}
+	"max-deliveries", "processing-ttl", "done-ttl", "inbox-retention", "key-ttl", "dedup-window", "visibility-timeout", "broker", "past-limit", "client-retry", "server-capacity", "handlers", "goal"}
 
 func (p *parser) line(n int, line string) error {
 	if strings.ContainsFunc(line, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) {
@@ -416,6 +422,11 @@ func (p *parser) header(n int, name, value string) error {
 			return errf(n, "script.broker-unknown", strconv.Quote(value), brokerNames())
 		}
 		p.s.Broker = value
+	case "past-limit":
+		if !slices.Contains(PastLimits(), value) {
+			return errf(n, "script.past-limit", strconv.Quote(value), strings.Join(PastLimits(), ", "))
+		}
+		p.s.PastLimit = value
 	case "inbox-retention":
 		if value == "off" {
 			p.s.InboxRetention = 0
@@ -917,6 +928,9 @@ func (s *Script) String() string {
 	}
 	if s.VisibilityTimeout != prof.VisibilityTimeout {
 		header("visibility-timeout", offOr(s.VisibilityTimeout))
+	}
+	if s.PastLimit != prof.PastLimit {
+		header("past-limit", s.PastLimit)
 	}
 	header("client-retry", s.ClientRetry.String())
 	if s.ServerCapacity != 0 {

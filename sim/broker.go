@@ -43,11 +43,18 @@ type Broker struct {
 	// RequeueAt is where a message that comes back goes: RequeueBack (""
 	// too), RequeueFront or RequeueRedeliveries (script.BrokerProfile.Requeue).
 	RequeueAt string
+	// PastLimit is what happens to a message past MaxDeliveries:
+	// script.PastLimitDrop deletes it (Dropped), anything else puts it in
+	// DLQ, the messages the broker will not deliver again and dlq-replay
+	// publishes again (dead-lettered, or kept in a stream).
+	PastLimit string
 	Ready     []*Message
 	InFlight  []*Message
 	Acked     []*Message
 	DLQ       []*Message
-	offset    int
+	// Dropped are the messages deleted past the limit: gone for good.
+	Dropped []*Message
+	offset  int
 	// now, when set, is the world's clock; leased is when a worker last
 	// took each message: its visibility timeout
 	// (Script.VisibilityTimeout) runs from there.
@@ -77,6 +84,7 @@ type BrokerState struct {
 	InFlight []Message `json:"in_flight"`
 	Acked    []Message `json:"acked"`
 	DLQ      []Message `json:"dlq"`
+	Dropped  []Message `json:"dropped,omitempty"`
 }
 
 func (b *Broker) nextID() string {
@@ -172,7 +180,11 @@ func (b *Broker) Nack(m *Message) bool {
 
 func (b *Broker) requeue(m *Message) bool {
 	if m.Deliveries >= b.MaxDeliveries {
-		b.DLQ = append(b.DLQ, m)
+		if b.PastLimit == script.PastLimitDrop {
+			b.Dropped = append(b.Dropped, m)
+		} else {
+			b.DLQ = append(b.DLQ, m)
+		}
 		return true
 	}
 	b.putBack(m)
@@ -239,7 +251,11 @@ func (b *Broker) ReplayDLQ() []*Message {
 
 // State copies the queues.
 func (b *Broker) State() BrokerState {
-	return BrokerState{Ready: copyMsgs(b.Ready), InFlight: copyMsgs(b.InFlight), Acked: copyMsgs(b.Acked), DLQ: copyMsgs(b.DLQ)}
+	st := BrokerState{Ready: copyMsgs(b.Ready), InFlight: copyMsgs(b.InFlight), Acked: copyMsgs(b.Acked), DLQ: copyMsgs(b.DLQ)}
+	if len(b.Dropped) > 0 {
+		st.Dropped = copyMsgs(b.Dropped)
+	}
+	return st
 }
 
 func copyMsgs(ms []*Message) []Message {

@@ -1,6 +1,8 @@
 package sim_test
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"testing"
 
@@ -84,6 +86,57 @@ func TestDuplicateStep(t *testing.T) {
 			if r.Timeouts > 1 {
 				// At most the settlement's redelivery: the copy itself is no timeout.
 				t.Errorf("%d timeouts", r.Timeouts)
+			}
+		})
+	}
+}
+
+// TestPastLimit: what the broker does with a message past its delivery
+// limit (past-limit:, each profile's own), and the oracle's verdict on it:
+// a message dropped before it was applied is lost; one whose operation
+// was applied (a repeat that kept failing) is dropped harmlessly, where a
+// dead letter of it is poison; a message kept in its stream is judged as
+// a dead letter and dlq-replay publishes it again.
+func TestPastLimit(t *testing.T) {
+	fails := handlers.Info{Name: "always-fails", Summary: "fails every delivery",
+		Handle: func(context.Context, handlers.Deps, handlers.Message) error { return errors.New("cannot") }}
+	uniqueError := handlers.Info{Name: "unique-error"}
+	// A repeat of an applied operation fails until the limit.
+	const repeat = "max-deliveries: 2\npublish a amount=100\ndeliver\nretry a\ndrain\n"
+	for _, c := range []struct {
+		name, script string
+		h            handlers.Info
+		verdict      sim.Verdict
+		note         string
+		dlq, dropped int // after the last step
+	}{
+		{"dead-letter, never applied", "max-deliveries: 2\npublish a amount=100\ndrain\n", fails, sim.Lost, "event.broker.dlq", 1, 0},
+		{"drop, never applied", "past-limit: drop\nmax-deliveries: 2\npublish a amount=100\ndrain\n", fails, sim.Lost, "event.broker.past-limit-drop", 0, 1},
+		{"dead-letter, applied", repeat, uniqueError, sim.Poison, "event.broker.dlq", 1, 0},
+		// The operation was applied: the dropped repeat costs nothing.
+		{"drop, applied", "past-limit: drop\n" + repeat, uniqueError, sim.OK, "event.broker.past-limit-drop", 0, 1},
+		{"keep (nats), applied", "broker: nats\ndedup-window: off\n" + repeat, uniqueError, sim.Poison, "event.broker.past-limit-keep", 1, 0},
+		{"keep (kafka), never applied", "broker: kafka\nmax-deliveries: 2\npublish a amount=100\ndrain\n", fails, sim.Lost, "event.broker.past-limit-keep", 1, 0},
+		// dlq-replay publishes a kept message again; a dropped one is gone.
+		{"keep, replayed", "broker: nats\nmax-deliveries: 1\npublish a amount=100\ndeliver crash=before-effect\nredeliver\ndlq-replay\n", handlers.Info{Name: "unique"}, sim.OK, "event.broker.dlq-replay", 0, 0},
+		{"drop, nothing to replay", "past-limit: drop\nmax-deliveries: 1\npublish a amount=100\ndeliver crash=before-effect\nredeliver\ndlq-replay\n", uniqueError, sim.Lost, "event.broker.dlq-empty", 0, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := runCustom(t, c.script, c.h)
+			if r.Verdict != c.verdict {
+				t.Errorf("verdict %s (%s), want %s", r.Verdict, r.Reason, c.verdict)
+			}
+			var notes []string
+			for _, tr := range r.Trace {
+				for _, e := range tr.Events {
+					notes = append(notes, e.Note.Key)
+				}
+			}
+			if !slices.Contains(notes, c.note) {
+				t.Errorf("no %s event: %v", c.note, notes)
+			}
+			if len(r.Broker.DLQ) != c.dlq || len(r.Broker.Dropped) != c.dropped {
+				t.Errorf("%d dead letters and %d dropped, want %d and %d", len(r.Broker.DLQ), len(r.Broker.Dropped), c.dlq, c.dropped)
 			}
 		})
 	}

@@ -946,8 +946,15 @@ func (w *world) dedupDrops(m *Message) bool {
 
 func (w *world) brokerMoved(m *Message, dead bool, why string) {
 	if dead {
+		key := "event.broker.dlq"
+		switch w.broker.PastLimit {
+		case script.PastLimitDrop:
+			key = "event.broker.past-limit-drop"
+		case script.PastLimitKeep:
+			key = "event.broker.past-limit-keep"
+		}
 		w.t.add(Event{Actor: "broker", Kind: KindDLQ, Msg: m.TransportID,
-			Note: narration.T("event.broker.dlq", m.TransportID, num(m.Deliveries))})
+			Note: narration.T(key, m.TransportID, num(m.Deliveries))})
 		return
 	}
 	key := "event.broker.requeue-timeout"
