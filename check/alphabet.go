@@ -17,7 +17,8 @@ import (
 // with the same id, the tenant collision), a repeat of each and a changed
 // payload, a refund, an outbox and its relay, every delivery with every
 // crash point and I/O boundary, two workers switching at each boundary,
-// the broker's moves (a batch replayed, a message out of order),
+// the broker's moves (a batch replayed, a message out of order, a copy
+// with no failure under a broker that makes them),
 // time across each TTL of the header, and the gateway's modes for the
 // handlers that call it.
 func (s *searcher) alphabet(prefix []string) []string {
@@ -43,6 +44,11 @@ func (s *searcher) alphabet(prefix []string) []string {
 	// (a crash, a redelivery) is found first.
 	out := []string{"deliver", "deliver crash=before-ack", "deliver crash=before-effect", "deliver crash=after-effect",
 		"redeliver", "deliver-concurrent", "deliver-concurrent same", "dlq-replay", "drain"}
+	// A broker that hands out copies with no failure (an SQS standard
+	// queue): a copy of a message delivered already, in flight or acked.
+	if s.header.Profile().Duplicates {
+		out = append(out, "duplicate")
+	}
 	// Every I/O boundary of a delivery: dying on receipt, and right
 	// after each call the handler makes (just before call N+1 is the
 	// same to everyone but the dead worker). Then two workers handing

@@ -37,6 +37,7 @@ import (
 //	refund                  a refund
 //	out-of-order            deliver OP: a message out of order
 //	redeliver, dlq-replay   the broker's moves
+//	duplicate               a copy with no failure (broker: sqs)
 //	deliver-batch ...       a batch (its commit= and crash= as written)
 //	mode=M, produce crash=P, relay crash=P
 //	                        the producer's modes and crashes
@@ -96,7 +97,7 @@ func causeLabels(sc *script.Script, base time.Duration) []string {
 			if st.Op != "" {
 				add("out-of-order")
 			}
-		case script.VerbRedeliver, script.VerbDLQReplay, script.VerbShip:
+		case script.VerbRedeliver, script.VerbDLQReplay, script.VerbShip, script.VerbDuplicate:
 			add(st.Verb)
 		case script.VerbDeliverConcurrent:
 			if st.Same {

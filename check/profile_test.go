@@ -1,6 +1,7 @@
 package check
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/idempotency-lab/lab/internal/fixtures"
@@ -37,6 +38,50 @@ func TestBrokerProfileJudgesLikeThePlatform(t *testing.T) {
 				if f, ok := failure(rep, v); ok {
 					t.Errorf("a false %s:\n%s", v, f.Script)
 				}
+			}
+		})
+	}
+}
+
+// TestDuplicateUnderSQS: under broker: sqs the alphabet has the duplicate
+// step (a copy with no failure), and a story whose only cause is that
+// copy is found where one exists. unique-error answers a repeat with an
+// error: under the lab's model it needs a retry or a crash to start its
+// poison loop; under SQS a copy of a message acked with no failure
+// anywhere is enough. inbox takes every copy for a repeat. No handler of
+// the lab passes under the lab's model and fails under SQS through a copy
+// alone: one that survives the lab's producer retries (the same key, a new
+// transport id) and redeliveries after a crash before the ack (the same
+// transport id, its count grown) deduplicates every repeat a copy makes.
+// The lease fixture, which a copy into its held lease makes fail, is
+// judged without a false loss: TestBrokerProfileJudgesLikeThePlatform.
+func TestDuplicateUnderSQS(t *testing.T) {
+	for _, c := range []struct {
+		handler, header string
+		verdict         sim.Verdict // of the story whose cause is duplicate; "" for none
+	}{
+		{"unique-error", "broker: sqs", sim.Poison},
+		// The lab's model makes no copies: the step is not in its
+		// alphabet, so no story has it.
+		{"unique-error", "", ""},
+		{"inbox", "broker: sqs", ""},
+	} {
+		t.Run(c.handler+" "+c.header, func(t *testing.T) {
+			rep := mustCheck(t, c.handler, withHeader(quick, c.header))
+			var got sim.Verdict
+			for _, f := range rep.Failures {
+				if strings.Contains(f.Script, "\nduplicate") && !strings.Contains(f.Cause, "duplicate") {
+					t.Errorf("a story with a copy whose cause %q does not name it:\n%s", f.Cause, f.Script)
+				}
+				if f.Cause == "duplicate" {
+					got = f.Verdict
+					if !strings.Contains(f.Script, "broker: sqs\n") {
+						t.Errorf("the story does not say its broker:\n%s", f.Script)
+					}
+				}
+			}
+			if got != c.verdict {
+				t.Errorf("the story of a copy alone: %q, want %q; failures %+v", got, c.verdict, rep.Failures)
 			}
 		})
 	}

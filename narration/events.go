@@ -33,8 +33,23 @@ func init() {
 			"%s для %s: ключ %s, %s +%s (доставка %s, redelivered=%s)"),
 		"event.broker.dlq": msg("%s delivered %s times without an ack: moved to the dead-letter queue",
 			"%s доставлено %s раз без ack: перемещено в очередь недоставленных сообщений (DLQ)"),
+		"event.broker.past-limit-drop": msg("%s delivered %s times without an ack: deleted (past-limit: drop), nothing can bring it back",
+			"%s доставлено %s раз без ack: удалено (past-limit: drop), вернуть его нельзя"),
+		"event.broker.past-limit-keep": msg("%s delivered %s times without an ack: kept in its stream or partition and never delivered again (past-limit: keep); dlq-replay publishes it again",
+			"%s доставлено %s раз без ack: остаётся в своём потоке или разделе и больше не доставляется (past-limit: keep); dlq-replay публикует его снова"),
 		"event.broker.requeue-timeout": msg("%s back to ready (visibility timeout)", "%s снова в очереди (истёк visibility timeout)"),
 		"event.broker.requeue-nack":    msg("%s back to ready (nack)", "%s снова в очереди (nack)"),
+		// The duplicate step: a copy with no failure (SQS at-least-once storage).
+		"event.broker.duplicate-acked": msg("%s was acked, but a server holding a copy missed the delete: the copy is handed out again, no failure anywhere",
+			"%s подтверждено, но сервер с копией пропустил удаление: копия выдаётся снова, без всякого сбоя"),
+		"event.broker.duplicate-in-flight": msg("%s is in flight, but a server holding a copy missed the receive: the copy is handed out again before the visibility timeout, no failure anywhere",
+			"%s ещё в обработке, но сервер с копией пропустил получение: копия выдаётся снова до конца visibility timeout, без всякого сбоя"),
+		"event.broker.duplicate-none": msg("no message has been delivered yet: there is no copy to hand out again",
+			"ни одно сообщение ещё не доставлялось: выдавать снова нечего"),
+		"event.broker.duplicate-none-op": msg("no message of %s has been delivered yet: there is no copy to hand out again",
+			"сообщения операции %s ещё не доставлялись: выдавать снова нечего"),
+		"event.broker.duplicate-kept": msg("%s stays in flight until its visibility timeout: SQS has no nack, a message received and not deleted comes back when its timeout runs out",
+			"%s остаётся в обработке до конца visibility timeout: в SQS нет nack, полученное и не удалённое сообщение возвращается, когда истекает его таймаут"),
 		// event.broker.dedup-drop: key, how long ago ("" for moments ago), the window.
 		"event.broker.dedup-drop": fn(func(lang string, a []string) string {
 			if lang == "ru" {

@@ -31,6 +31,16 @@ func init() {
 		"script.header-after-steps":     msg("header %s must come before the first step", "заголовок %s должен стоять до первого шага"),
 		"script.max-deliveries":         msg("max-deliveries: %s is not a whole number from 1 to %s", "max-deliveries: %s — не целое число от 1 до %s"),
 		"script.broker-unknown":         msg("broker: %s is not a broker profile; valid profiles: %s", "broker: %s — нет такого профиля брокера; есть: %s"),
+		"script.past-limit":             msg("past-limit: %s is not a choice; valid: %s", "past-limit: %s — нет такого варианта; есть: %s"),
+		"script.duplicate-profile": msg(
+			"duplicate: under broker: %s a message is delivered again only after a failure (a crash, a timeout, a nack); the profiles whose broker hands out copies with no failure: %s (as in broker: sqs)",
+			"duplicate: при broker: %s сообщение доставляется снова только после сбоя (падения, таймаута, nack); копии без всякого сбоя выдают брокеры профилей: %s (например, broker: sqs)"),
+		"script.duplicate-arguments": msg(
+			"duplicate takes at most an operation id, not %s; as in: %s",
+			"duplicate принимает разве что id операции, а не %s; например: %s"),
+		"script.duplicate-unpublished": msg(
+			"duplicate %s: no such operation has been published; as in: %s",
+			"duplicate %s: такая операция не публиковалась; например: %s"),
 		"script.goal-empty": msg(
 			"goal: needs a goal line, as in: goal: handler=naive verdict=duplicate steps<=2",
 			"goal: нужна строка цели, например: goal: handler=naive verdict=duplicate steps<=2"),
@@ -180,17 +190,17 @@ func init() {
 			"a teaching model: redelivery at once, a dead-letter queue after five deliveries, no deduplication of publishes",
 			"учебная модель: повторная доставка сразу, очередь недоставленных после пяти доставок, без дедупликации публикаций"),
 		"script.gaps.sqs": msg(
-			"a standard queue may also deliver a copy with no failure at all (at-least-once storage); the model delivers copies only after a crash, a timeout or a retry",
-			"стандартная очередь может доставить копию и без всякого сбоя (хранение «хотя бы один раз»); модель доставляет копии только после падения, таймаута или повтора"),
+			"a copy with no failure (at-least-once storage) comes only where a script says duplicate (the checker tries one at every step); a handler's error is nacked at once, where SQS waits out the visibility timeout (a failed duplicate does wait)",
+			"копия без сбоя (хранение «хотя бы один раз») приходит только там, где в сценарии стоит duplicate (проверка пробует её на каждом шаге); ошибка обработчика — немедленный nack, а SQS ждёт конца visibility timeout (неудачная копия ждёт)"),
 		"script.gaps.sqs-fifo": msg(
 			"message groups (ordering within a group) are not modelled",
 			"группы сообщений (порядок внутри группы) не моделируются"),
 		"script.gaps.rabbitmq": msg(
-			"without a dead-letter exchange a message past the limit is dropped, the model dead-letters it; since 4.3 basic.nack does not count a delivery",
-			"без dead-letter exchange сообщение сверх предела удаляется, модель отправляет его в очередь недоставленных; с 4.3 basic.nack не считается доставкой"),
+			"since 4.3 basic.nack does not count a delivery; the profile dead-letters past the limit, as the lab's queue with its dead-letter exchange does (past-limit: drop for a queue without one)",
+			"с 4.3 basic.nack не считается доставкой; сверх предела профиль отправляет сообщение в очередь недоставленных, как очередь лаборатории с её dead-letter exchange (past-limit: drop — для очереди без него)"),
 		"script.gaps.nats": msg(
-			"past MaxDeliver JetStream stops delivering and keeps the message in the stream (an advisory, no dead-letter queue); the model dead-letters it",
-			"после MaxDeliver JetStream перестаёт доставлять и оставляет сообщение в потоке (advisory, без очереди недоставленных); модель отправляет его в очередь недоставленных"),
+			"past MaxDeliver the model keeps the message, as JetStream keeps it in the stream, but the MAX_DELIVERIES advisory a consumer could act on is not modelled",
+			"после MaxDeliver модель оставляет сообщение, как JetStream оставляет его в потоке, но advisory MAX_DELIVERIES, на которое мог бы отреагировать потребитель, не моделируется"),
 		"script.gaps.kafka": msg(
 			"Kafka redelivers from the last committed offset, so every later message of the partition comes again too (the batch presets show it); the idempotent producer's deduplication of its own retries is not modelled",
 			"Kafka доставляет заново с последнего закоммиченного смещения, то есть приходят снова и все последующие сообщения раздела (это показывают сценарии с пачками); дедупликация собственных повторов идемпотентного продюсера не моделируется"),

@@ -36,7 +36,7 @@ import (
 
 // brokerVerbs only make sense with a broker.
 var brokerVerbs = []string{VerbPublish, VerbChangePayload, VerbDeliver, VerbRedeliver,
-	VerbDeliverConcurrent, VerbDLQReplay, VerbShip, VerbDrain, VerbProduce, VerbRelay, VerbDeliverBatch}
+	VerbDeliverConcurrent, VerbDLQReplay, VerbShip, VerbDrain, VerbProduce, VerbRelay, VerbDeliverBatch, VerbDuplicate}
 
 // side keeps a script to one side: API verbs and broker verbs do not mix.
 func (p *parser) side(n int, verb string, args []string) error {

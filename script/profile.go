@@ -1,6 +1,7 @@
 package script
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -28,6 +29,12 @@ type BrokerProfile struct {
 	// other messages waiting to be redelivered but ahead of every message
 	// never delivered yet.
 	Requeue string
+	// PastLimit is what the broker does with a message past MaxDeliveries:
+	// PastLimitDeadLetter, PastLimitDrop or PastLimitKeep.
+	PastLimit string
+	// Duplicates: the broker may hand out a message once more with no
+	// failure at all, even after its ack (the duplicate step).
+	Duplicates bool
 	// Gaps names what this broker does that the model does not (yet).
 	Gaps narration.Text
 }
@@ -39,6 +46,23 @@ const (
 	RequeueRedeliveries = "redeliveries-first"
 )
 
+// What a broker does with a message delivered MaxDeliveries times without
+// an ack (BrokerProfile.PastLimit, the past-limit: header).
+const (
+	// PastLimitDeadLetter moves it to the dead-letter queue, from which
+	// dlq-replay publishes it again.
+	PastLimitDeadLetter = "dead-letter"
+	// PastLimitDrop deletes it: nothing can bring it back.
+	PastLimitDrop = "drop"
+	// PastLimitKeep keeps it in the stream or partition and never
+	// delivers it again; dlq-replay publishes it again, as an operator
+	// republishes it from the stream.
+	PastLimitKeep = "keep"
+)
+
+// PastLimits lists the choices of past-limit:.
+func PastLimits() []string { return []string{PastLimitDeadLetter, PastLimitDrop, PastLimitKeep} }
+
 // Unlimited stands for a broker that never dead-letters by default: the
 // model's highest delivery count (MaxDeliveries), past which a real
 // broker would go on redelivering.
@@ -49,8 +73,8 @@ var brokerProfiles = []BrokerProfile{
 	{
 		Name: "lab", Title: "the lab's model",
 		VisibilityTimeout: 0, MaxDeliveries: DefaultMaxDeliveries, DedupWindow: 0,
-		Requeue: RequeueBack,
-		Gaps:    narration.T("script.gaps.lab"),
+		Requeue: RequeueBack, PastLimit: PastLimitDeadLetter,
+		Gaps: narration.T("script.gaps.lab"),
 	},
 	{
 		// Amazon SQS standard queue. Visibility timeout: 30 seconds by
@@ -62,11 +86,20 @@ var brokerProfiles = []BrokerProfile{
 		// sqs-fifo). A message whose visibility timeout ran out is
 		// visible again among the others, and a standard queue keeps no
 		// order: the model puts it at the back, behind the ones a
-		// consumer would be handed meanwhile.
+		// consumer would be handed meanwhile. A standard queue stores
+		// each message on several servers and delivers it at least once:
+		// "on rare occasions, one of the servers that stores a copy of a
+		// message might be unavailable when you receive or delete a
+		// message", and that copy is delivered again (SQS Developer
+		// Guide, "At-least-once delivery"): the duplicate step. Past a
+		// redrive policy's maxReceiveCount the message moves to its
+		// dead-letter queue (SQS Developer Guide, "Using dead-letter
+		// queues"); without one it comes back until its retention ends,
+		// and the model's 100 deliveries stand for that.
 		Name: "sqs", Title: "Amazon SQS (standard queue)",
 		VisibilityTimeout: 30 * time.Second, MaxDeliveries: Unlimited, DedupWindow: 0,
-		Requeue: RequeueBack,
-		Gaps:    narration.T("script.gaps.sqs"),
+		Requeue: RequeueBack, PastLimit: PastLimitDeadLetter, Duplicates: true,
+		Gaps: narration.T("script.gaps.sqs"),
 	},
 	{
 		// Amazon SQS FIFO queue: the same visibility timeout, and
@@ -77,8 +110,8 @@ var brokerProfiles = []BrokerProfile{
 		// (the lab's messages are one group), so it comes back first.
 		Name: "sqs-fifo", Title: "Amazon SQS (FIFO queue)",
 		VisibilityTimeout: 30 * time.Second, MaxDeliveries: Unlimited, DedupWindow: 5 * time.Minute,
-		Requeue: RequeueFront,
-		Gaps:    narration.T("script.gaps.sqs-fifo"),
+		Requeue: RequeueFront, PastLimit: PastLimitDeadLetter,
+		Gaps: narration.T("script.gaps.sqs-fifo"),
 	},
 	{
 		// RabbitMQ quorum queue. A message whose channel or connection
@@ -91,11 +124,15 @@ var brokerProfiles = []BrokerProfile{
 		// possible" ("Negative Acknowledgements"); a quorum queue hands
 		// out the messages returned to it, in the order they came back,
 		// before those never delivered (seen on the server: lab conform
-		// --broker amqp://…, batch-crash-replay).
+		// --broker amqp://…, batch-crash-replay). Past the limit: the
+		// profile dead-letters, as the lab's real RabbitMQ path does, whose
+		// queue is declared with a dead-letter exchange
+		// (brokers/rabbitmq.go); a quorum queue without one drops the
+		// message (past-limit: drop).
 		Name: "rabbitmq", Title: "RabbitMQ (quorum queue)",
 		VisibilityTimeout: 0, MaxDeliveries: 20, DedupWindow: 0,
-		Requeue: RequeueRedeliveries,
-		Gaps:    narration.T("script.gaps.rabbitmq"),
+		Requeue: RequeueRedeliveries, PastLimit: PastLimitDeadLetter,
+		Gaps: narration.T("script.gaps.rabbitmq"),
 	},
 	{
 		// NATS JetStream consumer: AckWait 30 seconds, MaxDeliver -1
@@ -103,11 +140,14 @@ var brokerProfiles = []BrokerProfile{
 		// Nats-Msg-Id is 2 minutes by default (NATS docs, "Consumers"
 		// and "Streams"). A consumer hands out its pending redeliveries,
 		// in the order they became due, before the stream's next message
-		// (TestNATSRequeuePosition shows it on the server).
+		// (TestNATSRequeuePosition shows it on the server). Past
+		// MaxDeliver the server stops delivering the message and keeps
+		// it in the stream, with a MAX_DELIVERIES advisory (NATS docs,
+		// "Consumers": MaxDeliver); there is no dead-letter queue.
 		Name: "nats", Title: "NATS JetStream",
 		VisibilityTimeout: 30 * time.Second, MaxDeliveries: Unlimited, DedupWindow: 2 * time.Minute,
-		Requeue: RequeueRedeliveries,
-		Gaps:    narration.T("script.gaps.nats"),
+		Requeue: RequeueRedeliveries, PastLimit: PastLimitKeep,
+		Gaps: narration.T("script.gaps.nats"),
 	},
 	{
 		// Apache Kafka consumer group: a consumer that dies is noticed
@@ -115,11 +155,13 @@ var brokerProfiles = []BrokerProfile{
 		// 3.0 (KIP-735); its partitions then restart from the last
 		// committed offset. No dead-letter queue and no delivery limit.
 		// A record read again comes back in offset order, ahead of the
-		// ones after it: a failed record blocks its partition.
+		// ones after it: a failed record blocks its partition. Failing
+		// deletes no record: it stays in the partition until retention
+		// (the model's 100 deliveries stand for "never given up").
 		Name: "kafka", Title: "Apache Kafka (consumer group)",
 		VisibilityTimeout: 45 * time.Second, MaxDeliveries: Unlimited, DedupWindow: 0,
-		Requeue: RequeueFront,
-		Gaps:    narration.T("script.gaps.kafka"),
+		Requeue: RequeueFront, PastLimit: PastLimitKeep,
+		Gaps: narration.T("script.gaps.kafka"),
 	},
 }
 
@@ -133,6 +175,15 @@ func (s *Script) Profile() BrokerProfile {
 	return p
 }
 
+// PastLimitRule is what the broker does with a message past
+// MaxDeliveries: the past-limit: header's choice, or the profile's.
+func (s *Script) PastLimitRule() string {
+	if s.PastLimit != "" {
+		return s.PastLimit
+	}
+	return s.Profile().PastLimit
+}
+
 func brokerProfile(name string) (BrokerProfile, bool) {
 	if name == "" {
 		name = "lab"
@@ -143,6 +194,41 @@ func brokerProfile(name string) (BrokerProfile, bool) {
 		}
 	}
 	return BrokerProfile{}, false
+}
+
+// duplicateStep reads duplicate [OP]: the broker hands out again a
+// message it delivered already (of OP when given), with no failure; only
+// under a profile whose broker does that.
+func (p *parser) duplicateStep(n int, args []string) (Step, error) {
+	st := Step{Verb: VerbDuplicate}
+	if prof := p.s.Profile(); !prof.Duplicates {
+		return st, errf(n, "script.duplicate-profile", prof.Name, duplicatingBrokers())
+	}
+	switch {
+	case len(args) > 1 || len(args) == 1 && strings.Contains(args[0], "="):
+		return st, errf(n, "script.duplicate-arguments", strconv.Quote(strings.Join(args, " ")), usage(VerbDuplicate))
+	case len(args) == 1:
+		st.Op = args[0]
+		if err := checkID(n, "operation id", st.Op); err != nil {
+			return st, err
+		}
+		if !p.anyTenant(st.Op) {
+			return st, errf(n, "script.duplicate-unpublished", st.Op, usage(VerbDuplicate))
+		}
+	}
+	return st, nil
+}
+
+// duplicatingBrokers names the profiles whose broker delivers copies with
+// no failure.
+func duplicatingBrokers() string {
+	var names []string
+	for _, p := range brokerProfiles {
+		if p.Duplicates {
+			names = append(names, p.Name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 func brokerNames() string {

@@ -82,3 +82,52 @@ func TestBrokerProfilesCiteTheirGaps(t *testing.T) {
 		}
 	}
 }
+
+// TestPastLimit: each profile says what its broker does past the
+// delivery limit, and past-limit: overrides it in any order; the
+// canonical form writes it only where it differs from the profile.
+func TestPastLimit(t *testing.T) {
+	for _, tt := range []struct {
+		name, header string
+		rule         string // PastLimitRule
+		canonical    string
+	}{
+		{"no header: the lab's", "", PastLimitDeadLetter, ""},
+		{"sqs: the redrive policy's DLQ", "broker: sqs", PastLimitDeadLetter, "broker: sqs\n"},
+		{"sqs-fifo", "broker: sqs-fifo", PastLimitDeadLetter, "broker: sqs-fifo\n"},
+		// The lab's real RabbitMQ queue has a dead-letter exchange.
+		{"rabbitmq", "broker: rabbitmq", PastLimitDeadLetter, "broker: rabbitmq\n"},
+		{"nats: kept in the stream", "broker: nats", PastLimitKeep, "broker: nats\n"},
+		{"kafka: kept in the partition", "broker: kafka", PastLimitKeep, "broker: kafka\n"},
+		{"a quorum queue without a dead-letter exchange", "broker: rabbitmq\npast-limit: drop", PastLimitDrop, "broker: rabbitmq\npast-limit: drop\n"},
+		{"before broker:", "past-limit: dead-letter\nbroker: nats", PastLimitDeadLetter, "broker: nats\npast-limit: dead-letter\n"},
+		// The profile's own choice is no override: not written.
+		{"the profile's own", "broker: nats\npast-limit: keep", PastLimitKeep, "broker: nats\n"},
+		{"the lab's own", "past-limit: dead-letter", PastLimitDeadLetter, ""},
+		{"the lab's model, dropping", "past-limit: drop", PastLimitDrop, "past-limit: drop\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Parse(tt.header + "\npublish pay-1 amount=100\ndeliver")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.PastLimitRule(); got != tt.rule {
+				t.Errorf("past the limit: %s, want %s", got, tt.rule)
+			}
+			text := s.String()
+			if head, _, _ := strings.Cut(text, "publish"); head != tt.canonical {
+				t.Errorf("canonical header %q, want %q", head, tt.canonical)
+			}
+			if again, err := Parse(text); err != nil || again.String() != text || again.PastLimitRule() != tt.rule {
+				t.Errorf("the canonical form does not read back the same: %v\n%s", err, text)
+			}
+		})
+	}
+	for _, bad := range []string{"past-limit: discard", "past-limit:", "past-limit: Drop"} {
+		_, err := Parse(bad + "\npublish pay-1 amount=100")
+		e, ok := err.(*Error)
+		if !ok || !strings.Contains(e.In("en"), "valid: dead-letter, drop, keep") || !strings.Contains(e.In("ru"), "есть: dead-letter, drop, keep") {
+			t.Errorf("%q: %v, want an error naming the choices in both languages", bad, err)
+		}
+	}
+}

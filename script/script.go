@@ -43,6 +43,11 @@ const (
 	VerbRequest           = "request"
 	VerbRequestConcurrent = "request-concurrent"
 	VerbComplete          = "complete" // the server's completer finishes abandoned keys (api_complete.go)
+	// VerbDuplicate is the broker handing out once more, with no failure,
+	// a message it already delivered (in flight or acked): an SQS standard
+	// queue's at-least-once storage. Only under a profile whose broker
+	// does that (BrokerProfile.Duplicates).
+	VerbDuplicate = "duplicate"
 	// The producer side (producer.go): VerbProduce and VerbRelay.
 )
 
@@ -50,7 +55,7 @@ const (
 func Verbs() []string {
 	return []string{VerbPublish, VerbRetry, VerbChangePayload, VerbDeliver, VerbRedeliver,
 		VerbDeliverConcurrent, VerbDLQReplay, VerbAdvance, VerbGateway, VerbShip, VerbDrain,
-		VerbRequest, VerbRequestConcurrent, VerbComplete, VerbProduce, VerbRelay, VerbDeliverBatch}
+		VerbRequest, VerbRequestConcurrent, VerbComplete, VerbProduce, VerbRelay, VerbDeliverBatch, VerbDuplicate}
 }
 
 // Key modes: how the producer picks the idempotency key of an intent.
@@ -142,6 +147,9 @@ type Script struct {
 	// deduplication window, unless the script's own headers set them.
 	// "": the lab's own model.
 	Broker string
+	// PastLimit (past-limit:) is what the broker does with a message past
+	// MaxDeliveries, one of PastLimits; "": the profile's (PastLimitRule).
+	PastLimit string
 	// API: the script tells the API side (request verbs), run by the API
 	// handlers; otherwise the broker side, run by the message handlers.
 	API bool
@@ -290,6 +298,9 @@ func Parse(src string) (*Script, error) {
 	if !p.set["dedup-window"] {
 		s.DedupWindow = prof.DedupWindow
 	}
+	if s.PastLimit == prof.PastLimit {
+		s.PastLimit = "" // the profile's own: written as the profile
+	}
 	return s, nil
 }
 
@@ -329,7 +340,7 @@ type parser struct {
 }
 
 var headers = []string{"title", "title-ru", "summary", "summary-ru",
-	"max-deliveries", "processing-ttl", "done-ttl", "inbox-retention", "key-ttl", "dedup-window", "visibility-timeout", "broker", "client-retry", "server-capacity", "handlers", "goal"}
+	"max-deliveries", "processing-ttl", "done-ttl", "inbox-retention", "key-ttl", "dedup-window", "visibility-timeout", "broker", "past-limit", "client-retry", "server-capacity", "handlers", "goal"}
 
 func (p *parser) line(n int, line string) error {
 	if strings.ContainsFunc(line, func(r rune) bool { return unicode.IsControl(r) && r != '\t' }) {
@@ -411,6 +422,11 @@ func (p *parser) header(n int, name, value string) error {
 			return errf(n, "script.broker-unknown", strconv.Quote(value), brokerNames())
 		}
 		p.s.Broker = value
+	case "past-limit":
+		if !slices.Contains(PastLimits(), value) {
+			return errf(n, "script.past-limit", strconv.Quote(value), strings.Join(PastLimits(), ", "))
+		}
+		p.s.PastLimit = value
 	case "inbox-retention":
 		if value == "off" {
 			p.s.InboxRetention = 0
@@ -591,6 +607,8 @@ func (p *parser) step(n int, verb string, args []string) (Step, error) {
 				return st, serr
 			}
 		}
+	case VerbDuplicate:
+		return p.duplicateStep(n, args)
 	case VerbRedeliver, VerbDLQReplay, VerbDrain:
 		if len(args) > 0 {
 			return st, errf(n, "script.no-arguments", verb, strconv.Quote(strings.Join(args, " ")))
@@ -654,6 +672,8 @@ func usage(verb string) string {
 		return "relay [crash=after-publish]"
 	case VerbDeliverBatch:
 		return "deliver-batch 3 [commit=after|before] [crash=after-message:2]"
+	case VerbDuplicate:
+		return "duplicate [pay-1] (broker: sqs)"
 	}
 	return verb
 }
@@ -812,7 +832,7 @@ func (st Step) String() string {
 		if st.Tenant != DefaultTenant {
 			b.WriteString(" tenant=" + st.Tenant)
 		}
-	case VerbDeliver:
+	case VerbDeliver, VerbDuplicate:
 		if st.Op != "" {
 			b.WriteString(" " + st.Op)
 		}
@@ -908,6 +928,9 @@ func (s *Script) String() string {
 	}
 	if s.VisibilityTimeout != prof.VisibilityTimeout {
 		header("visibility-timeout", offOr(s.VisibilityTimeout))
+	}
+	if s.PastLimit != prof.PastLimit {
+		header("past-limit", s.PastLimit)
 	}
 	header("client-retry", s.ClientRetry.String())
 	if s.ServerCapacity != 0 {

@@ -43,11 +43,18 @@ type Broker struct {
 	// RequeueAt is where a message that comes back goes: RequeueBack (""
 	// too), RequeueFront or RequeueRedeliveries (script.BrokerProfile.Requeue).
 	RequeueAt string
+	// PastLimit is what happens to a message past MaxDeliveries:
+	// script.PastLimitDrop deletes it (Dropped), anything else puts it in
+	// DLQ, the messages the broker will not deliver again and dlq-replay
+	// publishes again (dead-lettered, or kept in a stream).
+	PastLimit string
 	Ready     []*Message
 	InFlight  []*Message
 	Acked     []*Message
 	DLQ       []*Message
-	offset    int
+	// Dropped are the messages deleted past the limit: gone for good.
+	Dropped []*Message
+	offset  int
 	// now, when set, is the world's clock; leased is when a worker last
 	// took each message: its visibility timeout
 	// (Script.VisibilityTimeout) runs from there.
@@ -77,6 +84,7 @@ type BrokerState struct {
 	InFlight []Message `json:"in_flight"`
 	Acked    []Message `json:"acked"`
 	DLQ      []Message `json:"dlq"`
+	Dropped  []Message `json:"dropped,omitempty"`
 }
 
 func (b *Broker) nextID() string {
@@ -113,6 +121,39 @@ func (b *Broker) TakeAgain(m *Message) int {
 	return m.Deliveries
 }
 
+// Delivered is the message a duplicate step hands out again (of op, when
+// op is not ""): the oldest in flight, whose worker is gone and whose
+// visibility timeout has not run out, or else the last one acked. acked
+// says which; nil when no message (of op) was delivered.
+func (b *Broker) Delivered(op string) (m *Message, acked bool) {
+	of := func(x *Message) bool { return op == "" || x.Op == op }
+	if i := slices.IndexFunc(b.InFlight, of); i >= 0 {
+		return b.InFlight[i], false
+	}
+	for i := len(b.Acked) - 1; i >= 0; i-- {
+		if of(b.Acked[i]) {
+			return b.Acked[i], true
+		}
+	}
+	return nil, false
+}
+
+// Duplicate hands m, delivered already, out once more with no failure, as
+// an SQS standard queue's at-least-once storage does: a server holding a
+// copy missed the receive (m in flight) or the delete (m acked, now in
+// flight again). Its receive count grows and its lease starts anew. It
+// returns the delivery count.
+func (b *Broker) Duplicate(m *Message) int {
+	if i := slices.Index(b.Acked, m); i >= 0 {
+		b.Acked = slices.Delete(b.Acked, i, i+1)
+		b.InFlight = append(b.InFlight, m)
+	}
+	m.Deliveries++
+	m.Redelivered = true
+	b.lease(m)
+	return m.Deliveries
+}
+
 // InFlightHas reports whether m is in flight. Two workers on the same
 // message settle it once: the first ack or nack wins.
 func (b *Broker) InFlightHas(m *Message) bool {
@@ -139,7 +180,11 @@ func (b *Broker) Nack(m *Message) bool {
 
 func (b *Broker) requeue(m *Message) bool {
 	if m.Deliveries >= b.MaxDeliveries {
-		b.DLQ = append(b.DLQ, m)
+		if b.PastLimit == script.PastLimitDrop {
+			b.Dropped = append(b.Dropped, m)
+		} else {
+			b.DLQ = append(b.DLQ, m)
+		}
 		return true
 	}
 	b.putBack(m)
@@ -206,7 +251,11 @@ func (b *Broker) ReplayDLQ() []*Message {
 
 // State copies the queues.
 func (b *Broker) State() BrokerState {
-	return BrokerState{Ready: copyMsgs(b.Ready), InFlight: copyMsgs(b.InFlight), Acked: copyMsgs(b.Acked), DLQ: copyMsgs(b.DLQ)}
+	st := BrokerState{Ready: copyMsgs(b.Ready), InFlight: copyMsgs(b.InFlight), Acked: copyMsgs(b.Acked), DLQ: copyMsgs(b.DLQ)}
+	if len(b.Dropped) > 0 {
+		st.Dropped = copyMsgs(b.Dropped)
+	}
+	return st
 }
 
 func copyMsgs(ms []*Message) []Message {

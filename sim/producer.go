@@ -218,7 +218,7 @@ func (w *world) producerStory() string {
 		out = append(out, fmt.Sprintf("%s/%s credited %d though its order never committed", ik.tenant, ik.op, w.applied[ik]))
 	}
 	sent := map[intentKey]bool{}
-	for _, q := range [][]*Message{w.broker.Ready, w.broker.InFlight, w.broker.Acked, w.broker.DLQ} {
+	for _, q := range [][]*Message{w.broker.Ready, w.broker.InFlight, w.broker.Acked, w.broker.DLQ, w.broker.Dropped} {
 		for _, m := range q {
 			sent[intentKey{m.Tenant, m.Op}] = true
 		}

@@ -741,6 +741,8 @@ func (w *world) do(st script.Step) error {
 				return nil // step returns it
 			}
 		}
+	case script.VerbDuplicate:
+		return w.duplicate(st.Op)
 	case script.VerbDLQReplay:
 		replayed := w.queue.ReplayDLQ()
 		if len(replayed) == 0 {
@@ -759,6 +761,39 @@ func (w *world) do(st script.Step) error {
 	default:
 		return fmt.Errorf("unknown verb %q", st.Verb)
 	}
+	return nil
+}
+
+// duplicate is the duplicate step: the broker hands a message it
+// delivered already (of op, when given) to a worker once more, with no
+// crash, timeout or nack before it (an SQS standard queue's copy). Only
+// the lab's model makes copies: the parser allows the step only under a
+// profile whose broker does, and no real broker the lab runs on is one.
+func (w *world) duplicate(op string) error {
+	if w.queue != Transport(w.broker) {
+		return fmt.Errorf("duplicate: the real broker under this run makes no copies with no failure; only the lab's model under broker: sqs does")
+	}
+	m, acked := w.broker.Delivered(op)
+	switch {
+	case m == nil && op == "":
+		w.note("broker", narration.T("event.broker.duplicate-none"))
+		return nil
+	case m == nil:
+		w.note("broker", narration.T("event.broker.duplicate-none-op", op))
+		return nil
+	}
+	if err := w.allow(1); err != nil {
+		return err
+	}
+	key := "event.broker.duplicate-in-flight"
+	if acked {
+		key = "event.broker.duplicate-acked"
+	}
+	w.note("broker", narration.T(key, m.TransportID))
+	w.broker.Duplicate(m)
+	wk := newWorker(1, m, "")
+	wk.copy = true
+	w.deliver([]*worker{wk})
 	return nil
 }
 
@@ -911,8 +946,15 @@ func (w *world) dedupDrops(m *Message) bool {
 
 func (w *world) brokerMoved(m *Message, dead bool, why string) {
 	if dead {
+		key := "event.broker.dlq"
+		switch w.broker.PastLimit {
+		case script.PastLimitDrop:
+			key = "event.broker.past-limit-drop"
+		case script.PastLimitKeep:
+			key = "event.broker.past-limit-keep"
+		}
 		w.t.add(Event{Actor: "broker", Kind: KindDLQ, Msg: m.TransportID,
-			Note: narration.T("event.broker.dlq", m.TransportID, num(m.Deliveries))})
+			Note: narration.T(key, m.TransportID, num(m.Deliveries))})
 		return
 	}
 	key := "event.broker.requeue-timeout"
@@ -1045,6 +1087,10 @@ type worker struct {
 	// (commits) for the whole batch; err is what its handler returned.
 	batch bool
 	err   error
+	// copy: the worker got a duplicate step's copy; if its handler fails,
+	// the message waits out its visibility timeout, as SQS, which has no
+	// nack, does with a message received and not deleted.
+	copy bool
 
 	// For two workers on PostgreSQL (see block.go). handover is where a
 	// racing worker reports a pause (false) or its end (true); blocked:
@@ -1310,6 +1356,10 @@ func (w *world) settleDelivery(wk *worker, err error, twoPayloads bool, quaranti
 		return
 	case wk.batch:
 		wk.err = err // the batch commits, or seeks back, for all its messages
+		return
+	case wk.copy && err != nil && w.broker.InFlightHas(m):
+		w.t.emit(KindNote, "error: "+err.Error(), "")
+		w.t.say(KindNote, narration.T("event.broker.duplicate-kept", m.TransportID))
 		return
 	case wk.crash == script.CrashBeforeAck && err != nil:
 		w.crashes++

@@ -84,7 +84,7 @@ func defaultHeaders() script.Script {
 func TestVerbsListsEveryVerbOnce(t *testing.T) {
 	want := []string{script.VerbPublish, script.VerbRetry, script.VerbChangePayload, script.VerbDeliver, script.VerbRedeliver,
 		script.VerbDeliverConcurrent, script.VerbDLQReplay, script.VerbAdvance, script.VerbGateway, script.VerbShip, script.VerbDrain,
-		script.VerbRequest, script.VerbRequestConcurrent, script.VerbComplete, script.VerbProduce, script.VerbRelay, script.VerbDeliverBatch}
+		script.VerbRequest, script.VerbRequestConcurrent, script.VerbComplete, script.VerbProduce, script.VerbRelay, script.VerbDeliverBatch, script.VerbDuplicate}
 	if got := script.Verbs(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Verbs() = %v, want %v", got, want)
 	}
@@ -864,17 +864,20 @@ func TestScriptStringRoundTrip(t *testing.T) {
 			t.Fatalf("got %d steps, want 48", len(s.Steps))
 		}
 		api := parseOK(t, allAPIScript)
+		// duplicate reads only under a broker that makes copies.
+		sqs := parseOK(t, "broker: sqs\npublish a amount=1\ndeliver\nduplicate a\n")
 		seen := map[string]bool{}
-		for _, st := range append(s.Steps, api.Steps...) {
+		for _, st := range append(append(s.Steps, api.Steps...), sqs.Steps...) {
 			seen[st.Verb] = true
 		}
 		for _, v := range script.Verbs() {
 			if !seen[v] {
-				t.Errorf("allVerbsScript and allAPIScript lack verb %s", v)
+				t.Errorf("allVerbsScript, allAPIScript and the sqs script lack verb %s", v)
 			}
 		}
 		checkRoundTrip(t, s)
 		checkRoundTrip(t, api)
+		checkRoundTrip(t, sqs)
 		if !api.API || s.API {
 			t.Errorf("API: %v for the API script, %v for the broker's", api.API, s.API)
 		}

@@ -78,8 +78,9 @@ func (w *world) stateKey(final *State) string {
 	k.tag("broker")
 	k.int(int64(b.MaxDeliveries))
 	k.str(b.RequeueAt)
+	k.str(b.PastLimit)
 	k.int(int64(b.offset))
-	for _, q := range [][]*Message{b.Ready, b.InFlight, b.DLQ} {
+	for _, q := range [][]*Message{b.Ready, b.InFlight, b.DLQ, b.Dropped} {
 		k.tag("queue")
 		for _, m := range q {
 			k.str(m.TransportID)

@@ -118,7 +118,7 @@ func (b *Broker) TakeThis(m *Message, deliveries int) bool {
 // ByTransportID finds a message of the book by its transport id, in any
 // queue; nil when the book has none.
 func (b *Broker) ByTransportID(id string) *Message {
-	for _, q := range [][]*Message{b.InFlight, b.Ready, b.DLQ, b.Acked} {
+	for _, q := range [][]*Message{b.InFlight, b.Ready, b.DLQ, b.Acked, b.Dropped} {
 		for _, m := range q {
 			if m.TransportID == id {
 				return m
