@@ -219,3 +219,13 @@ func MatrixCellOf(t *testing.T, body, preset, handler string) (verdict, settled,
 	}
 	return m[1], m[3], html.UnescapeString(m[2])
 }
+
+// CardVerdicts reads each card's handler and verdict from a lab page.
+func CardVerdicts(body string) map[string]string {
+	out := map[string]string{}
+	for _, part := range strings.Split(body, `<article class="card`)[1:] {
+		h := Between(part, `data-handler="`, `"`)
+		out[h] = Between(part, `data-verdict="`, `"`)
+	}
+	return out
+}
