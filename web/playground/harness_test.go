@@ -43,6 +43,10 @@ var (
 	scriptOf       = webtest.ScriptOf
 	noMissingKeys  = webtest.NoMissingKeys
 	matrixCellOf   = webtest.MatrixCellOf
+	cardVerdicts   = webtest.CardVerdicts
+	mustBank       = webtest.MustBank
+	findQuestion   = webtest.FindQuestion
+	answerFor      = webtest.AnswerFor
 )
 
 const fixedNaive = webtest.FixedNaive
@@ -141,4 +145,12 @@ func practiceServer(tb testing.TB) (http.Handler, *testClock) {
 	tb.Helper()
 	h, clock := webtest.PracticeServer(tb)
 	return h, &testClock{clock}
+}
+
+func newTestClock() *testClock { return &testClock{webtest.NewClock()} }
+
+func (v *visitor) answer(id string, form url.Values) (string, response) {
+	v.tb.Helper()
+	loc, r := v.Answer(id, form)
+	return loc, fromWebtest(r)
 }
