@@ -47,7 +47,14 @@ var (
 	mustBank       = webtest.MustBank
 	findQuestion   = webtest.FindQuestion
 	answerFor      = webtest.AnswerFor
+	resultOf       = webtest.ResultOf
+	newRoomServer  = webtest.NewRoomServer
+	openRoom       = webtest.OpenRoom
+	crashBeforeAck = webtest.CrashBeforeAck
+	issuedStudent  = webtest.IssuedStudent
 )
+
+var codePracticeServer = webtest.CodePracticeServer
 
 const fixedNaive = webtest.FixedNaive
 

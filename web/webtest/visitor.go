@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -128,4 +129,29 @@ func (v *Visitor) Profile() string {
 		return c.Value
 	}
 	return ""
+}
+
+// CodePracticeServer is the practice pages with a sandbox (this test
+// binary as its children, see Main).
+func CodePracticeServer(t *testing.T) (http.Handler, *practice.Bank) {
+	t.Helper()
+	bank, store := OpenProgress(t, "")
+	h, err := web.NewServer(web.Config{Practice: store, Bank: bank, Now: NewClock().Now,
+		Sandbox: sandbox.NewRunner([]string{os.Args[0]}, sandbox.Limits{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h, bank
+}
+
+var resultState = regexp.MustCompile(`id="result" data-result="([a-z]+)"`)
+
+// ResultOf is the graded result a practice page shows.
+func ResultOf(tb testing.TB, body string) string {
+	tb.Helper()
+	m := resultState.FindStringSubmatch(body)
+	if m == nil {
+		tb.Fatalf("no graded result on the page\n%s", Excerpt(body))
+	}
+	return m[1]
 }
