@@ -45,11 +45,6 @@ func post(tb testing.TB, h http.Handler, target string, form url.Values) respons
 	return fromWebtest(webtest.Post(tb, h, target, form))
 }
 
-func request(tb testing.TB, h http.Handler, method, target string, form url.Values, headers ...string) response {
-	tb.Helper()
-	return fromWebtest(webtest.Request(tb, h, method, target, form, headers...))
-}
-
 func follow(tb testing.TB, h http.Handler, target string, form url.Values) (string, response) {
 	tb.Helper()
 	loc, r := webtest.Follow(tb, h, target, form)

@@ -35,7 +35,6 @@ var (
 	openRoom       = webtest.OpenRoom
 	crashBeforeAck = webtest.CrashBeforeAck
 	issuedStudent  = webtest.IssuedStudent
-	votes          = webtest.Votes
 )
 
 // labBrowser is webtest.Browser under the names these tests use.

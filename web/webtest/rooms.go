@@ -106,13 +106,3 @@ func from(tb testing.TB, h http.Handler, addr, target string, form url.Values, h
 	h.ServeHTTP(rec, req)
 	return Response{rec.Code, rec.Header(), rec.Body.String()}
 }
-
-// Votes is the open poll of room code, failing the test if there is none.
-func Votes(tb testing.TB, hub *room.Hub, code string) *room.Poll {
-	tb.Helper()
-	st, err := hub.State(code, true)
-	if err != nil || st.Poll == nil {
-		tb.Fatalf("room %s: %v, poll %v", code, err, st.Poll)
-	}
-	return st.Poll
-}
