@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"html"
@@ -11,64 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/idempotency-lab/lab/internal/servers"
 	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sandbox"
 )
-
-// TestMain makes the test binary a sandbox child when the server starts
-// one, as `lab sandbox-child` is the lab's.
-func TestMain(m *testing.M) {
-	if sandbox.IsChild() {
-		os.Exit(sandbox.Child())
-	}
-	code := m.Run()
-	servers.Stop() // the throwaway PostgreSQL and Redis, if a test started them
-	os.Exit(code)
-}
-
-// newCodeServer is a test server with a sandbox: its children are this
-// test binary.
-func newCodeServer(tb testing.TB, lim sandbox.Limits) http.Handler {
-	tb.Helper()
-	h, err := NewServer(Config{Sandbox: sandbox.NewRunner([]string{os.Args[0]}, lim)})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return h
-}
-
-// fixedNaive is the naive handler made safe: a key per tenant and
-// operation, inserted in the credit's transaction.
-const fixedNaive = `package handler
-
-import (
-	"context"
-
-	"github.com/idempotency-lab/lab/handlers"
-)
-
-const Schema = ` + "`CREATE TABLE processed (tenant TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (tenant, key));`" + `
-
-func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
-	tx, err := d.DB.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, "INSERT INTO processed (tenant, key) VALUES (?, ?) ON CONFLICT DO NOTHING", m.Tenant, m.Key)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return nil
-	}
-	if _, err := tx.ExecContext(ctx, "UPDATE accounts SET balance = balance + ? WHERE id = ?", m.Amount, m.Account); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-`
 
 func TestEditorShowsTheStarter(t *testing.T) {
 	r := get(t, newCodeServer(t, sandbox.Limits{}), "/lab?preset=crash-before-ack")
@@ -218,25 +163,6 @@ func TestServerStaysResponsive(t *testing.T) {
 	if counts[422]+counts[503] != 10 || counts[503] == 0 {
 		t.Errorf("statuses %v", counts)
 	}
-}
-
-// cardVerdicts reads each card's handler and verdict from a lab page.
-func cardVerdicts(body string) map[string]string {
-	out := map[string]string{}
-	for _, part := range strings.Split(body, `<article class="card`)[1:] {
-		h := between(part, `data-handler="`, `"`)
-		out[h] = between(part, `data-verdict="`, `"`)
-	}
-	return out
-}
-
-func between(s, start, end string) string {
-	_, after, ok := strings.Cut(s, start)
-	if !ok {
-		return ""
-	}
-	v, _, _ := strings.Cut(after, end)
-	return v
 }
 
 // TestAPIFileInTheLab: a person's API handler file runs on an API story

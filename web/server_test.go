@@ -106,16 +106,6 @@ func cards(body string) map[string]string {
 	return out
 }
 
-var balance = regexp.MustCompile(`id="card-([a-z-]+)"(?s:.*?)data-balance>([^<]*)<`)
-
-func balances(body string) map[string]string {
-	out := map[string]string{}
-	for _, m := range balance.FindAllStringSubmatch(body, -1) {
-		out[m[1]] = m[2]
-	}
-	return out
-}
-
 var idAttr = regexp.MustCompile(`\sid="([^"]+)"`)
 
 var scriptArea = regexp.MustCompile(`(?s)<textarea id="script"[^>]*>(.*?)</textarea>`)

@@ -6,6 +6,7 @@ package classroom_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"testing"
 
 	"github.com/idempotency-lab/lab/web"
@@ -26,6 +27,14 @@ var (
 	newTestServer  = webtest.NewServer
 	cards          = webtest.Cards
 	mustPresets    = webtest.MustPresets
+	excerpt        = webtest.Excerpt
+	balances       = webtest.Balances
+	htmlUnescape   = webtest.HTMLUnescape
+	noMissingKeys  = webtest.NoMissingKeys
+	newRoomServer  = webtest.NewRoomServer
+	openRoom       = webtest.OpenRoom
+	crashBeforeAck = webtest.CrashBeforeAck
+	issuedStudent  = webtest.IssuedStudent
 )
 
 // labBrowser is webtest.Browser under the names these tests use.
@@ -58,4 +67,14 @@ func fromWebtest(r webtest.Response) response { return response{r.Status, r.Head
 func get(tb testing.TB, h http.Handler, target string, headers ...string) response {
 	tb.Helper()
 	return fromWebtest(webtest.Get(tb, h, target, headers...))
+}
+
+func post(tb testing.TB, h http.Handler, target string, form url.Values) response {
+	tb.Helper()
+	return fromWebtest(webtest.Post(tb, h, target, form))
+}
+
+func request(tb testing.TB, h http.Handler, method, target string, form url.Values, headers ...string) response {
+	tb.Helper()
+	return fromWebtest(webtest.Request(tb, h, method, target, form, headers...))
 }

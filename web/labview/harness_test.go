@@ -25,6 +25,8 @@ var (
 	settled       = webtest.Settled
 	newTestServer = webtest.NewServer
 	excerpt       = webtest.Excerpt
+	openRoom      = webtest.OpenRoom
+	cardVerdicts  = webtest.CardVerdicts
 )
 
 func eval[T any](t *testing.T, ctx context.Context, expr string) T {
@@ -66,4 +68,9 @@ func follow(tb testing.TB, h http.Handler, target string, form url.Values) (stri
 	tb.Helper()
 	loc, r := webtest.Follow(tb, h, target, form)
 	return loc, fromWebtest(r)
+}
+
+func getAt(tb testing.TB, h http.Handler, host, target, cookie string) response {
+	tb.Helper()
+	return fromWebtest(webtest.GetAt(tb, h, host, target, cookie))
 }

@@ -40,7 +40,21 @@ var (
 	cards          = webtest.Cards
 	between        = webtest.Between
 	mustPresets    = webtest.MustPresets
+	scriptOf       = webtest.ScriptOf
+	noMissingKeys  = webtest.NoMissingKeys
+	matrixCellOf   = webtest.MatrixCellOf
+	cardVerdicts   = webtest.CardVerdicts
+	mustBank       = webtest.MustBank
+	findQuestion   = webtest.FindQuestion
+	answerFor      = webtest.AnswerFor
+	resultOf       = webtest.ResultOf
+	newRoomServer  = webtest.NewRoomServer
+	openRoom       = webtest.OpenRoom
+	crashBeforeAck = webtest.CrashBeforeAck
+	issuedStudent  = webtest.IssuedStudent
 )
+
+var codePracticeServer = webtest.CodePracticeServer
 
 const fixedNaive = webtest.FixedNaive
 
@@ -99,4 +113,51 @@ func get(tb testing.TB, h http.Handler, target string, headers ...string) respon
 func post(tb testing.TB, h http.Handler, target string, form url.Values) response {
 	tb.Helper()
 	return fromWebtest(webtest.Post(tb, h, target, form))
+}
+
+func request(tb testing.TB, h http.Handler, method, target string, form url.Values, headers ...string) response {
+	tb.Helper()
+	return fromWebtest(webtest.Request(tb, h, method, target, form, headers...))
+}
+
+func follow(tb testing.TB, h http.Handler, target string, form url.Values) (string, response) {
+	tb.Helper()
+	loc, r := webtest.Follow(tb, h, target, form)
+	return loc, fromWebtest(r)
+}
+
+// visitor is webtest.Visitor under the names these tests use.
+type visitor struct {
+	*webtest.Visitor
+	tb testing.TB
+}
+
+func newVisitor(tb testing.TB, h http.Handler) *visitor {
+	return &visitor{webtest.NewVisitor(tb, h), tb}
+}
+
+func (v *visitor) get(target string, headers ...string) response {
+	v.tb.Helper()
+	return fromWebtest(v.Get(target, headers...))
+}
+
+func (v *visitor) post(target string, form url.Values, headers ...string) response {
+	v.tb.Helper()
+	return fromWebtest(v.Post(target, form, headers...))
+}
+
+func (v *visitor) profile() string { return v.Profile() }
+
+func practiceServer(tb testing.TB) (http.Handler, *testClock) {
+	tb.Helper()
+	h, clock := webtest.PracticeServer(tb)
+	return h, &testClock{clock}
+}
+
+func newTestClock() *testClock { return &testClock{webtest.NewClock()} }
+
+func (v *visitor) answer(id string, form url.Values) (string, response) {
+	v.tb.Helper()
+	loc, r := v.Answer(id, form)
+	return loc, fromWebtest(r)
 }

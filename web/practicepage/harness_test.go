@@ -5,6 +5,8 @@ package practicepage_test
 
 import (
 	"context"
+	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -27,6 +29,7 @@ var (
 	findQuestion   = webtest.FindQuestion
 	engineResult   = webtest.EngineResult
 	otherVerdict   = webtest.OtherVerdict
+	excerpt        = webtest.Excerpt
 )
 
 func eval[T any](t *testing.T, ctx context.Context, expr string) T {
@@ -63,3 +66,45 @@ func newPracticeBrowser(t *testing.T) (*browser, *testClock) {
 }
 
 func TestMain(m *testing.M) { webtest.Main(m) }
+
+func newTestClock() *testClock { return &testClock{webtest.NewClock()} }
+
+func newPracticeServer(tb testing.TB, path string, clock *testClock) (http.Handler, func()) {
+	tb.Helper()
+	return webtest.NewPracticeServer(tb, path, clock.Clock)
+}
+
+// response is webtest.Response under the names these tests use.
+type response struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func fromWebtest(r webtest.Response) response { return response{r.Status, r.Header, r.Body} }
+
+// visitor is webtest.Visitor under the names these tests use.
+type visitor struct {
+	*webtest.Visitor
+	tb testing.TB
+}
+
+func newVisitor(tb testing.TB, h http.Handler) *visitor {
+	return &visitor{webtest.NewVisitor(tb, h), tb}
+}
+
+func (v *visitor) get(target string, headers ...string) response {
+	v.tb.Helper()
+	return fromWebtest(v.Get(target, headers...))
+}
+
+func (v *visitor) post(target string, form url.Values, headers ...string) response {
+	v.tb.Helper()
+	return fromWebtest(v.Post(target, form, headers...))
+}
+
+func (v *visitor) answer(id string, form url.Values) (string, response) {
+	v.tb.Helper()
+	loc, r := v.Answer(id, form)
+	return loc, fromWebtest(r)
+}

@@ -2,7 +2,9 @@ package webtest
 
 import (
 	"context"
+	"net/url"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -137,3 +139,72 @@ func (c *Clock) Set(t time.Time) {
 	defer c.mu.Unlock()
 	c.t = t
 }
+
+// Form is a practice answer's form.
+type Form url.Values
+
+// With is the form with k set to v.
+func (f Form) With(k, v string) url.Values {
+	u := url.Values(f)
+	u.Set(k, v)
+	return u
+}
+
+// AnswerFor is a right or a wrong answer to q.
+func AnswerFor(tb testing.TB, q practice.Question, right bool) Form {
+	tb.Helper()
+	f := Form{}
+	switch q.Kind {
+	case practice.KindChoice:
+		if right {
+			f["option"] = q.Correct()
+		} else {
+			f["option"] = []string{WrongOption(q)}
+		}
+	case practice.KindOpen:
+		if right {
+			f["point"] = AllPoints(q)
+		}
+	case practice.KindPredict:
+		res := EngineResult(tb, q)
+		f["balance"] = []string{practice.FormatMoney(res.Settled)}
+		f["verdict"] = []string{string(res.Verdict)}
+		if !right {
+			f["balance"] = []string{practice.FormatMoney(res.Settled + 1)}
+			f["verdict"] = []string{string(OtherVerdict(res.Verdict))}
+		}
+	case practice.KindCode:
+		// The model solution is right (the sandbox grades it); a file
+		// that parses but does not compile is wrong (a file that does
+		// not parse would count nothing).
+		f["code"] = []string{q.Code.Solution()}
+		if !right {
+			f["code"] = []string{NotCompiling}
+		}
+	}
+	return f
+}
+
+// AllPoints ticks every point of an open question.
+func AllPoints(q practice.Question) []string {
+	var out []string
+	for i := range q.Points {
+		out = append(out, strconv.Itoa(i))
+	}
+	return out
+}
+
+// NotCompiling parses (package handler, a Handle of the right shape, no
+// forbidden import) but does not compile: a wrong answer, and a try.
+const NotCompiling = `package handler
+
+import (
+	"context"
+
+	"github.com/idempotency-lab/lab/handlers"
+)
+
+func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
+	return notDefinedAnywhere
+}
+`

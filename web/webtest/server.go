@@ -7,6 +7,7 @@
 package webtest
 
 import (
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -201,4 +202,30 @@ func MustPresets(t *testing.T) []sim.Preset {
 		t.Fatal(err)
 	}
 	return ps
+}
+
+// MatrixCellOf returns the verdict and the settled balance the grid shows
+// for a preset on a handler, and the cell's link.
+func MatrixCellOf(t *testing.T, body, preset, handler string) (verdict, settled, href string) {
+	t.Helper()
+	row := regexp.MustCompile(`(?s)<tr data-preset="` + regexp.QuoteMeta(preset) + `">.*?</tr>`).FindString(body)
+	if row == "" {
+		t.Fatalf("no row for %s", preset)
+	}
+	m := regexp.MustCompile(`(?s)<td class="[^"]*" data-handler="` + regexp.QuoteMeta(handler) +
+		`" data-verdict="([^"]+)">\s*<a href="([^"]+)".*?<span data-settled>([^<]*)</span>`).FindStringSubmatch(row)
+	if m == nil {
+		t.Fatalf("no cell for %s × %s in\n%s", preset, handler, row)
+	}
+	return m[1], m[3], html.UnescapeString(m[2])
+}
+
+// CardVerdicts reads each card's handler and verdict from a lab page.
+func CardVerdicts(body string) map[string]string {
+	out := map[string]string{}
+	for _, part := range strings.Split(body, `<article class="card`)[1:] {
+		h := Between(part, `data-handler="`, `"`)
+		out[h] = Between(part, `data-verdict="`, `"`)
+	}
+	return out
 }

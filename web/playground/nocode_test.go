@@ -1,4 +1,4 @@
-package web
+package playground_test
 
 import (
 	"html"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/web"
 )
 
 // A lab whose machine cannot isolate a child (lab serve's self-test
@@ -17,7 +18,7 @@ import (
 func TestNoIsolationTurnsCodeOff(t *testing.T) {
 	const why = "sandbox: this system cannot isolate a child (mount: operation not permitted)"
 	bank, store := openProgress(t, "")
-	h, err := NewServer(Config{NoCode: why, Practice: store, Bank: bank})
+	h, err := web.NewServer(web.Config{NoCode: why, Practice: store, Bank: bank})
 	if err != nil {
 		t.Fatal(err)
 	}

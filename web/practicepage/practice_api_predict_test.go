@@ -1,4 +1,4 @@
-package web
+package practicepage_test
 
 import (
 	"net/http"

@@ -1,4 +1,4 @@
-package web
+package playground_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/idempotency-lab/lab/internal/servers"
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web"
 )
 
 // TestLabOnRealEngines: a lab started with a real PostgreSQL and Redis
@@ -22,7 +23,7 @@ func TestLabOnRealEngines(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
-	h, err := NewServer(Config{Engine: e})
+	h, err := web.NewServer(web.Config{Engine: e})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestProgressOnPostgresSurvivesARestart(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { store.Close() })
-		h, err := NewServer(Config{Practice: store, Bank: bank, Now: newTestClock().Now})
+		h, err := web.NewServer(web.Config{Practice: store, Bank: bank, Now: newTestClock().Now})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -83,7 +84,7 @@ func TestProgressOnPostgresSurvivesARestart(t *testing.T) {
 	q := findQuestion(t, practice.KindChoice, nil)
 	first.answer(q.ID, url.Values(answerFor(t, q, true)))
 	second := newVisitor(t, open())
-	second.cookies = first.cookies
+	second.Cookies = first.Cookies
 	if r := second.get("/practice"); !strings.Contains(r.body, `id="overall" data-answered="`) || strings.Contains(r.body, `id="overall" data-answered="0"`) {
 		t.Errorf("the second server does not show the answer\n%s", excerpt(r.body))
 	}

@@ -1,4 +1,4 @@
-package web
+package classroom_test
 
 import (
 	"fmt"

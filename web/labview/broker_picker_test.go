@@ -1,4 +1,4 @@
-package web
+package labview_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/idempotency-lab/lab/brokers"
 	"github.com/idempotency-lab/lab/internal/servers"
 	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web"
 	"github.com/idempotency-lab/lab/web/classroom/room"
 )
 
@@ -19,7 +20,7 @@ func newBrokerServer(tb testing.TB) (http.Handler, *brokers.Lazy) {
 	tb.Helper()
 	z := &brokers.Lazy{}
 	tb.Cleanup(func() { z.Close() })
-	h, err := NewServer(Config{Brokers: z.Available(), OpenBroker: z.Open})
+	h, err := web.NewServer(web.Config{Brokers: z.Available(), OpenBroker: z.Open})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func mustAPIPresetName(tb testing.TB) string {
 func TestRoomKeepsBroker(t *testing.T) {
 	z := &brokers.Lazy{}
 	t.Cleanup(func() { z.Close() })
-	h, err := NewServer(Config{Rooms: room.NewHub(room.Config{}), Heartbeat: -1, Brokers: z.Available(), OpenBroker: z.Open})
+	h, err := web.NewServer(web.Config{Rooms: room.NewHub(room.Config{}), Heartbeat: -1, Brokers: z.Available(), OpenBroker: z.Open})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,7 +225,7 @@ func TestBrokerPickerRabbitMQ(t *testing.T) {
 	if err := z.OfferRabbitMQ(context.Background(), url); err != nil {
 		t.Fatal(err)
 	}
-	h, err := NewServer(Config{Brokers: z.Available(), OpenBroker: z.Open})
+	h, err := web.NewServer(web.Config{Brokers: z.Available(), OpenBroker: z.Open})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package web
+package playground_test
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sandbox"
+	"github.com/idempotency-lab/lab/web"
 )
 
 // The attacks of a hostile visitor on the editor, made as the visitor
@@ -38,22 +39,22 @@ func newAttackLab(t *testing.T, lim sandbox.Limits) *attackLab {
 	r := sandbox.NewRunner([]string{os.Args[0]}, lim)
 	if _, err := r.Isolation(); err != nil {
 		if os.Getenv("CI") != "" {
-			t.Fatalf("package web: this CI machine cannot isolate a sandbox child: %v", err)
+			t.Fatalf("package web/playground: this CI machine cannot isolate a sandbox child: %v", err)
 		}
-		t.Skipf("package web: this machine cannot isolate a sandbox child: %v", err)
+		t.Skipf("package web/playground: this machine cannot isolate a sandbox child: %v", err)
 	}
 	dir := t.TempDir()
 	os.Chmod(dir, 0o755) // readable by anyone: only the isolation may stop the child
 	db := filepath.Join(dir, "progress.db")
 	bank, store := openProgress(t, db)
 	os.Chmod(db, 0o666)
-	h, err := NewServer(Config{Practice: store, Bank: bank, Now: newTestClock().Now, Sandbox: r})
+	h, err := web.NewServer(web.Config{Practice: store, Bank: bank, Now: newTestClock().Now, Sandbox: r})
 	if err != nil {
 		t.Fatal(err)
 	}
 	a := &attackLab{h: h, dir: dir, db: db, learner: newVisitor(t, h)}
 	a.answer(t)
-	c := a.learner.cookies["lab_profile"]
+	c := a.learner.Cookies["lab_profile"]
 	if c == nil || c.Value == "" {
 		t.Fatal("the learner has no profile")
 	}

@@ -1,4 +1,4 @@
-package web
+package playground_test
 
 import (
 	"fmt"
