@@ -27,14 +27,18 @@ import (
 // each Run that takes a child (or finds none) starts one in the
 // background for the next request, up to Limits.Warm waiting at once: a
 // Runner keeps as many as its busiest moment asked for. A waiting child
-// uses no CPU (it is blocked in read), only memory. One that dies while
-// waiting is replaced, unless it died within minLife of its start (a
-// child that cannot even start would otherwise be started again and
+// is blocked reading its request: it holds its memory (measured: 32 MB
+// resident, 3.6 MB of it anonymous, the rest the binary's clean pages,
+// shared with every process that runs the binary) and the
+// Go runtime's own timers wake it now and then (measured: 0.2–0.35 ms
+// of CPU a second, which counts towards its RLIMIT_CPU). One that dies
+// while waiting is replaced, unless it died within minLife of its start
+// (a child that cannot even start would otherwise be started again and
 // again; the next request starts its own and says why). One that has
 // waited maxWait is ended, and replaced only if the Runner had a request
 // in that time: an idle Runner ends up with no child at all.
 const (
-	maxWait = 10 * time.Minute
+	maxWait = time.Minute
 	minLife = time.Second
 )
 
