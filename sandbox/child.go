@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -140,7 +139,6 @@ func Child() int {
 		}
 	}
 	interpStderr = panicLines{}
-	ready()
 	var req Request
 	if err := json.NewDecoder(io.LimitReader(os.Stdin, maxRequest)).Decode(&req); err != nil {
 		fmt.Fprintln(os.Stderr, "sandbox: request:", err)
@@ -162,21 +160,6 @@ func Child() int {
 		return 1
 	}
 	return 0
-}
-
-// ready does, before the child reads its request, the work every request
-// starts with and that leaves nothing behind for it: the allowed packages'
-// symbols filtered (Parse and the interpreter read them), an interpreter
-// made and dropped, SQLite's library initialised on an in-memory
-// database opened and closed. A warm child (warm.go) does it while it
-// waits, off its request's time.
-func ready() {
-	packageVars()
-	evaluate("package handler\n")
-	if db, err := sql.Open("sqlite", ":memory:"); err == nil {
-		db.Ping()
-		db.Close()
-	}
 }
 
 // panicLines is the interpreter's stderr in a child: yaegi writes
