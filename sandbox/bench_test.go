@@ -2,9 +2,13 @@ package sandbox_test
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/idempotency-lab/lab/check"
 	"github.com/idempotency-lab/lab/handlers"
@@ -36,6 +40,84 @@ func BenchmarkSubmitAndRun(b *testing.B) {
 		if err != nil || resp.Error != nil {
 			b.Fatal(err, resp)
 		}
+	}
+}
+
+// BenchmarkEditorRun is one editor run (Runner.Run, inbox's file on a
+// preset, isolated as the server isolates it) with a child started for
+// it ("cold", Limits.Warm -1) and with a warm child, started before and
+// waiting, blocked reading its request ("warm"), in turns within one
+// benchmark so that a loaded machine weighs on both alike. It reports
+// the median wall time of a run each way and their ratio, and the
+// median CPU of the child that served it, its start included (the
+// kernel's rusage of reaped children).
+func BenchmarkEditorRun(b *testing.B) {
+	cold := runner(sandbox.Limits{Warm: -1})
+	warm := runner(sandbox.Limits{})
+	defer cold.Close()
+	defer warm.Close()
+	for _, r := range []*sandbox.Runner{cold, warm} {
+		if _, err := r.Isolation(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	req := sandbox.Request{Op: "run", Name: "yours", Code: inboxFile(b), Script: presetSource(b, "crash-before-ack")}
+	run := func(r *sandbox.Runner) (wall, cpu time.Duration) {
+		before := childrenCPU(b)
+		start := time.Now()
+		resp, err := r.Run(context.Background(), req)
+		wall = time.Since(start)
+		if err != nil || resp.Error != nil {
+			b.Fatal(err, resp)
+		}
+		return wall, childrenCPU(b) - before
+	}
+	var coldWall, warmWall, coldCPU, warmCPU []time.Duration
+	b.StopTimer()
+	for range b.N {
+		for _, pid := range sandbox.Waiting(warm) {
+			waitBlocked(pid)
+		}
+		w, c := run(cold)
+		coldWall, coldCPU = append(coldWall, w), append(coldCPU, c)
+		w, c = run(warm)
+		warmWall, warmCPU = append(warmWall, w), append(warmCPU, c)
+	}
+	ms := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2].Microseconds()) / 1000
+	}
+	b.ReportMetric(ms(coldWall), "cold-ms/run")
+	b.ReportMetric(ms(warmWall), "warm-ms/run")
+	b.ReportMetric(ms(warmWall)/ms(coldWall), "warm/cold")
+	b.ReportMetric(ms(coldCPU), "cold-cpu-ms/run")
+	b.ReportMetric(ms(warmCPU), "warm-cpu-ms/run")
+}
+
+// childrenCPU is the CPU of this process's children reaped so far.
+func childrenCPU(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// waitBlocked waits until one of process pid's threads is in read(0): a
+// waiting child has initialised and reads its request.
+func waitBlocked(pid int) {
+	for {
+		ids, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+		if err != nil {
+			return
+		}
+		for _, id := range ids {
+			sc, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/syscall", pid, id.Name()))
+			if err != nil || strings.HasPrefix(string(sc), "0 0x0 ") {
+				return // not ours to read: go on
+			}
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 

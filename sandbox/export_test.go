@@ -20,3 +20,11 @@ func Interpret(src string) (func(name string) (any, error), error) {
 		return v.Interface(), nil
 	}, nil
 }
+
+// Served makes r tell f each child's process id (as this process sees
+// it) as the child gets its request.
+func Served(r *Runner, f func(pid int)) { r.served = f }
+
+// Waiting waits until no child of r is starting and returns the process
+// ids of those waiting for a request, the oldest first.
+func Waiting(r *Runner) []int { return r.warm.settle() }

@@ -1,15 +1,14 @@
 package sandbox
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -28,6 +27,11 @@ type Limits struct {
 	Wall        time.Duration
 	MaxChildren int // children at once; past it Run returns ErrBusy, or a grade waits (default 4)
 	MaxOutput   int // bytes of response a child may write (default 16 MB)
+	// Warm is how many children the Runner keeps started and waiting for
+	// a request, at most one a slot (default MaxChildren): each Run takes
+	// one and starts the next. Negative: none, every child starts when
+	// its request comes.
+	Warm int
 	// Unisolated lets the Runner run a child without isolation where the
 	// system cannot isolate it. Only for one's own files on one's own
 	// machine (lab run --code): a server never sets it.
@@ -50,6 +54,9 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxOutput <= 0 {
 		l.MaxOutput = 16 << 20
 	}
+	if l.Warm == 0 || l.Warm > l.MaxChildren {
+		l.Warm = l.MaxChildren
+	}
 	return l
 }
 
@@ -58,22 +65,36 @@ var ErrBusy = errors.New("sandbox: every child slot is busy")
 
 // Runner starts sandbox children: the lab's own binary with the hidden
 // subcommand sandbox-child (or, in tests, the test binary with
-// LAB_SANDBOX_CHILD=1 set).
+// LAB_SANDBOX_CHILD=1 set). It keeps children started and waiting
+// (Limits.Warm; see warm.go), each for one request: Close ends them.
 type Runner struct {
 	command []string
 	limits  Limits
 	slots   chan struct{}
+	warm    *pool
 
 	isoOnce sync.Once
 	iso     isolation
+
+	served func(pid int) // tests: told each child's process id as it gets its request
 }
 
 // NewRunner makes a Runner that starts command (its program and
 // arguments) for each child.
 func NewRunner(command []string, limits Limits) *Runner {
 	limits = limits.withDefaults()
-	return &Runner{command: command, limits: limits, slots: make(chan struct{}, limits.MaxChildren)}
+	r := &Runner{command: command, limits: limits, slots: make(chan struct{}, limits.MaxChildren),
+		warm: newPool(command, limits)}
+	// A Runner dropped without Close (a test's server) takes its waiting
+	// children with it at the next collection.
+	runtime.AddCleanup(r, (*pool).close, r.warm)
+	return r
 }
+
+// Close ends the children waiting for a request and starts no more; it
+// returns once they are gone. A Run after Close starts its child when
+// its request comes, and a child already running ends with its request.
+func (r *Runner) Close() { r.warm.close() }
 
 // Limits returns the runner's limits, defaults filled in.
 func (r *Runner) Limits() Limits { return r.limits }
@@ -90,6 +111,7 @@ func (r *Runner) Isolation() (string, error) {
 			err := r.selfTest(iso)
 			if err == nil {
 				r.iso = iso
+				r.warm.refill(iso) // the first request's child
 				return
 			}
 			why = append(why, fmt.Sprintf("%s: %v", iso.mode, err))
@@ -115,7 +137,7 @@ func (r *Runner) selfTest(iso isolation) error {
 	os.Chmod(f.Name(), 0o644) // readable by anyone: only the isolation may stop the child
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	resp, err := r.start(ctx, iso, Request{Op: "selftest", Path: f.Name()})
+	resp, err := r.start(ctx, iso, Request{Op: "selftest", Path: f.Name()}, false)
 	if err != nil {
 		return err
 	}
@@ -164,11 +186,14 @@ func (r *Runner) Run(ctx context.Context, req Request) (*Response, error) {
 	case !r.limits.Unisolated:
 		return nil, isoErr
 	}
-	return r.start(ctx, iso, req)
+	return r.start(ctx, iso, req, true)
 }
 
-// start runs one child isolated as iso (not at all when iso.mode is "").
-func (r *Runner) start(ctx context.Context, iso isolation, req Request) (*Response, error) {
+// start runs req in one child isolated as iso (not at all when iso.mode
+// is ""): a waiting child when there is one isolated so and warm is set
+// (Run; the self-test never takes one), else one started now. Either way
+// the child reads req, its only request, and ends.
+func (r *Runner) start(ctx context.Context, iso isolation, req Request, warm bool) (*Response, error) {
 	req.Memory = r.limits.Memory
 	cpu := int((r.limits.Timeout + time.Second - 1) / time.Second)
 	req.CPU = cpu
@@ -176,71 +201,46 @@ func (r *Runner) start(ctx context.Context, iso isolation, req Request) (*Respon
 	if err != nil {
 		return nil, err
 	}
+	var c *child
+	if warm {
+		c = r.warm.take(iso.mode)
+		r.warm.refill(iso) // the child for the next request, started now
+	}
+	if c == nil {
+		if c, err = startChild(r.command, r.limits.MaxOutput, iso); err != nil {
+			return nil, err
+		}
+	}
+	if r.served != nil {
+		r.served(c.cmd.Process.Pid)
+	}
 	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, r.limits.Wall)
 	defer cancel()
-	notesR, notesW, err := os.Pipe()
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: %w", err)
-	}
-	defer notesR.Close()
-	stdout := &capped{max: r.limits.MaxOutput}
-	cmd := exec.Command(r.command[0], r.command[1:]...)
-	// GOGC=off: no collection while the binary's packages initialise
-	// (the web's highlighter alone allocates megabytes the child never
-	// uses), several milliseconds of a child's CPU; Child turns the
-	// collector back on before it reads the request (#30).
-	cmd.Env = []string{"LAB_SANDBOX_CHILD=1", "GOMAXPROCS=1", "GOTRACEBACK=single", "GOGC=off"}
-	if iso.mode != "" {
-		cmd.Env = append(cmd.Env, isolateEnv+"="+iso.mode)
-		cmd.SysProcAttr = iso.attr()
-	} else {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	}
-	cmd.Stdin, cmd.Stdout = bytes.NewReader(in), stdout // stderr: what the handler prints, read by nobody
-	cmd.ExtraFiles = []*os.File{notesW}
-	err = spawn(cmd.Start)
-	notesW.Close()
-	if err != nil {
-		return nil, fmt.Errorf("sandbox: start: %w", err)
-	}
-	var read []note
-	noted := make(chan struct{})
 	go func() {
-		defer close(noted)
-		sc := bufio.NewScanner(io.LimitReader(notesR, 1<<20))
-		for sc.Scan() {
-			var n note
-			if json.Unmarshal(sc.Bytes(), &n) == nil && len(read) < 1000 {
-				read = append(read, n)
-			}
-		}
-		io.Copy(io.Discard, notesR) // past the limit: let the child go on writing
+		c.stdin.Write(in) // a child that died first gets nothing: its end says why
+		c.stdin.Close()
 	}()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var waitErr error
 	select {
-	case waitErr = <-done:
+	case <-c.done:
 	case <-ctx.Done():
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		<-done
-		<-noted
+		c.kill()
+		<-c.noted
 		if parent.Err() == nil { // the child's own time ran out
 			return nil, errf(0, "sandbox.wall", r.limits.Wall)
 		}
 		return nil, parent.Err()
 	}
-	syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // any process it left behind
-	<-noted
-	if stdout.over {
+	syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL) // any process it left behind
+	<-c.noted
+	if c.stdout.over {
 		return nil, errf(0, "sandbox.output", r.limits.MaxOutput>>20)
 	}
-	if waitErr != nil {
-		return nil, r.failure(waitErr, cmd.ProcessState, read, cpu)
+	if c.err != nil {
+		return nil, r.failure(c.err, c.cmd.ProcessState, c.notes, cpu)
 	}
 	var resp Response
-	if err := json.Unmarshal(stdout.Bytes(), &resp); err != nil {
+	if err := json.Unmarshal(c.stdout.Bytes(), &resp); err != nil {
 		return nil, fmt.Errorf("sandbox: response: %w", err)
 	}
 	return &resp, nil

@@ -80,7 +80,9 @@ func countedSandbox(t *testing.T) (*sandbox.Runner, func() int) {
 		}
 		return bytes.Count(b, []byte("\n"))
 	}
-	return sandbox.NewRunner([]string{script}, sandbox.Limits{}), children
+	// No child waits ahead (Warm -1): each starts with its request, so the
+	// count moves only when a file runs.
+	return sandbox.NewRunner([]string{script}, sandbox.Limits{Warm: -1}), children
 }
 
 // crossSiteServer is the whole lab with a counted sandbox and a progress

@@ -2,7 +2,12 @@
 // starts `BIN sandbox-child` for each binary given, in turns, and prints
 // the median user+system CPU (the kernel's rusage) of a run (inbox's
 // handler file on the crash-before-ack preset) and of a start (an empty
-// request: the child initialises, fails to read it and exits). Turns, and
+// request: the child initialises, fails to read it and exits). A run is
+// split too, as a Runner's warm children split it: the child is left to
+// start until it is blocked reading its request (a thread in read(0),
+// from /proc), its CPU so far read then (the sum of its threads'
+// /proc/PID/task/TID/schedstat), and the request written after; "waiting"
+// is what it spent before, "after" the rest, the run's own. Turns, and
 // CPU rather than wall time, keep a loaded machine's noise out of the
 // comparison.
 //
@@ -21,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -44,20 +50,25 @@ func main() {
 	}
 	runs := make([][]time.Duration, flag.NArg())
 	starts := make([][]time.Duration, flag.NArg())
+	waits := make([][]time.Duration, flag.NArg())
+	afters := make([][]time.Duration, flag.NArg())
 	for range *n {
 		for i, arg := range flag.Args() {
-			r, err := cpu(arg, req)
+			r, w, err := cpu(arg, req)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, "childcpu:", err)
 				os.Exit(1)
 			}
-			s, _ := cpu(arg, nil) // an empty request fails on purpose
+			s, _, _ := cpu(arg, nil) // an empty request fails on purpose
 			runs[i] = append(runs[i], r)
 			starts[i] = append(starts[i], s)
+			waits[i] = append(waits[i], w)
+			afters[i] = append(afters[i], r-w)
 		}
 	}
 	for i, arg := range flag.Args() {
-		fmt.Printf("%s\n  run:   %s\n  start: %s\n", arg, summary(runs[i]), summary(starts[i]))
+		fmt.Printf("%s\n  run:     %s\n  waiting: %s\n  after:   %s\n  start:   %s\n",
+			arg, summary(runs[i]), summary(waits[i]), summary(afters[i]), summary(starts[i]))
 	}
 }
 
@@ -79,30 +90,73 @@ func request(code, preset string) ([]byte, error) {
 }
 
 // cpu runs one unisolated child with the runner's environment and returns
-// its CPU time; an error when a request (not an empty one) fails.
-func cpu(arg string, req []byte) (time.Duration, error) {
+// its CPU time, and what of it the child spent before its request came
+// (req nil: an empty request, written at once); an error when a request
+// (not an empty one) fails.
+func cpu(arg string, req []byte) (total, waiting time.Duration, err error) {
 	parts := strings.Split(arg, ",")
 	cmd := exec.Command(parts[0], "sandbox-child")
 	cmd.Env = append([]string{"LAB_SANDBOX_CHILD=1", "GOMAXPROCS=1", "GOTRACEBACK=single"}, parts[1:]...)
-	cmd.Stdin = bytes.NewReader(req)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return 0, 0, err
+	}
 	notesR, notesW, err := os.Pipe()
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer notesR.Close()
 	cmd.ExtraFiles = []*os.File{notesW}
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	go io.Copy(io.Discard, notesR)
-	err = cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return 0, 0, err
+	}
 	notesW.Close()
+	if req != nil {
+		waiting = blocked(cmd.Process.Pid)
+	}
+	in.Write(req)
+	in.Close()
+	err = cmd.Wait()
 	if cmd.ProcessState == nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if req != nil && (err != nil || !bytes.Contains(out.Bytes(), []byte(`"verdict":"ok"`))) {
-		return 0, fmt.Errorf("%s: the run failed (%v): %.200s", parts[0], err, out.String())
+		return 0, 0, fmt.Errorf("%s: the run failed (%v): %.200s", parts[0], err, out.String())
 	}
-	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+	return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), waiting, nil
+}
+
+// blocked waits until one of process pid's threads is in read(0), as a
+// child waiting for its request is, and returns the CPU its threads have
+// used, from the scheduler's own count (nanoseconds).
+func blocked(pid int) time.Duration {
+	tasks := fmt.Sprintf("/proc/%d/task", pid)
+	for {
+		ids, err := os.ReadDir(tasks)
+		if err != nil {
+			return 0 // it has ended
+		}
+		reading := false
+		var used time.Duration
+		for _, id := range ids {
+			sc, _ := os.ReadFile(tasks + "/" + id.Name() + "/syscall")
+			if strings.HasPrefix(string(sc), "0 0x0 ") {
+				reading = true
+			}
+			st, _ := os.ReadFile(tasks + "/" + id.Name() + "/schedstat")
+			if f := strings.Fields(string(st)); len(f) > 0 {
+				ns, _ := strconv.ParseInt(f[0], 10, 64)
+				used += time.Duration(ns)
+			}
+		}
+		if reading {
+			return used
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 func summary(d []time.Duration) string {
