@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/idempotency-lab/lab/handlers"
+	"github.com/idempotency-lab/lab/narration"
 	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
@@ -84,7 +85,6 @@ func (r Report) Redelivery(lang string) string {
 	if len(r.Visibility) == 0 {
 		return ""
 	}
-	ru := lang == "ru"
 	var after []string
 	atOnce := false
 	for _, d := range r.Visibility {
@@ -94,25 +94,13 @@ func (r Report) Redelivery(lang string) string {
 		}
 		after = append(after, script.FormatDuration(d))
 	}
-	list := func(or string) string {
-		if len(after) < 2 {
-			return strings.Join(after, "")
-		}
-		return strings.Join(after[:len(after)-1], ", ") + or + after[len(after)-1]
-	}
 	switch {
-	case len(after) == 0 && ru:
-		return "повторная доставка сразу: после падения или таймаута сообщение выдаётся снова без паузы (заголовка visibility-timeout: нет)"
 	case len(after) == 0:
-		return "redelivery at once: after a crash or a timeout a message is handed out again with no time passing (no visibility-timeout: header)"
-	case atOnce && ru:
-		return "повторная доставка сразу, а также после visibility timeout " + list(" или ") + ": часы идут вперёд, пока не истечёт аренда сообщения"
+		return narration.T("check.redelivery.at-once").In(lang)
 	case atOnce:
-		return "redelivery at once, and after a visibility timeout of " + list(" or ") + ": the clock moves on until the message's lease runs out"
-	case ru:
-		return "повторная доставка после visibility timeout " + list(" или ") + ": часы идут вперёд, пока не истечёт аренда сообщения (явный nack — сразу)"
+		return narration.T("check.redelivery.also-after", after...).In(lang)
 	}
-	return "redelivery after a visibility timeout of " + list(" or ") + ": the clock moves on until the message's lease runs out (an explicit nack at once)"
+	return narration.T("check.redelivery.after", after...).In(lang)
 }
 
 // ReplayError is a story the search found whose replay, by the path lab

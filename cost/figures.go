@@ -3,6 +3,8 @@ package cost
 import (
 	"fmt"
 	"strconv"
+
+	"github.com/idempotency-lab/lab/narration"
 )
 
 // Figure is one chart, ready to show: an id, its SVG, and its title.
@@ -12,27 +14,9 @@ type Figure struct {
 	SVG   string
 }
 
-// words are a figure's words in English and Russian.
-var words = map[string][2]string{
-	"speed":     {"Messages per second (this machine, this run)", "Сообщений в секунду (эта машина, этот прогон)"},
-	"calls":     {"Calls per message: SQL statements + Redis commands", "Обращений на сообщение: SQL-запросы + команды Redis"},
-	"storage":   {"Bytes stored per message (tables and indexes)", "Байт хранения на сообщение (таблицы и индексы)"},
-	"p99":       {"p99 time per message, ms", "p99 времени на сообщение, мс"},
-	"sql":       {"SQL statements per message", "SQL-запросов на сообщение"},
-	"redis":     {"Redis commands per message", "Команд Redis на сообщение"},
-	"keysize":   {"Index bytes per row, by key", "Байт индекса на строку, по виду ключа"},
-	"keyfill":   {"Leaf pages filled, by key", "Заполненность листовых страниц, по виду ключа"},
-	"keyrate":   {"Inserts per second, by key", "Вставок в секунду, по виду ключа"},
-	"retention": {"Inbox rows, hour by hour, by retention window", "Строк в inbox по часам, по окну хранения"},
-	"hours":     {"hours", "часы"},
-	"none":      {"no job", "без очистки"},
-}
-
+// word is a chart's word in lang: narration's cost.KEY.
 func word(key, lang string) string {
-	if lang == "ru" {
-		return words[key][1]
-	}
-	return words[key][0]
+	return narration.T("cost." + key).In(lang)
 }
 
 // HandlerFigures are the bench's charts: speed, calls, storage and p99

@@ -115,5 +115,5 @@ func DiagramLabel(source, lang string) string {
 			}
 		}
 	}
-	return msg(lang, "Diagram", "Диаграмма")
+	return say(lang, "lessons.diagram")
 }

@@ -124,10 +124,8 @@ func sourceAction(w util.BufWriter, l *EditorLink, lang string) {
 	esc := html.EscapeString
 	_, _ = w.WriteString(fmt.Sprintf(`<p class="source-action"><a class="try-it open-editor" href="%s" data-handler="%s" data-preset="%s">%s</a> <span class="source-action-note">%s</span></p>`+"\n",
 		esc(l.URL), esc(l.Handler), esc(l.Preset),
-		msg(lang, "Open in the editor", "Открыть в редакторе"),
-		fmt.Sprintf(msg(lang, "the lab on the scenario %s, with this handler as a file you can change and run",
-			"лаборатория на сценарии %s, а этот обработчик — файлом, который можно менять и запускать"),
-			`<code>`+esc(l.Preset)+`</code>`)))
+		say(lang, "lessons.editor.open"),
+		say(lang, "lessons.editor.note", `<code>`+esc(l.Preset)+`</code>`)))
 }
 
 // builtinEditor is the handler files the editor opens: the built-in

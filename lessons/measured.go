@@ -3,6 +3,7 @@ package lessons
 import (
 	"fmt"
 	"html"
+	"strconv"
 	"strings"
 
 	"github.com/yuin/goldmark/ast"
@@ -75,12 +76,7 @@ func measuredFigure(lines []fenceLine, fence int, lang string, e *errList) (*mea
 	for _, fig := range figs {
 		if fig.ID == f[0] {
 			mach := m.Handlers.Machine
-			caption := fmt.Sprintf("Measured %s on %s/%s, %d CPUs, %s; engine %s. %s",
-				ref.Date, mach.OS, mach.Arch, mach.CPUs, mach.Go, engine, ref.Note)
-			if lang == "ru" {
-				caption = fmt.Sprintf("Измерено %s на %s/%s, CPU: %d, %s; движок %s. Машина общая и шумная: времена сравнивайте как отношения внутри одного прогона; счётчики (обращения, транзакции, строки) точны и от машины не зависят. Байты считаются целыми страницами и в PostgreSQL зависят от того, когда прошёл vacuum: тогда у таблицы появляются карта свободного места (24 КБ) и карта видимости (8 КБ), а мёртвые строки остаются до его прихода.",
-					ref.Date, mach.OS, mach.Arch, mach.CPUs, mach.Go, engine)
-			}
+			caption := say(lang, "lessons.measured.caption", ref.Date, mach.OS, mach.Arch, strconv.Itoa(mach.CPUs), mach.Go, engine, ref.Note)
 			return &measuredBlock{fig: fig, caption: caption}, true
 		}
 		ids = append(ids, fig.ID)

@@ -98,9 +98,6 @@ func (r *fenceRenderer) plan(w util.BufWriter, _ []byte, node ast.Node, entering
 	if err := highlight.WriteHTML(w, highlight.Plain(cost.PlanText(n.plans)), highlight.Options{}); err != nil {
 		return ast.WalkStop, err
 	}
-	fmt.Fprintf(w, "<figcaption>%s</figcaption>\n</figure>\n", esc(fmt.Sprintf(msg(n.lang,
-		"How SQLite runs each statement %s makes for a message, in its own words (EXPLAIN QUERY PLAN), asked by the lab when it loads the course. SCAN reads every row of the table; SEARCH … USING INDEX goes down the index to the rows it needs. An INSERT of values reads no table and has no plan.",
-		"Как SQLite выполняет каждый запрос, который %s делает на одно сообщение, — её собственными словами (EXPLAIN QUERY PLAN); лаборатория спрашивает её при загрузке курса. SCAN читает все строки таблицы; SEARCH … USING INDEX спускается по индексу к нужным строкам. INSERT со значениями не читает таблиц, и плана у него нет."),
-		n.handler)))
+	fmt.Fprintf(w, "<figcaption>%s</figcaption>\n</figure>\n", esc(say(n.lang, "lessons.plan.caption", n.handler)))
 	return ast.WalkContinue, nil
 }

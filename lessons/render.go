@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/idempotency-lab/lab/internal/highlight"
+	"github.com/idempotency-lab/lab/narration"
 	"github.com/idempotency-lab/lab/script"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
@@ -237,7 +238,7 @@ func (b *builder) render(l *Lesson, body []byte, bodyLine int, e *errList) {
 		}
 		a := ast.NewLink()
 		a.Destination = []byte("#" + id)
-		a.Title = []byte(msg(l.Lang, "Link to this section", "Ссылка на этот раздел"))
+		a.Title = []byte(say(l.Lang, "lessons.anchor-title"))
 		a.SetAttributeString("class", []byte("anchor"))
 		a.AppendChild(a, ast.NewString([]byte("#")))
 		h.AppendChild(h, ast.NewString([]byte(" ")))
@@ -298,7 +299,12 @@ func plainText(n ast.Node, source []byte) string {
 	return strings.TrimSpace(sb.String())
 }
 
-// msg picks the English or the Russian text.
+// say is the lessons' own message key (narration's lessons.*) with its
+// arguments, in lang.
+func say(lang, key string, args ...string) string { return narration.T(key, args...).In(lang) }
+
+// msg picks the English or the Russian text of a lesson's own data (a
+// script's title).
 func msg(lang, en, ru string) string {
 	if lang == Russian {
 		return ru
@@ -464,7 +470,7 @@ func (r *fenceRenderer) claim(w util.BufWriter, _ []byte, node ast.Node, enterin
 		class = "claim claim-api"
 	}
 	fmt.Fprintf(w, `<aside class="%s" data-preset="%s">`+"\n", class, esc(c.Preset))
-	fmt.Fprintf(w, `<p class="claim-head"><span class="claim-label">%s</span> `, msg(lang, "Scenario", "Сценарий"))
+	fmt.Fprintf(w, `<p class="claim-head"><span class="claim-label">%s</span> `, say(lang, "lessons.claim.scenario"))
 	if n.script != nil {
 		if title := msg(lang, n.script.Title, n.script.TitleRU); title != "" {
 			fmt.Fprintf(w, `<span class="claim-title">%s</span> `, esc(title))
@@ -472,10 +478,10 @@ func (r *fenceRenderer) claim(w util.BufWriter, _ []byte, node ast.Node, enterin
 	}
 	fmt.Fprintf(w, `<code class="claim-preset">%s</code>`, esc(c.Preset))
 	if c.Engine == "real" {
-		fmt.Fprintf(w, ` <span class="claim-engine">%s</span>`, msg(lang, "on PostgreSQL + Redis", "на PostgreSQL + Redis"))
+		fmt.Fprintf(w, ` <span class="claim-engine">%s</span>`, say(lang, "lessons.claim.real"))
 	}
 	if c.Broker != "" {
-		fmt.Fprintf(w, ` <span class="claim-broker">%s %s</span>`, msg(lang, "on", "на"), esc(BrokerName(c.Broker)))
+		fmt.Fprintf(w, ` <span class="claim-broker">%s %s</span>`, say(lang, "lessons.claim.on"), esc(BrokerName(c.Broker)))
 	}
 	_, _ = w.WriteString("</p>\n")
 	_, _ = w.WriteString(`<ul class="claim-verdicts">` + "\n")
@@ -498,37 +504,30 @@ func (r *fenceRenderer) claim(w util.BufWriter, _ []byte, node ast.Node, enterin
 		// The lab runs the API side's presets too; the box also names
 		// the live endpoint to try, and the command that runs it.
 		fmt.Fprintf(w, `<p class="claim-action"><a class="try-it" href="%s">%s</a> <a class="try-it" href="%s">%s</a></p>`+"\n",
-			esc(try), msg(lang, "Try it in the lab", "Попробовать в лаборатории"),
-			TryAPIURL, msg(lang, "Try the live API", "Попробовать живой API"))
+			esc(try), say(lang, "lessons.claim.try"),
+			TryAPIURL, say(lang, "lessons.claim.try-api"))
 		fmt.Fprintf(w, `<p class="claim-note">%s <code>%s</code></p>`+"\n",
-			msg(lang, "The course's tests run this scenario and check these verdicts. In a terminal:",
-				"Тесты курса прогоняют этот сценарий и сверяют вердикты. В терминале:"),
+			say(lang, "lessons.claim.note-api"),
 			esc(RunCommand(c)))
 		_, _ = w.WriteString("</aside>\n")
 		return ast.WalkContinue, nil
 	}
 	fmt.Fprintf(w, `<p class="claim-action"><a class="try-it" href="%s">%s</a></p>`+"\n",
-		esc(try), msg(lang, "Try it in the lab", "Попробовать в лаборатории"))
-	note := msg(lang, "The course's tests run this scenario and check these verdicts.",
-		"Тесты курса прогоняют этот сценарий и сверяют вердикты.")
+		esc(try), say(lang, "lessons.claim.try"))
+	note := say(lang, "lessons.claim.note")
 	if c.Engine == "real" {
-		note = msg(lang, "The course's tests run this scenario on a real PostgreSQL and Redis and check these verdicts; the lab runs it there when its server has them (the engine switch).",
-			"Тесты курса прогоняют этот сценарий на настоящих PostgreSQL и Redis и сверяют вердикты; лаборатория запускает его там, если они есть у её сервера (переключатель движка).")
+		note = say(lang, "lessons.claim.note-real")
 	}
 	switch c.Broker {
 	case "nats":
-		note = msg(lang, "The course's tests run this scenario on a real NATS JetStream server (nats-server, in the lab's own process) and under the lab model's NATS JetStream profile, and check these verdicts on both.",
-			"Тесты курса прогоняют этот сценарий на настоящем сервере NATS JetStream (nats-server в процессе лаборатории) и в модели лаборатории с профилем NATS JetStream и сверяют вердикты в обоих.")
+		note = say(lang, "lessons.claim.note-nats")
 	case "kafka":
-		note = msg(lang, "The course's tests run this scenario on franz-go's Kafka cluster in the lab's own process (kfake: Kafka's protocol and group offsets, not Apache Kafka itself) and under the lab model's Kafka profile, and check these verdicts on both.",
-			"Тесты курса прогоняют этот сценарий на кластере Kafka из franz-go в процессе лаборатории (kfake: протокол Kafka и смещения групп, но не сам Apache Kafka) и в модели лаборатории с профилем Kafka и сверяют вердикты в обоих.")
+		note = say(lang, "lessons.claim.note-kafka")
 	case "rabbitmq":
-		note = msg(lang, "The course's tests run this scenario on a real RabbitMQ server (a quorum queue, through amqp091-go) and under the lab model's RabbitMQ profile, and check these verdicts on both; the lab runs it on RabbitMQ when its server was given one.",
-			"Тесты курса прогоняют этот сценарий на настоящем сервере RabbitMQ (quorum-очередь, через amqp091-go) и в модели лаборатории с профилем RabbitMQ и сверяют вердикты в обоих; лаборатория запускает его на RabbitMQ, если её серверу его дали.")
+		note = say(lang, "lessons.claim.note-rabbitmq")
 	case "":
 	default:
-		note = fmt.Sprintf(msg(lang, "The course's tests run this scenario under the lab model's %[1]s profile (its redelivery, delivery limit and dedup window) and check these verdicts.",
-			"Тесты курса прогоняют этот сценарий в модели лаборатории с профилем %[1]s (его повторная доставка, предел доставок и окно дедупликации) и сверяют вердикты."), esc(BrokerName(c.Broker)))
+		note = say(lang, "lessons.claim.note-profile", esc(BrokerName(c.Broker)))
 	}
 	fmt.Fprintf(w, `<p class="claim-note">%s</p>`+"\n", note)
 	_, _ = w.WriteString("</aside>\n")
@@ -546,8 +545,7 @@ func (r *fenceRenderer) source(w util.BufWriter, _ []byte, node ast.Node, enteri
 	fmt.Fprintf(w, `<figcaption class="source-caption"><code class="source-file">handlers/%s</code>`, esc(s.file))
 	if len(s.marks) > 0 {
 		fmt.Fprintf(w, ` <span class="source-note">%s</span>`,
-			msg(n.lang, "highlighted: where the lab can stop the worker",
-				"подсвечено: где лаборатория может остановить воркер"))
+			say(n.lang, "lessons.source.marks"))
 	}
 	_, _ = w.WriteString("</figcaption>\n")
 	opts := highlight.Options{LineNumbers: true, First: s.first, Marks: s.marks}

@@ -31,6 +31,10 @@ func init() {
 		// event.broker.deliver: id, worker, key, account, amount, delivery, redelivered (true or false).
 		"event.broker.deliver": msg("%s to %s: key %s, %s +%s (delivery %s, redelivered=%s)",
 			"%s для %s: ключ %s, %s +%s (доставка %s, redelivered=%s)"),
+		// event.broker.deliver.arrow: the same, without the worker, which
+		// the timeline's arrow points to (web/labview/timeline).
+		"event.broker.deliver.arrow": msg("%[1]s: key %[3]s, %[4]s +%[5]s (delivery %[6]s, redelivered=%[7]s)",
+			"%[1]s: ключ %[3]s, %[4]s +%[5]s (доставка %[6]s, redelivered=%[7]s)"),
 		"event.broker.dlq": msg("%s delivered %s times without an ack: moved to the dead-letter queue",
 			"%s доставлено %s раз без ack: перемещено в очередь недоставленных сообщений (DLQ)"),
 		"event.broker.past-limit-drop": msg("%s delivered %s times without an ack: deleted (past-limit: drop), nothing can bring it back",
@@ -175,16 +179,13 @@ func init() {
 		// while the first is in progress (else ""), the Idempotency-Key
 		// header ("" for none), the body.
 		"event.api.request": fn(func(lang string, a []string) string {
-			again, header := "", a[3]
-			if a[2] != "" {
-				again = pick(lang, " (a second copy, while the first is still in progress)", " (вторая копия, пока первая ещё обрабатывается)")
-			}
-			if header == "" {
-				header = pick(lang, "no Idempotency-Key", "без Idempotency-Key")
-			} else {
-				header = "Idempotency-Key: " + header
-			}
-			return fmt.Sprintf(pick(lang, "%s to %s%s: POST /payments, %s, %s", "%s для %s%s: POST /payments, %s, %s"), a[0], a[1], again, header, a[4])
+			return request(lang, a, true)
+		}),
+		// event.api.request.arrow: the same, without the server, which the
+		// timeline's arrow points to (web/labview/timeline); a second copy
+		// keeps it, the words on the copy following it.
+		"event.api.request.arrow": fn(func(lang string, a []string) string {
+			return request(lang, a, a[2] != "")
 		}),
 		"event.api.died":  msg("%s: no answer, the server died: for the client the request timed out", "%s: ответа нет, сервер упал: для клиента запрос завершился по таймауту"),
 		"event.api.lost":  msg("%s: the answer never reaches the client: for it, the request timed out", "%s: ответ не доходит до клиента: для него запрос завершился по таймауту"),
@@ -241,6 +242,24 @@ func init() {
 		// What ends a text the trace cut: the count of bytes cut.
 		"trace.cut": msg("… %s more bytes", "… ещё %s байт"),
 	})
+}
+
+// request writes event.api.request's arguments, the server it goes to
+// with to.
+func request(lang string, a []string, to bool) string {
+	target, again, header := "", "", a[3]
+	if to {
+		target = pick(lang, " to ", " для ") + a[1]
+	}
+	if a[2] != "" {
+		again = pick(lang, " (a second copy, while the first is still in progress)", " (вторая копия, пока первая ещё обрабатывается)")
+	}
+	if header == "" {
+		header = pick(lang, "no Idempotency-Key", "без Idempotency-Key")
+	} else {
+		header = "Idempotency-Key: " + header
+	}
+	return fmt.Sprintf("%s%s%s: POST /payments, %s, %s", a[0], target, again, header, a[4])
 }
 
 // pick is en, or ru in Russian.

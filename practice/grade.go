@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/idempotency-lab/lab/narration"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -286,15 +287,7 @@ func parseVerdict(s string, choices []sim.Verdict) (sim.Verdict, error) {
 
 // PredictHint tells the person how to answer a predict exercise; the page
 // shows it next to every exercise's prompt.
-func PredictHint() Text {
-	return Text{
-		EN: "Predict the balance after the run settles: when the script ends, the lab brings the gateway back up, " +
-			"redelivers unacked messages and drains the queue. Give it in major units, e.g. 200.00 " +
-			"(the script writes amounts in minor units: amount=10000 is 100.00). " +
-			"For two accounts, give the total. Then pick the verdict.",
-		RU: "Предскажите итоговый баланс: когда сценарий закончится, лаборатория доводит прогон до конца — поднимает шлюз, " +
-			"повторно доставляет неподтверждённые сообщения и разбирает очередь. Укажите баланс в основных единицах, " +
-			"например 200.00 (в сценарии суммы записаны в минимальных единицах: amount=10000 — это 100.00). " +
-			"Если счетов два, укажите сумму по ним. Затем выберите вердикт.",
-	}
-}
+func PredictHint() Text { return textOf(narration.T("practice.predict-hint")) }
+
+// textOf is a message of package narration as a Text, in both languages.
+func textOf(t narration.Text) Text { return Text{EN: t.In("en"), RU: t.In("ru")} }

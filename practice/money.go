@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/idempotency-lab/lab/money"
+	"github.com/idempotency-lab/lab/narration"
 )
 
 // MaxMoneyDigits bounds the whole part of a typed amount: 13 digits, so
@@ -13,10 +14,7 @@ import (
 const MaxMoneyDigits = 13
 
 // MoneyForms names the forms ParseMoney accepts, for messages and hints.
-var MoneyForms = Text{
-	EN: "in major units, e.g. 200, 200.00, 200,00, 1 234.50, 200 ₽ or $200",
-	RU: "в основных единицах, например 200, 200.00, 200,00, 1 234.50, 200 ₽ или $200",
-}
+var MoneyForms = textOf(narration.T("practice.money-forms"))
 
 // currencyMarks are the currency signs and codes a person may type around
 // an amount, longest first so "руб." is stripped whole. They are matched

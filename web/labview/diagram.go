@@ -29,10 +29,7 @@ func timelineFor(t page.Text, res sim.Result, step int, real bool) templ.Compone
 		return emptyTimeline(t)
 	}
 	traces = capEvents(t, traces)
-	labels := timeline.EnglishLabels()
-	if t.Is(page.RU) {
-		labels = timeline.RussianLabels()
-	}
+	labels := timeline.LabelsIn(t)
 	if real {
 		labels.SQLite = "PostgreSQL"
 	}

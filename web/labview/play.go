@@ -172,10 +172,7 @@ func (l laneView) DataPath() string { return strings.Join(l.Path.Hops, ",") }
 // always, Redis and the gateway for a handler that uses them (the Redis
 // handlers guard a gateway charge) or when the path goes there.
 func lane(t page.Text, p msgPath, redis, real bool) laneView {
-	l := timeline.EnglishLabels()
-	if t.Is(page.RU) {
-		l = timeline.RussianLabels()
-	}
+	l := timeline.LabelsIn(t)
 	if real {
 		l.SQLite = "PostgreSQL"
 	}

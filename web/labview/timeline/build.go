@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/idempotency-lab/lab/narration"
 	"github.com/idempotency-lab/lab/sim"
 )
 
@@ -512,11 +513,8 @@ func (b *layout) item(tr sim.Trace, i int, e sim.Event) item {
 		}
 		return note(broker, "↻ "+e.Text)
 	case sim.KindDeliver:
-		target := deliverTarget(tr, i, e)
 		// The arrow shows whom it goes to: the label need not say.
-		label := strings.Replace(e.Text, " to "+target+":", ":", 1)
-		label = strings.Replace(label, " для "+target+":", ":", 1)
-		return item{shape: shArrow, from: broker, to: b.workerCol(target), text: label}
+		return item{shape: shArrow, from: broker, to: b.workerCol(deliverTarget(tr, i, e)), text: b.arrowText(e)}
 	case sim.KindSQL, sim.KindRedis, sim.KindGateway:
 		to := b.sqlite
 		switch e.Kind {
@@ -585,17 +583,28 @@ func (b *layout) item(tr sim.Trace, i int, e sim.Event) item {
 		// The oracle's findings: across every lifeline.
 		return span("⚠ " + e.Text)
 	case sim.KindRequest:
-		target := deliverTarget(tr, i, e)
 		// The arrow shows which server it goes to: the label need not say.
-		label := strings.Replace(e.Text, " to "+target+":", ":", 1)
-		label = strings.Replace(label, " для "+target+":", ":", 1)
-		return item{shape: shArrow, from: b.col("client"), to: b.workerCol(target), text: label}
+		return item{shape: shArrow, from: b.col("client"), to: b.workerCol(deliverTarget(tr, i, e)), text: b.arrowText(e)}
 	case sim.KindResponse:
 		it := item{shape: shArrow, from: b.workerCol(e.Actor), to: b.col("client"), text: "↩ " + e.Text}
 		it.class = " tl-status-" + statusClass(e.Text)
 		return it
 	}
 	return span(e.Actor + " " + e.Kind + ": " + withResult(e.Text, e.Result))
+}
+
+// arrowText is a delivery's or a request's words without the worker or
+// server the arrow points to: its note's arrow form (narration's
+// event.broker.deliver.arrow, event.api.request.arrow). A text with no
+// such note, or one the trace cut, is shown as it is.
+func (b *layout) arrowText(e sim.Event) string {
+	switch e.Note.Key {
+	case "event.broker.deliver", "event.api.request":
+		if e.Text == e.Note.In(b.l.Lang) {
+			return narration.T(e.Note.Key+".arrow", e.Note.Args...).In(b.l.Lang)
+		}
+	}
+	return e.Text
 }
 
 // event lays out the i-th event of a step.

@@ -1,5 +1,7 @@
 package timeline
 
+import "github.com/idempotency-lab/lab/web/page"
+
 // Labels are the words the diagram shows, in the reader's language.
 type Labels struct {
 	Producer, Broker, Worker, SQLite, Redis, Gateway, Clock, Warehouse, Step, Crash string
@@ -13,44 +15,25 @@ type Labels struct {
 	Lang string
 }
 
-// EnglishLabels returns the diagram's words in English.
-func EnglishLabels() Labels {
+// LabelsIn returns the diagram's words in t's language, from the lab's
+// message files (web/labview/messages, tl.producer and on). SQLite and
+// Redis are names, the same in every language.
+func LabelsIn(t page.Text) Labels {
 	return Labels{
-		Producer:     "Producer",
-		Broker:       "Broker",
-		Worker:       "Worker",
+		Producer:     t.S("tl.producer"),
+		Broker:       t.S("tl.broker"),
+		Worker:       t.S("tl.worker"),
 		SQLite:       "SQLite",
 		Redis:        "Redis",
-		Gateway:      "Gateway",
-		Clock:        "Clock",
-		Warehouse:    "Warehouse",
-		OrderService: "Order service",
-		Relay:        "Outbox relay",
-		Step:         "Step",
-		Crash:        "Crash",
-		Client:       "Client",
-		Server:       "Server",
-		Lang:         "en",
-	}
-}
-
-// RussianLabels returns the diagram's words in Russian.
-func RussianLabels() Labels {
-	return Labels{
-		Producer:     "Продюсер",
-		Broker:       "Брокер",
-		Worker:       "Воркер",
-		SQLite:       "SQLite",
-		Redis:        "Redis",
-		Gateway:      "Шлюз",
-		Clock:        "Часы",
-		Warehouse:    "Склад",
-		OrderService: "Сервис заказов",
-		Relay:        "Relay outbox",
-		Step:         "Шаг",
-		Crash:        "Падение",
-		Client:       "Клиент",
-		Server:       "Сервер",
-		Lang:         "ru",
+		Gateway:      t.S("tl.gateway"),
+		Clock:        t.S("tl.clock"),
+		Warehouse:    t.S("tl.warehouse"),
+		OrderService: t.S("tl.orderService"),
+		Relay:        t.S("tl.relay"),
+		Step:         t.S("tl.step"),
+		Crash:        t.S("tl.crash"),
+		Client:       t.S("tl.client"),
+		Server:       t.S("tl.server"),
+		Lang:         t.Lang(),
 	}
 }
