@@ -123,6 +123,25 @@ func (v *Visitor) Answer(id string, form url.Values) (string, Response) {
 	return loc, page
 }
 
+// StepTo posts one step form on top of the lab address loc (a path with
+// its query) and returns the Location it redirects to.
+func (v *Visitor) StepTo(loc string, step url.Values) string {
+	v.TB.Helper()
+	u, err := url.Parse(loc)
+	if err != nil {
+		v.TB.Fatal(err)
+	}
+	form := u.Query()
+	for k, vs := range step {
+		form[k] = vs
+	}
+	r := v.Post("/lab/step", form)
+	if r.Status != http.StatusSeeOther {
+		v.TB.Fatalf("POST /lab/step %v: status %d\n%s", form, r.Status, Excerpt(r.Body))
+	}
+	return r.Header.Get("Location")
+}
+
 // Profile is the visitor's profile id, "" before the server minted one.
 func (v *Visitor) Profile() string {
 	if c := v.Cookies[page.ProfileCookie]; c != nil {
