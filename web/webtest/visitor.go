@@ -1,6 +1,8 @@
 package webtest
 
 import (
+	"bytes"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -121,6 +123,22 @@ func (v *Visitor) Answer(id string, form url.Values) (string, Response) {
 	}
 	NoMissingKeys(v.TB, loc, page.Body)
 	return loc, page
+}
+
+// Upload posts data as the file of the practice import form.
+func (v *Visitor) Upload(name string, data []byte) Response {
+	v.TB.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, err := mw.CreateFormFile("file", name)
+	if err != nil {
+		v.TB.Fatal(err)
+	}
+	fw.Write(data)
+	mw.Close()
+	req := httptest.NewRequest(http.MethodPost, "/practice/import", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	return v.Do(req)
 }
 
 // StepTo posts one step form on top of the lab address loc (a path with
