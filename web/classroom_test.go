@@ -9,7 +9,6 @@ import (
 	"html"
 	"io"
 	"log/slog"
-	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -234,7 +233,7 @@ func TestPracticeImportCaps(t *testing.T) {
 		if as, err := store.Attempts(t.Context(), v.Profile()); err != nil || len(as) != have {
 			t.Errorf("%d attempts after the refused import (%v), want %d", len(as), err, have)
 		}
-		ru := v.Do(uploadRequest(t, "more.json", progressFile(t, practice.NewProfileID(), 5, start.Add(48*time.Hour))), "Accept-Language", "ru")
+		ru := v.Do(webtest.UploadRequest(t, "more.json", progressFile(t, practice.NewProfileID(), 5, start.Add(48*time.Hour))), "Accept-Language", "ru")
 		if ru.Status != http.StatusUnprocessableEntity || !strings.Contains(html.UnescapeString(ru.Body), "Ничего не импортировано") {
 			t.Errorf("in Russian: status %d\n%s", ru.Status, webtest.Excerpt(ru.Body))
 		}
@@ -243,21 +242,6 @@ func TestPracticeImportCaps(t *testing.T) {
 			t.Errorf("an import up to the cap: status %d\n%s", r.Status, webtest.Excerpt(r.Body))
 		}
 	})
-}
-
-func uploadRequest(tb testing.TB, name string, data []byte) *http.Request {
-	tb.Helper()
-	var body bytes.Buffer
-	w := multipart.NewWriter(&body)
-	fw, err := w.CreateFormFile("file", name)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	fw.Write(data)
-	w.Close()
-	req := httptest.NewRequest(http.MethodPost, "/practice/import", &body)
-	req.Header.Set("Content-Type", w.FormDataContentType())
-	return req
 }
 
 // TestRequestLogLevels: the request line's level follows whose fault the

@@ -128,17 +128,23 @@ func (v *Visitor) Answer(id string, form url.Values) (string, Response) {
 // Upload posts data as the file of the practice import form.
 func (v *Visitor) Upload(name string, data []byte) Response {
 	v.TB.Helper()
+	return v.Do(UploadRequest(v.TB, name, data))
+}
+
+// UploadRequest is the practice import form's POST with data as its file.
+func UploadRequest(tb testing.TB, name string, data []byte) *http.Request {
+	tb.Helper()
 	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	fw, err := mw.CreateFormFile("file", name)
+	w := multipart.NewWriter(&body)
+	fw, err := w.CreateFormFile("file", name)
 	if err != nil {
-		v.TB.Fatal(err)
+		tb.Fatal(err)
 	}
 	fw.Write(data)
-	mw.Close()
+	w.Close()
 	req := httptest.NewRequest(http.MethodPost, "/practice/import", &body)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	return v.Do(req)
+	req.Header.Set("Content-Type", w.FormDataContentType())
+	return req
 }
 
 // StepTo posts one step form on top of the lab address loc (a path with
