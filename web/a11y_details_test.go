@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"math"
@@ -11,6 +11,7 @@ import (
 	"github.com/idempotency-lab/lab/lessons"
 	"github.com/idempotency-lab/lab/static"
 	"github.com/idempotency-lab/lab/web/page"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // luminance is WCAG 2's relative luminance of #rrggbb.
@@ -134,18 +135,18 @@ func TestOverBarStripesUseRGBA(t *testing.T) {
 // TestPagesHaveMetaDescription checks that every kind of page carries a
 // description of its own, in the page's language.
 func TestPagesHaveMetaDescription(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	re := regexp.MustCompile(`<meta name="description" content="([^"]+)"`)
 	for _, lang := range []string{"en", "ru"} {
 		seen := map[string]string{}
 		for _, path := range []string{"/lab", "/matrix", "/lessons", "/practice", "/rooms", "/no-such-page"} {
-			r := get(t, h, path+"?lang="+lang)
-			if r.status != http.StatusOK && r.status != http.StatusNotFound {
+			r := webtest.Get(t, h, path+"?lang="+lang)
+			if r.Status != http.StatusOK && r.Status != http.StatusNotFound {
 				continue
 			}
-			m := re.FindStringSubmatch(r.body)
+			m := re.FindStringSubmatch(r.Body)
 			if m == nil {
-				t.Errorf("%s?lang=%s (%d): no meta description", path, lang, r.status)
+				t.Errorf("%s?lang=%s (%d): no meta description", path, lang, r.Status)
 				continue
 			}
 			if strings.Contains(m[1], "⟦") {
@@ -165,7 +166,7 @@ func TestPagesHaveMetaDescription(t *testing.T) {
 // TestLessonCodeBlocksAreNamedRegions checks that the lessons' scrollable
 // code blocks are focusable regions with a name.
 func TestLessonCodeBlocksAreNamedRegions(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	c, err := lessons.Load(lessons.Embedded())
 	if err != nil {
 		t.Fatal(err)
@@ -173,8 +174,8 @@ func TestLessonCodeBlocksAreNamedRegions(t *testing.T) {
 	found := false
 	for _, lang := range []string{"en", "ru"} {
 		for _, l := range c.Lessons(lang) {
-			r := get(t, h, "/lessons/"+l.Slug+"?lang="+lang)
-			for _, pre := range regexp.MustCompile(`<pre class="chroma"[^>]*>`).FindAllString(r.body, -1) {
+			r := webtest.Get(t, h, "/lessons/"+l.Slug+"?lang="+lang)
+			for _, pre := range regexp.MustCompile(`<pre class="chroma"[^>]*>`).FindAllString(r.Body, -1) {
 				found = true
 				if !strings.Contains(pre, `role="region"`) || !strings.Contains(pre, `aria-label="`) || !strings.Contains(pre, `tabindex="0"`) {
 					t.Errorf("%s (%s): %s", l.Slug, lang, pre)

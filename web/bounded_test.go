@@ -7,6 +7,7 @@ import (
 
 	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sandbox"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // Bounded pages: a handler file in a code= address that makes huge texts
@@ -44,7 +45,7 @@ func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 }
 
 func TestBoundedCodePages(t *testing.T) {
-	h := newCodeServer(t, sandbox.Limits{})
+	h := webtest.NewCodeServer(t, sandbox.Limits{})
 	// A long story: more steps than the lab draws, each delivering.
 	var long strings.Builder
 	for i := range 30 {
@@ -71,25 +72,25 @@ func TestBoundedCodePages(t *testing.T) {
 			s := "&s=" + link.Pack(c.script)
 			// The same page without the file: what the lab's own cards
 			// weigh on this script.
-			base := get(t, h, "/lab?"+s[1:], "Accept-Language", c.lang)
-			r := get(t, h, "/lab?code="+link.Pack(boundedFile(c.body))+s, "Accept-Language", c.lang)
-			if r.status != 200 || base.status != 200 {
-				t.Fatalf("status %d, %d\n%s", r.status, base.status, excerpt(r.body))
+			base := webtest.Get(t, h, "/lab?"+s[1:], "Accept-Language", c.lang)
+			r := webtest.Get(t, h, "/lab?code="+link.Pack(boundedFile(c.body))+s, "Accept-Language", c.lang)
+			if r.Status != 200 || base.Status != 200 {
+				t.Fatalf("status %d, %d\n%s", r.Status, base.Status, webtest.Excerpt(r.Body))
 			}
-			t.Logf("%s: a page of %d bytes, %d without the file", c.name, len(r.body), len(base.body))
+			t.Logf("%s: a page of %d bytes, %d without the file", c.name, len(r.Body), len(base.Body))
 			// The lab's own cards on a long story are not the file's
 			// doing: there only the file's card is held to its bound.
-			if c.script == short && len(r.body) > maxCodePage {
-				t.Errorf("a page of %d bytes, over %d", len(r.body), maxCodePage)
+			if c.script == short && len(r.Body) > maxCodePage {
+				t.Errorf("a page of %d bytes, over %d", len(r.Body), maxCodePage)
 			}
-			if extra := len(r.body) - len(base.body); extra > maxCodeCard {
+			if extra := len(r.Body) - len(base.Body); extra > maxCodeCard {
 				t.Errorf("the file's card weighs %d bytes, over %d", extra, maxCodeCard)
 			}
 			note := "more bytes"
 			if c.lang == "ru" {
 				note = " байт"
 			}
-			if !strings.Contains(r.body, note) {
+			if !strings.Contains(r.Body, note) {
 				t.Errorf("the page does not say %q", note)
 			}
 		})

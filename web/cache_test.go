@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"bytes"
@@ -15,23 +15,25 @@ import (
 
 	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/script"
+	"github.com/idempotency-lab/lab/web"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // newInternalServer is the real server, with its parts open to the test.
-func newInternalServer(tb testing.TB, cfg Config) (*server, http.Handler) {
+func newInternalServer(tb testing.TB, cfg web.Config) (*web.Server, http.Handler) {
 	tb.Helper()
-	s, err := newServer(cfg)
+	s, err := web.InternalServer(cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return s, s.routes()
+	return s, s.Routes()
 }
 
 // The cache serves the very bytes a fresh replay makes, for every kind of
 // lab page, and computes each only once.
 func TestCachedPagesAreByteIdenticalToFreshOnes(t *testing.T) {
-	cached, ch := newInternalServer(t, Config{})
-	_, fresh := newInternalServer(t, Config{CacheBytes: -1})
+	cached, ch := newInternalServer(t, web.Config{})
+	_, fresh := newInternalServer(t, web.Config{CacheBytes: -1})
 	pl := "/lab?s=" + link.Pack("publish p amount=5\ndeliver crash=before-ack\nredeliver\ndeliver\n")
 	cases := []struct {
 		target  string
@@ -47,17 +49,17 @@ func TestCachedPagesAreByteIdenticalToFreshOnes(t *testing.T) {
 		{"/lab?preset=nope", nil}, // an error page is never replayed; it must still be right
 	}
 	for _, c := range cases {
-		want := get(t, fresh, c.target, c.headers...)
-		first := get(t, ch, c.target, c.headers...)
-		again := get(t, ch, c.target, c.headers...)
-		for i, got := range []response{first, again} {
-			if got.status != want.status || got.body != want.body {
+		want := webtest.Get(t, fresh, c.target, c.headers...)
+		first := webtest.Get(t, ch, c.target, c.headers...)
+		again := webtest.Get(t, ch, c.target, c.headers...)
+		for i, got := range []webtest.Response{first, again} {
+			if got.Status != want.Status || got.Body != want.Body {
 				t.Errorf("%s %v (request %d): status %d, %d bytes; fresh: status %d, %d bytes", c.target, c.headers, i+1,
-					got.status, len(got.body), want.status, len(want.body))
+					got.Status, len(got.Body), want.Status, len(want.Body))
 			}
 			for _, h := range []string{"Content-Type", "HX-Push-Url", "Cache-Control"} {
-				if got.header.Get(h) != want.header.Get(h) {
-					t.Errorf("%s %v: %s %q, fresh %q", c.target, c.headers, h, got.header.Get(h), want.header.Get(h))
+				if got.Header.Get(h) != want.Header.Get(h) {
+					t.Errorf("%s %v: %s %q, fresh %q", c.target, c.headers, h, got.Header.Get(h), want.Header.Get(h))
 				}
 			}
 		}
@@ -75,7 +77,7 @@ func TestCachedPagesAreByteIdenticalToFreshOnes(t *testing.T) {
 
 // Many readers asking for the same page at once cost one replay.
 func TestConcurrentIdenticalRequestsReplayOnce(t *testing.T) {
-	s, h := newInternalServer(t, Config{})
+	s, h := newInternalServer(t, web.Config{})
 	const readers = 24
 	bodies := make([]string, readers)
 	var wg sync.WaitGroup
@@ -83,7 +85,7 @@ func TestConcurrentIdenticalRequestsReplayOnce(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			bodies[i] = get(t, h, "/lab?preset=concurrent-duplicates&handlers=all").body
+			bodies[i] = webtest.Get(t, h, "/lab?preset=concurrent-duplicates&handlers=all").Body
 		}()
 	}
 	wg.Wait()
@@ -105,14 +107,14 @@ func TestConcurrentIdenticalRequestsReplayOnce(t *testing.T) {
 // A client that left stops its replay: the engine sees the request's
 // context through the flight.
 func TestReplayStopsWhenTheReaderLeaves(t *testing.T) {
-	s, _ := newInternalServer(t, Config{})
+	s, _ := newInternalServer(t, web.Config{})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	st, err := s.lab.Replayer.ReadState(url.Values{"preset": {"poison-loop"}})
+	st, err := s.Lab().Replayer.ReadState(url.Values{"preset": {"poison-loop"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.lab.Replayer.Replay(ctx, st); !errors.Is(err, context.Canceled) {
+	if _, err := s.Lab().Replayer.Replay(ctx, st); !errors.Is(err, context.Canceled) {
 		t.Errorf("replay with a cancelled context: %v, want context.Canceled", err)
 	}
 }
@@ -120,37 +122,37 @@ func TestReplayStopsWhenTheReaderLeaves(t *testing.T) {
 // A cached page is sent compressed to those who accept gzip, plain to the
 // others, and as 304 to a reader who holds it already.
 func TestCachedPageNegotiation(t *testing.T) {
-	_, h := newInternalServer(t, Config{})
-	plain := get(t, h, "/lab?preset=happy-path")
-	gz := get(t, h, "/lab?preset=happy-path", "Accept-Encoding", "gzip")
-	if gz.header.Get("Content-Encoding") != "gzip" || plain.header.Get("Content-Encoding") != "" {
-		t.Fatalf("Content-Encoding: %q with gzip, %q without", gz.header.Get("Content-Encoding"), plain.header.Get("Content-Encoding"))
+	_, h := newInternalServer(t, web.Config{})
+	plain := webtest.Get(t, h, "/lab?preset=happy-path")
+	gz := webtest.Get(t, h, "/lab?preset=happy-path", "Accept-Encoding", "gzip")
+	if gz.Header.Get("Content-Encoding") != "gzip" || plain.Header.Get("Content-Encoding") != "" {
+		t.Fatalf("Content-Encoding: %q with gzip, %q without", gz.Header.Get("Content-Encoding"), plain.Header.Get("Content-Encoding"))
 	}
-	zr, err := gzip.NewReader(strings.NewReader(gz.body))
+	zr, err := gzip.NewReader(strings.NewReader(gz.Body))
 	if err != nil {
 		t.Fatal(err)
 	}
 	unzipped, _ := io.ReadAll(zr)
-	if string(unzipped) != plain.body {
+	if string(unzipped) != plain.Body {
 		t.Errorf("the gzip body is not the plain body compressed")
 	}
-	if !strings.Contains(gz.header.Get("Vary"), "Accept-Encoding") {
-		t.Errorf("Vary %q lacks Accept-Encoding", gz.header.Get("Vary"))
+	if !strings.Contains(gz.Header.Get("Vary"), "Accept-Encoding") {
+		t.Errorf("Vary %q lacks Accept-Encoding", gz.Header.Get("Vary"))
 	}
-	for _, r := range []response{plain, gz} {
-		etag := r.header.Get("ETag")
+	for _, r := range []webtest.Response{plain, gz} {
+		etag := r.Header.Get("ETag")
 		if etag == "" {
 			t.Fatal("no ETag on a cached page")
 		}
 		headers := []string{"If-None-Match", etag}
-		if r.header.Get("Content-Encoding") != "" {
+		if r.Header.Get("Content-Encoding") != "" {
 			headers = append(headers, "Accept-Encoding", "gzip")
 		}
-		if again := get(t, h, "/lab?preset=happy-path", headers...); again.status != http.StatusNotModified || again.body != "" {
-			t.Errorf("If-None-Match %s: status %d with %d bytes, want 304 and none", etag, again.status, len(again.body))
+		if again := webtest.Get(t, h, "/lab?preset=happy-path", headers...); again.Status != http.StatusNotModified || again.Body != "" {
+			t.Errorf("If-None-Match %s: status %d with %d bytes, want 304 and none", etag, again.Status, len(again.Body))
 		}
 	}
-	if plain.header.Get("ETag") == gz.header.Get("ETag") {
+	if plain.Header.Get("ETag") == gz.Header.Get("ETag") {
 		t.Error("the plain and the gzip page share an ETag")
 	}
 }
@@ -159,21 +161,21 @@ func TestCachedPageNegotiation(t *testing.T) {
 // Past the replay slots a request waits a little, then hears that the lab
 // is busy: 503, Retry-After, a page that says so, and nothing cached.
 func TestBusyLabAnswers503(t *testing.T) {
-	s, h := newInternalServer(t, Config{MaxReplays: 1, ReplayWait: 1})
-	release, _ := s.lab.Replayer.Gate.Acquire(context.Background()) // every slot taken
+	s, h := newInternalServer(t, web.Config{MaxReplays: 1, ReplayWait: 1})
+	release, _ := s.Lab().Replayer.Gate.Acquire(context.Background()) // every slot taken
 	for _, lang := range []string{"en", "ru"} {
-		r := get(t, h, "/lab?preset=happy-path&lang="+lang)
-		if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" {
-			t.Fatalf("busy: status %d, Retry-After %q", r.status, r.header.Get("Retry-After"))
+		r := webtest.Get(t, h, "/lab?preset=happy-path&lang="+lang)
+		if r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" {
+			t.Fatalf("busy: status %d, Retry-After %q", r.Status, r.Header.Get("Retry-After"))
 		}
 		want := map[string]string{"en": "Every replay slot is taken", "ru": "заняты все слоты"}[lang]
-		if !strings.Contains(r.body, want) {
-			t.Errorf("busy page (%s) does not say %q:\n%s", lang, want, excerpt(r.body))
+		if !strings.Contains(r.Body, want) {
+			t.Errorf("busy page (%s) does not say %q:\n%s", lang, want, webtest.Excerpt(r.Body))
 		}
 	}
 	release()
-	if r := get(t, h, "/lab?preset=happy-path&lang=en"); r.status != http.StatusOK {
-		t.Errorf("after the slot freed: status %d; a busy answer must not be cached", r.status)
+	if r := webtest.Get(t, h, "/lab?preset=happy-path&lang=en"); r.Status != http.StatusOK {
+		t.Errorf("after the slot freed: status %d; a busy answer must not be cached", r.Status)
 	}
 }
 
@@ -194,7 +196,7 @@ func TestCanonicalFormIsCheckedAtTheDoor(t *testing.T) {
 	if len(text) > script.MaxScriptBytes || len(sc.String()) <= script.MaxScriptBytes {
 		t.Fatalf("test script: %d bytes, canonically %d; want ≤ and > %d", len(text), len(sc.String()), script.MaxScriptBytes)
 	}
-	_, h := newInternalServer(t, Config{})
+	_, h := newInternalServer(t, web.Config{})
 	for _, c := range []struct {
 		method, target string
 		form           url.Values
@@ -204,9 +206,9 @@ func TestCanonicalFormIsCheckedAtTheDoor(t *testing.T) {
 		{"POST", "/rooms", url.Values{"script": {text}}},
 		{"GET", "/present?script=" + url.QueryEscape(text), nil},
 	} {
-		r := request(t, h, c.method, c.target, c.form)
-		if r.status != http.StatusRequestEntityTooLarge || !strings.Contains(r.body, "standard form") {
-			t.Errorf("%s %.40s…: status %d, want 413 naming the standard form\n%s", c.method, c.target, r.status, excerpt(r.body))
+		r := webtest.Request(t, h, c.method, c.target, c.form)
+		if r.Status != http.StatusRequestEntityTooLarge || !strings.Contains(r.Body, "standard form") {
+			t.Errorf("%s %.40s…: status %d, want 413 naming the standard form\n%s", c.method, c.target, r.Status, webtest.Excerpt(r.Body))
 		}
 	}
 }
@@ -214,28 +216,28 @@ func TestCanonicalFormIsCheckedAtTheDoor(t *testing.T) {
 // Static files are compressed once, at start, and sent compressed to
 // readers who accept it.
 func TestStaticFilesArePrecompressed(t *testing.T) {
-	s, h := newInternalServer(t, Config{})
+	s, h := newInternalServer(t, web.Config{})
 	for _, name := range []string{"lab.css", "lab.js", "vendor/htmx-4.0.1.min.js"} {
 		if !s.Assets.Compressed(name) {
 			t.Errorf("%s has no precompressed form", name)
 			continue
 		}
 		u := s.Assets.URL(name)
-		plain := get(t, h, u)
-		gz := get(t, h, u, "Accept-Encoding", "gzip, br")
-		if gz.header.Get("Content-Encoding") != "gzip" || plain.header.Get("Content-Encoding") != "" {
-			t.Errorf("%s: Content-Encoding %q with gzip, %q without", name, gz.header.Get("Content-Encoding"), plain.header.Get("Content-Encoding"))
+		plain := webtest.Get(t, h, u)
+		gz := webtest.Get(t, h, u, "Accept-Encoding", "gzip, br")
+		if gz.Header.Get("Content-Encoding") != "gzip" || plain.Header.Get("Content-Encoding") != "" {
+			t.Errorf("%s: Content-Encoding %q with gzip, %q without", name, gz.Header.Get("Content-Encoding"), plain.Header.Get("Content-Encoding"))
 			continue
 		}
-		zr, err := gzip.NewReader(bytes.NewReader([]byte(gz.body)))
+		zr, err := gzip.NewReader(bytes.NewReader([]byte(gz.Body)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		b, _ := io.ReadAll(zr)
-		if string(b) != plain.body {
+		if string(b) != plain.Body {
 			t.Errorf("%s: the gzip body is not the file", name)
 		}
-		if gz.header.Get("ETag") == plain.header.Get("ETag") {
+		if gz.Header.Get("ETag") == plain.Header.Get("ETag") {
 			t.Errorf("%s: one ETag for two representations", name)
 		}
 	}
@@ -247,7 +249,7 @@ func TestStaticFilesArePrecompressed(t *testing.T) {
 // the page offers the script back for editing, and the answer is cached
 // like any other, so asking again costs nothing.
 func TestOverBudgetScriptIs422NamingTheLine(t *testing.T) {
-	s, h := newInternalServer(t, Config{Budget: 12})
+	s, h := newInternalServer(t, web.Config{Budget: 12})
 	// Each message fails ten times while the gateway is down: 20 deliveries.
 	script := "max-deliveries: 10\npublish a amount=1\npublish b amount=2\ngateway down\ndrain\n"
 	target := "/lab?handlers=setnx&s=" + link.Pack(script)
@@ -255,22 +257,22 @@ func TestOverBudgetScriptIs422NamingTheLine(t *testing.T) {
 		{"en", "line 5: the run needs more than 12 handler deliveries"},
 		{"ru", "строка 5"},
 	} {
-		r := get(t, h, target+"&lang="+c.lang)
-		if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, c.want) {
-			t.Errorf("%s: status %d, want 422 saying %q\n%s", c.lang, r.status, c.want, excerpt(r.body))
+		r := webtest.Get(t, h, target+"&lang="+c.lang)
+		if r.Status != http.StatusUnprocessableEntity || !strings.Contains(r.Body, c.want) {
+			t.Errorf("%s: status %d, want 422 saying %q\n%s", c.lang, r.Status, c.want, webtest.Excerpt(r.Body))
 		}
-		if !strings.Contains(r.body, "gateway down") {
+		if !strings.Contains(r.Body, "gateway down") {
 			t.Errorf("%s: the 422 page does not offer the script back", c.lang)
 		}
 	}
 	started, _, _ := s.CacheStats()
-	r := get(t, h, target+"&lang=en")
-	if now, _, _ := s.CacheStats(); r.status != http.StatusUnprocessableEntity || now != started {
-		t.Errorf("asking again: status %d, %d new replays; want the cached 422", r.status, now-started)
+	r := webtest.Get(t, h, target+"&lang=en")
+	if now, _, _ := s.CacheStats(); r.Status != http.StatusUnprocessableEntity || now != started {
+		t.Errorf("asking again: status %d, %d new replays; want the cached 422", r.Status, now-started)
 	}
 	// htmx gets the message in the lab's message area.
-	r = get(t, h, target, "HX-Request", "true", "HX-Request-Type", "partial")
-	if r.status != http.StatusUnprocessableEntity || r.header.Get("HX-Retarget") != "#flash" {
-		t.Errorf("htmx: status %d, HX-Retarget %q", r.status, r.header.Get("HX-Retarget"))
+	r = webtest.Get(t, h, target, "HX-Request", "true", "HX-Request-Type", "partial")
+	if r.Status != http.StatusUnprocessableEntity || r.Header.Get("HX-Retarget") != "#flash" {
+		t.Errorf("htmx: status %d, HX-Retarget %q", r.Status, r.Header.Get("HX-Retarget"))
 	}
 }

@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"bytes"
@@ -9,7 +9,6 @@ import (
 	"html"
 	"io"
 	"log/slog"
-	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -20,8 +19,10 @@ import (
 	"time"
 
 	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/web"
 	"github.com/idempotency-lab/lab/web/classroom/room"
 	"github.com/idempotency-lab/lab/web/page"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // Tests for holding a classroom: progress that cannot be saved, the
@@ -65,7 +66,7 @@ func (b *logBuffer) lines(msg string) []string {
 // into a buffer; it returns the file's path too.
 func loggedPracticeServer(tb testing.TB) (http.Handler, *logBuffer, *practice.Store, string) {
 	tb.Helper()
-	bank := mustBank(tb)
+	bank := webtest.MustBank(tb)
 	path := filepath.Join(tb.TempDir(), "progress.db")
 	store, err := practice.Open(path, bank)
 	if err != nil {
@@ -73,7 +74,7 @@ func loggedPracticeServer(tb testing.TB) (http.Handler, *logBuffer, *practice.St
 	}
 	tb.Cleanup(func() { store.Close() })
 	logs := &logBuffer{}
-	h, err := NewServer(Config{Practice: store, Bank: bank, Now: newTestClock().Now, Logger: logs.logger()})
+	h, err := web.NewServer(web.Config{Practice: store, Bank: bank, Now: webtest.NewClock().Now, Logger: logs.logger()})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -87,9 +88,9 @@ func loggedPracticeServer(tb testing.TB) (http.Handler, *logBuffer, *practice.St
 // Never the 500 page's advice about "a smaller script".
 func TestPracticeNotSaved(t *testing.T) {
 	h, logs, _, path := loggedPracticeServer(t)
-	q := findQuestion(t, practice.KindChoice, nil)
-	v := newVisitor(t, h)
-	v.answer(q.ID, url.Values(answerFor(t, q, true))) // a profile, saved
+	q := webtest.FindQuestion(t, practice.KindChoice, nil)
+	v := webtest.NewVisitor(t, h)
+	v.Answer(q.ID, url.Values(webtest.AnswerFor(t, q, true))) // a profile, saved
 
 	db, err := sql.Open("sqlite", path+"?_pragma=busy_timeout(5000)")
 	if err != nil {
@@ -111,29 +112,29 @@ func TestPracticeNotSaved(t *testing.T) {
 		{"htmx", hx, []string{"refused to save it"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := v.post("/practice/q/"+q.ID, url.Values(answerFor(t, q, false)), tc.headers...)
-			if r.status != http.StatusServiceUnavailable {
-				t.Fatalf("status %d, want 503\n%s", r.status, excerpt(r.body))
+			r := v.Post("/practice/q/"+q.ID, url.Values(webtest.AnswerFor(t, q, false)), tc.headers...)
+			if r.Status != http.StatusServiceUnavailable {
+				t.Fatalf("status %d, want 503\n%s", r.Status, webtest.Excerpt(r.Body))
 			}
-			body := html.UnescapeString(r.body)
+			body := html.UnescapeString(r.Body)
 			for _, want := range tc.want {
 				if !strings.Contains(body, want) {
-					t.Errorf("the page does not say %q\n%s", want, excerpt(r.body))
+					t.Errorf("the page does not say %q\n%s", want, webtest.Excerpt(r.Body))
 				}
 			}
 			if strings.Contains(body, "smaller script") || strings.Contains(body, "сценарий покороче") {
-				t.Errorf("the page talks about a smaller script\n%s", excerpt(r.body))
+				t.Errorf("the page talks about a smaller script\n%s", webtest.Excerpt(r.Body))
 			}
-			noMissingKeys(t, tc.name, r.body)
-			if tc.name == "htmx" && r.header.Get("HX-Retarget") != "#flash" {
-				t.Errorf("htmx: HX-Retarget %q, want #flash", r.header.Get("HX-Retarget"))
+			webtest.NoMissingKeys(t, tc.name, r.Body)
+			if tc.name == "htmx" && r.Header.Get("HX-Retarget") != "#flash" {
+				t.Errorf("htmx: HX-Retarget %q, want #flash", r.Header.Get("HX-Retarget"))
 			}
 		})
 	}
 	t.Run("import", func(t *testing.T) {
-		r := v.upload("progress.json", progressFile(t, v.profile(), 2, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
-		if r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, "Your progress could not be saved") {
-			t.Errorf("import: status %d\n%s", r.status, excerpt(r.body))
+		r := v.Upload("progress.json", progressFile(t, v.Profile(), 2, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)))
+		if r.Status != http.StatusServiceUnavailable || !strings.Contains(r.Body, "Your progress could not be saved") {
+			t.Errorf("import: status %d\n%s", r.Status, webtest.Excerpt(r.Body))
 		}
 	})
 
@@ -166,7 +167,7 @@ func progressFile(tb testing.TB, profile string, n int, start time.Time) []byte 
 		Score    float64   `json:"score"`
 		At       time.Time `json:"at"`
 	}
-	qs := mustBank(tb).Questions()
+	qs := webtest.MustBank(tb).Questions()
 	f := struct {
 		Format   string    `json:"format"`
 		Version  int       `json:"version"`
@@ -195,29 +196,29 @@ func TestPracticeImportCaps(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 	t.Run("size", func(t *testing.T) {
-		v := newVisitor(t, h)
+		v := webtest.NewVisitor(t, h)
 		big := append(progressFile(t, practice.NewProfileID(), 1, start), bytes.Repeat([]byte(" "), practice.MaxImportBytes)...)
-		r := v.upload("progress.json", big)
+		r := v.Upload("progress.json", big)
 		want := fmt.Sprintf("at most %d MiB", practice.MaxImportBytes>>20)
-		if r.status != http.StatusRequestEntityTooLarge || !strings.Contains(r.body, want) {
-			t.Errorf("status %d, want 413 saying %q\n%s", r.status, want, excerpt(r.body))
+		if r.Status != http.StatusRequestEntityTooLarge || !strings.Contains(r.Body, want) {
+			t.Errorf("status %d, want 413 saying %q\n%s", r.Status, want, webtest.Excerpt(r.Body))
 		}
-		if v.profile() != "" {
+		if v.Profile() != "" {
 			t.Error("a refused upload minted a profile")
 		}
 	})
 
 	t.Run("attempts", func(t *testing.T) {
-		v := newVisitor(t, h)
+		v := webtest.NewVisitor(t, h)
 		have := practice.MaxAttempts - 3
-		if r := v.upload("mine.json", progressFile(t, practice.NewProfileID(), have, start)); r.status != http.StatusSeeOther {
-			t.Fatalf("first import: status %d\n%s", r.status, excerpt(r.body))
+		if r := v.Upload("mine.json", progressFile(t, practice.NewProfileID(), have, start)); r.Status != http.StatusSeeOther {
+			t.Fatalf("first import: status %d\n%s", r.Status, webtest.Excerpt(r.Body))
 		}
-		r := v.upload("more.json", progressFile(t, practice.NewProfileID(), 5, start.Add(24*time.Hour)))
-		if r.status != http.StatusUnprocessableEntity {
-			t.Fatalf("status %d, want 422\n%s", r.status, excerpt(r.body))
+		r := v.Upload("more.json", progressFile(t, practice.NewProfileID(), 5, start.Add(24*time.Hour)))
+		if r.Status != http.StatusUnprocessableEntity {
+			t.Fatalf("status %d, want 422\n%s", r.Status, webtest.Excerpt(r.Body))
 		}
-		body := html.UnescapeString(r.body)
+		body := html.UnescapeString(r.Body)
 		for _, want := range []string{
 			"This file does not fit into your progress",
 			fmt.Sprintf("a profile keeps at most %d answers", practice.MaxAttempts),
@@ -225,37 +226,22 @@ func TestPracticeImportCaps(t *testing.T) {
 			"Nothing was imported",
 		} {
 			if !strings.Contains(body, want) {
-				t.Errorf("the page does not say %q\n%s", want, excerpt(r.body))
+				t.Errorf("the page does not say %q\n%s", want, webtest.Excerpt(r.Body))
 			}
 		}
-		noMissingKeys(t, "422", r.body)
-		if as, err := store.Attempts(t.Context(), v.profile()); err != nil || len(as) != have {
+		webtest.NoMissingKeys(t, "422", r.Body)
+		if as, err := store.Attempts(t.Context(), v.Profile()); err != nil || len(as) != have {
 			t.Errorf("%d attempts after the refused import (%v), want %d", len(as), err, have)
 		}
-		ru := v.do(uploadRequest(t, "more.json", progressFile(t, practice.NewProfileID(), 5, start.Add(48*time.Hour))), "Accept-Language", "ru")
-		if ru.status != http.StatusUnprocessableEntity || !strings.Contains(html.UnescapeString(ru.body), "Ничего не импортировано") {
-			t.Errorf("in Russian: status %d\n%s", ru.status, excerpt(ru.body))
+		ru := v.Do(webtest.UploadRequest(t, "more.json", progressFile(t, practice.NewProfileID(), 5, start.Add(48*time.Hour))), "Accept-Language", "ru")
+		if ru.Status != http.StatusUnprocessableEntity || !strings.Contains(html.UnescapeString(ru.Body), "Ничего не импортировано") {
+			t.Errorf("in Russian: status %d\n%s", ru.Status, webtest.Excerpt(ru.Body))
 		}
 		// Up to the cap exactly is fine.
-		if r := v.upload("three.json", progressFile(t, practice.NewProfileID(), 3, start.Add(72*time.Hour))); r.status != http.StatusSeeOther {
-			t.Errorf("an import up to the cap: status %d\n%s", r.status, excerpt(r.body))
+		if r := v.Upload("three.json", progressFile(t, practice.NewProfileID(), 3, start.Add(72*time.Hour))); r.Status != http.StatusSeeOther {
+			t.Errorf("an import up to the cap: status %d\n%s", r.Status, webtest.Excerpt(r.Body))
 		}
 	})
-}
-
-func uploadRequest(tb testing.TB, name string, data []byte) *http.Request {
-	tb.Helper()
-	var body bytes.Buffer
-	w := multipart.NewWriter(&body)
-	fw, err := w.CreateFormFile("file", name)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	fw.Write(data)
-	w.Close()
-	req := httptest.NewRequest(http.MethodPost, "/practice/import", &body)
-	req.Header.Set("Content-Type", w.FormDataContentType())
-	return req
 }
 
 // TestRequestLogLevels: the request line's level follows whose fault the
@@ -270,8 +256,8 @@ func TestRequestLogLevels(t *testing.T) {
 		{429, "WARN"}, {503, "WARN"}, {500, "ERROR"}, {502, "ERROR"},
 	} {
 		logs := &logBuffer{}
-		s := &server{Shell: &page.Shell{Log: logs.logger()}}
-		h := s.logRequests(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(tc.status) }))
+		s := &web.Server{Shell: &page.Shell{Log: logs.logger()}}
+		h := s.LogRequests(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(tc.status) }))
 		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil))
 		if got := logs.String(); !strings.Contains(got, "level="+tc.level+" msg=request") || !strings.Contains(got, fmt.Sprintf("status=%d", tc.status)) {
 			t.Errorf("status %d logged as %q, want level %s", tc.status, got, tc.level)
@@ -284,21 +270,21 @@ func TestRequestLogLevels(t *testing.T) {
 func TestRoomFullIsNotAnError(t *testing.T) {
 	logs := &logBuffer{}
 	hub := room.NewHub(room.Config{MaxRooms: 1, MaxStudents: 1})
-	h, err := NewServer(Config{Rooms: hub, Heartbeat: -1, Logger: logs.logger()})
+	h, err := web.NewServer(web.Config{Rooms: hub, Heartbeat: -1, Logger: logs.logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, _ := openRoom(t, h, crashBeforeAck())
+	code, _ := webtest.OpenRoom(t, h, webtest.CrashBeforeAck())
 	sub, err := hub.Subscribe(code) // the one student the room holds
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer sub.Close()
-	if r := get(t, h, "/rooms/"+code); r.status != http.StatusServiceUnavailable {
-		t.Fatalf("a full room: status %d", r.status)
+	if r := webtest.Get(t, h, "/rooms/"+code); r.Status != http.StatusServiceUnavailable {
+		t.Fatalf("a full room: status %d", r.Status)
 	}
-	if r := post(t, h, "/rooms", crashBeforeAck()); r.status != http.StatusServiceUnavailable {
-		t.Fatalf("a second room: status %d", r.status)
+	if r := webtest.Post(t, h, "/rooms", webtest.CrashBeforeAck()); r.Status != http.StatusServiceUnavailable {
+		t.Fatalf("a second room: status %d", r.Status)
 	}
 	if strings.Contains(logs.String(), "level=ERROR") {
 		t.Errorf("an ERROR was logged:\n%s", logs)
@@ -320,23 +306,23 @@ func TestRoomFullIsNotAnError(t *testing.T) {
 // carry the words present.js shows then, in the page's language.
 func TestStopSendsStoppedEvent(t *testing.T) {
 	stop := make(chan struct{})
-	h, err := NewServer(Config{Rooms: room.NewHub(room.Config{}), Heartbeat: -1, Stop: stop})
+	h, err := web.NewServer(web.Config{Rooms: room.NewHub(room.Config{}), Heartbeat: -1, Stop: stop})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(h)
 	defer ts.Close()
-	code, cookie := openRoom(t, h, crashBeforeAck())
-	student := issuedStudent(t, h, code)
+	code, cookie := webtest.OpenRoom(t, h, webtest.CrashBeforeAck())
+	student := webtest.IssuedStudent(t, h, code)
 	for _, tc := range []struct{ target, cookie, lang, want string }{
 		{"/rooms/" + code, student, "en", "The lab has stopped, and this room with it"},
 		{"/rooms/" + code, student, "ru", "Лаборатория остановлена, а с ней и эта комната"},
 		{"/rooms/" + code + "/present", cookie, "en", "The lab has stopped, and this room with it"},
 	} {
-		r := getAt(t, h, "example.com", tc.target+"?lang="+tc.lang, tc.cookie)
-		if r.status != http.StatusOK || !strings.Contains(r.body, `id="room-stopped" role="alert" hidden`) ||
-			!strings.Contains(html.UnescapeString(r.body), tc.want) {
-			t.Errorf("GET %s in %s: status %d; want the hidden stopped note saying %q", tc.target, tc.lang, r.status, tc.want)
+		r := webtest.GetAt(t, h, "example.com", tc.target+"?lang="+tc.lang, tc.cookie)
+		if r.Status != http.StatusOK || !strings.Contains(r.Body, `id="room-stopped" role="alert" hidden`) ||
+			!strings.Contains(html.UnescapeString(r.Body), tc.want) {
+			t.Errorf("GET %s in %s: status %d; want the hidden stopped note saying %q", tc.target, tc.lang, r.Status, tc.want)
 		}
 	}
 	s := openStream(t, ts.URL, code, "")

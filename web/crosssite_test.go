@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"bytes"
@@ -12,39 +12,9 @@ import (
 
 	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sandbox"
+	"github.com/idempotency-lab/lab/web"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
-
-// fixedNaive is the naive handler made safe: a key per tenant and
-// operation, inserted in the credit's transaction.
-const fixedNaive = `package handler
-
-import (
-	"context"
-
-	"github.com/idempotency-lab/lab/handlers"
-)
-
-const Schema = ` + "`CREATE TABLE processed (tenant TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (tenant, key));`" + `
-
-func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
-	tx, err := d.DB.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, "INSERT INTO processed (tenant, key) VALUES (?, ?) ON CONFLICT DO NOTHING", m.Tenant, m.Key)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return nil
-	}
-	if _, err := tx.ExecContext(ctx, "UPDATE accounts SET balance = balance + ? WHERE id = ?", m.Amount, m.Account); err != nil {
-		return err
-	}
-	return tx.Commit()
-}
-`
 
 // countedSandbox is a sandbox whose children are this test binary,
 // started through a shell script that first appends a line to a file: the
@@ -90,9 +60,9 @@ func countedSandbox(t *testing.T) (*sandbox.Runner, func() int) {
 // view, the checker, a grade) is there.
 func crossSiteServer(t *testing.T) (http.Handler, func() int) {
 	t.Helper()
-	bank, store := openProgress(t, "")
+	bank, store := webtest.OpenProgress(t, "")
 	runner, children := countedSandbox(t)
-	h, err := NewServer(Config{Practice: store, Bank: bank, Now: newTestClock().Now, Sandbox: runner})
+	h, err := web.NewServer(web.Config{Practice: store, Bank: bank, Now: webtest.NewClock().Now, Sandbox: runner})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,18 +92,18 @@ var crossSiteHeaders = []struct {
 // address bar or fetched by curl, the same address runs as before.
 func TestCrossSiteGetsRunNothing(t *testing.T) {
 	h, children := crossSiteServer(t)
-	file := link.Pack(fixedNaive)
-	bank := mustBank(t)
+	file := link.Pack(webtest.FixedNaive)
+	bank := webtest.MustBank(t)
 	q, ok := bank.Question("code-crash-before-ack")
 	if !ok {
 		t.Fatal("no exercise code-crash-before-ack")
 	}
 	// The grade's address is the one the answer's POST leads to (that
 	// POST runs a child of its own, before the count below starts).
-	answer := post(t, h, "/practice/q/"+q.ID, url.Values{"code": {q.Code.Solution()}})
-	grade := answer.header.Get("Location")
-	if answer.status != http.StatusSeeOther || !strings.Contains(grade, "c=") {
-		t.Fatalf("answer: status %d to %q, want 303 to a result with c=\n%s", answer.status, grade, excerpt(answer.body))
+	answer := webtest.Post(t, h, "/practice/q/"+q.ID, url.Values{"code": {q.Code.Solution()}})
+	grade := answer.Header.Get("Location")
+	if answer.Status != http.StatusSeeOther || !strings.Contains(grade, "c=") {
+		t.Fatalf("answer: status %d to %q, want 303 to a result with c=\n%s", answer.Status, grade, webtest.Excerpt(answer.Body))
 	}
 
 	targets := []struct {
@@ -151,24 +121,24 @@ func TestCrossSiteGetsRunNothing(t *testing.T) {
 	before := children()
 	for _, tc := range targets {
 		for _, a := range crossSiteHeaders {
-			r := get(t, h, tc.target, append([]string{"Accept-Language", "ru"}, a.headers...)...)
-			if r.status != http.StatusForbidden {
-				t.Errorf("%s, %s: status %d, want 403\n%s", tc.name, a.name, r.status, excerpt(r.body))
+			r := webtest.Get(t, h, tc.target, append([]string{"Accept-Language", "ru"}, a.headers...)...)
+			if r.Status != http.StatusForbidden {
+				t.Errorf("%s, %s: status %d, want 403\n%s", tc.name, a.name, r.Status, webtest.Excerpt(r.Body))
 				continue
 			}
-			body := html.UnescapeString(r.body)
-			if !strings.Contains(body, "Запрос отклонён") || !strings.Contains(body, "страница другого сайта") || strings.Contains(r.body, tc.ran) {
-				t.Errorf("%s, %s: not the lab's Russian refusal, or the file ran\n%s", tc.name, a.name, excerpt(r.body))
+			body := html.UnescapeString(r.Body)
+			if !strings.Contains(body, "Запрос отклонён") || !strings.Contains(body, "страница другого сайта") || strings.Contains(r.Body, tc.ran) {
+				t.Errorf("%s, %s: not the lab's Russian refusal, or the file ran\n%s", tc.name, a.name, webtest.Excerpt(r.Body))
 			}
-			noMissingKeys(t, tc.target, r.body)
+			webtest.NoMissingKeys(t, tc.target, r.Body)
 		}
 	}
 	if n := children() - before; n != 0 {
 		t.Fatalf("cross-site GETs started %d sandbox children, want none", n)
 	}
 	// In English too.
-	if r := get(t, h, targets[0].target, "Sec-Fetch-Site", "cross-site"); r.status != http.StatusForbidden || !strings.Contains(html.UnescapeString(r.body), "a page of another site opened it, so the lab ran nothing") {
-		t.Errorf("the English refusal: status %d\n%s", r.status, excerpt(r.body))
+	if r := webtest.Get(t, h, targets[0].target, "Sec-Fetch-Site", "cross-site"); r.Status != http.StatusForbidden || !strings.Contains(html.UnescapeString(r.Body), "a page of another site opened it, so the lab ran nothing") {
+		t.Errorf("the English refusal: status %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
 
 	// Inside the lab, from the address bar, from curl: it runs.
@@ -184,9 +154,9 @@ func TestCrossSiteGetsRunNothing(t *testing.T) {
 	for i, tc := range targets {
 		b := sameSite[i%len(sameSite)]
 		before := children()
-		r := get(t, h, tc.target, b.headers...)
-		if r.status != http.StatusOK || !strings.Contains(r.body, tc.ran) {
-			t.Errorf("%s, %s: status %d, want the file run (%q)\n%s", tc.name, b.name, r.status, tc.ran, excerpt(r.body))
+		r := webtest.Get(t, h, tc.target, b.headers...)
+		if r.Status != http.StatusOK || !strings.Contains(r.Body, tc.ran) {
+			t.Errorf("%s, %s: status %d, want the file run (%q)\n%s", tc.name, b.name, r.Status, tc.ran, webtest.Excerpt(r.Body))
 		}
 		if n := children() - before; tc.counted && n == 0 {
 			t.Errorf("%s, %s: no sandbox child started", tc.name, b.name)
@@ -195,7 +165,7 @@ func TestCrossSiteGetsRunNothing(t *testing.T) {
 	// The same addresses without a file are no run: other sites may link
 	// to them as before.
 	for _, target := range []string{"/lab?preset=crash-before-ack&step=4", "/present?preset=crash-before-ack", "/practice/q/" + q.ID, "/join?code=ABC234"} {
-		if r := get(t, h, target, "Sec-Fetch-Site", "cross-site"); r.status == http.StatusForbidden {
+		if r := webtest.Get(t, h, target, "Sec-Fetch-Site", "cross-site"); r.Status == http.StatusForbidden {
 			t.Errorf("GET %s from another site: 403, want the page", target)
 		}
 	}
@@ -206,13 +176,13 @@ func TestCrossSiteGetsRunNothing(t *testing.T) {
 func TestCrossSiteRunsAreLogged(t *testing.T) {
 	logs := &logBuffer{}
 	runner, children := countedSandbox(t)
-	h, err := NewServer(Config{Sandbox: runner, Logger: logs.logger()})
+	h, err := web.NewServer(web.Config{Sandbox: runner, Logger: logs.logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := get(t, h, "/lab?code="+link.Pack(fixedNaive), "Origin", "http://evil.example")
-	if r.status != http.StatusForbidden || children() != 0 {
-		t.Fatalf("status %d, %d children", r.status, children())
+	r := webtest.Get(t, h, "/lab?code="+link.Pack(webtest.FixedNaive), "Origin", "http://evil.example")
+	if r.Status != http.StatusForbidden || children() != 0 {
+		t.Fatalf("status %d, %d children", r.Status, children())
 	}
 	log := logs.String()
 	if !strings.Contains(log, `level=WARN msg="cross-site run refused"`) || !strings.Contains(log, "origin=http://evil.example") || strings.Contains(log, "level=ERROR") {

@@ -1,4 +1,4 @@
-package web
+package web_test
 
 // The glossary test: every Russian text a learner can read uses the
 // course's words. The rules (forms ruled out) live in lessons/GLOSSARY.md,
@@ -25,6 +25,7 @@ import (
 	"github.com/idempotency-lab/lab/lessons"
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web"
 )
 
 const glossaryFile = "../lessons/GLOSSARY.md"
@@ -400,7 +401,7 @@ func TestGlossaryPractice(t *testing.T) {
 func TestGlossaryCatalogue(t *testing.T) {
 	rules := mustGlossary(t)
 	var hits []string
-	for key, v := range newCatalog() {
+	for key, v := range web.NewCatalog() {
 		hits = append(hits, glossaryHits(rules, scopeCatalogue, "web catalogue key "+key, v[1], false)...)
 	}
 	reportHits(t, hits)

@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"net/http"
@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/web"
 	"github.com/idempotency-lab/lab/web/page"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // A lesson page comes from the page cache, and the cache never hands one
@@ -22,10 +24,10 @@ import (
 // since shows on the next visit.
 func TestLessonCacheKeepsLanguagesAndReadersApart(t *testing.T) {
 	const slug = "unique"
-	bank, store := openProgress(t, filepath.Join(t.TempDir(), "progress.db"))
-	clock := newTestClock()
-	cachedSrv, cached := newInternalServer(t, Config{Practice: store, Bank: bank, Now: clock.Now})
-	_, fresh := newInternalServer(t, Config{Practice: store, Bank: bank, Now: clock.Now, CacheBytes: -1})
+	bank, store := webtest.OpenProgress(t, filepath.Join(t.TempDir(), "progress.db"))
+	clock := webtest.NewClock()
+	cachedSrv, cached := newInternalServer(t, web.Config{Practice: store, Bank: bank, Now: clock.Now})
+	_, fresh := newInternalServer(t, web.Config{Practice: store, Bank: bank, Now: clock.Now, CacheBytes: -1})
 
 	// A reader who answered one of the lesson's questions, and one who
 	// answered a question of another topic (a profile, but 0% here).
@@ -38,10 +40,10 @@ func TestLessonCacheKeepsLanguagesAndReadersApart(t *testing.T) {
 	if len(inTopic) < 2 {
 		t.Fatalf("the test needs two choice questions on %s, the bank has %d", slug, len(inTopic))
 	}
-	other := findQuestion(t, practice.KindChoice, func(q practice.Question) bool { return q.Topic != slug })
-	learner, stranger := newVisitor(t, cached), newVisitor(t, cached)
-	learner.answer(inTopic[0].ID, url.Values{"option": {wrongOption(inTopic[0])}})
-	stranger.answer(other.ID, url.Values{"option": {wrongOption(other)}})
+	other := webtest.FindQuestion(t, practice.KindChoice, func(q practice.Question) bool { return q.Topic != slug })
+	learner, stranger := webtest.NewVisitor(t, cached), webtest.NewVisitor(t, cached)
+	learner.Answer(inTopic[0].ID, url.Values{"option": {webtest.WrongOption(inTopic[0])}})
+	stranger.Answer(other.ID, url.Values{"option": {webtest.WrongOption(other)}})
 
 	type reader struct {
 		name    string
@@ -51,7 +53,9 @@ func TestLessonCacheKeepsLanguagesAndReadersApart(t *testing.T) {
 		want    string // something only this reader's page says
 	}
 	langCookie := func(l string) *http.Cookie { return &http.Cookie{Name: page.LangCookie, Value: l} }
-	profile := func(v *visitor) *http.Cookie { return &http.Cookie{Name: page.ProfileCookie, Value: v.profile()} }
+	profile := func(v *webtest.Visitor) *http.Cookie {
+		return &http.Cookie{Name: page.ProfileCookie, Value: v.Profile()}
+	}
 	readers := []reader{
 		{name: "English by default", want: `<html lang="en"`},
 		{name: "Russian by Accept-Language", headers: []string{"Accept-Language", "ru-RU,ru;q=0.9"}, want: `<html lang="ru"`},
@@ -69,7 +73,7 @@ func TestLessonCacheKeepsLanguagesAndReadersApart(t *testing.T) {
 		// A cookie that is not a profile id counts as none.
 		{name: "a forged profile", cookies: []*http.Cookie{{Name: page.ProfileCookie, Value: "not-a-profile"}}, want: `<html lang="en"`},
 	}
-	ask := func(h http.Handler, rd reader) response {
+	ask := func(h http.Handler, rd reader) webtest.Response {
 		req := httptest.NewRequest(http.MethodGet, "/lessons/"+slug+rd.query, nil)
 		for _, c := range rd.cookies {
 			req.AddCookie(c)
@@ -79,19 +83,19 @@ func TestLessonCacheKeepsLanguagesAndReadersApart(t *testing.T) {
 		}
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
-		return response{rec.Code, rec.Header(), rec.Body.String()}
+		return webtest.Response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.String()}
 	}
 	check := func(round string) {
 		t.Helper()
 		for _, rd := range readers {
 			want := ask(fresh, rd)
 			got := ask(cached, rd)
-			if want.status != http.StatusOK || !strings.Contains(want.body, rd.want) {
-				t.Fatalf("%s, %s: the uncached page (status %d) does not say %q", round, rd.name, want.status, rd.want)
+			if want.Status != http.StatusOK || !strings.Contains(want.Body, rd.want) {
+				t.Fatalf("%s, %s: the uncached page (status %d) does not say %q", round, rd.name, want.Status, rd.want)
 			}
-			if got.status != want.status || got.body != want.body {
+			if got.Status != want.Status || got.Body != want.Body {
 				t.Errorf("%s, %s: the cache served status %d, %d bytes, another page than the %d bytes made for this reader",
-					round, rd.name, got.status, len(got.body), len(want.body))
+					round, rd.name, got.Status, len(got.Body), len(want.Body))
 			}
 		}
 	}
@@ -113,11 +117,11 @@ func TestLessonCacheKeepsLanguagesAndReadersApart(t *testing.T) {
 
 	// The learner answers another of the lesson's questions: the next
 	// visit shows the new percent, not the page kept from before.
-	before := ask(cached, readers[5]).body
-	clock.advance(time.Minute)
-	learner.answer(inTopic[1].ID, url.Values{"option": {wrongOption(inTopic[1])}})
+	before := ask(cached, readers[5]).Body
+	clock.Advance(time.Minute)
+	learner.Answer(inTopic[1].ID, url.Values{"option": {webtest.WrongOption(inTopic[1])}})
 	check("after another answer")
-	if ask(cached, readers[5]).body == before {
+	if ask(cached, readers[5]).Body == before {
 		t.Error("the learner's page did not change after another answer on its topic")
 	}
 }
@@ -144,13 +148,13 @@ func BenchmarkLessonPage(b *testing.B) {
 		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	serve := func(b *testing.B, h http.Handler, target string) {
-		r := get(b, h, target, "Accept-Encoding", "gzip")
-		if r.status != http.StatusOK {
-			b.Fatalf("%s: status %d", target, r.status)
+		r := webtest.Get(b, h, target, "Accept-Encoding", "gzip")
+		if r.Status != http.StatusOK {
+			b.Fatalf("%s: status %d", target, r.Status)
 		}
 	}
 	b.Run("fresh", func(b *testing.B) {
-		h, err := NewServer(Config{CacheBytes: -1})
+		h, err := web.NewServer(web.Config{CacheBytes: -1})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -161,7 +165,7 @@ func BenchmarkLessonPage(b *testing.B) {
 		b.ReportMetric(float64((cpu()-start).Microseconds())/float64(b.N), "cpu-µs/req")
 	})
 	b.Run("cached", func(b *testing.B) {
-		h, err := NewServer(Config{})
+		h, err := web.NewServer(web.Config{})
 		if err != nil {
 			b.Fatal(err)
 		}

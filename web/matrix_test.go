@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"html"
@@ -9,30 +9,16 @@ import (
 
 	"github.com/idempotency-lab/lab/handlers"
 	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
-
-// matrixCellOf returns the verdict and the settled balance the grid shows
-// for a preset on a handler, and the cell's link.
-func matrixCellOf(t *testing.T, body, preset, handler string) (verdict, settled, href string) {
-	t.Helper()
-	row := regexp.MustCompile(`(?s)<tr data-preset="` + regexp.QuoteMeta(preset) + `">.*?</tr>`).FindString(body)
-	if row == "" {
-		t.Fatalf("no row for %s", preset)
-	}
-	m := regexp.MustCompile(`(?s)<td class="[^"]*" data-handler="` + regexp.QuoteMeta(handler) +
-		`" data-verdict="([^"]+)">\s*<a href="([^"]+)".*?<span data-settled>([^<]*)</span>`).FindStringSubmatch(row)
-	if m == nil {
-		t.Fatalf("no cell for %s × %s in\n%s", preset, handler, row)
-	}
-	return m[1], m[3], html.UnescapeString(m[2])
-}
 
 // TestMatrixShowsEveryPresetAndHandler checks the verdict grid in both
 // languages: a row per preset in teaching order with its title in the
 // page's language, a column per handler with the core ones first, and the
 // cells of a preset whose outcome the lectures state.
 func TestMatrixShowsEveryPresetAndHandler(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	presets, err := sim.Presets()
 	if err != nil {
 		t.Fatal(err)
@@ -41,12 +27,12 @@ func TestMatrixShowsEveryPresetAndHandler(t *testing.T) {
 		lang, dup, ok string
 	}{{"en", "DUPLICATE", "OK"}, {"ru", "ДУБЛЬ", "ВЕРНО"}} {
 		t.Run(tc.lang, func(t *testing.T) {
-			r := get(t, h, "/matrix?lang="+tc.lang)
-			if r.status != http.StatusOK {
-				t.Fatalf("status %d\n%s", r.status, r.body)
+			r := webtest.Get(t, h, "/matrix?lang="+tc.lang)
+			if r.Status != http.StatusOK {
+				t.Fatalf("status %d\n%s", r.Status, r.Body)
 			}
-			body := r.body
-			noMissingKeys(t, "/matrix?lang="+tc.lang, body)
+			body := r.Body
+			webtest.NoMissingKeys(t, "/matrix?lang="+tc.lang, body)
 			for _, want := range []string{`<table class="mx" id="matrix">`, `<caption id="mx-caption">`, `<th scope="col"`, `<th scope="row"`} {
 				if !strings.Contains(body, want) {
 					t.Errorf("the page lacks %s", want)
@@ -93,11 +79,11 @@ func TestMatrixShowsEveryPresetAndHandler(t *testing.T) {
 				t.Errorf("columns %v, want %v", cols, want)
 			}
 			// Crash before the ack: naive credits twice, the inbox once.
-			v, settled, href := matrixCellOf(t, body, "crash-before-ack", "naive")
+			v, settled, href := webtest.MatrixCellOf(t, body, "crash-before-ack", "naive")
 			if v != "duplicate" || settled != "200.00" || href != "/lab?handlers=naive&preset=crash-before-ack&step=4" {
 				t.Errorf("crash-before-ack × naive: %s %s %s, want duplicate 200.00 and a link to the lab", v, settled, href)
 			}
-			v, settled, _ = matrixCellOf(t, body, "crash-before-ack", "inbox")
+			v, settled, _ = webtest.MatrixCellOf(t, body, "crash-before-ack", "inbox")
 			if v != "ok" || settled != "100.00" {
 				t.Errorf("crash-before-ack × inbox: %s %s, want ok 100.00", v, settled)
 			}
@@ -114,40 +100,40 @@ func TestMatrixShowsEveryPresetAndHandler(t *testing.T) {
 // TestMatrixComputedOnce checks that the grid runs the engine once and
 // keeps the outcome, and that the page is served from the cache after.
 func TestMatrixComputedOnce(t *testing.T) {
-	s, err := newServer(Config{})
+	s, err := web.InternalServer(web.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := s.routes()
-	first := get(t, h, "/matrix?lang=en")
-	again := get(t, h, "/matrix?lang=en", "If-None-Match", first.header.Get("ETag"))
-	if first.header.Get("ETag") == "" || again.status != http.StatusNotModified {
-		t.Errorf("the page is not served from the cache: ETag %q, then status %d", first.header.Get("ETag"), again.status)
+	h := s.Routes()
+	first := webtest.Get(t, h, "/matrix?lang=en")
+	again := webtest.Get(t, h, "/matrix?lang=en", "If-None-Match", first.Header.Get("ETag"))
+	if first.Header.Get("ETag") == "" || again.Status != http.StatusNotModified {
+		t.Errorf("the page is not served from the cache: ETag %q, then status %d", first.Header.Get("ETag"), again.Status)
 	}
 }
 
 // TestRoomsIndexRedirects checks GET /rooms: the instructor's entry point
 // is /present.
 func TestRoomsIndexRedirects(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	for target, want := range map[string]string{"/rooms": "/present", "/rooms?lang=ru": "/present?lang=ru"} {
-		r := get(t, h, target)
-		if r.status != http.StatusSeeOther || r.header.Get("Location") != want {
-			t.Errorf("GET %s: %d to %q, want 303 to %s", target, r.status, r.header.Get("Location"), want)
+		r := webtest.Get(t, h, target)
+		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != want {
+			t.Errorf("GET %s: %d to %q, want 303 to %s", target, r.Status, r.Header.Get("Location"), want)
 		}
 	}
 }
 
 // TestNavLinksTheMatrix checks the header's link to the grid.
 func TestNavLinksTheMatrix(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	for _, target := range []string{"/lab", "/matrix"} {
-		nav := regexp.MustCompile(`(?s)<nav class="site-nav".*?</nav>`).FindString(get(t, h, target).body)
+		nav := regexp.MustCompile(`(?s)<nav class="site-nav".*?</nav>`).FindString(webtest.Get(t, h, target).Body)
 		if !strings.Contains(nav, `href="/matrix"`) {
 			t.Errorf("%s: the navigation has no link to /matrix", target)
 		}
 	}
-	nav := regexp.MustCompile(`(?s)<nav class="site-nav".*?</nav>`).FindString(get(t, h, "/matrix").body)
+	nav := regexp.MustCompile(`(?s)<nav class="site-nav".*?</nav>`).FindString(webtest.Get(t, h, "/matrix").Body)
 	if !strings.Contains(nav, `href="/matrix" aria-current="page"`) {
 		t.Errorf("/matrix is not marked current:\n%s", nav)
 	}

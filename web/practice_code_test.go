@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"context"
@@ -12,21 +12,10 @@ import (
 
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sandbox"
+	"github.com/idempotency-lab/lab/web"
 	"github.com/idempotency-lab/lab/web/practicepage"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
-
-// codePracticeServer is the practice pages with a sandbox (this test
-// binary as its children).
-func codePracticeServer(t *testing.T) (http.Handler, *practice.Bank) {
-	t.Helper()
-	bank, store := openProgress(t, "")
-	h, err := NewServer(Config{Practice: store, Bank: bank, Now: newTestClock().Now,
-		Sandbox: sandbox.NewRunner([]string{os.Args[0]}, sandbox.Limits{})})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h, bank
-}
 
 // TestCodeExercise is a candidate on a coding exercise: the editor opens
 // with the starter; the starter fails with the story the search found and
@@ -34,90 +23,75 @@ func codePracticeServer(t *testing.T) (http.Handler, *practice.Bank) {
 // hidden until a pass or a third try; the solution passes; and the
 // result's address shows the same grade again.
 func TestCodeExercise(t *testing.T) {
-	h, bank := codePracticeServer(t)
+	h, bank := webtest.CodePracticeServer(t)
 	q, ok := bank.Question("code-crash-before-ack")
 	if !ok {
 		t.Fatal("no exercise code-crash-before-ack")
 	}
-	v := newVisitor(t, h)
-	ask := v.get("/practice/q/" + q.ID)
-	if ask.status != 200 || !strings.Contains(ask.body, `name="code"`) || !strings.Contains(ask.body, html.EscapeString(q.Code.Starter()[:60])) {
-		t.Fatalf("no editor with the starter\n%s", excerpt(ask.body))
+	v := webtest.NewVisitor(t, h)
+	ask := v.Get("/practice/q/" + q.ID)
+	if ask.Status != 200 || !strings.Contains(ask.Body, `name="code"`) || !strings.Contains(ask.Body, html.EscapeString(q.Code.Starter()[:60])) {
+		t.Fatalf("no editor with the starter\n%s", webtest.Excerpt(ask.Body))
 	}
 	for try := 1; try <= 3; try++ {
 		// Three different files: the same file again would count no try.
 		file := q.Code.Starter() + strings.Repeat("\n", try)
-		loc, res := v.answer(q.ID, url.Values{"code": {file}})
-		if !strings.Contains(loc, "c=1") || !strings.Contains(res.body, `data-result="wrong"`) {
-			t.Fatalf("try %d: %q\n%s", try, loc, excerpt(res.body))
+		loc, res := v.Answer(q.ID, url.Values{"code": {file}})
+		if !strings.Contains(loc, "c=1") || !strings.Contains(res.Body, `data-result="wrong"`) {
+			t.Fatalf("try %d: %q\n%s", try, loc, webtest.Excerpt(res.Body))
 		}
-		if !strings.Contains(res.body, `id="code-failure"`) || !strings.Contains(res.body, `id="open-failure"`) || !strings.Contains(res.body, "code=1") {
+		if !strings.Contains(res.Body, `id="code-failure"`) || !strings.Contains(res.Body, `id="open-failure"`) || !strings.Contains(res.Body, "code=1") {
 			t.Errorf("try %d: no failure story with its lab link", try)
 		}
-		if shown := strings.Contains(res.body, `id="code-solution"`); shown != (try == 3) {
+		if shown := strings.Contains(res.Body, `id="code-solution"`); shown != (try == 3) {
 			t.Errorf("try %d: model solution shown %v", try, shown)
 		}
-		if again := v.get(loc); again.body != res.body {
+		if again := v.Get(loc); again.Body != res.Body {
 			t.Errorf("try %d: the result's address grades differently when opened again", try)
 		}
 	}
-	_, res := v.answer(q.ID, url.Values{"code": {q.Code.Solution()}})
-	if !strings.Contains(res.body, `data-result="right"`) || !strings.Contains(res.body, `id="code-passed"`) || !strings.Contains(res.body, `id="code-solution"`) {
-		t.Errorf("the model solution does not pass\n%s", excerpt(res.body))
+	_, res := v.Answer(q.ID, url.Values{"code": {q.Code.Solution()}})
+	if !strings.Contains(res.Body, `data-result="right"`) || !strings.Contains(res.Body, `id="code-passed"`) || !strings.Contains(res.Body, `id="code-solution"`) {
+		t.Errorf("the model solution does not pass\n%s", webtest.Excerpt(res.Body))
 	}
 	// A file that does not parse says why, on its line, with the file
 	// back in the editor, and is not counted.
 	broken := strings.Replace(q.Code.Solution(), "func Handle(", "func Handle(((", 1)
-	_, res = v.answer(q.ID, url.Values{"code": {broken}})
-	if !strings.Contains(res.body, `id="code-error"`) || !strings.Contains(res.body, "syntax error") || !strings.Contains(res.body, `id="retry-form-code"`) ||
-		resultOf(t, res.body) != "unparsed" || !strings.Contains(res.body, "not counted") {
-		t.Errorf("a broken file\n%s", excerpt(res.body))
+	_, res = v.Answer(q.ID, url.Values{"code": {broken}})
+	if !strings.Contains(res.Body, `id="code-error"`) || !strings.Contains(res.Body, "syntax error") || !strings.Contains(res.Body, `id="retry-form-code"`) ||
+		webtest.ResultOf(t, res.Body) != "unparsed" || !strings.Contains(res.Body, "not counted") {
+		t.Errorf("a broken file\n%s", webtest.Excerpt(res.Body))
 	}
-	if r := v.post("/practice/q/"+q.ID, url.Values{"code": {"  "}}); r.status != 400 {
-		t.Errorf("an empty file: %d", r.status)
+	if r := v.Post("/practice/q/"+q.ID, url.Values{"code": {"  "}}); r.Status != 400 {
+		t.Errorf("an empty file: %d", r.Status)
 	}
 }
 
 // Without a sandbox a coding exercise says it cannot be graded here.
 func TestCodeExerciseWithoutSandbox(t *testing.T) {
-	bank, store := openProgress(t, "")
-	h, err := NewServer(Config{Practice: store, Bank: bank, Now: newTestClock().Now})
+	bank, store := webtest.OpenProgress(t, "")
+	h, err := web.NewServer(web.Config{Practice: store, Bank: bank, Now: webtest.NewClock().Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := newVisitor(t, h).post("/practice/q/code-crash-before-ack", url.Values{"code": {"package handler"}})
-	if r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, "--code=false") {
-		t.Errorf("%d\n%s", r.status, excerpt(r.body))
+	r := webtest.NewVisitor(t, h).Post("/practice/q/code-crash-before-ack", url.Values{"code": {"package handler"}})
+	if r.Status != http.StatusServiceUnavailable || !strings.Contains(r.Body, "--code=false") {
+		t.Errorf("%d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
 }
-
-// notCompiling parses (package handler, a Handle of the right shape, no
-// forbidden import) but does not compile: a wrong answer, and a try.
-const notCompiling = `package handler
-
-import (
-	"context"
-
-	"github.com/idempotency-lab/lab/handlers"
-)
-
-func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
-	return notDefinedAnywhere
-}
-`
 
 // gradingServer is the practice pages with a sandbox of the given limits,
 // with the practice part (to count the grades handed to the sandbox) and
 // the store.
 func gradingServer(t *testing.T, lim sandbox.Limits) (http.Handler, *practicepage.Practice, *practice.Store, *practice.Bank) {
 	t.Helper()
-	bank, store := openProgress(t, "")
-	s, err := newServer(Config{Practice: store, Bank: bank, Now: newTestClock().Now,
+	bank, store := webtest.OpenProgress(t, "")
+	s, err := web.InternalServer(web.Config{Practice: store, Bank: bank, Now: webtest.NewClock().Now,
 		Sandbox: sandbox.NewRunner([]string{os.Args[0]}, lim)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s.routes(), s.practice, store, bank
+	return s.Routes(), s.Practice(), store, bank
 }
 
 // codeTries is how many tries a profile has at an exercise.
@@ -144,16 +118,16 @@ func TestCodeGradeIsKept(t *testing.T) {
 	if !ok {
 		t.Fatal("no exercise code-crash-before-ack")
 	}
-	v := newVisitor(t, h)
-	loc, res := v.answer(q.ID, url.Values{"code": {q.Code.Solution()}})
-	if resultOf(t, res.body) != "right" || part.GradeRuns() != 1 {
-		t.Fatalf("the model solution: %s, %d grades run\n%s", resultOf(t, res.body), part.GradeRuns(), excerpt(res.body))
+	v := webtest.NewVisitor(t, h)
+	loc, res := v.Answer(q.ID, url.Values{"code": {q.Code.Solution()}})
+	if webtest.ResultOf(t, res.Body) != "right" || part.GradeRuns() != 1 {
+		t.Fatalf("the model solution: %s, %d grades run\n%s", webtest.ResultOf(t, res.Body), part.GradeRuns(), webtest.Excerpt(res.Body))
 	}
 	for i := range 3 {
-		if again := v.get(loc); again.body != res.body {
+		if again := v.Get(loc); again.Body != res.Body {
 			t.Errorf("visit %d: the result page differs from the kept grade", i+2)
 		}
-		again, _ := v.answer(q.ID, url.Values{"code": {q.Code.Solution()}})
+		again, _ := v.Answer(q.ID, url.Values{"code": {q.Code.Solution()}})
 		if again != loc {
 			t.Errorf("the same file again leads to %q, want %q", again, loc)
 		}
@@ -161,27 +135,27 @@ func TestCodeGradeIsKept(t *testing.T) {
 	if n := part.GradeRuns(); n != 1 {
 		t.Errorf("%d grades run for one file, want 1", n)
 	}
-	if n := codeTries(t, store, v.profile(), q.ID); n != 1 {
+	if n := codeTries(t, store, v.Profile(), q.ID); n != 1 {
 		t.Errorf("%d tries counted for one file, want 1", n)
 	}
 
-	other := newVisitor(t, h)
-	r := other.get(loc)
-	if r.status != http.StatusOK || strings.Contains(r.body, `id="result"`) || !strings.Contains(r.body, `id="code-ungraded"`) ||
-		!strings.Contains(r.body, html.EscapeString(q.Code.Solution()[:60])) || !strings.Contains(r.body, `id="answer-form-submit"`) {
-		t.Errorf("another reader's view of the address: %d\n%s", r.status, excerpt(r.body))
+	other := webtest.NewVisitor(t, h)
+	r := other.Get(loc)
+	if r.Status != http.StatusOK || strings.Contains(r.Body, `id="result"`) || !strings.Contains(r.Body, `id="code-ungraded"`) ||
+		!strings.Contains(r.Body, html.EscapeString(q.Code.Solution()[:60])) || !strings.Contains(r.Body, `id="answer-form-submit"`) {
+		t.Errorf("another reader's view of the address: %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
-	noMissingKeys(t, loc, r.body)
-	if ru := other.get(loc + "&lang=ru"); !strings.Contains(ru.body, "ещё не проверялся") {
-		t.Errorf("the note in Russian\n%s", excerpt(ru.body))
+	webtest.NoMissingKeys(t, loc, r.Body)
+	if ru := other.Get(loc + "&lang=ru"); !strings.Contains(ru.Body, "ещё не проверялся") {
+		t.Errorf("the note in Russian\n%s", webtest.Excerpt(ru.Body))
 	}
-	if part.GradeRuns() != 1 || other.profile() != "" {
-		t.Errorf("opening the address graded (%d runs) or made a profile (%q)", part.GradeRuns(), other.profile())
+	if part.GradeRuns() != 1 || other.Profile() != "" {
+		t.Errorf("opening the address graded (%d runs) or made a profile (%q)", part.GradeRuns(), other.Profile())
 	}
-	if _, res := other.answer(q.ID, url.Values{"code": {q.Code.Solution()}}); resultOf(t, res.body) != "right" || part.GradeRuns() != 2 {
+	if _, res := other.Answer(q.ID, url.Values{"code": {q.Code.Solution()}}); webtest.ResultOf(t, res.Body) != "right" || part.GradeRuns() != 2 {
 		t.Errorf("the other reader's own grade: %d runs", part.GradeRuns())
 	}
-	if n := codeTries(t, store, other.profile(), q.ID); n != 1 {
+	if n := codeTries(t, store, other.Profile(), q.ID); n != 1 {
 		t.Errorf("the other reader has %d tries, want 1", n)
 	}
 }
@@ -197,7 +171,7 @@ func TestCodeTriesCountFilesThatParse(t *testing.T) {
 	if !ok {
 		t.Fatal("no exercise code-crash-before-ack")
 	}
-	v := newVisitor(t, h)
+	v := webtest.NewVisitor(t, h)
 	unparsed := []string{
 		strings.Replace(q.Code.Solution(), "func Handle(", "func Handle(((", 1),
 		strings.Replace(q.Code.Solution(), "package handler", "package main", 1),
@@ -208,34 +182,34 @@ func TestCodeTriesCountFilesThatParse(t *testing.T) {
 		if _, err := sandbox.Parse(file); err == nil {
 			t.Fatalf("file %d parses", i)
 		}
-		_, res := v.answer(q.ID, url.Values{"code": {file}})
-		if resultOf(t, res.body) != "unparsed" || !strings.Contains(res.body, `id="code-error"`) || strings.Contains(res.body, `id="code-solution"`) {
-			t.Errorf("file %d that does not parse\n%s", i, excerpt(res.body))
+		_, res := v.Answer(q.ID, url.Values{"code": {file}})
+		if webtest.ResultOf(t, res.Body) != "unparsed" || !strings.Contains(res.Body, `id="code-error"`) || strings.Contains(res.Body, `id="code-solution"`) {
+			t.Errorf("file %d that does not parse\n%s", i, webtest.Excerpt(res.Body))
 		}
 	}
-	if n := codeTries(t, store, v.profile(), q.ID); n != 0 || part.GradeRuns() != 0 {
+	if n := codeTries(t, store, v.Profile(), q.ID); n != 0 || part.GradeRuns() != 0 {
 		t.Fatalf("files that do not parse: %d tries, %d grades run; want none", n, part.GradeRuns())
 	}
-	for i, file := range []string{notCompiling, q.Code.Starter(), q.Code.Starter() + "\n"} {
-		_, res := v.answer(q.ID, url.Values{"code": {file}})
-		if resultOf(t, res.body) != "wrong" {
-			t.Errorf("try %d: %s", i+1, resultOf(t, res.body))
+	for i, file := range []string{webtest.NotCompiling, q.Code.Starter(), q.Code.Starter() + "\n"} {
+		_, res := v.Answer(q.ID, url.Values{"code": {file}})
+		if webtest.ResultOf(t, res.Body) != "wrong" {
+			t.Errorf("try %d: %s", i+1, webtest.ResultOf(t, res.Body))
 		}
-		if shown := strings.Contains(res.body, `id="code-solution"`); shown != (i == 2) {
+		if shown := strings.Contains(res.Body, `id="code-solution"`); shown != (i == 2) {
 			t.Errorf("try %d: model solution shown %v", i+1, shown)
 		}
-		if i == 0 && !strings.Contains(res.body, "notDefinedAnywhere") {
-			t.Errorf("a file that does not compile does not say why\n%s", excerpt(res.body))
+		if i == 0 && !strings.Contains(res.Body, "notDefinedAnywhere") {
+			t.Errorf("a file that does not compile does not say why\n%s", webtest.Excerpt(res.Body))
 		}
 	}
-	if n := codeTries(t, store, v.profile(), q.ID); n != 3 || part.GradeRuns() != 3 {
+	if n := codeTries(t, store, v.Profile(), q.ID); n != 3 || part.GradeRuns() != 3 {
 		t.Errorf("three files that parse: %d tries, %d grades run; want 3 and 3", n, part.GradeRuns())
 	}
 	// A file that does not parse, after them, still shows the solution
 	// earned, and counts nothing.
-	_, res := v.answer(q.ID, url.Values{"code": {unparsed[0]}})
-	if !strings.Contains(res.body, `id="code-solution"`) || codeTries(t, store, v.profile(), q.ID) != 3 {
-		t.Errorf("a file that does not parse after three tries\n%s", excerpt(res.body))
+	_, res := v.Answer(q.ID, url.Values{"code": {unparsed[0]}})
+	if !strings.Contains(res.Body, `id="code-solution"`) || codeTries(t, store, v.Profile(), q.ID) != 3 {
+		t.Errorf("a file that does not parse after three tries\n%s", webtest.Excerpt(res.Body))
 	}
 }
 
@@ -254,20 +228,20 @@ func TestCodeGradesAtOnce(t *testing.T) {
 	if len(qs) < 4 {
 		t.Fatalf("%d coding exercises, want 4", len(qs))
 	}
-	visitors := make([]*visitor, len(qs))
+	visitors := make([]*webtest.Visitor, len(qs))
 	locs := make([]string, len(qs))
 	var wg sync.WaitGroup
 	for i, q := range qs {
-		visitors[i] = newVisitor(t, h)
+		visitors[i] = webtest.NewVisitor(t, h)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := visitors[i].post("/practice/q/"+q.ID, url.Values{"code": {q.Code.Solution()}})
-			if r.status != http.StatusSeeOther {
-				t.Errorf("%s: status %d\n%s", q.ID, r.status, excerpt(r.body))
+			r := visitors[i].Post("/practice/q/"+q.ID, url.Values{"code": {q.Code.Solution()}})
+			if r.Status != http.StatusSeeOther {
+				t.Errorf("%s: status %d\n%s", q.ID, r.Status, webtest.Excerpt(r.Body))
 				return
 			}
-			locs[i] = r.header.Get("Location")
+			locs[i] = r.Header.Get("Location")
 		}()
 	}
 	wg.Wait()
@@ -275,11 +249,11 @@ func TestCodeGradesAtOnce(t *testing.T) {
 		return
 	}
 	for i, q := range qs {
-		r := visitors[i].get(locs[i])
-		if got := resultOf(t, r.body); got != "right" {
-			t.Errorf("%s: %s\n%s", q.ID, got, excerpt(r.body))
+		r := visitors[i].Get(locs[i])
+		if got := webtest.ResultOf(t, r.Body); got != "right" {
+			t.Errorf("%s: %s\n%s", q.ID, got, webtest.Excerpt(r.Body))
 		}
-		p, err := store.Progress(context.Background(), visitors[i].profile())
+		p, err := store.Progress(context.Background(), visitors[i].Profile())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,8 +1,7 @@
-package web
+package web_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -11,7 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -21,192 +19,10 @@ import (
 	"time"
 
 	"github.com/idempotency-lab/lab/practice"
-	"github.com/idempotency-lab/lab/sandbox"
-	"github.com/idempotency-lab/lab/script"
-	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/page"
 	"github.com/idempotency-lab/lab/web/practicepage"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
-
-// testClock is the practice pages' clock in tests: fixed until a test
-// moves it.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newTestClock() *testClock {
-	return &testClock{t: time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)}
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-func mustBank(tb testing.TB) *practice.Bank {
-	tb.Helper()
-	b, err := practice.Load()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return b
-}
-
-// openProgress is the bank and a progress database at path (a fresh one
-// in a temporary folder when path is ""), closed when the test ends.
-func openProgress(tb testing.TB, path string) (*practice.Bank, *practice.Store) {
-	tb.Helper()
-	if path == "" {
-		path = filepath.Join(tb.TempDir(), "progress.db")
-	}
-	bank := mustBank(tb)
-	store, err := practice.Open(path, bank)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { store.Close() })
-	return bank, store
-}
-
-// newPracticeServer is the real server over a progress file at path,
-// which the test closes at its end (or earlier, through the returned
-// function, to open the file again as a restarted server would).
-func newPracticeServer(tb testing.TB, path string, clock *testClock) (http.Handler, func()) {
-	tb.Helper()
-	bank := mustBank(tb)
-	store, err := practice.Open(path, bank)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var once sync.Once
-	closeStore := func() {
-		once.Do(func() {
-			if err := store.Close(); err != nil {
-				tb.Error(err)
-			}
-		})
-	}
-	tb.Cleanup(closeStore)
-	// A sandbox whose children are this test binary grades the coding
-	// exercises.
-	h, err := NewServer(Config{Practice: store, Bank: bank, Now: clock.Now,
-		Sandbox: sandbox.NewRunner([]string{os.Args[0]}, sandbox.Limits{})})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return h, closeStore
-}
-
-func practiceServer(tb testing.TB) (http.Handler, *testClock) {
-	tb.Helper()
-	clock := newTestClock()
-	h, _ := newPracticeServer(tb, filepath.Join(tb.TempDir(), "progress.db"), clock)
-	return h, clock
-}
-
-// visitor is one browser: it keeps the cookies the server sets.
-type visitor struct {
-	tb      testing.TB
-	h       http.Handler
-	cookies map[string]*http.Cookie
-}
-
-func newVisitor(tb testing.TB, h http.Handler) *visitor {
-	return &visitor{tb: tb, h: h, cookies: map[string]*http.Cookie{}}
-}
-
-func (v *visitor) do(req *http.Request, headers ...string) response {
-	v.tb.Helper()
-	for _, c := range v.cookies {
-		req.AddCookie(c)
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	rec := httptest.NewRecorder()
-	v.h.ServeHTTP(rec, req)
-	for _, c := range rec.Result().Cookies() {
-		if c.MaxAge < 0 {
-			delete(v.cookies, c.Name)
-		} else {
-			v.cookies[c.Name] = c
-		}
-	}
-	return response{rec.Code, rec.Header(), rec.Body.String()}
-}
-
-func (v *visitor) get(target string, headers ...string) response {
-	v.tb.Helper()
-	return v.do(httptest.NewRequest(http.MethodGet, target, nil), headers...)
-}
-
-func (v *visitor) post(target string, form url.Values, headers ...string) response {
-	v.tb.Helper()
-	req := httptest.NewRequest(http.MethodPost, target, strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	return v.do(req, headers...)
-}
-
-// answer posts an answer, checks the 303 to a result page and returns
-// that page and its address.
-func (v *visitor) answer(id string, form url.Values) (string, response) {
-	v.tb.Helper()
-	r := v.post("/practice/q/"+id, form)
-	if r.status != http.StatusSeeOther {
-		v.tb.Fatalf("POST /practice/q/%s %v: status %d, want 303\n%s", id, form, r.status, excerpt(r.body))
-	}
-	loc := r.header.Get("Location")
-	if !strings.HasPrefix(loc, "/practice/q/"+id+"/result?") {
-		v.tb.Fatalf("POST /practice/q/%s: Location %q, want its result page", id, loc)
-	}
-	page := v.get(loc)
-	if page.status != http.StatusOK {
-		v.tb.Fatalf("GET %s: status %d\n%s", loc, page.status, excerpt(page.body))
-	}
-	noMissingKeys(v.tb, loc, page.body)
-	return loc, page
-}
-
-func (v *visitor) upload(name string, data []byte) response {
-	v.tb.Helper()
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	fw, err := mw.CreateFormFile("file", name)
-	if err != nil {
-		v.tb.Fatal(err)
-	}
-	fw.Write(data)
-	mw.Close()
-	req := httptest.NewRequest(http.MethodPost, "/practice/import", &body)
-	req.Header.Set("Content-Type", mw.FormDataContentType())
-	return v.do(req)
-}
-
-func (v *visitor) profile() string {
-	if c := v.cookies[page.ProfileCookie]; c != nil {
-		return c.Value
-	}
-	return ""
-}
-
-var resultState = regexp.MustCompile(`id="result" data-result="([a-z]+)"`)
-
-func resultOf(tb testing.TB, body string) string {
-	tb.Helper()
-	m := resultState.FindStringSubmatch(body)
-	if m == nil {
-		tb.Fatalf("no graded result on the page\n%s", excerpt(body))
-	}
-	return m[1]
-}
 
 var topicAnswered = regexp.MustCompile(`data-topic="([a-z0-9-]+)" data-answered="(\d+)"`)
 
@@ -217,66 +33,23 @@ func answeredPercents(tb testing.TB, body string) map[string]int {
 	for _, m := range topicAnswered.FindAllStringSubmatch(body, -1) {
 		out[m[1]], _ = strconv.Atoi(m[2])
 	}
-	if n := len(mustBank(tb).Topics()); len(out) != n {
-		tb.Fatalf("the overview has %d topic bars, want one per topic (%d)\n%s", len(out), n, excerpt(body))
+	if n := len(webtest.MustBank(tb).Topics()); len(out) != n {
+		tb.Fatalf("the overview has %d topic bars, want one per topic (%d)\n%s", len(out), n, webtest.Excerpt(body))
 	}
 	return out
 }
 
-// question finds the first item of a kind that matches ok.
-func findQuestion(tb testing.TB, kind practice.Kind, ok func(practice.Question) bool) practice.Question {
-	tb.Helper()
-	for _, q := range mustBank(tb).Questions() {
-		if q.Kind == kind && (ok == nil || ok(q)) {
-			return q
-		}
-	}
-	tb.Fatalf("no %s question fits", kind)
-	return practice.Question{}
-}
-
-func wrongOption(q practice.Question) string {
-	for _, o := range q.Options {
-		if !o.Correct {
-			return o.ID
-		}
-	}
-	return ""
-}
-
-// engineResult runs a predict exercise on the engine directly, not through
-// package practice, for an independent answer key.
-func engineResult(tb testing.TB, q practice.Question) sim.Result {
-	tb.Helper()
-	sc, err := script.Parse(q.Source())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	run, err := sim.Execute(context.Background(), sc, sim.Options{Handlers: []string{q.Handler}})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return run.Results[0]
-}
-
-func otherVerdict(v sim.Verdict) sim.Verdict {
-	if v == sim.OK {
-		return sim.Duplicate
-	}
-	return sim.OK
-}
-
 func TestPracticeOverview(t *testing.T) {
-	h, _ := practiceServer(t)
-	bank := mustBank(t)
+	h, _ := webtest.PracticeServer(t)
+	bank := webtest.MustBank(t)
 	for _, lang := range []string{"en", "ru"} {
-		v := newVisitor(t, h)
-		r := v.get("/practice?lang=" + lang)
-		if r.status != http.StatusOK {
-			t.Fatalf("%s: status %d\n%s", lang, r.status, excerpt(r.body))
+		v := webtest.NewVisitor(t, h)
+		r := v.Get("/practice?lang=" + lang)
+		if r.Status != http.StatusOK {
+			t.Fatalf("%s: status %d\n%s", lang, r.Status, webtest.Excerpt(r.Body))
 		}
-		noMissingKeys(t, "/practice?lang="+lang, r.body)
-		body := html.UnescapeString(r.body)
+		webtest.NoMissingKeys(t, "/practice?lang="+lang, r.Body)
+		body := html.UnescapeString(r.Body)
 		for _, tp := range bank.Topics() {
 			if !strings.Contains(body, tp.Title.In(lang)) || !strings.Contains(body, `href="/practice?topic=`+tp.Slug+`"`) {
 				t.Errorf("%s: no bar linking to topic %s", lang, tp.Slug)
@@ -290,10 +63,10 @@ func TestPracticeOverview(t *testing.T) {
 		if strings.Contains(body, `id="export"`) {
 			t.Errorf("%s: a visitor with no answers is offered an export", lang)
 		}
-		if v.profile() != "" {
+		if v.Profile() != "" {
 			t.Errorf("%s: looking at the overview minted a profile", lang)
 		}
-		for topic, pct := range answeredPercents(t, r.body) {
+		for topic, pct := range answeredPercents(t, r.Body) {
 			if pct != 0 {
 				t.Errorf("%s: a new visitor has %d%% of %s answered", lang, pct, topic)
 			}
@@ -302,26 +75,26 @@ func TestPracticeOverview(t *testing.T) {
 }
 
 func TestPracticeTopicPage(t *testing.T) {
-	h, _ := practiceServer(t)
-	bank := mustBank(t)
+	h, _ := webtest.PracticeServer(t)
+	bank := webtest.MustBank(t)
 	for _, tp := range bank.Topics() {
 		items, err := bank.ByTopic(tp.Slug)
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := newVisitor(t, h).get("/practice?topic=" + tp.Slug)
-		if r.status != http.StatusOK {
-			t.Fatalf("%s: status %d", tp.Slug, r.status)
+		r := webtest.NewVisitor(t, h).Get("/practice?topic=" + tp.Slug)
+		if r.Status != http.StatusOK {
+			t.Fatalf("%s: status %d", tp.Slug, r.Status)
 		}
-		noMissingKeys(t, tp.Slug, r.body)
-		if n := strings.Count(r.body, `class="pr-item `); n != len(items) {
+		webtest.NoMissingKeys(t, tp.Slug, r.Body)
+		if n := strings.Count(r.Body, `class="pr-item `); n != len(items) {
 			t.Errorf("%s: %d items listed, want %d", tp.Slug, n, len(items))
 		}
 		first := `href="/practice/q/` + items[0].ID + `?topic=` + tp.Slug + `" id="start"`
-		if !strings.Contains(r.body, first) {
+		if !strings.Contains(r.Body, first) {
 			t.Errorf("%s: Start does not lead to the first item %s", tp.Slug, items[0].ID)
 		}
-		if !strings.Contains(r.body, `href="/lessons/`+tp.Slug+`"`) {
+		if !strings.Contains(r.Body, `href="/lessons/`+tp.Slug+`"`) {
 			t.Errorf("%s: no link to the lesson", tp.Slug)
 		}
 	}
@@ -330,17 +103,17 @@ func TestPracticeTopicPage(t *testing.T) {
 // TestEveryItemRenders opens every question and exercise in both
 // languages: the prompt, the form of its kind and nothing missing.
 func TestEveryItemRenders(t *testing.T) {
-	h, _ := practiceServer(t)
-	v := newVisitor(t, h)
-	for _, q := range mustBank(t).Questions() {
+	h, _ := webtest.PracticeServer(t)
+	v := webtest.NewVisitor(t, h)
+	for _, q := range webtest.MustBank(t).Questions() {
 		for _, lang := range []string{"en", "ru"} {
 			target := "/practice/q/" + q.ID + "?lang=" + lang
-			r := v.get(target)
-			if r.status != http.StatusOK {
-				t.Fatalf("%s: status %d\n%s", target, r.status, excerpt(r.body))
+			r := v.Get(target)
+			if r.Status != http.StatusOK {
+				t.Fatalf("%s: status %d\n%s", target, r.Status, webtest.Excerpt(r.Body))
 			}
-			noMissingKeys(t, target, r.body)
-			body := html.UnescapeString(r.body)
+			webtest.NoMissingKeys(t, target, r.Body)
+			body := html.UnescapeString(r.Body)
 			if !strings.Contains(body, q.Text.In(lang)) {
 				t.Errorf("%s: the prompt is missing", target)
 			}
@@ -378,89 +151,89 @@ func TestEveryItemRenders(t *testing.T) {
 }
 
 func TestPracticeChoice(t *testing.T) {
-	h, _ := practiceServer(t)
-	single := findQuestion(t, practice.KindChoice, func(q practice.Question) bool { return len(q.Correct()) == 1 })
-	multi := findQuestion(t, practice.KindChoice, func(q practice.Question) bool { return len(q.Correct()) > 1 })
-	v := newVisitor(t, h)
+	h, _ := webtest.PracticeServer(t)
+	single := webtest.FindQuestion(t, practice.KindChoice, func(q practice.Question) bool { return len(q.Correct()) == 1 })
+	multi := webtest.FindQuestion(t, practice.KindChoice, func(q practice.Question) bool { return len(q.Correct()) > 1 })
+	v := webtest.NewVisitor(t, h)
 
-	loc, r := v.answer(single.ID, url.Values{"option": single.Correct()})
-	if got := resultOf(t, r.body); got != "right" {
+	loc, r := v.Answer(single.ID, url.Values{"option": single.Correct()})
+	if got := webtest.ResultOf(t, r.Body); got != "right" {
 		t.Errorf("the right option graded %q", got)
 	}
 	if want := "/practice/q/" + single.ID + "/result?option=" + single.Correct()[0] + "&topic=" + single.Topic; loc != want {
 		t.Errorf("result address %q, want %q", loc, want)
 	}
-	body := html.UnescapeString(r.body)
+	body := html.UnescapeString(r.Body)
 	for _, o := range single.Options {
 		if !strings.Contains(body, o.Why.EN) {
 			t.Errorf("the result does not explain option %s", o.ID)
 		}
 	}
-	c := v.cookies[page.ProfileCookie]
+	c := v.Cookies[page.ProfileCookie]
 	if c == nil || !practice.ValidProfileID(c.Value) {
-		t.Fatalf("the first answer set no profile cookie: %v", v.cookies)
+		t.Fatalf("the first answer set no profile cookie: %v", v.Cookies)
 	}
 	if !c.HttpOnly || c.SameSite != http.SameSiteLaxMode || c.MaxAge != 365*24*3600 || c.Path != "/" {
 		t.Errorf("profile cookie %+v: want HttpOnly, SameSite=Lax, a year, Path=/", c)
 	}
 
 	// Every correct option but one, and one wrong one too: both wrong.
-	_, r = v.answer(multi.ID, url.Values{"option": multi.Correct()[1:]})
-	if got := resultOf(t, r.body); got != "wrong" {
+	_, r = v.Answer(multi.ID, url.Values{"option": multi.Correct()[1:]})
+	if got := webtest.ResultOf(t, r.Body); got != "wrong" {
 		t.Errorf("a partial pick graded %q, want wrong (all or nothing)", got)
 	}
-	_, r = v.answer(multi.ID, url.Values{"option": append(multi.Correct(), wrongOption(multi))})
-	if got := resultOf(t, r.body); got != "wrong" {
+	_, r = v.Answer(multi.ID, url.Values{"option": append(multi.Correct(), webtest.WrongOption(multi))})
+	if got := webtest.ResultOf(t, r.Body); got != "wrong" {
 		t.Errorf("an extra wrong pick graded %q", got)
 	}
-	if !strings.Contains(r.body, `data-option="`+wrongOption(multi)+`"`) || !strings.Contains(r.body, "you picked it") {
+	if !strings.Contains(r.Body, `data-option="`+webtest.WrongOption(multi)+`"`) || !strings.Contains(r.Body, "you picked it") {
 		t.Error("the result does not say which options were picked")
 	}
-	_, r = v.answer(multi.ID, url.Values{"option": multi.Correct()})
-	if got := resultOf(t, r.body); got != "right" {
+	_, r = v.Answer(multi.ID, url.Values{"option": multi.Correct()})
+	if got := webtest.ResultOf(t, r.Body); got != "right" {
 		t.Errorf("all correct options graded %q", got)
 	}
-	if prof := v.profile(); prof != c.Value {
+	if prof := v.Profile(); prof != c.Value {
 		t.Errorf("the profile changed from %s to %s between answers", c.Value, prof)
 	}
 
 	// Reloading a result records nothing more.
-	over := v.get("/practice")
-	before := answeredPercents(t, over.body)
-	v.get(loc)
-	v.get(loc)
-	if after := answeredPercents(t, v.get("/practice").body); fmt.Sprint(after) != fmt.Sprint(before) {
+	over := v.Get("/practice")
+	before := answeredPercents(t, over.Body)
+	v.Get(loc)
+	v.Get(loc)
+	if after := answeredPercents(t, v.Get("/practice").Body); fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Errorf("reloading a result changed progress: %v -> %v", before, after)
 	}
-	if !strings.Contains(over.body, `id="export"`) {
+	if !strings.Contains(over.Body, `id="export"`) {
 		t.Error("a visitor with answers is not offered the export")
 	}
 }
 
 func TestPracticeOpen(t *testing.T) {
-	h, _ := practiceServer(t)
-	q := findQuestion(t, practice.KindOpen, func(q practice.Question) bool { return len(q.Points) >= 3 })
-	v := newVisitor(t, h)
+	h, _ := webtest.PracticeServer(t)
+	q := webtest.FindQuestion(t, practice.KindOpen, func(q practice.Question) bool { return len(q.Points) >= 3 })
+	v := webtest.NewVisitor(t, h)
 
 	mine := "Use <script>alert(1)</script> an inbox & a UNIQUE key"
-	r := v.get("/practice/q/" + q.ID + "/compare?" + url.Values{"mine": {mine}, "topic": {q.Topic}}.Encode())
-	if r.status != http.StatusOK {
-		t.Fatalf("compare: status %d\n%s", r.status, excerpt(r.body))
+	r := v.Get("/practice/q/" + q.ID + "/compare?" + url.Values{"mine": {mine}, "topic": {q.Topic}}.Encode())
+	if r.Status != http.StatusOK {
+		t.Fatalf("compare: status %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
-	noMissingKeys(t, "compare", r.body)
-	if strings.Contains(r.body, "<script>alert") || !strings.Contains(r.body, "&lt;script&gt;alert(1)&lt;/script&gt; an inbox &amp; a UNIQUE key") {
+	webtest.NoMissingKeys(t, "compare", r.Body)
+	if strings.Contains(r.Body, "<script>alert") || !strings.Contains(r.Body, "&lt;script&gt;alert(1)&lt;/script&gt; an inbox &amp; a UNIQUE key") {
 		t.Error("one's own answer is not shown escaped")
 	}
-	body := html.UnescapeString(r.body)
+	body := html.UnescapeString(r.Body)
 	if !strings.Contains(body, q.Answer.EN) {
 		t.Error("the model answer is missing")
 	}
 	for i, p := range q.Points {
-		if !strings.Contains(body, p.EN) || !strings.Contains(r.body, fmt.Sprintf(`name="point" value="%d"`, i)) {
+		if !strings.Contains(body, p.EN) || !strings.Contains(r.Body, fmt.Sprintf(`name="point" value="%d"`, i)) {
 			t.Errorf("key point %d is not offered to tick", i)
 		}
 	}
-	if v.profile() != "" {
+	if v.Profile() != "" {
 		t.Error("comparing an answer recorded something")
 	}
 
@@ -471,65 +244,57 @@ func TestPracticeOpen(t *testing.T) {
 		{nil, "wrong"},
 		{[]string{"0"}, "partial"},
 		{[]string{"0", "1", "1"}, "partial"},
-		{allPoints(q), "right"},
+		{webtest.AllPoints(q), "right"},
 	} {
-		loc, r := v.answer(q.ID, url.Values{"point": tc.ticked, "topic": {q.Topic}})
-		if got := resultOf(t, r.body); got != tc.want {
+		loc, r := v.Answer(q.ID, url.Values{"point": tc.ticked, "topic": {q.Topic}})
+		if got := webtest.ResultOf(t, r.Body); got != tc.want {
 			t.Errorf("ticked %v: graded %q, want %q", tc.ticked, got, tc.want)
 		}
 		covered := map[string]bool{}
 		for _, p := range tc.ticked {
 			covered[p] = true
 		}
-		if want := fmt.Sprintf("You covered %d of %d key points", len(covered), len(q.Points)); !strings.Contains(r.body, want) {
+		if want := fmt.Sprintf("You covered %d of %d key points", len(covered), len(q.Points)); !strings.Contains(r.Body, want) {
 			t.Errorf("ticked %v: the result does not say %q", tc.ticked, want)
 		}
-		if n := strings.Count(r.body, `data-ticked="true"`); n != len(covered) {
+		if n := strings.Count(r.Body, `data-ticked="true"`); n != len(covered) {
 			t.Errorf("ticked %v: %d points shown ticked (%s)", tc.ticked, n, loc)
 		}
 	}
 }
 
-func allPoints(q practice.Question) []string {
-	var out []string
-	for i := range q.Points {
-		out = append(out, strconv.Itoa(i))
-	}
-	return out
-}
-
 // TestPracticePredict: predictions are graded by the engine, in either
 // notation, and the result offers the lab and, when wrong, another try.
 func TestPracticePredict(t *testing.T) {
-	h, _ := practiceServer(t)
-	bank := mustBank(t)
-	v := newVisitor(t, h)
+	h, _ := webtest.PracticeServer(t)
+	bank := webtest.MustBank(t)
+	v := webtest.NewVisitor(t, h)
 	for _, q := range bank.Questions() {
 		if q.Kind != practice.KindPredict {
 			continue
 		}
-		res := engineResult(t, q)
+		res := webtest.EngineResult(t, q)
 		right := url.Values{"balance": {practice.FormatMoney(res.Settled)}, "verdict": {string(res.Verdict)}}
-		loc, r := v.answer(q.ID, right)
-		if got := resultOf(t, r.body); got != "right" {
+		loc, r := v.Answer(q.ID, right)
+		if got := webtest.ResultOf(t, r.Body); got != "right" {
 			t.Errorf("%s: the engine's own outcome (%d, %s) graded %q", q.ID, res.Settled, res.Verdict, got)
 		}
 		if !strings.Contains(loc, "balance="+practice.FormatMoney(res.Settled)) || !strings.Contains(loc, "verdict="+string(res.Verdict)) {
 			t.Errorf("%s: result address %q does not carry the prediction", q.ID, loc)
 		}
-		if !strings.Contains(r.body, `href="`+html.EscapeString(q.LabURL())+`" id="open-in-lab"`) {
+		if !strings.Contains(r.Body, `href="`+html.EscapeString(q.LabURL())+`" id="open-in-lab"`) {
 			t.Errorf("%s: no 'open in the lab' link to %s", q.ID, q.LabURL())
 		}
-		if strings.Contains(r.body, `id="retry-form"`) {
+		if strings.Contains(r.Body, `id="retry-form"`) {
 			t.Errorf("%s: a right prediction is offered a retry", q.ID)
 		}
-		if !strings.Contains(r.body, `data-engine-verdict="`+string(res.Verdict)+`"`) || !strings.Contains(r.body, page.Money(res.Settled)) {
+		if !strings.Contains(r.Body, `data-engine-verdict="`+string(res.Verdict)+`"`) || !strings.Contains(r.Body, page.Money(res.Settled)) {
 			t.Errorf("%s: the result does not show the engine's outcome", q.ID)
 		}
 	}
 
-	q := findQuestion(t, practice.KindPredict, func(q practice.Question) bool { return engineResult(t, q).Settled > 0 })
-	res := engineResult(t, q)
+	q := webtest.FindQuestion(t, practice.KindPredict, func(q practice.Question) bool { return webtest.EngineResult(t, q).Settled > 0 })
+	res := webtest.EngineResult(t, q)
 	major := fmt.Sprintf("%d.%02d", res.Settled/100, res.Settled%100)
 	for _, tc := range []struct {
 		balance, verdict, want string
@@ -541,14 +306,14 @@ func TestPracticePredict(t *testing.T) {
 		{"$" + major, string(res.Verdict), "right"},
 		{strconv.FormatInt(res.Settled, 10), string(res.Verdict), "partial"}, // minor units are not read as such
 		{practice.FormatMoney(res.Settled + 1), string(res.Verdict), "partial"},
-		{practice.FormatMoney(res.Settled), string(otherVerdict(res.Verdict)), "partial"},
-		{practice.FormatMoney(res.Settled + 100), string(otherVerdict(res.Verdict)), "wrong"},
+		{practice.FormatMoney(res.Settled), string(webtest.OtherVerdict(res.Verdict)), "partial"},
+		{practice.FormatMoney(res.Settled + 100), string(webtest.OtherVerdict(res.Verdict)), "wrong"},
 	} {
-		loc, r := v.answer(q.ID, url.Values{"balance": {tc.balance}, "verdict": {tc.verdict}})
-		if got := resultOf(t, r.body); got != tc.want {
+		loc, r := v.Answer(q.ID, url.Values{"balance": {tc.balance}, "verdict": {tc.verdict}})
+		if got := webtest.ResultOf(t, r.Body); got != tc.want {
 			t.Errorf("%s %s: graded %q, want %q", tc.balance, tc.verdict, got, tc.want)
 		}
-		if tc.want != "right" && !strings.Contains(r.body, `id="retry-form"`) {
+		if tc.want != "right" && !strings.Contains(r.Body, `id="retry-form"`) {
 			t.Errorf("%s %s: a wrong prediction cannot be retried", tc.balance, tc.verdict)
 		}
 		if tc.want == "right" && !strings.Contains(loc, "balance="+practice.FormatMoney(res.Settled)+"&") {
@@ -561,10 +326,10 @@ func TestPracticePredict(t *testing.T) {
 // the right status that says what is wrong and what would be right, and
 // nothing is recorded.
 func TestPracticeBadInput(t *testing.T) {
-	h, _ := practiceServer(t)
-	choice := findQuestion(t, practice.KindChoice, nil)
-	open := findQuestion(t, practice.KindOpen, nil)
-	predict := findQuestion(t, practice.KindPredict, nil)
+	h, _ := webtest.PracticeServer(t)
+	choice := webtest.FindQuestion(t, practice.KindChoice, nil)
+	open := webtest.FindQuestion(t, practice.KindOpen, nil)
+	predict := webtest.FindQuestion(t, practice.KindPredict, nil)
 	long := strings.Repeat("ё", practicepage.MaxOwnAnswer+1)
 	tests := []struct {
 		name, method, target string
@@ -603,54 +368,54 @@ func TestPracticeBadInput(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v := newVisitor(t, h)
-			var r response
+			v := webtest.NewVisitor(t, h)
+			var r webtest.Response
 			if tc.method == "POST" {
-				r = v.post(tc.target, tc.form)
+				r = v.Post(tc.target, tc.form)
 			} else {
-				r = v.get(tc.target)
+				r = v.Get(tc.target)
 			}
-			if r.status != tc.status {
-				t.Fatalf("status %d, want %d\n%s", r.status, tc.status, excerpt(r.body))
+			if r.Status != tc.status {
+				t.Fatalf("status %d, want %d\n%s", r.Status, tc.status, webtest.Excerpt(r.Body))
 			}
-			noMissingKeys(t, tc.target, r.body)
-			body := html.UnescapeString(r.body)
+			webtest.NoMissingKeys(t, tc.target, r.Body)
+			body := html.UnescapeString(r.Body)
 			for _, w := range tc.want {
 				if !strings.Contains(body, w) {
-					t.Errorf("the page does not say %q\n%s", w, excerpt(r.body))
+					t.Errorf("the page does not say %q\n%s", w, webtest.Excerpt(r.Body))
 				}
 			}
-			if v.profile() != "" {
+			if v.Profile() != "" {
 				t.Error("a bad request minted a profile")
 			}
 		})
 	}
 
 	// The reader's language, for the messages too.
-	r := newVisitor(t, h).post("/practice/q/"+predict.ID+"?lang=ru", url.Values{"balance": {"сто"}, "verdict": {"ok"}})
-	if body := html.UnescapeString(r.body); r.status != 400 || !strings.Contains(body, `"сто" — не сумма`) {
-		t.Errorf("Russian: status %d, page lacks the Russian message\n%s", r.status, excerpt(r.body))
+	r := webtest.NewVisitor(t, h).Post("/practice/q/"+predict.ID+"?lang=ru", url.Values{"balance": {"сто"}, "verdict": {"ok"}})
+	if body := html.UnescapeString(r.Body); r.Status != 400 || !strings.Contains(body, `"сто" — не сумма`) {
+		t.Errorf("Russian: status %d, page lacks the Russian message\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
 }
 
 // TestPracticeBadCookie: a cookie that is not a profile id is no profile:
 // the pages work and the first answer mints a real one.
 func TestPracticeBadCookie(t *testing.T) {
-	h, _ := practiceServer(t)
-	q := findQuestion(t, practice.KindChoice, nil)
+	h, _ := webtest.PracticeServer(t)
+	q := webtest.FindQuestion(t, practice.KindChoice, nil)
 	for _, bad := range []string{"garbage", "", strings.Repeat("A", 25), strings.Repeat("a", 26), "../../etc/passwd", strings.Repeat("Z", 4000)} {
-		v := newVisitor(t, h)
-		v.cookies[page.ProfileCookie] = &http.Cookie{Name: page.ProfileCookie, Value: bad}
+		v := webtest.NewVisitor(t, h)
+		v.Cookies[page.ProfileCookie] = &http.Cookie{Name: page.ProfileCookie, Value: bad}
 		for _, target := range []string{"/practice", "/practice?topic=unique", "/practice/review", "/practice/q/" + q.ID, "/lessons"} {
-			if r := v.get(target); r.status != http.StatusOK {
-				t.Errorf("cookie %.20q: GET %s: status %d", bad, target, r.status)
+			if r := v.Get(target); r.Status != http.StatusOK {
+				t.Errorf("cookie %.20q: GET %s: status %d", bad, target, r.Status)
 			}
 		}
-		if r := v.get("/practice/export"); r.status != http.StatusNotFound {
-			t.Errorf("cookie %.20q: export status %d, want 404", bad, r.status)
+		if r := v.Get("/practice/export"); r.Status != http.StatusNotFound {
+			t.Errorf("cookie %.20q: export status %d, want 404", bad, r.Status)
 		}
-		v.answer(q.ID, url.Values{"option": q.Correct()})
-		if got := v.profile(); got == bad || !practice.ValidProfileID(got) {
+		v.Answer(q.ID, url.Values{"option": q.Correct()})
+		if got := v.Profile(); got == bad || !practice.ValidProfileID(got) {
 			t.Errorf("cookie %.20q: after an answer the cookie is %q, want a new profile id", bad, got)
 		}
 	}
@@ -659,9 +424,9 @@ func TestPracticeBadCookie(t *testing.T) {
 // TestPracticeExportImport moves progress from one browser to another
 // through the export file, and imports it twice.
 func TestPracticeExportImport(t *testing.T) {
-	h, clock := practiceServer(t)
-	bank := mustBank(t)
-	a := newVisitor(t, h)
+	h, clock := webtest.PracticeServer(t)
+	bank := webtest.MustBank(t)
+	a := webtest.NewVisitor(t, h)
 	var answered []string
 	for _, q := range bank.Questions()[:3] {
 		form := url.Values{}
@@ -671,22 +436,22 @@ func TestPracticeExportImport(t *testing.T) {
 		case practice.KindOpen:
 			form["point"] = []string{"0"}
 		case practice.KindPredict:
-			res := engineResult(t, q)
+			res := webtest.EngineResult(t, q)
 			form.Set("balance", practice.FormatMoney(res.Settled))
 			form.Set("verdict", string(res.Verdict))
 		}
-		a.answer(q.ID, form)
+		a.Answer(q.ID, form)
 		answered = append(answered, q.ID)
-		clock.advance(time.Minute)
+		clock.Advance(time.Minute)
 	}
-	r := a.get("/practice/export")
-	if r.status != http.StatusOK {
-		t.Fatalf("export: status %d\n%s", r.status, excerpt(r.body))
+	r := a.Get("/practice/export")
+	if r.Status != http.StatusOK {
+		t.Fatalf("export: status %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
-	if cd := r.header.Get("Content-Disposition"); cd != `attachment; filename=idempotency-lab-progress-2026-03-02.json` {
+	if cd := r.Header.Get("Content-Disposition"); cd != `attachment; filename=idempotency-lab-progress-2026-03-02.json` {
 		t.Errorf("Content-Disposition %q", cd)
 	}
-	if ct := r.header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+	if ct := r.Header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
 		t.Errorf("Content-Type %q", ct)
 	}
 	var file struct {
@@ -696,44 +461,44 @@ func TestPracticeExportImport(t *testing.T) {
 			Question string `json:"question"`
 		} `json:"attempts"`
 	}
-	if err := json.Unmarshal([]byte(r.body), &file); err != nil {
+	if err := json.Unmarshal([]byte(r.Body), &file); err != nil {
 		t.Fatalf("export is not JSON: %v", err)
 	}
-	if file.Format != practice.ExportFormat || file.Profile != a.profile() || len(file.Attempts) != 3 {
-		t.Fatalf("export = %+v, want 3 attempts of profile %s", file, a.profile())
+	if file.Format != practice.ExportFormat || file.Profile != a.Profile() || len(file.Attempts) != 3 {
+		t.Fatalf("export = %+v, want 3 attempts of profile %s", file, a.Profile())
 	}
-	export := []byte(r.body)
+	export := []byte(r.Body)
 
-	b := newVisitor(t, h)
-	r = b.upload("progress.json", export)
-	if r.status != http.StatusSeeOther || r.header.Get("Location") != "/practice?imported=3&skipped=0#keep" {
-		t.Fatalf("import: status %d, Location %q\n%s", r.status, r.header.Get("Location"), excerpt(r.body))
+	b := webtest.NewVisitor(t, h)
+	r = b.Upload("progress.json", export)
+	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != "/practice?imported=3&skipped=0#keep" {
+		t.Fatalf("import: status %d, Location %q\n%s", r.Status, r.Header.Get("Location"), webtest.Excerpt(r.Body))
 	}
-	if b.profile() == "" || b.profile() == a.profile() {
-		t.Errorf("importing into a new browser should mint its own profile, got %q (the file's is %q)", b.profile(), a.profile())
+	if b.Profile() == "" || b.Profile() == a.Profile() {
+		t.Errorf("importing into a new browser should mint its own profile, got %q (the file's is %q)", b.Profile(), a.Profile())
 	}
-	over := b.get(strings.TrimSuffix(r.header.Get("Location"), "#keep")) // browsers keep the fragment to themselves
-	if !strings.Contains(over.body, "Imported 3 answers; 0 were already here.") {
-		t.Errorf("the overview does not say what the import did\n%s", excerpt(over.body))
+	over := b.Get(strings.TrimSuffix(r.Header.Get("Location"), "#keep")) // browsers keep the fragment to themselves
+	if !strings.Contains(over.Body, "Imported 3 answers; 0 were already here.") {
+		t.Errorf("the overview does not say what the import did\n%s", webtest.Excerpt(over.Body))
 	}
-	if got, want := answeredPercents(t, over.body), answeredPercents(t, a.get("/practice").body); fmt.Sprint(got) != fmt.Sprint(want) {
+	if got, want := answeredPercents(t, over.Body), answeredPercents(t, a.Get("/practice").Body); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("after the import: %v, want the exporter's %v", got, want)
 	}
-	r = b.upload("progress.json", export)
-	if r.header.Get("Location") != "/practice?imported=0&skipped=3#keep" {
-		t.Errorf("importing twice: Location %q, want nothing added", r.header.Get("Location"))
+	r = b.Upload("progress.json", export)
+	if r.Header.Get("Location") != "/practice?imported=0&skipped=3#keep" {
+		t.Errorf("importing twice: Location %q, want nothing added", r.Header.Get("Location"))
 	}
 	// The export of the second browser holds the same answers.
-	again := b.get("/practice/export")
+	again := b.Get("/practice/export")
 	for _, id := range answered {
-		if !strings.Contains(again.body, `"question": "`+id+`"`) {
+		if !strings.Contains(again.Body, `"question": "`+id+`"`) {
 			t.Errorf("the re-export lacks %s", id)
 		}
 	}
 }
 
 func TestPracticeImportErrors(t *testing.T) {
-	h, _ := practiceServer(t)
+	h, _ := webtest.PracticeServer(t)
 	profile := practice.NewProfileID()
 	valid := func(attempts string) []byte {
 		return []byte(`{"format": "idempotency-lab-progress", "version": 1, "profile": "` + profile + `", "attempts": [` + attempts + `]}`)
@@ -758,16 +523,16 @@ func TestPracticeImportErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			v := newVisitor(t, h)
-			r := v.upload("progress.json", tc.data)
-			if r.status != tc.status {
-				t.Fatalf("status %d, want %d\n%s", r.status, tc.status, excerpt(r.body))
+			v := webtest.NewVisitor(t, h)
+			r := v.Upload("progress.json", tc.data)
+			if r.Status != tc.status {
+				t.Fatalf("status %d, want %d\n%s", r.Status, tc.status, webtest.Excerpt(r.Body))
 			}
-			noMissingKeys(t, tc.name, r.body)
-			if body := html.UnescapeString(r.body); !strings.Contains(body, tc.want) {
-				t.Errorf("the page does not say %q\n%s", tc.want, excerpt(r.body))
+			webtest.NoMissingKeys(t, tc.name, r.Body)
+			if body := html.UnescapeString(r.Body); !strings.Contains(body, tc.want) {
+				t.Errorf("the page does not say %q\n%s", tc.want, webtest.Excerpt(r.Body))
 			}
-			if v.profile() != "" {
+			if v.Profile() != "" {
 				t.Error("a failed import minted a profile")
 			}
 		})
@@ -779,100 +544,100 @@ func TestPracticeImportErrors(t *testing.T) {
 		mw.Close()
 		req := httptest.NewRequest(http.MethodPost, "/practice/import", &body)
 		req.Header.Set("Content-Type", mw.FormDataContentType())
-		r := newVisitor(t, h).do(req)
-		if r.status != 400 || !strings.Contains(r.body, "Choose a progress file to import.") {
-			t.Errorf("status %d\n%s", r.status, excerpt(r.body))
+		r := webtest.NewVisitor(t, h).Do(req)
+		if r.Status != 400 || !strings.Contains(r.Body, "Choose a progress file to import.") {
+			t.Errorf("status %d\n%s", r.Status, webtest.Excerpt(r.Body))
 		}
 	})
 	t.Run("body far over the limit", func(t *testing.T) {
-		r := newVisitor(t, h).upload("big.json", bytes.Repeat([]byte("x"), 2*practicepage.MaxImportForm))
-		if r.status != http.StatusRequestEntityTooLarge {
-			t.Errorf("status %d, want 413", r.status)
+		r := webtest.NewVisitor(t, h).Upload("big.json", bytes.Repeat([]byte("x"), 2*practicepage.MaxImportForm))
+		if r.Status != http.StatusRequestEntityTooLarge {
+			t.Errorf("status %d, want 413", r.Status)
 		}
 	})
 }
 
 // TestPracticeModes: "next" stays in the mode the item was opened in.
 func TestPracticeModes(t *testing.T) {
-	h, clock := practiceServer(t)
-	bank := mustBank(t)
-	v := newVisitor(t, h)
+	h, clock := webtest.PracticeServer(t)
+	bank := webtest.MustBank(t)
+	v := webtest.NewVisitor(t, h)
 
 	t.Run("topic", func(t *testing.T) {
 		items, _ := bank.ByTopic("setnx")
-		page := v.get("/practice/q/" + items[0].ID + "?topic=setnx")
-		if !strings.Contains(page.body, fmt.Sprintf("1 of %d", len(items))) {
+		page := v.Get("/practice/q/" + items[0].ID + "?topic=setnx")
+		if !strings.Contains(page.Body, fmt.Sprintf("1 of %d", len(items))) {
 			t.Errorf("the first item does not say 1 of %d", len(items))
 		}
-		_, r := v.answer(items[0].ID, answerFor(t, items[0], true).with("topic", "setnx"))
-		if want := `href="/practice/q/` + items[1].ID + `?topic=setnx" id="next"`; !strings.Contains(r.body, want) {
-			t.Errorf("next does not lead to the second item: want %s\n%s", want, excerpt(r.body))
+		_, r := v.Answer(items[0].ID, webtest.AnswerFor(t, items[0], true).With("topic", "setnx"))
+		if want := `href="/practice/q/` + items[1].ID + `?topic=setnx" id="next"`; !strings.Contains(r.Body, want) {
+			t.Errorf("next does not lead to the second item: want %s\n%s", want, webtest.Excerpt(r.Body))
 		}
 		last := items[len(items)-1]
-		_, r = v.answer(last.ID, answerFor(t, last, true).with("topic", "setnx"))
-		if strings.Contains(r.body, `id="next"`) || !strings.Contains(r.body, `href="/practice?topic=setnx" id="back-to-list"`) {
+		_, r = v.Answer(last.ID, webtest.AnswerFor(t, last, true).With("topic", "setnx"))
+		if strings.Contains(r.Body, `id="next"`) || !strings.Contains(r.Body, `href="/practice?topic=setnx" id="back-to-list"`) {
 			t.Error("the last item of a topic should lead back to the topic, not on")
 		}
 	})
 
 	t.Run("interview", func(t *testing.T) {
-		v := newVisitor(t, h)
-		r := v.get("/practice/interview")
-		loc := r.header.Get("Location")
+		v := webtest.NewVisitor(t, h)
+		r := v.Get("/practice/interview")
+		loc := r.Header.Get("Location")
 		// The run's address carries its seed and its start: the clock's time.
 		m := regexp.MustCompile(`^/practice/interview\?seed=(\d+)&started=(\d+)$`).FindStringSubmatch(loc)
-		if r.status != http.StatusFound || m == nil || m[2] != strconv.FormatInt(clock.Now().Unix(), 10) {
-			t.Fatalf("a new run: status %d, Location %q", r.status, loc)
+		if r.Status != http.StatusFound || m == nil || m[2] != strconv.FormatInt(clock.Now().Unix(), 10) {
+			t.Fatalf("a new run: status %d, Location %q", r.Status, loc)
 		}
 		seed, _ := strconv.ParseUint(m[1], 10, 64)
 		run := bank.Interview(seed, 0)
-		list := v.get(loc)
-		if list.status != 200 || strings.Count(list.body, `class="pr-item `) != len(run) {
-			t.Fatalf("the run lists %d items, want %d", strings.Count(list.body, `class="pr-item `), len(run))
+		list := v.Get(loc)
+		if list.Status != 200 || strings.Count(list.Body, `class="pr-item `) != len(run) {
+			t.Fatalf("the run lists %d items, want %d", strings.Count(list.Body, `class="pr-item `), len(run))
 		}
-		noMissingKeys(t, loc, list.body)
-		if again := v.get(loc); again.body != list.body {
+		webtest.NoMissingKeys(t, loc, list.Body)
+		if again := v.Get(loc); again.Body != list.Body {
 			t.Error("reloading the run changed it")
 		}
 		q := run[2]
-		page := v.get("/practice/q/" + q.ID + "?seed=" + strconv.FormatUint(seed, 10))
-		if !strings.Contains(page.body, "Interview in 15 minutes · 3 of 10") {
-			t.Errorf("the item does not say where it is in the run\n%s", excerpt(page.body))
+		page := v.Get("/practice/q/" + q.ID + "?seed=" + strconv.FormatUint(seed, 10))
+		if !strings.Contains(page.Body, "Interview in 15 minutes · 3 of 10") {
+			t.Errorf("the item does not say where it is in the run\n%s", webtest.Excerpt(page.Body))
 		}
-		_, res := v.answer(q.ID, answerFor(t, q, false).with("seed", strconv.FormatUint(seed, 10)))
-		if want := `href="/practice/q/` + run[3].ID + `?seed=` + strconv.FormatUint(seed, 10) + `" id="next"`; !strings.Contains(res.body, want) {
+		_, res := v.Answer(q.ID, webtest.AnswerFor(t, q, false).With("seed", strconv.FormatUint(seed, 10)))
+		if want := `href="/practice/q/` + run[3].ID + `?seed=` + strconv.FormatUint(seed, 10) + `" id="next"`; !strings.Contains(res.Body, want) {
 			t.Errorf("next in the run: want %s", want)
 		}
-		if !strings.Contains(v.get(loc).body, "Answered 1 of 10") {
+		if !strings.Contains(v.Get(loc).Body, "Answered 1 of 10") {
 			t.Error("the run's page does not count the answer")
 		}
 		// A retry, right this time, leaves the run's score as it was: an
 		// interview counts first tries.
-		clock.advance(time.Minute)
-		v.answer(q.ID, answerFor(t, q, true).with("seed", strconv.FormatUint(seed, 10)))
-		if body := v.get(loc).body; !strings.Contains(body, "Answered 1 of 10 · score 0%") {
-			t.Errorf("after a right retry, the run's summary:\n%s", excerpt(body))
+		clock.Advance(time.Minute)
+		v.Answer(q.ID, webtest.AnswerFor(t, q, true).With("seed", strconv.FormatUint(seed, 10)))
+		if body := v.Get(loc).Body; !strings.Contains(body, "Answered 1 of 10 · score 0%") {
+			t.Errorf("after a right retry, the run's summary:\n%s", webtest.Excerpt(body))
 		}
 	})
 
 	t.Run("review", func(t *testing.T) {
-		w := newVisitor(t, h)
-		if r := w.get("/practice/review"); r.status != 200 || !strings.Contains(r.body, `id="empty"`) {
-			t.Fatalf("a new visitor's review is not empty: %d", r.status)
+		w := webtest.NewVisitor(t, h)
+		if r := w.Get("/practice/review"); r.Status != 200 || !strings.Contains(r.Body, `id="empty"`) {
+			t.Fatalf("a new visitor's review is not empty: %d", r.Status)
 		}
 		missed := bank.Questions()[:2]
 		for _, q := range missed {
-			w.answer(q.ID, url.Values(answerFor(t, q, false)))
+			w.Answer(q.ID, url.Values(webtest.AnswerFor(t, q, false)))
 		}
 		hit := bank.Questions()[5]
-		w.answer(hit.ID, url.Values(answerFor(t, hit, true)))
+		w.Answer(hit.ID, url.Values(webtest.AnswerFor(t, hit, true)))
 		// A miss is in review at once.
-		clock.advance(time.Minute) // later answers come later: the first try is the first
-		r := w.get("/practice/review")
-		if n := strings.Count(r.body, `class="pr-item `); n != 2 {
+		clock.Advance(time.Minute) // later answers come later: the first try is the first
+		r := w.Get("/practice/review")
+		if n := strings.Count(r.Body, `class="pr-item `); n != 2 {
 			t.Fatalf("the review holds %d items, want the 2 missed ones", n)
 		}
-		if !strings.Contains(w.get("/practice").body, "Review now (2)") {
+		if !strings.Contains(w.Get("/practice").Body, "Review now (2)") {
 			t.Error("the overview does not offer the 2 due items")
 		}
 		// Both were missed at the same moment: the review orders them by id.
@@ -880,102 +645,59 @@ func TestPracticeModes(t *testing.T) {
 		if second.ID < first.ID {
 			first, second = second, first
 		}
-		if !strings.Contains(r.body, `href="/practice/q/`+first.ID+`?review=1" id="start"`) {
+		if !strings.Contains(r.Body, `href="/practice/q/`+first.ID+`?review=1" id="start"`) {
 			t.Errorf("the review does not start with %s", first.ID)
 		}
-		_, res := w.answer(first.ID, answerFor(t, first, true).with("review", "1"))
-		if want := `href="/practice/q/` + second.ID + `?review=1" id="next"`; !strings.Contains(res.body, want) {
-			t.Errorf("next in review: want %s\n%s", want, excerpt(res.body))
+		_, res := w.Answer(first.ID, webtest.AnswerFor(t, first, true).With("review", "1"))
+		if want := `href="/practice/q/` + second.ID + `?review=1" id="next"`; !strings.Contains(res.Body, want) {
+			t.Errorf("next in review: want %s\n%s", want, webtest.Excerpt(res.Body))
 		}
-		_, res = w.answer(second.ID, answerFor(t, second, true).with("review", "1"))
-		if strings.Contains(res.body, `id="next"`) || !strings.Contains(res.body, `href="/practice/review" id="back-to-list"`) {
-			t.Errorf("after the last due item the review should end\n%s", excerpt(res.body[strings.Index(res.body, `id="answer"`):]))
+		_, res = w.Answer(second.ID, webtest.AnswerFor(t, second, true).With("review", "1"))
+		if strings.Contains(res.Body, `id="next"`) || !strings.Contains(res.Body, `href="/practice/review" id="back-to-list"`) {
+			t.Errorf("after the last due item the review should end\n%s", webtest.Excerpt(res.Body[strings.Index(res.Body, `id="answer"`):]))
 		}
 		// The average counts first tries: two misses and a hit, whatever the retries.
-		if over := w.get("/practice"); !strings.Contains(over.body, "3 of "+strconv.Itoa(len(bank.Questions()))+" answered · average 33%") {
-			t.Errorf("the overall average does not count first tries\n%s", excerpt(over.body[strings.Index(over.body, `id="overall"`):]))
+		if over := w.Get("/practice"); !strings.Contains(over.Body, "3 of "+strconv.Itoa(len(bank.Questions()))+" answered · average 33%") {
+			t.Errorf("the overall average does not count first tries\n%s", webtest.Excerpt(over.Body[strings.Index(over.Body, `id="overall"`):]))
 		}
 		// Answered right on the day of the miss, both stay in review.
-		if r := w.get("/practice/review"); strings.Count(r.body, `class="pr-item `) != 2 {
+		if r := w.Get("/practice/review"); strings.Count(r.Body, `class="pr-item `) != 2 {
 			t.Error("a same-day retry took a missed item out of review")
 		}
 		// Answered right on a later day, they leave it; the hit comes due.
-		clock.advance(24 * time.Hour)
-		w.answer(first.ID, answerFor(t, first, true).with("review", "1"))
-		w.answer(second.ID, answerFor(t, second, true).with("review", "1"))
-		r = w.get("/practice/review")
-		if strings.Contains(r.body, `/practice/q/`+first.ID+`?review=1"`) || strings.Contains(r.body, `/practice/q/`+second.ID+`?review=1"`) ||
-			!strings.Contains(r.body, `/practice/q/`+hit.ID+`?review=1"`) {
-			t.Errorf("a day later the review should hold only %s\n%s", hit.ID, excerpt(r.body))
+		clock.Advance(24 * time.Hour)
+		w.Answer(first.ID, webtest.AnswerFor(t, first, true).With("review", "1"))
+		w.Answer(second.ID, webtest.AnswerFor(t, second, true).With("review", "1"))
+		r = w.Get("/practice/review")
+		if strings.Contains(r.Body, `/practice/q/`+first.ID+`?review=1"`) || strings.Contains(r.Body, `/practice/q/`+second.ID+`?review=1"`) ||
+			!strings.Contains(r.Body, `/practice/q/`+hit.ID+`?review=1"`) {
+			t.Errorf("a day later the review should hold only %s\n%s", hit.ID, webtest.Excerpt(r.Body))
 		}
 	})
-}
-
-type form url.Values
-
-func (f form) with(k, v string) url.Values {
-	u := url.Values(f)
-	u.Set(k, v)
-	return u
-}
-
-// answerFor is a right or a wrong answer to q.
-func answerFor(tb testing.TB, q practice.Question, right bool) form {
-	tb.Helper()
-	f := form{}
-	switch q.Kind {
-	case practice.KindChoice:
-		if right {
-			f["option"] = q.Correct()
-		} else {
-			f["option"] = []string{wrongOption(q)}
-		}
-	case practice.KindOpen:
-		if right {
-			f["point"] = allPoints(q)
-		}
-	case practice.KindPredict:
-		res := engineResult(tb, q)
-		f["balance"] = []string{practice.FormatMoney(res.Settled)}
-		f["verdict"] = []string{string(res.Verdict)}
-		if !right {
-			f["balance"] = []string{practice.FormatMoney(res.Settled + 1)}
-			f["verdict"] = []string{string(otherVerdict(res.Verdict))}
-		}
-	case practice.KindCode:
-		// The model solution is right (the sandbox grades it); a file
-		// that parses but does not compile is wrong (a file that does
-		// not parse would count nothing).
-		f["code"] = []string{q.Code.Solution()}
-		if !right {
-			f["code"] = []string{notCompiling}
-		}
-	}
-	return f
 }
 
 // TestPracticeSurvivesRestart: progress is in the file, not the process.
 // The server is built twice over the same database, as after a restart.
 func TestPracticeSurvivesRestart(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "data", "progress.db")
-	clock := newTestClock()
-	h1, stop := newPracticeServer(t, path, clock)
-	v := newVisitor(t, h1)
-	q := findQuestion(t, practice.KindPredict, nil)
-	v.answer(q.ID, url.Values(answerFor(t, q, false)))
-	before := answeredPercents(t, v.get("/practice").body)
+	clock := webtest.NewClock()
+	h1, stop := webtest.NewPracticeServer(t, path, clock)
+	v := webtest.NewVisitor(t, h1)
+	q := webtest.FindQuestion(t, practice.KindPredict, nil)
+	v.Answer(q.ID, url.Values(webtest.AnswerFor(t, q, false)))
+	before := answeredPercents(t, v.Get("/practice").Body)
 	if before[q.Topic] == 0 {
 		t.Fatalf("the answer does not show: %v", before)
 	}
 	stop()
 
-	h2, _ := newPracticeServer(t, path, clock)
-	v.h = h2
-	after := answeredPercents(t, v.get("/practice").body)
+	h2, _ := webtest.NewPracticeServer(t, path, clock)
+	v.H = h2
+	after := answeredPercents(t, v.Get("/practice").Body)
 	if fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Errorf("after a restart: %v, want %v", after, before)
 	}
-	if r := v.get("/practice?topic=" + q.Topic); !strings.Contains(r.body, `data-state="miss"`) {
+	if r := v.Get("/practice?topic=" + q.Topic); !strings.Contains(r.Body, `data-state="miss"`) {
 		t.Error("after a restart the missed item is not marked")
 	}
 }
@@ -983,40 +705,40 @@ func TestPracticeSurvivesRestart(t *testing.T) {
 // TestPracticeWithHTMX: htmx gets the answer area only, with the address
 // to push, and errors in the message area.
 func TestPracticeWithHTMX(t *testing.T) {
-	h, _ := practiceServer(t)
-	q := findQuestion(t, practice.KindPredict, nil)
-	v := newVisitor(t, h)
+	h, _ := webtest.PracticeServer(t)
+	q := webtest.FindQuestion(t, practice.KindPredict, nil)
+	v := webtest.NewVisitor(t, h)
 	hx := []string{"HX-Request", "true", "HX-Request-Type", "partial"}
-	r := v.post("/practice/q/"+q.ID, url.Values(answerFor(t, q, false)), hx...)
-	if r.status != http.StatusSeeOther {
-		t.Fatalf("status %d", r.status)
+	r := v.Post("/practice/q/"+q.ID, url.Values(webtest.AnswerFor(t, q, false)), hx...)
+	if r.Status != http.StatusSeeOther {
+		t.Fatalf("status %d", r.Status)
 	}
-	loc := r.header.Get("Location")
-	frag := v.get(loc, hx...)
-	if frag.status != 200 || strings.Contains(frag.body, "<html") || !strings.Contains(frag.body, `id="result"`) {
-		t.Fatalf("htmx got %d, not the answer area:\n%s", frag.status, excerpt(frag.body))
+	loc := r.Header.Get("Location")
+	frag := v.Get(loc, hx...)
+	if frag.Status != 200 || strings.Contains(frag.Body, "<html") || !strings.Contains(frag.Body, `id="result"`) {
+		t.Fatalf("htmx got %d, not the answer area:\n%s", frag.Status, webtest.Excerpt(frag.Body))
 	}
-	if !strings.HasPrefix(frag.body, "<title>") {
+	if !strings.HasPrefix(frag.Body, "<title>") {
 		t.Error("the fragment does not update the title")
 	}
-	if got := frag.header.Get("HX-Push-Url"); got != loc {
+	if got := frag.Header.Get("HX-Push-Url"); got != loc {
 		t.Errorf("HX-Push-Url %q, want %q", got, loc)
 	}
-	full := v.get(loc)
-	if !strings.Contains(full.body, "<html") || !strings.Contains(full.body, `id="answer"`) {
+	full := v.Get(loc)
+	if !strings.Contains(full.Body, "<html") || !strings.Contains(full.Body, `id="answer"`) {
 		t.Error("without htmx the result is a whole page")
 	}
-	open := findQuestion(t, practice.KindOpen, nil)
-	cmp := v.get("/practice/q/"+open.ID+"/compare?mine=x", hx...)
-	if strings.Contains(cmp.body, "<html") || !strings.Contains(cmp.body, `id="points-form"`) {
+	open := webtest.FindQuestion(t, practice.KindOpen, nil)
+	cmp := v.Get("/practice/q/"+open.ID+"/compare?mine=x", hx...)
+	if strings.Contains(cmp.Body, "<html") || !strings.Contains(cmp.Body, `id="points-form"`) {
 		t.Error("htmx does not get the comparison alone")
 	}
-	bad := v.post("/practice/q/"+q.ID, url.Values{"balance": {"lots"}, "verdict": {"ok"}}, hx...)
-	if bad.status != 400 || bad.header.Get("HX-Retarget") != "#flash" || !strings.Contains(html.UnescapeString(bad.body), `"lots" is not an amount`) {
-		t.Errorf("an htmx error: status %d, retarget %q\n%s", bad.status, bad.header.Get("HX-Retarget"), bad.body)
+	bad := v.Post("/practice/q/"+q.ID, url.Values{"balance": {"lots"}, "verdict": {"ok"}}, hx...)
+	if bad.Status != 400 || bad.Header.Get("HX-Retarget") != "#flash" || !strings.Contains(html.UnescapeString(bad.Body), `"lots" is not an amount`) {
+		t.Errorf("an htmx error: status %d, retarget %q\n%s", bad.Status, bad.Header.Get("HX-Retarget"), bad.Body)
 	}
 	for _, page := range []string{"/practice/q/" + q.ID, loc} {
-		body := v.get(page).body
+		body := v.Get(page).Body
 		if !strings.Contains(body, `id="flash"`) || !strings.Contains(body, `hx-post="/practice/q/`+q.ID+`"`) {
 			t.Errorf("%s: the form is not enhanced or has no message area", page)
 		}
@@ -1026,41 +748,41 @@ func TestPracticeWithHTMX(t *testing.T) {
 // TestPracticeWithoutStore: a server built without a progress store says
 // so instead of failing.
 func TestPracticeWithoutStore(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	for _, target := range []string{"/practice", "/practice/q/unique-return-nil", "/practice/export"} {
-		r := get(t, h, target)
-		if r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, "without a progress database") {
-			t.Errorf("%s: status %d\n%s", target, r.status, excerpt(r.body))
+		r := webtest.Get(t, h, target)
+		if r.Status != http.StatusServiceUnavailable || !strings.Contains(r.Body, "without a progress database") {
+			t.Errorf("%s: status %d\n%s", target, r.Status, webtest.Excerpt(r.Body))
 		}
-		noMissingKeys(t, target, r.body)
+		webtest.NoMissingKeys(t, target, r.Body)
 	}
 }
 
 // TestLessonsShowPracticeProgress: the lessons' bars are the practice
 // progress of the reader's profile.
 func TestLessonsShowPracticeProgress(t *testing.T) {
-	h, _ := practiceServer(t)
-	bank := mustBank(t)
-	v := newVisitor(t, h)
-	if r := v.get("/lessons"); strings.Contains(r.body, "<progress") {
+	h, _ := webtest.PracticeServer(t)
+	bank := webtest.MustBank(t)
+	v := webtest.NewVisitor(t, h)
+	if r := v.Get("/lessons"); strings.Contains(r.Body, "<progress") {
 		t.Error("a reader with no answers sees progress bars")
 	}
 	items, _ := bank.ByTopic("inbox")
-	v.answer(items[0].ID, url.Values(answerFor(t, items[0], true)))
+	v.Answer(items[0].ID, url.Values(webtest.AnswerFor(t, items[0], true)))
 	want := int(math.Round(100 / float64(len(items))))
-	r := v.get("/lessons")
-	if !strings.Contains(r.body, fmt.Sprintf(`<progress max="100" value="%d"`, want)) {
-		t.Errorf("the lesson list does not show %d%% for inbox\n%s", want, excerpt(r.body))
+	r := v.Get("/lessons")
+	if !strings.Contains(r.Body, fmt.Sprintf(`<progress max="100" value="%d"`, want)) {
+		t.Errorf("the lesson list does not show %d%% for inbox\n%s", want, webtest.Excerpt(r.Body))
 	}
 }
 
 // TestPracticePagesInBothLanguages walks every kind of page in both
 // languages looking for missing words.
 func TestPracticePagesInBothLanguages(t *testing.T) {
-	h, _ := practiceServer(t)
-	v := newVisitor(t, h)
-	for _, q := range mustBank(t).Questions() {
-		v.answer(q.ID, url.Values(answerFor(t, q, false)))
+	h, _ := webtest.PracticeServer(t)
+	v := webtest.NewVisitor(t, h)
+	for _, q := range webtest.MustBank(t).Questions() {
+		v.Answer(q.ID, url.Values(webtest.AnswerFor(t, q, false)))
 	}
 	for _, lang := range []string{"en", "ru"} {
 		for _, target := range []string{"/practice", "/practice?topic=inbox", "/practice/interview?seed=7", "/practice/review",
@@ -1069,11 +791,11 @@ func TestPracticePagesInBothLanguages(t *testing.T) {
 			if strings.Contains(target, "?") {
 				sep = "&"
 			}
-			r := v.get(target + sep + "lang=" + lang)
-			if r.status != 200 {
-				t.Errorf("%s (%s): status %d", target, lang, r.status)
+			r := v.Get(target + sep + "lang=" + lang)
+			if r.Status != 200 {
+				t.Errorf("%s (%s): status %d", target, lang, r.Status)
 			}
-			noMissingKeys(t, target+" "+lang, r.body)
+			webtest.NoMissingKeys(t, target+" "+lang, r.Body)
 		}
 	}
 }
@@ -1081,8 +803,8 @@ func TestPracticePagesInBothLanguages(t *testing.T) {
 // TestPracticeErrorLeadsBack: an error page in practice leads back to the
 // practice page the reader came from, never to another site.
 func TestPracticeErrorLeadsBack(t *testing.T) {
-	h, _ := practiceServer(t)
-	q := findQuestion(t, practice.KindPredict, nil)
+	h, _ := webtest.PracticeServer(t)
+	q := webtest.FindQuestion(t, practice.KindPredict, nil)
 	from := "/practice/q/" + q.ID + "?seed=42"
 	for _, tc := range []struct{ referer, want string }{
 		{"http://example.com" + from, from},
@@ -1090,13 +812,13 @@ func TestPracticeErrorLeadsBack(t *testing.T) {
 		{"http://example.com/lab?preset=happy-path", ""},
 		{"", ""},
 	} {
-		r := newVisitor(t, h).post("/practice/q/"+q.ID, url.Values{"balance": {"x"}, "verdict": {"ok"}}, "Referer", tc.referer)
-		if r.status != 400 || !strings.Contains(r.body, `href="/practice">Practice overview</a>`) {
-			t.Errorf("referer %q: status %d, no way back to the overview\n%s", tc.referer, r.status, excerpt(r.body))
+		r := webtest.NewVisitor(t, h).Post("/practice/q/"+q.ID, url.Values{"balance": {"x"}, "verdict": {"ok"}}, "Referer", tc.referer)
+		if r.Status != 400 || !strings.Contains(r.Body, `href="/practice">Practice overview</a>`) {
+			t.Errorf("referer %q: status %d, no way back to the overview\n%s", tc.referer, r.Status, webtest.Excerpt(r.Body))
 		}
 		back := `href="` + html.EscapeString(tc.want) + `" id="error-back"`
-		if got := strings.Contains(r.body, `id="error-back"`); got != (tc.want != "") || (got && !strings.Contains(r.body, back)) {
-			t.Errorf("referer %q: want a way back to %q\n%s", tc.referer, tc.want, excerpt(r.body))
+		if got := strings.Contains(r.Body, `id="error-back"`); got != (tc.want != "") || (got && !strings.Contains(r.Body, back)) {
+			t.Errorf("referer %q: want a way back to %q\n%s", tc.referer, tc.want, webtest.Excerpt(r.Body))
 		}
 	}
 }
@@ -1104,8 +826,8 @@ func TestPracticeErrorLeadsBack(t *testing.T) {
 // TestPracticeConcurrentProfiles: two browsers answering at the same time
 // each get their own progress, all of it.
 func TestPracticeConcurrentProfiles(t *testing.T) {
-	h, _ := practiceServer(t)
-	qs := mustBank(t).Questions()[:12]
+	h, _ := webtest.PracticeServer(t)
+	qs := webtest.MustBank(t).Questions()[:12]
 	var wg sync.WaitGroup
 	profiles := make([]string, 2)
 	errs := make(chan string, 2*len(qs))
@@ -1113,7 +835,7 @@ func TestPracticeConcurrentProfiles(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			v := newVisitor(t, h)
+			v := webtest.NewVisitor(t, h)
 			for _, q := range qs {
 				form := url.Values{}
 				switch q.Kind {
@@ -1123,13 +845,13 @@ func TestPracticeConcurrentProfiles(t *testing.T) {
 					form.Set("balance", "0")
 					form.Set("verdict", "ok")
 				case practice.KindCode:
-					form.Set("code", notCompiling) // wrong, and a try
+					form.Set("code", webtest.NotCompiling) // wrong, and a try
 				}
-				if r := v.post("/practice/q/"+q.ID, form); r.status != http.StatusSeeOther {
-					errs <- fmt.Sprintf("browser %d, %s: status %d", i, q.ID, r.status)
+				if r := v.Post("/practice/q/"+q.ID, form); r.Status != http.StatusSeeOther {
+					errs <- fmt.Sprintf("browser %d, %s: status %d", i, q.ID, r.Status)
 				}
 			}
-			profiles[i] = v.profile()
+			profiles[i] = v.Profile()
 		}()
 	}
 	wg.Wait()
@@ -1140,12 +862,12 @@ func TestPracticeConcurrentProfiles(t *testing.T) {
 	if profiles[0] == profiles[1] || !practice.ValidProfileID(profiles[0]) || !practice.ValidProfileID(profiles[1]) {
 		t.Fatalf("profiles %q: want two different ones", profiles)
 	}
-	want := fmt.Sprintf(`id="overall" data-answered="%d"`, int(float64(len(qs))*100/float64(len(mustBank(t).Questions()))+0.5))
+	want := fmt.Sprintf(`id="overall" data-answered="%d"`, int(float64(len(qs))*100/float64(len(webtest.MustBank(t).Questions()))+0.5))
 	for _, p := range profiles {
-		v := newVisitor(t, h)
-		v.cookies[page.ProfileCookie] = &http.Cookie{Name: page.ProfileCookie, Value: p}
-		if r := v.get("/practice"); !strings.Contains(r.body, want) {
-			t.Errorf("profile %s: the overall bar lacks %s\n%s", p, want, excerpt(r.body))
+		v := webtest.NewVisitor(t, h)
+		v.Cookies[page.ProfileCookie] = &http.Cookie{Name: page.ProfileCookie, Value: p}
+		if r := v.Get("/practice"); !strings.Contains(r.Body, want) {
+			t.Errorf("profile %s: the overall bar lacks %s\n%s", p, want, webtest.Excerpt(r.Body))
 		}
 	}
 }
@@ -1154,44 +876,44 @@ func TestPracticeConcurrentProfiles(t *testing.T) {
 // script, on its list and on its items; practice.js counts down from
 // data-ends. A run opened from a shared address starts its clock on demand.
 func TestInterviewTimer(t *testing.T) {
-	h, clock := practiceServer(t) // 10:00 UTC
-	v := newVisitor(t, h)
-	loc := v.get("/practice/interview").header.Get("Location")
-	list := v.get(loc)
+	h, clock := webtest.PracticeServer(t) // 10:00 UTC
+	v := webtest.NewVisitor(t, h)
+	loc := v.Get("/practice/interview").Header.Get("Location")
+	list := v.Get(loc)
 	end := clock.Now().Add(15 * time.Minute)
 	want := `<time datetime="` + end.Format(time.RFC3339) + `" id="deadline">Ends at 10:15 UTC</time>`
-	if !strings.Contains(list.body, want) || !strings.Contains(list.body, `data-ends="`+strconv.FormatInt(end.UnixMilli(), 10)+`"`) {
-		t.Errorf("the run does not show its deadline\n%s", excerpt(list.body))
+	if !strings.Contains(list.Body, want) || !strings.Contains(list.Body, `data-ends="`+strconv.FormatInt(end.UnixMilli(), 10)+`"`) {
+		t.Errorf("the run does not show its deadline\n%s", webtest.Excerpt(list.Body))
 	}
-	if !strings.Contains(list.body, `src="/static/practice.`) || strings.Contains(list.body, "<script>") {
+	if !strings.Contains(list.Body, `src="/static/practice.`) || strings.Contains(list.Body, "<script>") {
 		t.Error("the countdown should come from practice.js, with no inline script")
 	}
-	if ru := newVisitor(t, h).get(loc + "&lang=ru"); !strings.Contains(ru.body, "Закончится в 10:15 UTC") {
+	if ru := webtest.NewVisitor(t, h).Get(loc + "&lang=ru"); !strings.Contains(ru.Body, "Закончится в 10:15 UTC") {
 		t.Error("no Russian deadline")
 	}
 	// The items of the run carry its start and show the same deadline.
-	item := regexp.MustCompile(`href="(/practice/q/[^"]+started=\d+)"`).FindStringSubmatch(list.body)
+	item := regexp.MustCompile(`href="(/practice/q/[^"]+started=\d+)"`).FindStringSubmatch(list.Body)
 	if item == nil {
-		t.Fatalf("the run's items do not carry its start\n%s", excerpt(list.body))
+		t.Fatalf("the run's items do not carry its start\n%s", webtest.Excerpt(list.Body))
 	}
-	if page := v.get(html.UnescapeString(item[1])); !strings.Contains(page.body, "Ends at 10:15 UTC") {
-		t.Errorf("the item does not show the run's deadline\n%s", excerpt(page.body))
+	if page := v.Get(html.UnescapeString(item[1])); !strings.Contains(page.Body, "Ends at 10:15 UTC") {
+		t.Errorf("the item does not show the run's deadline\n%s", webtest.Excerpt(page.Body))
 	}
-	clock.advance(16 * time.Minute)
-	if r := v.get(loc); !strings.Contains(r.body, "Time is up: the run ended at 10:15 UTC") {
-		t.Errorf("past the deadline\n%s", excerpt(r.body))
+	clock.Advance(16 * time.Minute)
+	if r := v.Get(loc); !strings.Contains(r.Body, "Time is up: the run ended at 10:15 UTC") {
+		t.Errorf("past the deadline\n%s", webtest.Excerpt(r.Body))
 	}
 	// A shared address has no start: the reader starts the clock.
-	shared := v.get("/practice/interview?seed=7")
-	if !strings.Contains(shared.body, `href="/practice/interview?seed=7&amp;start=now" id="start-clock"`) {
-		t.Errorf("a shared run offers no way to start its clock\n%s", excerpt(shared.body))
+	shared := v.Get("/practice/interview?seed=7")
+	if !strings.Contains(shared.Body, `href="/practice/interview?seed=7&amp;start=now" id="start-clock"`) {
+		t.Errorf("a shared run offers no way to start its clock\n%s", webtest.Excerpt(shared.Body))
 	}
-	r := v.get("/practice/interview?seed=7&start=now")
-	if got := r.header.Get("Location"); r.status != http.StatusFound || got != "/practice/interview?seed=7&started="+strconv.FormatInt(clock.Now().Unix(), 10) {
-		t.Errorf("starting the clock: %d %q", r.status, got)
+	r := v.Get("/practice/interview?seed=7&start=now")
+	if got := r.Header.Get("Location"); r.Status != http.StatusFound || got != "/practice/interview?seed=7&started="+strconv.FormatInt(clock.Now().Unix(), 10) {
+		t.Errorf("starting the clock: %d %q", r.Status, got)
 	}
-	if r := v.get("/practice/interview?seed=7&started=soon"); r.status != http.StatusBadRequest || !strings.Contains(r.body, `started=&#34;soon&#34; is not the start of a run`) {
-		t.Errorf("a bad start: %d\n%s", r.status, excerpt(r.body))
+	if r := v.Get("/practice/interview?seed=7&started=soon"); r.Status != http.StatusBadRequest || !strings.Contains(r.Body, `started=&#34;soon&#34; is not the start of a run`) {
+		t.Errorf("a bad start: %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
 }
 
@@ -1199,29 +921,29 @@ func TestInterviewTimer(t *testing.T) {
 // run say "in this run", with the score the run counts (#28, item 8); an
 // item answered before the run began still says "last time".
 func TestInterviewSaysThisRun(t *testing.T) {
-	h, clock := practiceServer(t)
-	bank := mustBank(t)
+	h, clock := webtest.PracticeServer(t)
+	bank := webtest.MustBank(t)
 	const seed = 7
 	run := bank.Interview(seed, 0)
-	v := newVisitor(t, h)
+	v := webtest.NewVisitor(t, h)
 	s := strconv.FormatUint(seed, 10)
 	// Before the run: the first item, answered right.
-	v.answer(run[0].ID, answerFor(t, run[0], true).with("seed", s))
-	clock.advance(time.Minute)
+	v.Answer(run[0].ID, webtest.AnswerFor(t, run[0], true).With("seed", s))
+	clock.Advance(time.Minute)
 	started := strconv.FormatInt(clock.Now().Unix(), 10)
 	loc := "/practice/interview?seed=" + s + "&started=" + started
 	inRun := func(q practice.Question, right bool) url.Values {
-		f := answerFor(t, q, right).with("seed", s)
+		f := webtest.AnswerFor(t, q, right).With("seed", s)
 		f.Set("started", started)
 		return f
 	}
 	// In the run: the second item missed, then retried right (the run
 	// counts the first try, and so does its label), the third right.
-	clock.advance(time.Minute)
-	v.answer(run[1].ID, inRun(run[1], false))
-	clock.advance(time.Minute)
-	v.answer(run[1].ID, inRun(run[1], true))
-	v.answer(run[2].ID, inRun(run[2], true))
+	clock.Advance(time.Minute)
+	v.Answer(run[1].ID, inRun(run[1], false))
+	clock.Advance(time.Minute)
+	v.Answer(run[1].ID, inRun(run[1], true))
+	v.Answer(run[2].ID, inRun(run[2], true))
 	for _, tc := range []struct {
 		lang          string
 		before        string
@@ -1230,14 +952,14 @@ func TestInterviewSaysThisRun(t *testing.T) {
 		{"en", "Right last time (100%)", "Missed in this run (0%)", "Right in this run (100%)"},
 		{"ru", "В прошлый раз верно (100%)", "В этом прогоне с ошибкой (0%)", "В этом прогоне верно (100%)"},
 	} {
-		body := html.UnescapeString(v.get(loc + "&lang=" + tc.lang).body)
+		body := html.UnescapeString(v.Get(loc + "&lang=" + tc.lang).Body)
 		items := strings.Split(body, `class="pr-item `)[1:]
 		if len(items) != len(run) {
 			t.Fatalf("%s: %d items, want %d", tc.lang, len(items), len(run))
 		}
 		for i, want := range []string{tc.before, tc.missed, tc.right} {
 			if !strings.Contains(items[i], want) {
-				t.Errorf("%s: item %d lacks %q:\n%s", tc.lang, i+1, want, excerpt(items[i]))
+				t.Errorf("%s: item %d lacks %q:\n%s", tc.lang, i+1, want, webtest.Excerpt(items[i]))
 			}
 		}
 		if strings.Contains(body, "Missed last time") || strings.Contains(body, "В прошлый раз с ошибкой") {

@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"bufio"
@@ -16,70 +16,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/idempotency-lab/lab/web"
 	"github.com/idempotency-lab/lab/web/classroom"
 	"github.com/idempotency-lab/lab/web/classroom/room"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
-
-// newRoomServer is the real server over a hub the test holds.
-func newRoomServer(tb testing.TB, rc room.Config) (http.Handler, *room.Hub) {
-	tb.Helper()
-	hub := room.NewHub(rc)
-	h, err := NewServer(Config{Rooms: hub, Heartbeat: -1})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return h, hub
-}
-
-// openRoom posts the presenter's "Open a room" form and returns the room's
-// code and the instructor's cookie, as "lab_room=SECRET".
-func openRoom(tb testing.TB, h http.Handler, form url.Values) (code, cookie string) {
-	tb.Helper()
-	r := post(tb, h, "/rooms", form)
-	if r.status != http.StatusSeeOther {
-		tb.Fatalf("POST /rooms: status %d, want 303\n%s", r.status, excerpt(r.body))
-	}
-	loc := r.header.Get("Location")
-	code, ok := strings.CutSuffix(strings.TrimPrefix(loc, "/rooms/"), "/present")
-	if !ok || len(code) != 6 {
-		tb.Fatalf("POST /rooms: Location %q, want /rooms/CODE/present", loc)
-	}
-	c, err := http.ParseSetCookie(r.header.Get("Set-Cookie"))
-	if err != nil {
-		tb.Fatalf("POST /rooms: Set-Cookie %q: %v", r.header.Get("Set-Cookie"), err)
-	}
-	if c.Name != classroom.SecretCookie || c.Path != "/rooms/"+code || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode {
-		tb.Errorf("instructor cookie %+v: want %s, HttpOnly, SameSite=Lax, Path=/rooms/%s", c, classroom.SecretCookie, code)
-	}
-	return code, c.Name + "=" + c.Value
-}
-
-// getAt is a GET as a browser sends it to host, with a cookie.
-func getAt(tb testing.TB, h http.Handler, host, target, cookie string) response {
-	tb.Helper()
-	req := httptest.NewRequest(http.MethodGet, target, nil)
-	req.Host = host
-	req.Header.Set("Cookie", cookie)
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return response{rec.Code, rec.Header(), rec.Body.String()}
-}
-
-func crashBeforeAck() url.Values {
-	return url.Values{"preset": {"crash-before-ack"}, "handlers": {"naive,inbox"}, "step": {"0"}}
-}
 
 // TestRoomLifecycle: open a room, present it, join it, step it, and check
 // that only the instructor can move it.
 func TestRoomLifecycle(t *testing.T) {
-	h, hub := newRoomServer(t, room.Config{})
-	code, cookie := openRoom(t, h, crashBeforeAck())
+	h, hub := webtest.NewRoomServer(t, room.Config{})
+	code, cookie := webtest.OpenRoom(t, h, webtest.CrashBeforeAck())
 
 	// The instructor's page: the code in big letters, the QR code, the
 	// presenter view at step 0 and the controls that post the step.
-	r := getAt(t, h, "class.example:8080", "/rooms/"+code+"/present", cookie)
-	if r.status != http.StatusOK {
-		t.Fatalf("instructor page: status %d\n%s", r.status, excerpt(r.body))
+	r := webtest.GetAt(t, h, "class.example:8080", "/rooms/"+code+"/present", cookie)
+	if r.Status != http.StatusOK {
+		t.Fatalf("instructor page: status %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
 	for _, want := range []string{
 		`id="room-code" data-code="` + code + `">` + code[:3] + "\u00a0" + code[3:] + "<",
@@ -88,65 +41,65 @@ func TestRoomLifecycle(t *testing.T) {
 		`action="/rooms/` + code + `/step"`, `name="step" value="1" class="btn nav primary" id="p-next"`,
 		`action="/rooms/` + code + `/poll"`, `data-step="0" data-total="4"`,
 	} {
-		if !strings.Contains(r.body, want) {
+		if !strings.Contains(r.Body, want) {
 			t.Errorf("instructor page lacks %q", want)
 		}
 	}
-	if strings.Contains(r.body, "works only on this computer") {
+	if strings.Contains(r.Body, "works only on this computer") {
 		t.Error("a network address is not local: no warning")
 	}
-	if r := getAt(t, h, "127.0.0.1:8080", "/rooms/"+code+"/present", cookie); !strings.Contains(r.body, "works only on this computer") {
+	if r := webtest.GetAt(t, h, "127.0.0.1:8080", "/rooms/"+code+"/present", cookie); !strings.Contains(r.Body, "works only on this computer") {
 		t.Error("the page should warn that 127.0.0.1 is this machine only")
 	}
 
 	// A student types the code as they like: the room's page offers the
 	// join button, and issues nothing on a GET.
-	r = get(t, h, "/join?code="+url.QueryEscape(strings.ToLower(code[:3])+"-"+code[3:]))
-	if r.status != http.StatusSeeOther || r.header.Get("Location") != "/rooms/"+code {
-		t.Fatalf("join: %d to %q, want 303 to /rooms/%s", r.status, r.header.Get("Location"), code)
+	r = webtest.Get(t, h, "/join?code="+url.QueryEscape(strings.ToLower(code[:3])+"-"+code[3:]))
+	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != "/rooms/"+code {
+		t.Fatalf("join: %d to %q, want 303 to /rooms/%s", r.Status, r.Header.Get("Location"), code)
 	}
-	r = get(t, h, "/rooms/"+code)
-	if r.status != http.StatusOK || studentCookie(r) != nil {
-		t.Fatalf("room page without an identity: status %d, Set-Cookie %q\n%s", r.status, r.header.Values("Set-Cookie"), excerpt(r.body))
+	r = webtest.Get(t, h, "/rooms/"+code)
+	if r.Status != http.StatusOK || studentCookie(r) != nil {
+		t.Fatalf("room page without an identity: status %d, Set-Cookie %q\n%s", r.Status, r.Header.Values("Set-Cookie"), webtest.Excerpt(r.Body))
 	}
 	for _, want := range []string{`id="join-room" data-code="` + code + `"`, `<form method="post" action="/join"`, `name="code" value="` + code + `"`, `id="join-go"`} {
-		if !strings.Contains(r.body, want) {
+		if !strings.Contains(r.Body, want) {
 			t.Errorf("the room page without an identity lacks %q", want)
 		}
 	}
 	// The join posts the code as typed, issues the identity and goes to
 	// the room, where the student sees step 0.
-	r = post(t, h, "/join", url.Values{"code": {strings.ToLower(code[:3]) + " " + code[3:]}})
+	r = webtest.Post(t, h, "/join", url.Values{"code": {strings.ToLower(code[:3]) + " " + code[3:]}})
 	c := studentCookie(r)
-	if r.status != http.StatusSeeOther || r.header.Get("Location") != "/rooms/"+code || c == nil || c.Path != "/rooms/"+code || !c.HttpOnly {
-		t.Fatalf("POST /join: %d to %q, student cookie %q", r.status, r.header.Get("Location"), r.header.Values("Set-Cookie"))
+	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != "/rooms/"+code || c == nil || c.Path != "/rooms/"+code || !c.HttpOnly {
+		t.Fatalf("POST /join: %d to %q, student cookie %q", r.Status, r.Header.Get("Location"), r.Header.Values("Set-Cookie"))
 	}
 	me := c.Name + "=" + c.Value
-	r = get(t, h, "/rooms/"+code, "Cookie", me)
-	if r.status != http.StatusOK {
-		t.Fatalf("student page: status %d\n%s", r.status, excerpt(r.body))
+	r = webtest.Get(t, h, "/rooms/"+code, "Cookie", me)
+	if r.Status != http.StatusOK {
+		t.Fatalf("student page: status %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
 	for _, want := range []string{`data-role="student"`, `data-step="0" data-total="4"`, `data-events="/rooms/` + code + `/events"`,
 		`id="p-explore" href="/lab?preset=crash-before-ack&amp;handlers=naive,inbox" target="_blank"`, "No question right now"} {
-		if !strings.Contains(r.body, want) {
+		if !strings.Contains(r.Body, want) {
 			t.Errorf("student page lacks %q", want)
 		}
 	}
 	for _, unwanted := range []string{`data-keys`, `id="p-next"`, `/step"`, "<svg xmlns"} {
-		if strings.Contains(r.body, unwanted) {
+		if strings.Contains(r.Body, unwanted) {
 			t.Errorf("student page has %q", unwanted)
 		}
 	}
 
 	// The instructor steps; the student's page follows.
 	for step := 1; step <= 4; step++ {
-		r := request(t, h, http.MethodPost, "/rooms/"+code+"/step", url.Values{"step": {strconv.Itoa(step)}}, "Cookie", cookie)
-		if r.status != http.StatusSeeOther || r.header.Get("Location") != "/rooms/"+code+"/present" {
-			t.Fatalf("step %d: %d to %q", step, r.status, r.header.Get("Location"))
+		r := webtest.Request(t, h, http.MethodPost, "/rooms/"+code+"/step", url.Values{"step": {strconv.Itoa(step)}}, "Cookie", cookie)
+		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != "/rooms/"+code+"/present" {
+			t.Fatalf("step %d: %d to %q", step, r.Status, r.Header.Get("Location"))
 		}
 	}
-	r = get(t, h, "/rooms/"+code, "Cookie", me)
-	if got := cards(r.body); got["naive"] != "duplicate" || got["inbox"] != "ok" || !strings.Contains(r.body, `data-step="4"`) {
+	r = webtest.Get(t, h, "/rooms/"+code, "Cookie", me)
+	if got := webtest.Cards(r.Body); got["naive"] != "duplicate" || got["inbox"] != "ok" || !strings.Contains(r.Body, `data-step="4"`) {
 		t.Errorf("student page after four steps: %v", got)
 	}
 	if st, _ := hub.State(code, false); st.Step != 4 || st.Version != 6 || st.Joined != 1 {
@@ -154,17 +107,17 @@ func TestRoomLifecycle(t *testing.T) {
 	}
 
 	// The panels and the handlers: shown with the room, kept on a step.
-	r = request(t, h, http.MethodPost, "/rooms/"+code+"/step", url.Values{"step": {"4"}, "handlers": {"naive"}, "show": {"source"}}, "Cookie", cookie)
-	if r.status != http.StatusSeeOther || r.header.Get("Location") != "/rooms/"+code+"/present?show=source" {
-		t.Fatalf("handlers: %d to %q", r.status, r.header.Get("Location"))
+	r = webtest.Request(t, h, http.MethodPost, "/rooms/"+code+"/step", url.Values{"step": {"4"}, "handlers": {"naive"}, "show": {"source"}}, "Cookie", cookie)
+	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != "/rooms/"+code+"/present?show=source" {
+		t.Fatalf("handlers: %d to %q", r.Status, r.Header.Get("Location"))
 	}
-	r = get(t, h, "/rooms/"+code+"?show=source", "Cookie", me)
-	if got := cards(r.body); len(got) != 1 || got["naive"] != "duplicate" || !strings.Contains(r.body, "p-source-panel") {
+	r = webtest.Get(t, h, "/rooms/"+code+"?show=source", "Cookie", me)
+	if got := webtest.Cards(r.Body); len(got) != 1 || got["naive"] != "duplicate" || !strings.Contains(r.Body, "p-source-panel") {
 		t.Errorf("student page with one handler and the source: %v", got)
 	}
 
 	// Restart goes back to the start.
-	request(t, h, http.MethodPost, "/rooms/"+code+"/step", url.Values{"step": {"0"}}, "Cookie", cookie)
+	webtest.Request(t, h, http.MethodPost, "/rooms/"+code+"/step", url.Values{"step": {"0"}}, "Cookie", cookie)
 	if st, _ := hub.State(code, false); st.Step != 0 || len(st.Handlers) != 1 {
 		t.Errorf("after a restart: %+v", st)
 	}
@@ -173,9 +126,9 @@ func TestRoomLifecycle(t *testing.T) {
 // TestRoomForbidden: a student (no cookie, or a guessed one) cannot move
 // the room, open a poll or see the instructor's page.
 func TestRoomForbidden(t *testing.T) {
-	h, hub := newRoomServer(t, room.Config{})
-	code, _ := openRoom(t, h, crashBeforeAck())
-	_, otherCookie := openRoom(t, h, crashBeforeAck())
+	h, hub := webtest.NewRoomServer(t, room.Config{})
+	code, _ := webtest.OpenRoom(t, h, webtest.CrashBeforeAck())
+	_, otherCookie := webtest.OpenRoom(t, h, webtest.CrashBeforeAck())
 	for _, cookie := range []string{"", classroom.SecretCookie + "=guess", classroom.SecretCookie + "=" + strings.Repeat("0", 32), otherCookie} {
 		for _, tc := range []struct{ method, target string }{
 			{http.MethodGet, "/rooms/" + code + "/present"},
@@ -186,13 +139,13 @@ func TestRoomForbidden(t *testing.T) {
 			if tc.method == http.MethodPost {
 				form = url.Values{"step": {"1"}, "handler": {"naive"}}
 			}
-			r := request(t, h, tc.method, tc.target, form, "Cookie", cookie)
-			if r.status != http.StatusForbidden {
-				t.Errorf("%s %s with %q: status %d, want 403", tc.method, tc.target, cookie, r.status)
+			r := webtest.Request(t, h, tc.method, tc.target, form, "Cookie", cookie)
+			if r.Status != http.StatusForbidden {
+				t.Errorf("%s %s with %q: status %d, want 403", tc.method, tc.target, cookie, r.Status)
 				continue
 			}
 			for _, want := range []string{"Only the instructor can move this room", `href="/rooms/` + code + `"`, "Back to room"} {
-				if !strings.Contains(r.body, want) {
+				if !strings.Contains(r.Body, want) {
 					t.Errorf("%s %s: 403 page lacks %q", tc.method, tc.target, want)
 				}
 			}
@@ -206,10 +159,10 @@ func TestRoomForbidden(t *testing.T) {
 // TestRoomErrors: every way a room address can fail gets its page and
 // status.
 func TestRoomErrors(t *testing.T) {
-	h, _ := newRoomServer(t, room.Config{})
-	code, cookie := openRoom(t, h, crashBeforeAck())
+	h, _ := webtest.NewRoomServer(t, room.Config{})
+	code, cookie := webtest.OpenRoom(t, h, webtest.CrashBeforeAck())
 	base := "/rooms/" + code
-	student := issuedStudent(t, h, code) // the identity the student page issues
+	student := webtest.IssuedStudent(t, h, code) // the identity the student page issues
 	tests := []struct {
 		name   string
 		method string
@@ -248,27 +201,27 @@ func TestRoomErrors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := request(t, h, tc.method, tc.target, tc.form, "Cookie", tc.cookie)
-			if r.status != tc.status {
-				t.Fatalf("status %d, want %d\n%s", r.status, tc.status, excerpt(r.body))
+			r := webtest.Request(t, h, tc.method, tc.target, tc.form, "Cookie", tc.cookie)
+			if r.Status != tc.status {
+				t.Fatalf("status %d, want %d\n%s", r.Status, tc.status, webtest.Excerpt(r.Body))
 			}
-			if !strings.Contains(r.body, tc.want) {
-				t.Errorf("page lacks %q\n%s", tc.want, excerpt(r.body))
+			if !strings.Contains(r.Body, tc.want) {
+				t.Errorf("page lacks %q\n%s", tc.want, webtest.Excerpt(r.Body))
 			}
-			noMissingKeys(t, tc.target, r.body)
+			webtest.NoMissingKeys(t, tc.target, r.Body)
 		})
 	}
 }
 
 // TestRoomLimits: too many rooms and a full room each say so with a 503.
 func TestRoomLimits(t *testing.T) {
-	h, hub := newRoomServer(t, room.Config{MaxRooms: 1, MaxStudents: 1})
-	code, _ := openRoom(t, h, crashBeforeAck())
-	r := post(t, h, "/rooms", crashBeforeAck())
-	if r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, "No more rooms can open now") || !strings.Contains(r.body, "--max-rooms") {
-		t.Errorf("a second room: status %d\n%s", r.status, excerpt(r.body))
+	h, hub := webtest.NewRoomServer(t, room.Config{MaxRooms: 1, MaxStudents: 1})
+	code, _ := webtest.OpenRoom(t, h, webtest.CrashBeforeAck())
+	r := webtest.Post(t, h, "/rooms", webtest.CrashBeforeAck())
+	if r.Status != http.StatusServiceUnavailable || !strings.Contains(r.Body, "No more rooms can open now") || !strings.Contains(r.Body, "--max-rooms") {
+		t.Errorf("a second room: status %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
-	if r.header.Get("Retry-After") == "" {
+	if r.Header.Get("Retry-After") == "" {
 		t.Error("a 503 should say when to retry")
 	}
 	sub, err := hub.Subscribe(code) // the one student the room holds
@@ -277,47 +230,47 @@ func TestRoomLimits(t *testing.T) {
 	}
 	defer sub.Close()
 	for _, target := range []string{"/rooms/" + code, "/rooms/" + code + "/events"} {
-		r := get(t, h, target)
-		if r.status != http.StatusServiceUnavailable || !strings.Contains(r.body, "This room is full") || !strings.Contains(r.body, "--max-students") {
-			t.Errorf("GET %s in a full room: status %d\n%s", target, r.status, excerpt(r.body))
+		r := webtest.Get(t, h, target)
+		if r.Status != http.StatusServiceUnavailable || !strings.Contains(r.Body, "This room is full") || !strings.Contains(r.Body, "--max-students") {
+			t.Errorf("GET %s in a full room: status %d\n%s", target, r.Status, webtest.Excerpt(r.Body))
 		}
 	}
 	sub.Close()
-	if r := get(t, h, "/rooms/"+code); r.status != http.StatusOK {
-		t.Errorf("a place came free: status %d", r.status)
+	if r := webtest.Get(t, h, "/rooms/"+code); r.Status != http.StatusOK {
+		t.Errorf("a place came free: status %d", r.Status)
 	}
 }
 
 // TestRoomExpiry: a room left alone for its idle time closes; its pages
 // say so and its event streams end with a closing event.
 func TestRoomExpiry(t *testing.T) {
-	clock := newTestClock()
-	h, hub := newRoomServer(t, room.Config{IdleTTL: time.Hour, Now: clock.Now})
+	clock := webtest.NewClock()
+	h, hub := webtest.NewRoomServer(t, room.Config{IdleTTL: time.Hour, Now: clock.Now})
 	ts := httptest.NewServer(h)
 	defer ts.Close()
-	code, cookie := openRoom(t, h, crashBeforeAck())
+	code, cookie := webtest.OpenRoom(t, h, webtest.CrashBeforeAck())
 	stream := openStream(t, ts.URL, code, "")
 	defer stream.close()
 	if ev := stream.next(t); ev.state.Step != 0 {
 		t.Fatalf("first event %+v", ev)
 	}
 
-	clock.advance(59 * time.Minute)
-	if r := request(t, h, http.MethodPost, "/rooms/"+code+"/step", url.Values{"step": {"1"}}, "Cookie", cookie); r.status != http.StatusSeeOther {
-		t.Fatalf("a room used within its idle time lives: status %d", r.status)
+	clock.Advance(59 * time.Minute)
+	if r := webtest.Request(t, h, http.MethodPost, "/rooms/"+code+"/step", url.Values{"step": {"1"}}, "Cookie", cookie); r.Status != http.StatusSeeOther {
+		t.Fatalf("a room used within its idle time lives: status %d", r.Status)
 	}
 	if ev := stream.next(t); ev.state.Step != 1 {
 		t.Fatalf("event %+v, want step 1", ev)
 	}
-	clock.advance(61 * time.Minute)
+	clock.Advance(61 * time.Minute)
 	for _, target := range []string{"/rooms/" + code, "/rooms/" + code + "/present", "/join?code=" + code} {
-		r := get(t, h, target, "Cookie", cookie)
-		if r.status != http.StatusNotFound {
-			t.Errorf("GET %s after the idle time: status %d, want 404", target, r.status)
+		r := webtest.Get(t, h, target, "Cookie", cookie)
+		if r.Status != http.StatusNotFound {
+			t.Errorf("GET %s after the idle time: status %d, want 404", target, r.Status)
 		}
 	}
-	if r := get(t, h, "/rooms/"+code); !strings.Contains(r.body, "This room has closed") {
-		t.Errorf("closed room page:\n%s", excerpt(r.body))
+	if r := webtest.Get(t, h, "/rooms/"+code); !strings.Contains(r.Body, "This room has closed") {
+		t.Errorf("closed room page:\n%s", webtest.Excerpt(r.Body))
 	}
 	if n := hub.Sweep(); n != 1 {
 		t.Fatalf("Sweep closed %d rooms, want 1", n)
@@ -333,13 +286,13 @@ func TestRoomExpiry(t *testing.T) {
 // TestPoll: the instructor asks, students answer, the instructor sees the
 // distribution, stepping reveals it with the actual balance marked.
 func TestPoll(t *testing.T) {
-	h, hub := newRoomServer(t, room.Config{})
-	code, cookie := openRoom(t, h, url.Values{"preset": {"crash-before-ack"}, "step": {"3"}})
+	h, hub := webtest.NewRoomServer(t, room.Config{})
+	code, cookie := webtest.OpenRoom(t, h, url.Values{"preset": {"crash-before-ack"}, "step": {"3"}})
 	base := "/rooms/" + code
 
-	r := request(t, h, http.MethodPost, base+"/poll", url.Values{"handler": {"naive"}}, "Cookie", cookie)
-	if r.status != http.StatusSeeOther || r.header.Get("Location") != base+"/present" {
-		t.Fatalf("open poll: %d to %q", r.status, r.header.Get("Location"))
+	r := webtest.Request(t, h, http.MethodPost, base+"/poll", url.Values{"handler": {"naive"}}, "Cookie", cookie)
+	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != base+"/present" {
+		t.Fatalf("open poll: %d to %q", r.Status, r.Header.Get("Location"))
 	}
 	st, _ := hub.State(code, true)
 	if st.Poll == nil || st.Poll.Handler != "naive" || st.Poll.Step != 4 {
@@ -347,9 +300,9 @@ func TestPoll(t *testing.T) {
 	}
 	id := strconv.Itoa(st.Poll.ID)
 
-	student := get(t, h, base, "Cookie", issuedStudent(t, h, code))
+	student := webtest.Get(t, h, base, "Cookie", webtest.IssuedStudent(t, h, code))
 	for _, want := range []string{"What will naive&#39;s balance be after step 4?", `id="vote-balance"`, `name="poll" value="` + id + `"`} {
-		if !strings.Contains(student.body, want) {
+		if !strings.Contains(student.Body, want) {
 			t.Errorf("student page lacks %q", want)
 		}
 	}
@@ -359,14 +312,14 @@ func TestPoll(t *testing.T) {
 	identity := map[string]string{} // each student's issued cookie
 	for _, v := range votes {
 		if identity[v.student] == "" {
-			identity[v.student] = issuedStudent(t, h, code)
+			identity[v.student] = webtest.IssuedStudent(t, h, code)
 		}
-		r := request(t, h, http.MethodPost, base+"/vote", url.Values{"poll": {id}, "balance": {v.balance}}, "Cookie", identity[v.student])
-		if r.status != http.StatusSeeOther || r.header.Get("Location") != base {
-			t.Fatalf("vote %v: %d to %q\n%s", v, r.status, r.header.Get("Location"), excerpt(r.body))
+		r := webtest.Request(t, h, http.MethodPost, base+"/vote", url.Values{"poll": {id}, "balance": {v.balance}}, "Cookie", identity[v.student])
+		if r.Status != http.StatusSeeOther || r.Header.Get("Location") != base {
+			t.Fatalf("vote %v: %d to %q\n%s", v, r.Status, r.Header.Get("Location"), webtest.Excerpt(r.Body))
 		}
 		if v.student == "a" {
-			lastA = r.header.Get("Set-Cookie")
+			lastA = r.Header.Get("Set-Cookie")
 		}
 	}
 	voteCk, err := http.ParseSetCookie(lastA)
@@ -375,66 +328,66 @@ func TestPoll(t *testing.T) {
 	}
 	mine := identity["a"] + "; " + classroom.VoteCookie + "=" + voteCk.Value
 
-	teacher := get(t, h, base+"/present", "Cookie", cookie)
+	teacher := webtest.Get(t, h, base+"/present", "Cookie", cookie)
 	for _, want := range []string{`id="poll-votes" data-votes="3"`, `<span class="poll-label">100.00</span>`, `<span class="poll-label">200.00</span>`,
 		`id="reveal-poll"`, "Reveal: go to step 4"} {
-		if !strings.Contains(teacher.body, want) {
+		if !strings.Contains(teacher.Body, want) {
 			t.Errorf("instructor page lacks %q", want)
 		}
 	}
-	if strings.Contains(teacher.body, `id="poll-actual"`) {
+	if strings.Contains(teacher.Body, `id="poll-actual"`) {
 		t.Error("the actual balance shows before the reveal")
 	}
-	if s := get(t, h, base, "Cookie", mine); strings.Contains(s.body, "poll-label") || !strings.Contains(s.body, "Your answer: 200.00") {
-		t.Errorf("before the reveal a student sees their answer and not the distribution:\n%s", excerpt(s.body))
+	if s := webtest.Get(t, h, base, "Cookie", mine); strings.Contains(s.Body, "poll-label") || !strings.Contains(s.Body, "Your answer: 200.00") {
+		t.Errorf("before the reveal a student sees their answer and not the distribution:\n%s", webtest.Excerpt(s.Body))
 	}
 
 	// Stepping onto the predicted step reveals it.
-	request(t, h, http.MethodPost, base+"/step", url.Values{"step": {"4"}}, "Cookie", cookie)
-	s := get(t, h, base, "Cookie", mine)
+	webtest.Request(t, h, http.MethodPost, base+"/step", url.Values{"step": {"4"}}, "Cookie", cookie)
+	s := webtest.Get(t, h, base, "Cookie", mine)
 	for _, want := range []string{`id="poll-actual"`, "naive&#39;s balance after this step: 200.00", `class="poll-row actual mine"`, "You said 200.00: right!"} {
-		if !strings.Contains(s.body, want) {
+		if !strings.Contains(s.Body, want) {
 			t.Errorf("student page after the reveal lacks %q", want)
 		}
 	}
-	if strings.Contains(s.body, `id="vote-balance"`) {
+	if strings.Contains(s.Body, `id="vote-balance"`) {
 		t.Error("the vote form stays after the reveal")
 	}
-	wrong := get(t, h, base, "Cookie", identity["b"]+"; "+classroom.VoteCookie+"="+id+":10000")
-	if !strings.Contains(wrong.body, "You said 100.00; it was 200.00.") {
+	wrong := webtest.Get(t, h, base, "Cookie", identity["b"]+"; "+classroom.VoteCookie+"="+id+":10000")
+	if !strings.Contains(wrong.Body, "You said 100.00; it was 200.00.") {
 		t.Error("a wrong answer is not told so")
 	}
-	if r := request(t, h, http.MethodPost, base+"/vote", url.Values{"poll": {id}, "balance": {"300"}}, "Cookie", issuedStudent(t, h, code)); r.status != http.StatusConflict {
-		t.Errorf("a vote after the reveal: status %d, want 409", r.status)
+	if r := webtest.Request(t, h, http.MethodPost, base+"/vote", url.Values{"poll": {id}, "balance": {"300"}}, "Cookie", webtest.IssuedStudent(t, h, code)); r.Status != http.StatusConflict {
+		t.Errorf("a vote after the reveal: status %d, want 409", r.Status)
 	}
 	// At the last step there is nothing left to ask about.
-	if r := request(t, h, http.MethodPost, base+"/poll", url.Values{"handler": {"naive"}}, "Cookie", cookie); r.status != http.StatusBadRequest ||
-		!strings.Contains(r.body, "no next step to predict") {
-		t.Errorf("a poll at the last step: status %d", r.status)
+	if r := webtest.Request(t, h, http.MethodPost, base+"/poll", url.Values{"handler": {"naive"}}, "Cookie", cookie); r.Status != http.StatusBadRequest ||
+		!strings.Contains(r.Body, "no next step to predict") {
+		t.Errorf("a poll at the last step: status %d", r.Status)
 	}
-	if strings.Contains(get(t, h, base+"/present", "Cookie", cookie).body, `id="open-poll"`) {
+	if strings.Contains(webtest.Get(t, h, base+"/present", "Cookie", cookie).Body, `id="open-poll"`) {
 		t.Error("the last step offers to ask about a next step")
 	}
 }
 
 // TestPollWithNobodyRight marks the actual balance even when no one chose it.
 func TestPollWithNobodyRight(t *testing.T) {
-	h, hub := newRoomServer(t, room.Config{})
-	code, cookie := openRoom(t, h, url.Values{"preset": {"crash-before-ack"}, "step": {"3"}})
+	h, hub := webtest.NewRoomServer(t, room.Config{})
+	code, cookie := webtest.OpenRoom(t, h, url.Values{"preset": {"crash-before-ack"}, "step": {"3"}})
 	base := "/rooms/" + code
-	request(t, h, http.MethodPost, base+"/poll", url.Values{"handler": {"inbox"}}, "Cookie", cookie)
+	webtest.Request(t, h, http.MethodPost, base+"/poll", url.Values{"handler": {"inbox"}}, "Cookie", cookie)
 	st, _ := hub.State(code, true)
-	request(t, h, http.MethodPost, base+"/vote", url.Values{"poll": {strconv.Itoa(st.Poll.ID)}, "balance": {"200"}}, "Cookie", issuedStudent(t, h, code))
-	request(t, h, http.MethodPost, base+"/step", url.Values{"step": {"4"}}, "Cookie", cookie)
-	r := get(t, h, base+"/present", "Cookie", cookie)
-	if !strings.Contains(r.body, `<li class="poll-row actual"><span class="poll-label">100.00</span>`) || !strings.Contains(r.body, `<span class="poll-n">0</span>`) {
-		t.Errorf("the actual balance 100.00 should be a row of its own with 0 answers\n%s", excerpt(r.body[strings.Index(r.body, `id="poll"`):]))
+	webtest.Request(t, h, http.MethodPost, base+"/vote", url.Values{"poll": {strconv.Itoa(st.Poll.ID)}, "balance": {"200"}}, "Cookie", webtest.IssuedStudent(t, h, code))
+	webtest.Request(t, h, http.MethodPost, base+"/step", url.Values{"step": {"4"}}, "Cookie", cookie)
+	r := webtest.Get(t, h, base+"/present", "Cookie", cookie)
+	if !strings.Contains(r.Body, `<li class="poll-row actual"><span class="poll-label">100.00</span>`) || !strings.Contains(r.Body, `<span class="poll-n">0</span>`) {
+		t.Errorf("the actual balance 100.00 should be a row of its own with 0 answers\n%s", webtest.Excerpt(r.Body[strings.Index(r.Body, `id="poll"`):]))
 	}
 }
 
 func TestJoin(t *testing.T) {
-	h, _ := newRoomServer(t, room.Config{})
-	code, _ := openRoom(t, h, crashBeforeAck())
+	h, _ := webtest.NewRoomServer(t, room.Config{})
+	code, _ := webtest.OpenRoom(t, h, webtest.CrashBeforeAck())
 	tests := []struct {
 		target   string
 		status   int
@@ -452,12 +405,12 @@ func TestJoin(t *testing.T) {
 		{"/join/too-long-for-a-code", 400, "", "is not a room code"},
 	}
 	for _, tc := range tests {
-		r := get(t, h, tc.target)
-		if r.status != tc.status || r.header.Get("Location") != tc.location || !strings.Contains(r.body, tc.want) {
-			t.Errorf("GET %s: %d to %q, want %d to %q with %q\n%s", tc.target, r.status, r.header.Get("Location"), tc.status, tc.location, tc.want, excerpt(r.body))
+		r := webtest.Get(t, h, tc.target)
+		if r.Status != tc.status || r.Header.Get("Location") != tc.location || !strings.Contains(r.Body, tc.want) {
+			t.Errorf("GET %s: %d to %q, want %d to %q with %q\n%s", tc.target, r.Status, r.Header.Get("Location"), tc.status, tc.location, tc.want, webtest.Excerpt(r.Body))
 		}
 	}
-	if r := get(t, h, "/join?code=<script>"); strings.Contains(r.body, "<script>\"") || strings.Contains(r.body, `value="<script>"`) {
+	if r := webtest.Get(t, h, "/join?code=<script>"); strings.Contains(r.Body, "<script>\"") || strings.Contains(r.Body, `value="<script>"`) {
 		t.Error("the typed code is not escaped")
 	}
 }
@@ -552,10 +505,10 @@ func (s *stream) next(tb testing.TB) sseEvent {
 func TestManyStudentsFollowEveryStep(t *testing.T) {
 	const students = 200
 	steps := []int{1, 2, 3, 4, 3, 2, 1, 0, 1, 2, 3, 4, 0, 4, 1, 3, 2, 4, 0, 2}
-	h, _ := newRoomServer(t, room.Config{MaxStudents: students, Buffer: len(steps) + 1})
+	h, _ := webtest.NewRoomServer(t, room.Config{MaxStudents: students, Buffer: len(steps) + 1})
 	ts := httptest.NewServer(h)
 	defer ts.Close()
-	code, cookie := openRoom(t, h, crashBeforeAck())
+	code, cookie := webtest.OpenRoom(t, h, webtest.CrashBeforeAck())
 
 	ready := make(chan struct{}, students)
 	errs := make(chan error, students)
@@ -643,15 +596,15 @@ func (s *stream) nextEvent() (sseEvent, error) {
 // TestReconnectResumesAtTheCurrentStep: a page that lost its stream
 // reconnects with Last-Event-ID and gets the current step first.
 func TestReconnectResumesAtTheCurrentStep(t *testing.T) {
-	h, _ := newRoomServer(t, room.Config{})
+	h, _ := webtest.NewRoomServer(t, room.Config{})
 	ts := httptest.NewServer(h)
 	defer ts.Close()
-	code, cookie := openRoom(t, h, crashBeforeAck())
+	code, cookie := webtest.OpenRoom(t, h, webtest.CrashBeforeAck())
 	s := openStream(t, ts.URL, code, "")
 	first := s.next(t)
 	s.close()
 	for _, step := range []string{"1", "2", "3"} {
-		request(t, h, http.MethodPost, "/rooms/"+code+"/step", url.Values{"step": {step}}, "Cookie", cookie)
+		webtest.Request(t, h, http.MethodPost, "/rooms/"+code+"/step", url.Values{"step": {step}}, "Cookie", cookie)
 	}
 	again := openStream(t, ts.URL, code, first.id)
 	defer again.close()
@@ -659,7 +612,7 @@ func TestReconnectResumesAtTheCurrentStep(t *testing.T) {
 	if ev.state.Step != 3 || ev.id != "4" || ev.state.Version != 4 {
 		t.Fatalf("after reconnecting: %+v, want step 3 with id 4", ev)
 	}
-	request(t, h, http.MethodPost, "/rooms/"+code+"/step", url.Values{"step": {"4"}}, "Cookie", cookie)
+	webtest.Request(t, h, http.MethodPost, "/rooms/"+code+"/step", url.Values{"step": {"4"}}, "Cookie", cookie)
 	if ev := again.next(t); ev.state.Step != 4 || ev.id != "5" {
 		t.Fatalf("next event %+v, want step 4 with id 5", ev)
 	}
@@ -669,13 +622,13 @@ func TestReconnectResumesAtTheCurrentStep(t *testing.T) {
 // event's JSON and the heartbeat comment.
 func TestEventStreamFormat(t *testing.T) {
 	hub := room.NewHub(room.Config{})
-	h, err := NewServer(Config{Rooms: hub, Heartbeat: time.Millisecond})
+	h, err := web.NewServer(web.Config{Rooms: hub, Heartbeat: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(h)
 	defer ts.Close()
-	code, cookie := openRoom(t, h, crashBeforeAck())
+	code, cookie := webtest.OpenRoom(t, h, webtest.CrashBeforeAck())
 	s := openStream(t, ts.URL, code, "")
 	defer s.close()
 	if cc := s.resp.Header.Get("Cache-Control"); cc != "no-store" {
@@ -700,16 +653,16 @@ func TestEventStreamFormat(t *testing.T) {
 	}
 	// Opening a poll and voting reach the stream; the distribution stays
 	// hidden from students until the reveal.
-	request(t, h, http.MethodPost, "/rooms/"+code+"/poll", url.Values{"handler": {"naive"}}, "Cookie", cookie)
+	webtest.Request(t, h, http.MethodPost, "/rooms/"+code+"/poll", url.Values{"handler": {"naive"}}, "Cookie", cookie)
 	ev = s.next(t)
 	if ev.state.Poll == nil || ev.state.Poll.Handler != "naive" || ev.state.Poll.Step != 1 {
 		t.Fatalf("poll event %+v", ev.state)
 	}
-	request(t, h, http.MethodPost, "/rooms/"+code+"/vote", url.Values{"poll": {strconv.Itoa(ev.state.Poll.ID)}, "balance": {"0"}}, "Cookie", issuedStudent(t, h, code))
+	webtest.Request(t, h, http.MethodPost, "/rooms/"+code+"/vote", url.Values{"poll": {strconv.Itoa(ev.state.Poll.ID)}, "balance": {"0"}}, "Cookie", webtest.IssuedStudent(t, h, code))
 	// A vote is news for the instructor only: the students' streams are not
 	// woken for it. The next student event is the instructor's step, which
 	// reveals the poll with its one vote.
-	request(t, h, http.MethodPost, "/rooms/"+code+"/step", url.Values{"step": {"1"}}, "Cookie", cookie)
+	webtest.Request(t, h, http.MethodPost, "/rooms/"+code+"/step", url.Values{"step": {"1"}}, "Cookie", cookie)
 	ev = s.next(t)
 	if ev.state.Step != 1 || ev.state.Poll == nil || !ev.state.Poll.Revealed || ev.state.Poll.Votes != 1 || len(ev.state.Poll.Counts) != 1 {
 		t.Fatalf("event after the step %+v: want step 1 with the poll revealed, 1 vote and its count", ev.state)
@@ -721,13 +674,13 @@ func TestEventStreamFormat(t *testing.T) {
 // no student's place.
 func TestInstructorStreamHearsVotes(t *testing.T) {
 	hub := room.NewHub(room.Config{MaxStudents: 1})
-	h, err := NewServer(Config{Rooms: hub})
+	h, err := web.NewServer(web.Config{Rooms: hub})
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, cookie := openRoom(t, h, crashBeforeAck())
+	code, cookie := webtest.OpenRoom(t, h, webtest.CrashBeforeAck())
 	secret := strings.TrimPrefix(cookie, classroom.SecretCookie+"=")
-	student := issuedStudent(t, h, code)
+	student := webtest.IssuedStudent(t, h, code)
 	sub, err := hub.Watch(code, secret)
 	if err != nil {
 		t.Fatalf("the room cookie %q does not hold the instructor's secret: %v", cookie, err)
@@ -737,9 +690,9 @@ func TestInstructorStreamHearsVotes(t *testing.T) {
 	if n, _ := hub.Places(code); n != 1 {
 		t.Fatalf("places = %d with the instructor watching, want 1", n)
 	}
-	request(t, h, http.MethodPost, "/rooms/"+code+"/poll", url.Values{"handler": {"naive"}}, "Cookie", cookie)
+	webtest.Request(t, h, http.MethodPost, "/rooms/"+code+"/poll", url.Values{"handler": {"naive"}}, "Cookie", cookie)
 	st := <-sub.C
-	request(t, h, http.MethodPost, "/rooms/"+code+"/vote", url.Values{"poll": {strconv.Itoa(st.Poll.ID)}, "balance": {"200"}}, "Cookie", student) // major units, as a person types them
+	webtest.Request(t, h, http.MethodPost, "/rooms/"+code+"/vote", url.Values{"poll": {strconv.Itoa(st.Poll.ID)}, "balance": {"200"}}, "Cookie", student) // major units, as a person types them
 	st = <-sub.C
 	if st.Poll == nil || st.Poll.Votes != 1 || len(st.Poll.Counts) != 1 || st.Poll.Counts[0].Balance != 20000 {
 		t.Fatalf("instructor's state after a vote: %+v, want the vote and its distribution", st.Poll)
@@ -751,7 +704,7 @@ func TestInstructorStreamHearsVotes(t *testing.T) {
 func TestEventStreamOutlivesServerTimeouts(t *testing.T) {
 	const timeout = 50 * time.Millisecond
 	hub := room.NewHub(room.Config{})
-	h, err := NewServer(Config{Rooms: hub, Heartbeat: time.Millisecond})
+	h, err := web.NewServer(web.Config{Rooms: hub, Heartbeat: time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -759,7 +712,7 @@ func TestEventStreamOutlivesServerTimeouts(t *testing.T) {
 	ts.Config.ReadTimeout, ts.Config.WriteTimeout = timeout, timeout
 	ts.Start()
 	defer ts.Close()
-	code, cookie := openRoom(t, h, crashBeforeAck())
+	code, cookie := webtest.OpenRoom(t, h, webtest.CrashBeforeAck())
 	start := time.Now()
 	s := openStream(t, ts.URL, code, "")
 	defer s.close()
@@ -775,7 +728,7 @@ func TestEventStreamOutlivesServerTimeouts(t *testing.T) {
 			beats++
 		}
 	}
-	request(t, h, http.MethodPost, "/rooms/"+code+"/step", url.Values{"step": {"1"}}, "Cookie", cookie)
+	webtest.Request(t, h, http.MethodPost, "/rooms/"+code+"/step", url.Values{"step": {"1"}}, "Cookie", cookie)
 	if ev := s.next(t); ev.state.Step != 1 {
 		t.Fatalf("event %+v, want step 1", ev)
 	}
@@ -785,13 +738,13 @@ func TestEventStreamOutlivesServerTimeouts(t *testing.T) {
 // a graceful shutdown need not wait for them.
 func TestStopEndsEventStreams(t *testing.T) {
 	stop := make(chan struct{})
-	h, err := NewServer(Config{Rooms: room.NewHub(room.Config{}), Heartbeat: -1, Stop: stop})
+	h, err := web.NewServer(web.Config{Rooms: room.NewHub(room.Config{}), Heartbeat: -1, Stop: stop})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := httptest.NewServer(h)
 	defer ts.Close()
-	code, _ := openRoom(t, h, crashBeforeAck())
+	code, _ := webtest.OpenRoom(t, h, webtest.CrashBeforeAck())
 	s := openStream(t, ts.URL, code, "")
 	defer s.close()
 	s.next(t)

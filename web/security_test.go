@@ -1,4 +1,4 @@
-package web
+package web_test
 
 import (
 	"fmt"
@@ -9,43 +9,19 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/idempotency-lab/lab/web"
 	"github.com/idempotency-lab/lab/web/classroom"
 	"github.com/idempotency-lab/lab/web/classroom/room"
 	"github.com/idempotency-lab/lab/web/page"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
-// issuedStudent joins a room as a new student would, by the join form's
-// POST, and returns the identity it issued as "lab_student=ID.SIG". Each
-// call joins from an address of its own, so that many students stay
-// within the per-address join throttle (TestJoinsAreThrottled).
-func issuedStudent(tb testing.TB, h http.Handler, code string) string {
-	tb.Helper()
-	n := joinAddrs.Add(1)
-	addr := fmt.Sprintf("10.%d.%d.%d:4321", n>>16&255, n>>8&255, n&255)
-	r := from(tb, h, addr, "/join", url.Values{"code": {code}})
-	if r.status != http.StatusSeeOther || r.header.Get("Location") != "/rooms/"+code {
-		tb.Fatalf("join: status %d to %q, want 303 to /rooms/%s\n%s", r.status, r.header.Get("Location"), code, excerpt(r.body))
-	}
-	if c := studentCookie(r); c != nil {
-		if c.Path != "/rooms/"+code || !c.HttpOnly || c.SameSite != http.SameSiteLaxMode {
-			tb.Errorf("student cookie %+v: want Path=/rooms/%s, HttpOnly, SameSite=Lax", c, code)
-		}
-		return c.Name + "=" + c.Value
-	}
-	tb.Fatalf("the join issued no %s cookie: %q", classroom.StudentCookie, r.header.Values("Set-Cookie"))
-	return ""
-}
-
-// joinAddrs numbers the addresses issuedStudent joins from.
-var joinAddrs atomic.Uint32
-
 // studentCookie is the student cookie a response sets, if any.
-func studentCookie(r response) *http.Cookie {
-	for _, line := range r.header.Values("Set-Cookie") {
+func studentCookie(r webtest.Response) *http.Cookie {
+	for _, line := range r.Header.Values("Set-Cookie") {
 		if c, err := http.ParseSetCookie(line); err == nil && c.Name == classroom.StudentCookie {
 			return c
 		}
@@ -58,10 +34,10 @@ func studentCookie(r response) *http.Cookie {
 // cookie and the poll's id.
 func openPoll(tb testing.TB, h http.Handler, hub *room.Hub) (code, instructor, poll string) {
 	tb.Helper()
-	code, instructor = openRoom(tb, h, url.Values{"preset": {"crash-before-ack"}, "handlers": {"naive,inbox"}, "step": {"3"}})
-	r := request(tb, h, http.MethodPost, "/rooms/"+code+"/poll", url.Values{"handler": {"naive"}}, "Cookie", instructor)
-	if r.status != http.StatusSeeOther {
-		tb.Fatalf("open poll: status %d\n%s", r.status, excerpt(r.body))
+	code, instructor = webtest.OpenRoom(tb, h, url.Values{"preset": {"crash-before-ack"}, "handlers": {"naive,inbox"}, "step": {"3"}})
+	r := webtest.Request(tb, h, http.MethodPost, "/rooms/"+code+"/poll", url.Values{"handler": {"naive"}}, "Cookie", instructor)
+	if r.Status != http.StatusSeeOther {
+		tb.Fatalf("open poll: status %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
 	st, _ := hub.State(code, true)
 	return code, instructor, strconv.Itoa(st.Poll.ID)
@@ -88,18 +64,18 @@ func flipLast(sig string) string {
 }
 
 func TestVotesNeedAnIssuedIdentity(t *testing.T) {
-	h, hub := newRoomServer(t, room.Config{})
+	h, hub := webtest.NewRoomServer(t, room.Config{})
 	code, instructor, poll := openPoll(t, h, hub)
 	base := "/rooms/" + code
-	vote := func(cookie, balance string) response {
-		return request(t, h, http.MethodPost, base+"/vote", url.Values{"poll": {poll}, "balance": {balance}}, "Cookie", cookie)
+	vote := func(cookie, balance string) webtest.Response {
+		return webtest.Request(t, h, http.MethodPost, base+"/vote", url.Values{"poll": {poll}, "balance": {balance}}, "Cookie", cookie)
 	}
 
 	// An identity another server issued (another key) is as good as forged.
-	other, otherHub := newRoomServer(t, room.Config{})
+	other, otherHub := webtest.NewRoomServer(t, room.Config{})
 	otherCode, _, _ := openPoll(t, other, otherHub)
-	foreign := issuedStudent(t, other, otherCode)
-	real := issuedStudent(t, h, code)
+	foreign := webtest.IssuedStudent(t, other, otherCode)
+	real := webtest.IssuedStudent(t, h, code)
 	id, sig, _ := strings.Cut(strings.TrimPrefix(real, classroom.StudentCookie+"="), ".")
 	forged := []string{
 		"",                                       // no cookie at all
@@ -117,8 +93,8 @@ func TestVotesNeedAnIssuedIdentity(t *testing.T) {
 			c = classroom.StudentCookie + "=" + fmt.Sprintf("forged-%d.%s", i, sig)
 		}
 		r := vote(c, "200")
-		if r.status != http.StatusForbidden || !strings.Contains(r.body, "This answer was not counted") {
-			t.Fatalf("forged cookie %q: status %d, want 403\n%s", c, r.status, excerpt(r.body))
+		if r.Status != http.StatusForbidden || !strings.Contains(r.Body, "This answer was not counted") {
+			t.Fatalf("forged cookie %q: status %d, want 403\n%s", c, r.Status, webtest.Excerpt(r.Body))
 		}
 	}
 	if p := votes(t, hub, code); p.Votes != 0 {
@@ -126,14 +102,14 @@ func TestVotesNeedAnIssuedIdentity(t *testing.T) {
 	}
 
 	// The issued identity votes; its second vote replaces its first.
-	if r := vote(real, "200"); r.status != http.StatusSeeOther || r.header.Get("Location") != base {
-		t.Fatalf("an issued identity: status %d to %q\n%s", r.status, r.header.Get("Location"), excerpt(r.body))
+	if r := vote(real, "200"); r.Status != http.StatusSeeOther || r.Header.Get("Location") != base {
+		t.Fatalf("an issued identity: status %d to %q\n%s", r.Status, r.Header.Get("Location"), webtest.Excerpt(r.Body))
 	}
 	if p := votes(t, hub, code); p.Votes != 1 || len(p.Counts) != 1 || p.Counts[0] != (room.VoteCount{Balance: 20000, Count: 1}) {
 		t.Fatalf("after one vote: %+v", p)
 	}
-	if r := vote(real, "100"); r.status != http.StatusSeeOther {
-		t.Fatalf("a second vote: status %d", r.status)
+	if r := vote(real, "100"); r.Status != http.StatusSeeOther {
+		t.Fatalf("a second vote: status %d", r.Status)
 	}
 	if p := votes(t, hub, code); p.Votes != 1 || len(p.Counts) != 1 || p.Counts[0] != (room.VoteCount{Balance: 10000, Count: 1}) {
 		t.Fatalf("a second vote should replace the first: %+v", p)
@@ -141,36 +117,36 @@ func TestVotesNeedAnIssuedIdentity(t *testing.T) {
 
 	// The student's page keeps the identity, and issues none: not to the
 	// student, not to a forged cookie, which gets the join button.
-	if r := get(t, h, base, "Cookie", real); studentCookie(r) != nil || !strings.Contains(r.body, `data-role="student"`) {
-		t.Errorf("the page of a student who joined: Set-Cookie %q", r.header.Values("Set-Cookie"))
+	if r := webtest.Get(t, h, base, "Cookie", real); studentCookie(r) != nil || !strings.Contains(r.Body, `data-role="student"`) {
+		t.Errorf("the page of a student who joined: Set-Cookie %q", r.Header.Values("Set-Cookie"))
 	}
-	r := get(t, h, base, "Cookie", classroom.StudentCookie+"=s1")
-	if studentCookie(r) != nil || !strings.Contains(r.body, `id="join-go"`) || strings.Contains(r.body, `data-role="student"`) {
-		t.Errorf("a forged identity should get the join button and no identity: %q", r.header.Values("Set-Cookie"))
+	r := webtest.Get(t, h, base, "Cookie", classroom.StudentCookie+"=s1")
+	if studentCookie(r) != nil || !strings.Contains(r.Body, `id="join-go"`) || strings.Contains(r.Body, `data-role="student"`) {
+		t.Errorf("a forged identity should get the join button and no identity: %q", r.Header.Values("Set-Cookie"))
 	}
 	// Joining again with an identity keeps it.
-	if r := request(t, h, http.MethodPost, "/join", url.Values{"code": {code}}, "Cookie", real); r.status != http.StatusSeeOther || studentCookie(r) != nil {
-		t.Errorf("a second join of a student: status %d, Set-Cookie %q", r.status, r.header.Values("Set-Cookie"))
+	if r := webtest.Request(t, h, http.MethodPost, "/join", url.Values{"code": {code}}, "Cookie", real); r.Status != http.StatusSeeOther || studentCookie(r) != nil {
+		t.Errorf("a second join of a student: status %d, Set-Cookie %q", r.Status, r.Header.Values("Set-Cookie"))
 	}
 	// An identity issued in another room of this server (one the
 	// visitor opened for the purpose, say) does not vote here.
-	elsewhere, _ := openRoom(t, h, crashBeforeAck())
-	if r := vote(issuedStudent(t, h, elsewhere), "200"); r.status != http.StatusForbidden {
-		t.Errorf("another room's identity votes: status %d, want 403", r.status)
+	elsewhere, _ := webtest.OpenRoom(t, h, webtest.CrashBeforeAck())
+	if r := vote(webtest.IssuedStudent(t, h, elsewhere), "200"); r.Status != http.StatusForbidden {
+		t.Errorf("another room's identity votes: status %d, want 403", r.Status)
 	}
 
 	// The instructor asks and does not answer, even holding a student's
 	// identity.
-	if r := vote(instructor+"; "+real, "300"); r.status != http.StatusForbidden || !strings.Contains(r.body, "does not vote") {
-		t.Errorf("the instructor votes: status %d, want 403", r.status)
+	if r := vote(instructor+"; "+real, "300"); r.Status != http.StatusForbidden || !strings.Contains(r.Body, "does not vote") {
+		t.Errorf("the instructor votes: status %d, want 403", r.Status)
 	}
 	if p := votes(t, hub, code); p.Votes != 1 || p.Counts[0].Balance != 10000 {
 		t.Errorf("the instructor's vote changed the poll: %+v", p)
 	}
 
 	// A second student counts separately.
-	if r := vote(issuedStudent(t, h, code), "200"); r.status != http.StatusSeeOther {
-		t.Fatalf("a second student: status %d", r.status)
+	if r := vote(webtest.IssuedStudent(t, h, code), "200"); r.Status != http.StatusSeeOther {
+		t.Fatalf("a second student: status %d", r.Status)
 	}
 	if p := votes(t, hub, code); p.Votes != 2 {
 		t.Errorf("two students: %d votes", p.Votes)
@@ -183,12 +159,12 @@ func TestVotesNeedAnIssuedIdentity(t *testing.T) {
 func TestCrossOriginPostsAreRefused(t *testing.T) {
 	logs := &logBuffer{}
 	hub := room.NewHub(room.Config{})
-	h, err := NewServer(Config{Rooms: hub, Heartbeat: -1, Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	h, err := web.NewServer(web.Config{Rooms: hub, Heartbeat: -1, Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	code, instructor, poll := openPoll(t, h, hub)
-	student := issuedStudent(t, h, code)
+	student := webtest.IssuedStudent(t, h, code)
 	rooms, before := hub.Rooms(), votes(t, hub, code)
 	stBefore, _ := hub.State(code, true)
 
@@ -201,7 +177,7 @@ func TestCrossOriginPostsAreRefused(t *testing.T) {
 		{"/lab/script", url.Values{"script": {"publish a amount=100\ndeliver\n"}}},
 		{"/practice/q/unique-return-nil", url.Values{"option": {"a"}}},
 		{"/practice/import", url.Values{"file": {"{}"}}},
-		{"/rooms", crashBeforeAck()},
+		{"/rooms", webtest.CrashBeforeAck()},
 		{"/rooms/" + code + "/step", url.Values{"step": {"4"}}},
 		{"/rooms/" + code + "/poll", url.Values{"handler": {"inbox"}}},
 		{"/rooms/" + code + "/vote", url.Values{"poll": {poll}, "balance": {"200"}}},
@@ -218,16 +194,16 @@ func TestCrossOriginPostsAreRefused(t *testing.T) {
 	for _, p := range posts {
 		for _, a := range attacks {
 			headers := append([]string{"Cookie", instructor + "; " + student, "Accept-Language", "ru"}, a.headers...)
-			r := request(t, h, http.MethodPost, p.target, p.form, headers...)
-			if r.status != http.StatusForbidden {
-				t.Errorf("POST %s, %s: status %d, want 403\n%s", p.target, a.name, r.status, excerpt(r.body))
+			r := webtest.Request(t, h, http.MethodPost, p.target, p.form, headers...)
+			if r.Status != http.StatusForbidden {
+				t.Errorf("POST %s, %s: status %d, want 403\n%s", p.target, a.name, r.Status, webtest.Excerpt(r.Body))
 				continue
 			}
-			body := html.UnescapeString(r.body)
+			body := html.UnescapeString(r.Body)
 			if !strings.Contains(body, "Запрос отклонён") || !strings.Contains(body, "страница другого сайта") {
-				t.Errorf("POST %s, %s: the refusal is not the lab's Russian page\n%s", p.target, a.name, excerpt(r.body))
+				t.Errorf("POST %s, %s: the refusal is not the lab's Russian page\n%s", p.target, a.name, webtest.Excerpt(r.Body))
 			}
-			noMissingKeys(t, p.target, r.body)
+			webtest.NoMissingKeys(t, p.target, r.Body)
 		}
 	}
 	if hub.Rooms() != rooms {
@@ -251,9 +227,9 @@ func TestCrossOriginPostsAreRefused(t *testing.T) {
 // TestSameOriginPostsPass: forms posted from the lab's own pages, with or
 // without htmx, and requests without browser headers (curl) still work.
 func TestSameOriginPostsPass(t *testing.T) {
-	h, hub := newRoomServer(t, room.Config{})
+	h, hub := webtest.NewRoomServer(t, room.Config{})
 	code, instructor, poll := openPoll(t, h, hub)
-	student := issuedStudent(t, h, code)
+	student := webtest.IssuedStudent(t, h, code)
 	browsers := []struct {
 		name    string
 		headers []string
@@ -274,13 +250,13 @@ func TestSameOriginPostsPass(t *testing.T) {
 				{"/lab/step", "", url.Values{"preset": {"crash-before-ack"}, "verb": {"advance"}, "duration": {"1h"}}},
 				{"/lab/undo", "", url.Values{"preset": {"crash-before-ack"}, "step": {"4"}}},
 				{"/lab/script", "", url.Values{"script": {"publish a amount=100\ndeliver\n"}}},
-				{"/rooms", "", crashBeforeAck()},
+				{"/rooms", "", webtest.CrashBeforeAck()},
 				{"/rooms/" + code + "/step", instructor, url.Values{"step": {"3"}}},
 				{"/rooms/" + code + "/vote", student, url.Values{"poll": {poll}, "balance": {"200"}}},
 			} {
-				r := request(t, h, http.MethodPost, p.target, p.form, with(p.cookie)...)
-				if r.status != http.StatusSeeOther {
-					t.Errorf("POST %s: status %d, want 303\n%s", p.target, r.status, excerpt(r.body))
+				r := webtest.Request(t, h, http.MethodPost, p.target, p.form, with(p.cookie)...)
+				if r.Status != http.StatusSeeOther {
+					t.Errorf("POST %s: status %d, want 303\n%s", p.target, r.Status, webtest.Excerpt(r.Body))
 				}
 			}
 		})
@@ -293,31 +269,31 @@ func TestSameOriginPostsPass(t *testing.T) {
 // TestThrottle: a bucket per address, refilled at its rate, on a clock
 // the test moves.
 func TestThrottle(t *testing.T) {
-	clock := newTestClock()
-	th := newThrottle("test", 60, 3, 100, clock.Now) // one a second, three at once
+	clock := webtest.NewClock()
+	th := web.NewThrottle("test", 60, 3, 100, clock.Now) // one a second, three at once
 	for i := range 3 {
-		if ok, _ := th.allow("a"); !ok {
+		if ok, _ := th.Allow("a"); !ok {
 			t.Fatalf("request %d of the burst refused", i+1)
 		}
 	}
-	ok, wait := th.allow("a")
+	ok, wait := th.Allow("a")
 	if ok || wait <= 0 || wait > time.Second {
 		t.Fatalf("past the burst: ok=%v wait=%v, want refused, under a second", ok, wait)
 	}
-	if ok, _ := th.allow("b"); !ok {
+	if ok, _ := th.Allow("b"); !ok {
 		t.Error("another address is refused")
 	}
-	clock.advance(time.Second)
-	if ok, _ := th.allow("a"); !ok {
+	clock.Advance(time.Second)
+	if ok, _ := th.Allow("a"); !ok {
 		t.Error("a second later one more is allowed")
 	}
-	if ok, _ := th.allow("a"); ok {
+	if ok, _ := th.Allow("a"); ok {
 		t.Error("but only one")
 	}
 	// Once full again (3 s), an address is forgotten: the map shrinks.
-	clock.advance(3 * time.Second)
-	th.allow("c")
-	if n := th.size(); n != 1 {
+	clock.Advance(3 * time.Second)
+	th.Allow("c")
+	if n := th.Size(); n != 1 {
 		t.Errorf("after every bucket refilled the throttle remembers %d addresses, want 1 (c)", n)
 	}
 }
@@ -325,15 +301,15 @@ func TestThrottle(t *testing.T) {
 // TestThrottleBoundedMap: however many addresses come, the throttle
 // remembers at most its capacity; the rest share one bucket.
 func TestThrottleBoundedMap(t *testing.T) {
-	clock := newTestClock()
-	th := newThrottle("test", 60, 2, 10, clock.Now)
+	clock := webtest.NewClock()
+	th := web.NewThrottle("test", 60, 2, 10, clock.Now)
 	allowed := 0
 	for i := range 1000 {
-		if ok, _ := th.allow("10.0." + strconv.Itoa(i/250) + "." + strconv.Itoa(i%250)); ok {
+		if ok, _ := th.Allow("10.0." + strconv.Itoa(i/250) + "." + strconv.Itoa(i%250)); ok {
 			allowed++
 		}
 	}
-	if n := th.size(); n != 10 {
+	if n := th.Size(); n != 10 {
 		t.Errorf("the throttle remembers %d addresses, want its capacity 10", n)
 	}
 	// Ten addresses with their own burst of 2, then the overflow's 2.
@@ -341,11 +317,11 @@ func TestThrottleBoundedMap(t *testing.T) {
 		t.Errorf("%d of 1000 new addresses allowed, want 12", allowed)
 	}
 	// When the remembered ones go idle, new addresses get their own again.
-	clock.advance(3 * time.Second)
-	if ok, _ := th.allow("192.0.2.9"); !ok {
+	clock.Advance(3 * time.Second)
+	if ok, _ := th.Allow("192.0.2.9"); !ok {
 		t.Error("a new address after the others went idle is refused")
 	}
-	if n := th.size(); n != 1 {
+	if n := th.Size(); n != 1 {
 		t.Errorf("after a sweep the throttle remembers %d, want 1", n)
 	}
 }
@@ -362,32 +338,18 @@ func TestClientKey(t *testing.T) {
 		r := httptest.NewRequest(http.MethodPost, "/rooms", nil)
 		r.RemoteAddr = tc.remote
 		r.Header.Set("X-Forwarded-For", "203.0.113.7") // not trusted
-		if got := clientKey(r); got != tc.want {
+		if got := web.ClientKey(r); got != tc.want {
 			t.Errorf("clientKey(%q) = %q, want %q", tc.remote, got, tc.want)
 		}
 	}
-}
-
-// from is a request from a client address.
-func from(tb testing.TB, h http.Handler, addr, target string, form url.Values, headers ...string) response {
-	tb.Helper()
-	req := httptest.NewRequest(http.MethodPost, target, strings.NewReader(form.Encode()))
-	req.RemoteAddr = addr
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return response{rec.Code, rec.Header(), rec.Body.String()}
 }
 
 // TestOpeningRoomsAndImportsAreThrottled: a script posting again and
 // again from one address gets 429 with Retry-After and a page that says
 // to wait, in the reader's language; other addresses go on; time heals.
 func TestOpeningRoomsAndImportsAreThrottled(t *testing.T) {
-	clock := newTestClock()
-	h, err := NewServer(Config{Rooms: room.NewHub(room.Config{MaxRooms: 1000}), Heartbeat: -1, Now: clock.Now})
+	clock := webtest.NewClock()
+	h, err := web.NewServer(web.Config{Rooms: room.NewHub(room.Config{MaxRooms: 1000}), Heartbeat: -1, Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -397,29 +359,29 @@ func TestOpeningRoomsAndImportsAreThrottled(t *testing.T) {
 		status      int // below the limit: a room opens; practice has no database here
 		burst, secs int
 	}{
-		{"/rooms", crashBeforeAck(), http.StatusSeeOther, roomsBurst, 60 / roomsPerMinute},
-		{"/practice/import", url.Values{"file": {"{}"}}, http.StatusServiceUnavailable, importsBurst, 60 / importsPerMinute},
+		{"/rooms", webtest.CrashBeforeAck(), http.StatusSeeOther, web.RoomsBurst, 60 / web.RoomsPerMinute},
+		{"/practice/import", url.Values{"file": {"{}"}}, http.StatusServiceUnavailable, web.ImportsBurst, 60 / web.ImportsPerMinute},
 	} {
 		t.Run(tc.target, func(t *testing.T) {
 			for i := range tc.burst {
-				if r := from(t, h, "198.51.100.7:5000", tc.target, tc.form); r.status != tc.status {
-					t.Fatalf("request %d: status %d, want %d\n%s", i+1, r.status, tc.status, excerpt(r.body))
+				if r := webtest.From(t, h, "198.51.100.7:5000", tc.target, tc.form); r.Status != tc.status {
+					t.Fatalf("request %d: status %d, want %d\n%s", i+1, r.Status, tc.status, webtest.Excerpt(r.Body))
 				}
 			}
-			r := from(t, h, "198.51.100.7:5001", tc.target, tc.form, "Accept-Language", "ru")
-			if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") != strconv.Itoa(tc.secs) {
-				t.Fatalf("past the burst: status %d, Retry-After %q; want 429, %d", r.status, r.header.Get("Retry-After"), tc.secs)
+			r := webtest.From(t, h, "198.51.100.7:5001", tc.target, tc.form, "Accept-Language", "ru")
+			if r.Status != http.StatusTooManyRequests || r.Header.Get("Retry-After") != strconv.Itoa(tc.secs) {
+				t.Fatalf("past the burst: status %d, Retry-After %q; want 429, %d", r.Status, r.Header.Get("Retry-After"), tc.secs)
 			}
-			if body := html.UnescapeString(r.body); !strings.Contains(body, "Подождите "+strconv.Itoa(tc.secs)+" с") {
-				t.Errorf("the 429 page does not say to wait, in Russian\n%s", excerpt(r.body))
+			if body := html.UnescapeString(r.Body); !strings.Contains(body, "Подождите "+strconv.Itoa(tc.secs)+" с") {
+				t.Errorf("the 429 page does not say to wait, in Russian\n%s", webtest.Excerpt(r.Body))
 			}
-			noMissingKeys(t, tc.target, r.body)
-			if r := from(t, h, "198.51.100.8:5000", tc.target, tc.form); r.status != tc.status {
-				t.Errorf("another address: status %d, want %d", r.status, tc.status)
+			webtest.NoMissingKeys(t, tc.target, r.Body)
+			if r := webtest.From(t, h, "198.51.100.8:5000", tc.target, tc.form); r.Status != tc.status {
+				t.Errorf("another address: status %d, want %d", r.Status, tc.status)
 			}
-			clock.advance(time.Duration(tc.secs) * time.Second)
-			if r := from(t, h, "198.51.100.7:5000", tc.target, tc.form); r.status != tc.status {
-				t.Errorf("after Retry-After: status %d, want %d", r.status, tc.status)
+			clock.Advance(time.Duration(tc.secs) * time.Second)
+			if r := webtest.From(t, h, "198.51.100.7:5000", tc.target, tc.form); r.Status != tc.status {
+				t.Errorf("after Retry-After: status %d, want %d", r.Status, tc.status)
 			}
 		})
 	}
@@ -429,38 +391,38 @@ func TestOpeningRoomsAndImportsAreThrottled(t *testing.T) {
 // address all answer the same poll within a second; a script from that
 // address hammering the vote is then held back.
 func TestAClassroomBehindOneAddressVotes(t *testing.T) {
-	clock := newTestClock()
+	clock := webtest.NewClock()
 	hub := room.NewHub(room.Config{})
-	h, err := NewServer(Config{Rooms: hub, Heartbeat: -1, Now: clock.Now})
+	h, err := web.NewServer(web.Config{Rooms: hub, Heartbeat: -1, Now: clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	code, _, poll := openPoll(t, h, hub)
-	students := make([]string, votesBurst)
+	students := make([]string, web.VotesBurst)
 	for i := range students {
-		students[i] = issuedStudent(t, h, code)
+		students[i] = webtest.IssuedStudent(t, h, code)
 	}
 	for i, s := range students {
-		r := from(t, h, "203.0.113.9:4000", "/rooms/"+code+"/vote", url.Values{"poll": {poll}, "balance": {strconv.Itoa(100 + i%3*100)}}, "Cookie", s)
-		if r.status != http.StatusSeeOther {
-			t.Fatalf("student %d: status %d\n%s", i+1, r.status, excerpt(r.body))
+		r := webtest.From(t, h, "203.0.113.9:4000", "/rooms/"+code+"/vote", url.Values{"poll": {poll}, "balance": {strconv.Itoa(100 + i%3*100)}}, "Cookie", s)
+		if r.Status != http.StatusSeeOther {
+			t.Fatalf("student %d: status %d\n%s", i+1, r.Status, webtest.Excerpt(r.Body))
 		}
 	}
-	if p := votes(t, hub, code); p.Votes != votesBurst {
-		t.Fatalf("%d students voted, the poll counts %d", votesBurst, p.Votes)
+	if p := votes(t, hub, code); p.Votes != web.VotesBurst {
+		t.Fatalf("%d students voted, the poll counts %d", web.VotesBurst, p.Votes)
 	}
-	r := from(t, h, "203.0.113.9:4000", "/rooms/"+code+"/vote", url.Values{"poll": {poll}, "balance": {"1"}}, "Cookie", students[0])
-	if r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") != "1" {
-		t.Errorf("past a full room's burst: status %d, Retry-After %q; want 429, 1", r.status, r.header.Get("Retry-After"))
+	r := webtest.From(t, h, "203.0.113.9:4000", "/rooms/"+code+"/vote", url.Values{"poll": {poll}, "balance": {"1"}}, "Cookie", students[0])
+	if r.Status != http.StatusTooManyRequests || r.Header.Get("Retry-After") != "1" {
+		t.Errorf("past a full room's burst: status %d, Retry-After %q; want 429, 1", r.Status, r.Header.Get("Retry-After"))
 	}
 	// A minute later the room can answer again in full.
-	clock.advance(time.Minute)
+	clock.Advance(time.Minute)
 	for i, s := range students {
-		if r := from(t, h, "203.0.113.9:4000", "/rooms/"+code+"/vote", url.Values{"poll": {poll}, "balance": {"400"}}, "Cookie", s); r.status != http.StatusSeeOther {
-			t.Fatalf("a minute later, student %d: status %d", i+1, r.status)
+		if r := webtest.From(t, h, "203.0.113.9:4000", "/rooms/"+code+"/vote", url.Values{"poll": {poll}, "balance": {"400"}}, "Cookie", s); r.Status != http.StatusSeeOther {
+			t.Fatalf("a minute later, student %d: status %d", i+1, r.Status)
 		}
 	}
-	if p := votes(t, hub, code); p.Votes != votesBurst || len(p.Counts) != 1 {
+	if p := votes(t, hub, code); p.Votes != web.VotesBurst || len(p.Counts) != 1 {
 		t.Errorf("everyone changed their mind: %+v", p)
 	}
 }
@@ -479,8 +441,8 @@ func errorMessage(body string) string {
 // TestLongInputIsQuotedOnce: an error page quotes at most an excerpt of
 // the bad value, once, however long it is.
 func TestLongInputIsQuotedOnce(t *testing.T) {
-	h, _ := newRoomServer(t, room.Config{})
-	code, instructor := openRoom(t, h, crashBeforeAck())
+	h, _ := webtest.NewRoomServer(t, room.Config{})
+	code, instructor := webtest.OpenRoom(t, h, webtest.CrashBeforeAck())
 	long := strings.Repeat("z", 200_000)
 	tests := []struct {
 		name, method, target string
@@ -507,40 +469,40 @@ func TestLongInputIsQuotedOnce(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := request(t, h, tc.method, tc.target, tc.form, "Cookie", tc.cookie)
-			if r.status != tc.status {
-				t.Fatalf("status %d, want %d\n%s", r.status, tc.status, excerpt(r.body))
+			r := webtest.Request(t, h, tc.method, tc.target, tc.form, "Cookie", tc.cookie)
+			if r.Status != tc.status {
+				t.Fatalf("status %d, want %d\n%s", r.Status, tc.status, webtest.Excerpt(r.Body))
 			}
-			if len(r.body) > 20<<10 {
-				t.Errorf("the page is %d bytes, want under 20 KiB", len(r.body))
+			if len(r.Body) > 20<<10 {
+				t.Errorf("the page is %d bytes, want under 20 KiB", len(r.Body))
 			}
 			want := page.InputExcerpt(tc.quoted)
 			zs := strings.Repeat("z", strings.Count(want, "z"))
-			if n := strings.Count(r.body, zs); n != 1 {
+			if n := strings.Count(r.Body, zs); n != 1 {
 				t.Errorf("the page quotes the excerpt %d times, want once", n)
 			}
-			if strings.Contains(r.body, zs+"z") {
+			if strings.Contains(r.Body, zs+"z") {
 				t.Error("the page quotes more than the excerpt")
 			}
-			if msg := errorMessage(r.body); !strings.Contains(msg, tc.before+want+tc.after) {
+			if msg := errorMessage(r.Body); !strings.Contains(msg, tc.before+want+tc.after) {
 				t.Errorf("the message %q lacks %q", msg, tc.before+want+tc.after)
 			}
-			noMissingKeys(t, tc.name, r.body)
+			webtest.NoMissingKeys(t, tc.name, r.Body)
 		})
 	}
 
 	// A script that does not parse: the message quotes an excerpt of the
 	// bad word; the editor offers the whole script back, to fix.
 	script := "publish a amount=100\n" + strings.Repeat("q", 50_000) + "\n"
-	r := request(t, h, http.MethodPost, "/lab/script", url.Values{"script": {script}})
-	if r.status != http.StatusBadRequest {
-		t.Fatalf("a bad script: status %d\n%s", r.status, excerpt(r.body))
+	r := webtest.Request(t, h, http.MethodPost, "/lab/script", url.Values{"script": {script}})
+	if r.Status != http.StatusBadRequest {
+		t.Fatalf("a bad script: status %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
-	msg := errorMessage(r.body)
+	msg := errorMessage(r.Body)
 	if !strings.Contains(msg, `line 2: unknown verb "`+strings.Repeat("q", page.MaxQuoteRunes)+`…"; valid verbs: publish,`) || len(msg) > 1000 {
 		t.Errorf("the parse error quotes too much or too little: %q", excerptOf(msg))
 	}
-	if !strings.Contains(r.body, strings.Repeat("q", 50_000)) {
+	if !strings.Contains(r.Body, strings.Repeat("q", 50_000)) {
 		t.Error("the editor does not offer the whole script back")
 	}
 }
@@ -582,7 +544,7 @@ func TestBoundText(t *testing.T) {
 // TestLongInputIsQuotedOnceInPractice: the practice pages' own error page
 // quotes an excerpt too.
 func TestLongInputIsQuotedOnceInPractice(t *testing.T) {
-	h, _ := practiceServer(t)
+	h, _ := webtest.PracticeServer(t)
 	long := strings.Repeat("z", 200_000)
 	for _, tc := range []struct {
 		name, target  string
@@ -593,18 +555,18 @@ func TestLongInputIsQuotedOnceInPractice(t *testing.T) {
 		{"a run number", "/practice/interview?seed=" + long, 400, `seed="`, `" is not a run number`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := get(t, h, tc.target)
-			if r.status != tc.status {
-				t.Fatalf("status %d, want %d\n%s", r.status, tc.status, excerpt(r.body))
+			r := webtest.Get(t, h, tc.target)
+			if r.Status != tc.status {
+				t.Fatalf("status %d, want %d\n%s", r.Status, tc.status, webtest.Excerpt(r.Body))
 			}
-			if len(r.body) > 20<<10 {
-				t.Errorf("the page is %d bytes, want under 20 KiB", len(r.body))
+			if len(r.Body) > 20<<10 {
+				t.Errorf("the page is %d bytes, want under 20 KiB", len(r.Body))
 			}
 			zs := strings.Repeat("z", page.MaxQuoteRunes)
-			if n := strings.Count(r.body, zs); n != 1 || strings.Contains(r.body, zs+"z") {
+			if n := strings.Count(r.Body, zs); n != 1 || strings.Contains(r.Body, zs+"z") {
 				t.Errorf("the page quotes the excerpt %d times (or more of it), want once", n)
 			}
-			if msg, want := errorMessage(r.body), tc.before+zs+"…"+tc.after; !strings.Contains(msg, want) {
+			if msg, want := errorMessage(r.Body), tc.before+zs+"…"+tc.after; !strings.Contains(msg, want) {
 				t.Errorf("the message %q lacks %q", msg, want)
 			}
 		})

@@ -1,13 +1,11 @@
-package web
+package web_test
 
 import (
 	"bytes"
 	"compress/flate"
 	"encoding/base64"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"os"
 	"regexp"
@@ -18,132 +16,33 @@ import (
 	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web"
 	"github.com/idempotency-lab/lab/web/page"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
-
-// newTestServer is the real server over the real presets and handlers:
-// the engine is fast enough that there is nothing to fake.
-func newTestServer(tb testing.TB) http.Handler {
-	tb.Helper()
-	h, err := NewServer(Config{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return h
-}
-
-type response struct {
-	status int
-	header http.Header
-	body   string
-}
-
-func request(tb testing.TB, h http.Handler, method, target string, form url.Values, headers ...string) response {
-	tb.Helper()
-	var body io.Reader
-	if form != nil {
-		body = strings.NewReader(form.Encode())
-	}
-	req := httptest.NewRequest(method, target, body)
-	if form != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	}
-	for i := 0; i+1 < len(headers); i += 2 {
-		req.Header.Set(headers[i], headers[i+1])
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return response{rec.Code, rec.Header(), rec.Body.String()}
-}
-
-func get(tb testing.TB, h http.Handler, target string, headers ...string) response {
-	tb.Helper()
-	return request(tb, h, http.MethodGet, target, nil, headers...)
-}
-
-func post(tb testing.TB, h http.Handler, target string, form url.Values) response {
-	tb.Helper()
-	return request(tb, h, http.MethodPost, target, form)
-}
-
-// follow posts a form, checks the 303 and returns the page it leads to.
-func follow(tb testing.TB, h http.Handler, target string, form url.Values) (string, response) {
-	tb.Helper()
-	r := post(tb, h, target, form)
-	if r.status != http.StatusSeeOther {
-		tb.Fatalf("POST %s %v: status %d, want 303\n%s", target, form, r.status, excerpt(r.body))
-	}
-	loc := r.header.Get("Location")
-	if !strings.HasPrefix(loc, "/lab") {
-		tb.Fatalf("POST %s: Location %q, want a /lab address", target, loc)
-	}
-	page := get(tb, h, loc)
-	if page.status != http.StatusOK {
-		tb.Fatalf("GET %s: status %d\n%s", loc, page.status, excerpt(page.body))
-	}
-	return loc, page
-}
-
-// excerpt is the part of an error page worth printing in a failure.
-func excerpt(body string) string {
-	if i := strings.Index(body, `<main`); i >= 0 {
-		body = body[i:]
-	}
-	if len(body) > 1500 {
-		body = body[:1500] + "…"
-	}
-	return body
-}
-
-var cardVerdict = regexp.MustCompile(`<article class="[^"]*" id="card-([a-z-]+)" data-handler="[a-z-]+" data-verdict="([a-z-]+)"`)
-
-// cards maps each card's handler to its verdict.
-func cards(body string) map[string]string {
-	out := map[string]string{}
-	for _, m := range cardVerdict.FindAllStringSubmatch(body, -1) {
-		out[m[1]] = m[2]
-	}
-	return out
-}
 
 var idAttr = regexp.MustCompile(`\sid="([^"]+)"`)
 
-var scriptArea = regexp.MustCompile(`(?s)<textarea id="script"[^>]*>(.*?)</textarea>`)
-
-// scriptOf returns the text of the page's script editor, unescaped.
-func scriptOf(tb testing.TB, body string) string {
-	tb.Helper()
-	m := scriptArea.FindStringSubmatch(body)
-	if m == nil {
-		tb.Fatalf("no script editor on the page\n%s", excerpt(body))
-	}
-	return htmlUnescape(m[1])
-}
-
-func htmlUnescape(s string) string {
-	return strings.NewReplacer("&lt;", "<", "&gt;", ">", "&#34;", `"`, "&#39;", "'", "&amp;", "&").Replace(s)
-}
-
 func TestHealthz(t *testing.T) {
-	h := newTestServer(t)
-	r := get(t, h, "/healthz")
-	if r.status != 200 || r.body != "ok\n" {
-		t.Fatalf("GET /healthz = %d %q", r.status, r.body)
+	h := webtest.NewServer(t)
+	r := webtest.Get(t, h, "/healthz")
+	if r.Status != 200 || r.Body != "ok\n" {
+		t.Fatalf("GET /healthz = %d %q", r.Status, r.Body)
 	}
-	if r := request(t, h, http.MethodHead, "/healthz", nil); r.status != 200 {
-		t.Errorf("HEAD /healthz = %d", r.status)
+	if r := webtest.Request(t, h, http.MethodHead, "/healthz", nil); r.Status != 200 {
+		t.Errorf("HEAD /healthz = %d", r.Status)
 	}
 }
 
 func TestRootRedirectsToLab(t *testing.T) {
-	r := get(t, newTestServer(t), "/")
-	if r.status != http.StatusFound || r.header.Get("Location") != "/lab" {
-		t.Fatalf("GET / = %d to %q, want 302 to /lab", r.status, r.header.Get("Location"))
+	r := webtest.Get(t, webtest.NewServer(t), "/")
+	if r.Status != http.StatusFound || r.Header.Get("Location") != "/lab" {
+		t.Fatalf("GET / = %d to %q, want 302 to /lab", r.Status, r.Header.Get("Location"))
 	}
 }
 
 func TestLabPages(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	script := "publish pay-1 amount=10000\ndeliver crash=before-ack\nredeliver\ndeliver\n"
 	tests := []struct {
 		name   string
@@ -177,11 +76,11 @@ func TestLabPages(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := get(t, h, tc.target)
-			if r.status != 200 {
-				t.Fatalf("status %d\n%s", r.status, excerpt(r.body))
+			r := webtest.Get(t, h, tc.target)
+			if r.Status != 200 {
+				t.Fatalf("status %d\n%s", r.Status, webtest.Excerpt(r.Body))
 			}
-			got := cards(r.body)
+			got := webtest.Cards(r.Body)
 			count := 5 // the core handlers
 			if strings.Contains(tc.target, "handlers=") {
 				count = len(tc.want)
@@ -195,11 +94,11 @@ func TestLabPages(t *testing.T) {
 				}
 			}
 			for _, s := range tc.in {
-				if !strings.Contains(r.body, s) {
+				if !strings.Contains(r.Body, s) {
 					t.Errorf("page lacks %q", s)
 				}
 			}
-			if ct := r.header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
+			if ct := r.Header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
 				t.Errorf("Content-Type %q", ct)
 			}
 		})
@@ -207,13 +106,13 @@ func TestLabPages(t *testing.T) {
 }
 
 func TestAllHandlersSideBySide(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	for _, q := range []string{"all", "core,setnx-token,setnx-fence,unique-on-conflict,version-guard,unique-error,unique-same-tx,broker-key,check-then-insert,effect-first,marker-first,setnx-no-release,inbox-no-hash,absolute-update,redelivered-flag,offset-in-db"} {
-		r := get(t, h, "/lab?preset=concurrent-duplicates&step=3&handlers="+q)
-		if r.status != 200 {
-			t.Fatalf("handlers=%s: status %d\n%s", q, r.status, excerpt(r.body))
+		r := webtest.Get(t, h, "/lab?preset=concurrent-duplicates&step=3&handlers="+q)
+		if r.Status != 200 {
+			t.Fatalf("handlers=%s: status %d\n%s", q, r.Status, webtest.Excerpt(r.Body))
 		}
-		got := cards(r.body)
+		got := webtest.Cards(r.Body)
 		if len(got) != len(handlers.List()) {
 			t.Errorf("handlers=%s: %d cards, want %d", q, len(got), len(handlers.List()))
 		}
@@ -226,7 +125,7 @@ func TestAllHandlersSideBySide(t *testing.T) {
 // TestEveryPresetRenders renders every preset at every step, in both
 // languages, and checks that no catalog key is missing from the page.
 func TestEveryPresetRenders(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	presets, err := sim.Presets()
 	if err != nil {
 		t.Fatal(err)
@@ -235,15 +134,15 @@ func TestEveryPresetRenders(t *testing.T) {
 		for step := 0; step <= len(p.Script.Steps); step++ {
 			for _, lang := range []string{"en", "ru"} {
 				target := fmt.Sprintf("/lab?preset=%s&handlers=all&step=%d", p.Name, step)
-				r := get(t, h, target, "Accept-Language", lang)
-				if r.status != 200 {
-					t.Fatalf("%s (%s): status %d\n%s", target, lang, r.status, excerpt(r.body))
+				r := webtest.Get(t, h, target, "Accept-Language", lang)
+				if r.Status != 200 {
+					t.Fatalf("%s (%s): status %d\n%s", target, lang, r.Status, webtest.Excerpt(r.Body))
 				}
-				if i := strings.Index(r.body, "⟦"); i >= 0 {
-					t.Fatalf("%s (%s): missing catalog key near %q", target, lang, r.body[i:min(len(r.body), i+60)])
+				if i := strings.Index(r.Body, "⟦"); i >= 0 {
+					t.Fatalf("%s (%s): missing catalog key near %q", target, lang, r.Body[i:min(len(r.Body), i+60)])
 				}
 				seen := map[string]bool{}
-				for _, m := range idAttr.FindAllStringSubmatch(r.body, -1) {
+				for _, m := range idAttr.FindAllStringSubmatch(r.Body, -1) {
 					if seen[m[1]] {
 						t.Fatalf("%s: id %q appears twice", target, m[1])
 					}
@@ -255,7 +154,7 @@ func TestEveryPresetRenders(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	bomb := func() string {
 		var buf bytes.Buffer
 		zw, _ := flate.NewWriter(&buf, flate.BestCompression)
@@ -303,16 +202,16 @@ func TestBadInput(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := get(t, h, tc.target)
-			if r.status != tc.status {
-				t.Fatalf("status %d, want %d\n%s", r.status, tc.status, excerpt(r.body))
+			r := webtest.Get(t, h, tc.target)
+			if r.Status != tc.status {
+				t.Fatalf("status %d, want %d\n%s", r.Status, tc.status, webtest.Excerpt(r.Body))
 			}
 			for _, s := range tc.want {
-				if !strings.Contains(r.body, s) {
-					t.Errorf("error page lacks %q\n%s", s, excerpt(r.body))
+				if !strings.Contains(r.Body, s) {
+					t.Errorf("error page lacks %q\n%s", s, webtest.Excerpt(r.Body))
 				}
 			}
-			if tc.status >= 400 && !strings.Contains(r.body, `role="alert"`) {
+			if tc.status >= 400 && !strings.Contains(r.Body, `role="alert"`) {
 				t.Errorf("error page has no alert")
 			}
 		})
@@ -320,21 +219,21 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestMethodNotAllowed(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	for _, tc := range []struct{ method, target string }{
 		{http.MethodGet, "/lab/step"},
 		{http.MethodPost, "/lab"},
 		{http.MethodDelete, "/lab"},
 	} {
-		r := request(t, h, tc.method, tc.target, url.Values{})
-		if r.status != http.StatusMethodNotAllowed {
-			t.Errorf("%s %s: status %d, want 405", tc.method, tc.target, r.status)
+		r := webtest.Request(t, h, tc.method, tc.target, url.Values{})
+		if r.Status != http.StatusMethodNotAllowed {
+			t.Errorf("%s %s: status %d, want 405", tc.method, tc.target, r.Status)
 		}
 	}
 }
 
 func TestStepForms(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	published := "publish pay-1 amount=10000\n"
 	tests := []struct {
 		name  string
@@ -397,8 +296,8 @@ func TestStepForms(t *testing.T) {
 				t.Fatal(err)
 			}
 			form.Set("step", fmt.Sprint(len(sc.Steps)))
-			loc, page := follow(t, h, "/lab/step", form)
-			if got, want := scriptOf(t, page.body), tc.base+tc.added+"\n"; got != want {
+			loc, page := webtest.Follow(t, h, "/lab/step", form)
+			if got, want := webtest.ScriptOf(t, page.Body), tc.base+tc.added+"\n"; got != want {
 				t.Errorf("script after the step:\n%s\nwant:\n%s", got, want)
 			}
 			if strings.Contains(loc, "step=") {
@@ -409,12 +308,12 @@ func TestStepForms(t *testing.T) {
 }
 
 func TestStepFromAPresetDropsTheStepsAfterTheOneShown(t *testing.T) {
-	h := newTestServer(t)
-	loc, page := follow(t, h, "/lab/step", url.Values{"preset": {"crash-before-ack"}, "step": {"2"}, "verb": {"redeliver"}})
+	h := webtest.NewServer(t)
+	loc, page := webtest.Follow(t, h, "/lab/step", url.Values{"preset": {"crash-before-ack"}, "step": {"2"}, "verb": {"redeliver"}})
 	if !strings.HasPrefix(loc, "/lab?s=") {
 		t.Errorf("Location %q: a changed preset is a permalink", loc)
 	}
-	sc, err := script.Parse(scriptOf(t, page.body))
+	sc, err := script.Parse(webtest.ScriptOf(t, page.Body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,7 +330,7 @@ func TestStepFromAPresetDropsTheStepsAfterTheOneShown(t *testing.T) {
 }
 
 func TestBadStepForms(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	published := link.Pack("publish pay-1 amount=10000\n")
 	tests := []struct {
 		name   string
@@ -497,97 +396,84 @@ func TestBadStepForms(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := post(t, h, "/lab/step", tc.form)
-			if r.status != tc.status {
-				t.Fatalf("status %d, want %d\n%s", r.status, tc.status, excerpt(r.body))
+			r := webtest.Post(t, h, "/lab/step", tc.form)
+			if r.Status != tc.status {
+				t.Fatalf("status %d, want %d\n%s", r.Status, tc.status, webtest.Excerpt(r.Body))
 			}
-			if !strings.Contains(r.body, tc.want) {
-				t.Errorf("error page lacks %q\n%s", tc.want, excerpt(r.body))
+			if !strings.Contains(r.Body, tc.want) {
+				t.Errorf("error page lacks %q\n%s", tc.want, webtest.Excerpt(r.Body))
 			}
-			if strings.Contains(r.body, "line 2:") {
-				t.Errorf("the message names a line the reader never saw\n%s", excerpt(r.body))
+			if strings.Contains(r.Body, "line 2:") {
+				t.Errorf("the message names a line the reader never saw\n%s", webtest.Excerpt(r.Body))
 			}
 		})
 	}
 }
 
 func TestOversizedForm(t *testing.T) {
-	r := post(t, newTestServer(t), "/lab/script", url.Values{"script": {strings.Repeat("x", page.MaxFormBytes)}})
-	if r.status != http.StatusRequestEntityTooLarge {
-		t.Fatalf("status %d, want 413\n%s", r.status, excerpt(r.body))
+	r := webtest.Post(t, webtest.NewServer(t), "/lab/script", url.Values{"script": {strings.Repeat("x", page.MaxFormBytes)}})
+	if r.Status != http.StatusRequestEntityTooLarge {
+		t.Fatalf("status %d, want 413\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
-	if !strings.Contains(r.body, "A form may carry at most") {
-		t.Errorf("413 page lacks its message\n%s", excerpt(r.body))
+	if !strings.Contains(r.Body, "A form may carry at most") {
+		t.Errorf("413 page lacks its message\n%s", webtest.Excerpt(r.Body))
 	}
 }
 
 func TestUndo(t *testing.T) {
-	h := newTestServer(t)
-	loc, page := follow(t, h, "/lab/undo", url.Values{"preset": {"crash-before-ack"}, "step": {"4"}})
-	if got := scriptOf(t, page.body); strings.Count(got, "\ndeliver\n") != 0 || !strings.HasSuffix(got, "redeliver\n") {
+	h := webtest.NewServer(t)
+	loc, page := webtest.Follow(t, h, "/lab/undo", url.Values{"preset": {"crash-before-ack"}, "step": {"4"}})
+	if got := webtest.ScriptOf(t, page.Body); strings.Count(got, "\ndeliver\n") != 0 || !strings.HasSuffix(got, "redeliver\n") {
 		t.Errorf("after undo the script ends:\n%s", got)
 	}
 	if strings.Contains(loc, "step=") {
 		t.Errorf("undo at the end stays at the end; Location %q", loc)
 	}
 	// Looking at step 1 of 4, undo removes step 4 and stays on step 1.
-	loc, _ = follow(t, h, "/lab/undo", url.Values{"preset": {"crash-before-ack"}, "step": {"1"}})
+	loc, _ = webtest.Follow(t, h, "/lab/undo", url.Values{"preset": {"crash-before-ack"}, "step": {"1"}})
 	if !strings.Contains(loc, "step=1") {
 		t.Errorf("undo while looking at step 1: Location %q, want step=1", loc)
 	}
 	// Undoing the only step gives the empty lab; undoing nothing stays there.
 	one := link.Pack("publish pay-1 amount=1\n")
-	if loc, _ := follow(t, h, "/lab/undo", url.Values{"s": {one}, "step": {"1"}}); loc != "/lab" {
+	if loc, _ := webtest.Follow(t, h, "/lab/undo", url.Values{"s": {one}, "step": {"1"}}); loc != "/lab" {
 		t.Errorf("undo of the only step: Location %q, want /lab", loc)
 	}
-	if loc, _ := follow(t, h, "/lab/undo", url.Values{}); loc != "/lab" {
+	if loc, _ := webtest.Follow(t, h, "/lab/undo", url.Values{}); loc != "/lab" {
 		t.Errorf("undo of nothing: Location %q, want /lab", loc)
 	}
 	// Undoing back to an unchanged preset gives its name again.
-	changed := link.Pack(mustPreset(t, "crash-before-ack").Script.String() + "drain\n")
-	if loc, _ := follow(t, h, "/lab/undo", url.Values{"s": {changed}, "step": {"5"}}); loc != "/lab?preset=crash-before-ack&step=4" {
+	changed := link.Pack(webtest.MustPreset(t, "crash-before-ack").Script.String() + "drain\n")
+	if loc, _ := webtest.Follow(t, h, "/lab/undo", url.Values{"s": {changed}, "step": {"5"}}); loc != "/lab?preset=crash-before-ack&step=4" {
 		t.Errorf("undo back to the preset: Location %q", loc)
 	}
 }
 
-func mustPreset(tb testing.TB, name string) sim.Preset {
-	tb.Helper()
-	presets, err := sim.Presets()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	p, err := sim.FindPreset(presets, name)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return p
-}
-
 func TestRunScript(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	text := "publish pay-1 amount=300\ndeliver crash=after-effect\nredeliver\ndeliver\n"
-	loc, page := follow(t, h, "/lab/script", url.Values{"script": {text}, "handlers": {"naive,effect-first,inbox"}, "s": {link.Pack("drain\n")}})
+	loc, page := webtest.Follow(t, h, "/lab/script", url.Values{"script": {text}, "handlers": {"naive,effect-first,inbox"}, "s": {link.Pack("drain\n")}})
 	if !strings.Contains(loc, "handlers=naive,effect-first,inbox") {
 		t.Errorf("Location %q lost the handlers", loc)
 	}
-	if got := cards(page.body); got["naive"] != "duplicate" || got["inbox"] != "ok" || len(got) != 3 {
+	if got := webtest.Cards(page.Body); got["naive"] != "duplicate" || got["inbox"] != "ok" || len(got) != 3 {
 		t.Errorf("cards %v", got)
 	}
 	// A preset's text, pasted back, is the preset again.
-	loc, _ = follow(t, h, "/lab/script", url.Values{"script": {mustPreset(t, "happy-path").Source}})
+	loc, _ = webtest.Follow(t, h, "/lab/script", url.Values{"script": {webtest.MustPreset(t, "happy-path").Source}})
 	if loc != "/lab?preset=happy-path&step=4" {
 		t.Errorf("the happy-path text: Location %q, want the preset", loc)
 	}
 
 	bad := "publish pay-1 amount=300\ndeliver crash=whenever\n"
-	r := post(t, h, "/lab/script", url.Values{"script": {bad}, "preset": {"happy-path"}})
-	if r.status != 400 {
-		t.Fatalf("bad script: status %d", r.status)
+	r := webtest.Post(t, h, "/lab/script", url.Values{"script": {bad}, "preset": {"happy-path"}})
+	if r.Status != 400 {
+		t.Fatalf("bad script: status %d", r.Status)
 	}
 	for _, want := range []string{"line 2: crash=whenever: unknown crash point; valid points: before-effect, after-effect, before-ack",
 		`<textarea id="script" name="script"`, "deliver crash=whenever", `href="/lab?preset=happy-path"`} {
-		if !strings.Contains(r.body, want) {
-			t.Errorf("bad script page lacks %q\n%s", want, excerpt(r.body))
+		if !strings.Contains(r.Body, want) {
+			t.Errorf("bad script page lacks %q\n%s", want, webtest.Excerpt(r.Body))
 		}
 	}
 }
@@ -596,112 +482,112 @@ func TestRunScript(t *testing.T) {
 // operation ids and tenants (shown in steps, tables, queues, the timeline),
 // the script title, and error messages.
 func TestUserTextIsEscaped(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	const evil = `<script>alert(1)</script>`
 	script := "title: " + evil + "\n" +
 		"publish " + evil + " amount=100 tenant=<img/src=x/onerror=alert(2)>\n" +
 		"deliver crash=before-ack\nredeliver\ndeliver\n"
-	pages := map[string]response{
-		"permalink":  get(t, h, "/lab?s="+link.Pack(script)),
-		"script":     get(t, h, "/lab?script="+url.QueryEscape(script)),
-		"bad script": get(t, h, "/lab?script="+url.QueryEscape(script+"explode "+evil+"\n")),
-		"handler":    get(t, h, "/lab?handlers="+url.QueryEscape(evil)),
-		"preset":     get(t, h, "/lab?preset="+url.QueryEscape(evil)),
-		"not found":  get(t, h, "/"+url.PathEscape(evil)),
-		"partial":    get(t, h, "/lab?s="+link.Pack(script), "HX-Request", "true", "HX-Request-Type", "partial"),
+	pages := map[string]webtest.Response{
+		"permalink":  webtest.Get(t, h, "/lab?s="+link.Pack(script)),
+		"script":     webtest.Get(t, h, "/lab?script="+url.QueryEscape(script)),
+		"bad script": webtest.Get(t, h, "/lab?script="+url.QueryEscape(script+"explode "+evil+"\n")),
+		"handler":    webtest.Get(t, h, "/lab?handlers="+url.QueryEscape(evil)),
+		"preset":     webtest.Get(t, h, "/lab?preset="+url.QueryEscape(evil)),
+		"not found":  webtest.Get(t, h, "/"+url.PathEscape(evil)),
+		"partial":    webtest.Get(t, h, "/lab?s="+link.Pack(script), "HX-Request", "true", "HX-Request-Type", "partial"),
 	}
-	_, stepped := follow(t, h, "/lab/step", url.Values{"verb": {"publish"}, "op": {evil}, "amount": {"1"}})
+	_, stepped := webtest.Follow(t, h, "/lab/step", url.Values{"verb": {"publish"}, "op": {evil}, "amount": {"1"}})
 	pages["step form"] = stepped
 	for name, r := range pages {
 		for _, raw := range []string{"<script>alert", "<img/src", "<img src"} {
-			if strings.Contains(r.body, raw) {
-				i := strings.Index(r.body, raw)
-				t.Errorf("%s: unescaped %q in the page: …%s…", name, raw, r.body[max(0, i-80):min(len(r.body), i+80)])
+			if strings.Contains(r.Body, raw) {
+				i := strings.Index(r.Body, raw)
+				t.Errorf("%s: unescaped %q in the page: …%s…", name, raw, r.Body[max(0, i-80):min(len(r.Body), i+80)])
 			}
 		}
-		if !strings.Contains(r.body, "&lt;script&gt;alert(1)&lt;/script&gt;") {
-			t.Errorf("%s: the escaped text is not shown\n%s", name, excerpt(r.body))
+		if !strings.Contains(r.Body, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+			t.Errorf("%s: the escaped text is not shown\n%s", name, webtest.Excerpt(r.Body))
 		}
 	}
-	if got := cards(pages["permalink"].body); got["naive"] != "duplicate" {
+	if got := webtest.Cards(pages["permalink"].Body); got["naive"] != "duplicate" {
 		t.Errorf("a markup-laden key is still just a key: %v", got)
 	}
 }
 
 func TestHTMXGetsTheLabRegion(t *testing.T) {
-	h := newTestServer(t)
-	r := get(t, h, "/lab?preset=crash-before-ack&step=2", "HX-Request", "true", "HX-Request-Type", "partial")
-	if r.status != 200 {
-		t.Fatalf("status %d", r.status)
+	h := webtest.NewServer(t)
+	r := webtest.Get(t, h, "/lab?preset=crash-before-ack&step=2", "HX-Request", "true", "HX-Request-Type", "partial")
+	if r.Status != 200 {
+		t.Fatalf("status %d", r.Status)
 	}
-	if strings.Contains(r.body, "<html") || strings.Contains(r.body, `<header class="top"`) {
+	if strings.Contains(r.Body, "<html") || strings.Contains(r.Body, `<header class="top"`) {
 		t.Error("a partial request got the whole page")
 	}
 	for _, want := range []string{"<title>Step 2 of 4 · Crash before the ack", `<div id="flash"`, `id="card-naive"`} {
-		if !strings.Contains(r.body, want) {
+		if !strings.Contains(r.Body, want) {
 			t.Errorf("partial lacks %q", want)
 		}
 	}
-	if v := r.header.Get("Vary"); !strings.Contains(v, "HX-Request") {
+	if v := r.Header.Get("Vary"); !strings.Contains(v, "HX-Request") {
 		t.Errorf("Vary %q must name HX-Request", v)
 	}
 	// A history restore asks for the whole page.
-	full := get(t, h, "/lab?preset=crash-before-ack", "HX-Request", "true", "HX-Request-Type", "full", "HX-History-Restore-Request", "true")
-	if !strings.Contains(full.body, "<html") {
+	full := webtest.Get(t, h, "/lab?preset=crash-before-ack", "HX-Request", "true", "HX-Request-Type", "full", "HX-History-Restore-Request", "true")
+	if !strings.Contains(full.Body, "<html") {
 		t.Error("a history restore got a fragment")
 	}
 	// An error goes into the message area and leaves the address alone.
-	bad := get(t, h, "/lab?preset=nope", "HX-Request", "true", "HX-Request-Type", "partial")
-	if bad.status != 400 || bad.header.Get("HX-Retarget") != "#flash" || bad.header.Get("HX-Push-Url") != "false" {
-		t.Errorf("htmx error: status %d, HX-Retarget %q, HX-Push-Url %q", bad.status, bad.header.Get("HX-Retarget"), bad.header.Get("HX-Push-Url"))
+	bad := webtest.Get(t, h, "/lab?preset=nope", "HX-Request", "true", "HX-Request-Type", "partial")
+	if bad.Status != 400 || bad.Header.Get("HX-Retarget") != "#flash" || bad.Header.Get("HX-Push-Url") != "false" {
+		t.Errorf("htmx error: status %d, HX-Retarget %q, HX-Push-Url %q", bad.Status, bad.Header.Get("HX-Retarget"), bad.Header.Get("HX-Push-Url"))
 	}
-	if strings.Contains(bad.body, "<html") || !strings.Contains(bad.body, "There is no scenario") {
-		t.Errorf("htmx error body:\n%s", bad.body)
+	if strings.Contains(bad.Body, "<html") || !strings.Contains(bad.Body, "There is no scenario") {
+		t.Errorf("htmx error body:\n%s", bad.Body)
 	}
 }
 
 func TestLanguage(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	ru := "Шаг 2 из 4"
 	en := "Step 2 of 4"
 	target := "/lab?preset=crash-before-ack&step=2"
-	if r := get(t, h, target); !strings.Contains(r.body, en) || !strings.Contains(r.body, `<html lang="en"`) {
+	if r := webtest.Get(t, h, target); !strings.Contains(r.Body, en) || !strings.Contains(r.Body, `<html lang="en"`) {
 		t.Error("no Accept-Language: want English")
 	}
-	if r := get(t, h, target, "Accept-Language", "ru-RU,ru;q=0.9,en;q=0.8"); !strings.Contains(r.body, ru) ||
-		!strings.Contains(r.body, `<html lang="ru"`) || !strings.Contains(r.body, "Воркер успел зачислить деньги") {
+	if r := webtest.Get(t, h, target, "Accept-Language", "ru-RU,ru;q=0.9,en;q=0.8"); !strings.Contains(r.Body, ru) ||
+		!strings.Contains(r.Body, `<html lang="ru"`) || !strings.Contains(r.Body, "Воркер успел зачислить деньги") {
 		t.Error("Accept-Language ru: want Russian, with the preset's Russian summary")
 	}
-	if r := get(t, h, target, "Accept-Language", "de-DE,en;q=0.5,ru;q=0.4"); !strings.Contains(r.body, en) {
+	if r := webtest.Get(t, h, target, "Accept-Language", "de-DE,en;q=0.5,ru;q=0.4"); !strings.Contains(r.Body, en) {
 		t.Error("Accept-Language de,en,ru: want English, the better of the two")
 	}
-	r := get(t, h, target+"&lang=ru", "Accept-Language", "en")
-	if !strings.Contains(r.body, ru) {
+	r := webtest.Get(t, h, target+"&lang=ru", "Accept-Language", "en")
+	if !strings.Contains(r.Body, ru) {
 		t.Error("?lang=ru: want Russian")
 	}
 	var cookie *http.Cookie
-	for _, c := range (&http.Response{Header: r.header}).Cookies() {
+	for _, c := range (&http.Response{Header: r.Header}).Cookies() {
 		if c.Name == page.LangCookie {
 			cookie = c
 		}
 	}
 	if cookie == nil || cookie.Value != "ru" {
-		t.Fatalf("?lang=ru sets no language cookie: %v", r.header["Set-Cookie"])
+		t.Fatalf("?lang=ru sets no language cookie: %v", r.Header["Set-Cookie"])
 	}
-	if r := get(t, h, target, "Accept-Language", "en", "Cookie", cookie.String()); !strings.Contains(r.body, ru) {
+	if r := webtest.Get(t, h, target, "Accept-Language", "en", "Cookie", cookie.String()); !strings.Contains(r.Body, ru) {
 		t.Error("the language cookie is not remembered")
 	}
-	if r := get(t, h, target+"&lang=xx", "Accept-Language", "ru"); r.status != 200 || !strings.Contains(r.body, ru) {
+	if r := webtest.Get(t, h, target+"&lang=xx", "Accept-Language", "ru"); r.Status != 200 || !strings.Contains(r.Body, ru) {
 		t.Error("an unknown ?lang= falls back to the browser's language")
 	}
 	// The switch links keep the page the reader is on.
-	if r := get(t, h, target); !strings.Contains(r.body, `href="/lab?lang=ru&amp;preset=crash-before-ack&amp;step=2"`) {
+	if r := webtest.Get(t, h, target); !strings.Contains(r.Body, `href="/lab?lang=ru&amp;preset=crash-before-ack&amp;step=2"`) {
 		t.Error("the language switch does not keep the address")
 	}
 }
 
 func TestCatalogIsComplete(t *testing.T) {
-	for key, v := range newCatalog() {
+	for key, v := range web.NewCatalog() {
 		if strings.TrimSpace(v[0]) == "" || strings.TrimSpace(v[1]) == "" {
 			t.Errorf("%s: missing English or Russian: %q", key, v)
 		}
@@ -710,53 +596,53 @@ func TestCatalogIsComplete(t *testing.T) {
 		}
 	}
 	for _, h := range handlers.List() {
-		if _, ok := newCatalog()["h."+h.Name]; !ok {
+		if _, ok := web.NewCatalog()["h."+h.Name]; !ok {
 			t.Errorf("handler %s has no translated summary", h.Name)
 		}
 	}
 }
 
 func TestStaticFiles(t *testing.T) {
-	h := newTestServer(t)
-	page := get(t, h, "/lab")
-	m := regexp.MustCompile(`href="(/static/lab\.css\?v=([0-9a-f]+))"`).FindStringSubmatch(page.body)
+	h := webtest.NewServer(t)
+	page := webtest.Get(t, h, "/lab")
+	m := regexp.MustCompile(`href="(/static/lab\.css\?v=([0-9a-f]+))"`).FindStringSubmatch(page.Body)
 	if m == nil {
 		t.Fatal("the page does not link a versioned lab.css")
 	}
-	r := get(t, h, m[1])
-	if r.status != 200 || !strings.Contains(r.header.Get("Cache-Control"), "immutable") || r.header.Get("ETag") != `"`+m[2]+`"` {
-		t.Errorf("versioned CSS: %d, Cache-Control %q, ETag %q", r.status, r.header.Get("Cache-Control"), r.header.Get("ETag"))
+	r := webtest.Get(t, h, m[1])
+	if r.Status != 200 || !strings.Contains(r.Header.Get("Cache-Control"), "immutable") || r.Header.Get("ETag") != `"`+m[2]+`"` {
+		t.Errorf("versioned CSS: %d, Cache-Control %q, ETag %q", r.Status, r.Header.Get("Cache-Control"), r.Header.Get("ETag"))
 	}
-	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/css") {
+	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "text/css") {
 		t.Errorf("Content-Type %q", ct)
 	}
-	if r := get(t, h, "/static/lab.css"); r.header.Get("Cache-Control") != "no-cache" {
-		t.Errorf("unversioned CSS: Cache-Control %q, want no-cache", r.header.Get("Cache-Control"))
+	if r := webtest.Get(t, h, "/static/lab.css"); r.Header.Get("Cache-Control") != "no-cache" {
+		t.Errorf("unversioned CSS: Cache-Control %q, want no-cache", r.Header.Get("Cache-Control"))
 	}
-	if r := get(t, h, "/static/lab.css", "If-None-Match", `"`+m[2]+`"`); r.status != http.StatusNotModified {
-		t.Errorf("If-None-Match: status %d, want 304", r.status)
+	if r := webtest.Get(t, h, "/static/lab.css", "If-None-Match", `"`+m[2]+`"`); r.Status != http.StatusNotModified {
+		t.Errorf("If-None-Match: status %d, want 304", r.Status)
 	}
 	for _, name := range []string{"vendor/htmx-4.0.1.min.js", "lab.js", "timeline.css", "favicon.svg"} {
-		if r := get(t, h, "/static/"+name); r.status != 200 || r.body == "" {
-			t.Errorf("%s: status %d", name, r.status)
+		if r := webtest.Get(t, h, "/static/"+name); r.Status != 200 || r.Body == "" {
+			t.Errorf("%s: status %d", name, r.Status)
 		}
 	}
-	if !strings.Contains(page.body, "/static/vendor/htmx-4.0.1.min.js?v=") {
+	if !strings.Contains(page.Body, "/static/vendor/htmx-4.0.1.min.js?v=") {
 		t.Error("the page does not load the vendored htmx")
 	}
-	if strings.Contains(page.body, "//cdn") || strings.Contains(page.body, "https://") {
+	if strings.Contains(page.Body, "//cdn") || strings.Contains(page.Body, "https://") {
 		t.Error("the page refers to another host")
 	}
 }
 
 func TestSecurityHeaders(t *testing.T) {
-	r := get(t, newTestServer(t), "/lab")
+	r := webtest.Get(t, webtest.NewServer(t), "/lab")
 	for name, want := range map[string]string{
 		"Content-Security-Policy": "script-src 'self'",
 		"X-Content-Type-Options":  "nosniff",
 	} {
-		if !strings.Contains(r.header.Get(name), want) {
-			t.Errorf("%s = %q, want it to contain %q", name, r.header.Get(name), want)
+		if !strings.Contains(r.Header.Get(name), want) {
+			t.Errorf("%s = %q, want it to contain %q", name, r.Header.Get(name), want)
 		}
 	}
 }
@@ -767,13 +653,13 @@ func TestDevModeReadsStaticFromDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(dir+"/lab.css", []byte("body{color:red}"), 0o644)
-	h, err := NewServer(Config{Dev: true, StaticDir: dir})
+	h, err := web.NewServer(web.Config{Dev: true, StaticDir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := get(t, h, "/static/lab.css")
-	if r.body != "body{color:red}" || r.header.Get("Cache-Control") != "no-cache" {
-		t.Errorf("dev static: %q, Cache-Control %q", r.body, r.header.Get("Cache-Control"))
+	r := webtest.Get(t, h, "/static/lab.css")
+	if r.Body != "body{color:red}" || r.Header.Get("Cache-Control") != "no-cache" {
+		t.Errorf("dev static: %q, Cache-Control %q", r.Body, r.Header.Get("Cache-Control"))
 	}
 }
 
@@ -786,14 +672,14 @@ func BenchmarkLabPage(b *testing.B) {
 		bytes int64
 	}{{"fresh", -1}, {"cached", 0}} {
 		b.Run(c.name, func(b *testing.B) {
-			h, err := NewServer(Config{CacheBytes: c.bytes})
+			h, err := web.NewServer(web.Config{CacheBytes: c.bytes})
 			if err != nil {
 				b.Fatal(err)
 			}
 			for b.Loop() {
-				r := get(b, h, "/lab?preset=crash-before-ack&handlers=all", "Accept-Encoding", "gzip")
-				if r.status != 200 {
-					b.Fatal(r.status)
+				r := webtest.Get(b, h, "/lab?preset=crash-before-ack&handlers=all", "Accept-Encoding", "gzip")
+				if r.Status != 200 {
+					b.Fatal(r.Status)
 				}
 			}
 		})
@@ -803,37 +689,37 @@ func BenchmarkLabPage(b *testing.B) {
 // TestPanicIsA500Page: a bug in a handler gives a calm error page, never a
 // dropped connection or a stack trace.
 func TestPanicIsA500Page(t *testing.T) {
-	s, err := newServer(Config{})
+	s, err := web.InternalServer(web.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := s.recoverPanics(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") }))
-	r := get(t, h, "/lab")
-	if r.status != http.StatusInternalServerError {
-		t.Fatalf("status %d, want 500", r.status)
+	h := s.RecoverPanics(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") }))
+	r := webtest.Get(t, h, "/lab")
+	if r.Status != http.StatusInternalServerError {
+		t.Fatalf("status %d, want 500", r.Status)
 	}
-	if strings.Contains(r.body, "boom") || strings.Contains(r.body, "goroutine") {
+	if strings.Contains(r.Body, "boom") || strings.Contains(r.Body, "goroutine") {
 		t.Error("the 500 page shows the panic")
 	}
-	if !strings.Contains(r.body, "Something broke inside the lab") {
-		t.Errorf("500 page:\n%s", excerpt(r.body))
+	if !strings.Contains(r.Body, "Something broke inside the lab") {
+		t.Errorf("500 page:\n%s", webtest.Excerpt(r.Body))
 	}
 }
 
 func TestPagesAreCompressed(t *testing.T) {
-	h := newTestServer(t)
-	plain := get(t, h, "/lab?preset=crash-before-ack")
-	gz := get(t, h, "/lab?preset=crash-before-ack", "Accept-Encoding", "gzip")
-	if gz.header.Get("Content-Encoding") != "gzip" || len(gz.body)*4 > len(plain.body) {
-		t.Errorf("Content-Encoding %q, %d bytes compressed from %d", gz.header.Get("Content-Encoding"), len(gz.body), len(plain.body))
+	h := webtest.NewServer(t)
+	plain := webtest.Get(t, h, "/lab?preset=crash-before-ack")
+	gz := webtest.Get(t, h, "/lab?preset=crash-before-ack", "Accept-Encoding", "gzip")
+	if gz.Header.Get("Content-Encoding") != "gzip" || len(gz.Body)*4 > len(plain.Body) {
+		t.Errorf("Content-Encoding %q, %d bytes compressed from %d", gz.Header.Get("Content-Encoding"), len(gz.Body), len(plain.Body))
 	}
-	t.Logf("lab page: %d KB, %d KB gzipped", len(plain.body)>>10, len(gz.body)>>10)
+	t.Logf("lab page: %d KB, %d KB gzipped", len(plain.Body)>>10, len(gz.Body)>>10)
 }
 
 // The controls for the gateway's ambiguous and deduplicating modes and
 // for the slow worker add the steps the script language spells so.
 func TestNewGatewayAndSameControls(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	base := url.Values{"script": {"publish pay-1 amount=100\n"}}
 	for _, c := range []struct {
 		fields url.Values
@@ -851,14 +737,14 @@ func TestNewGatewayAndSameControls(t *testing.T) {
 		for k, v := range c.fields {
 			f[k] = v
 		}
-		_, page := follow(t, h, "/lab/step", f)
-		if got := scriptOf(t, page.body); !strings.Contains(got, c.line+"\n") {
+		_, page := webtest.Follow(t, h, "/lab/step", f)
+		if got := webtest.ScriptOf(t, page.Body); !strings.Contains(got, c.line+"\n") {
 			t.Errorf("%v: script %q lacks %q", c.fields, got, c.line)
 		}
 	}
-	page := get(t, h, "/lab")
+	page := webtest.Get(t, h, "/lab")
 	for _, id := range []string{"do-gateway-timeout", "do-gateway-dedup-on", "do-gateway-dedup-off", "do-deliver-same"} {
-		if !strings.Contains(page.body, `id="`+id+`"`) {
+		if !strings.Contains(page.Body, `id="`+id+`"`) {
 			t.Errorf("the lab has no %s control", id)
 		}
 	}
@@ -867,16 +753,16 @@ func TestNewGatewayAndSameControls(t *testing.T) {
 // The timeline open at first is that of the handler the story is about
 // (the preset's handlers: header), and state tables are named regions.
 func TestStoryTimelineOpensAndTablesAreRegions(t *testing.T) {
-	h := newTestServer(t)
-	page := get(t, h, "/lab?preset=gateway-failure&step=3")
-	if page.status != http.StatusOK {
-		t.Fatalf("status %d", page.status)
+	h := webtest.NewServer(t)
+	page := webtest.Get(t, h, "/lab?preset=gateway-failure&step=3")
+	if page.Status != http.StatusOK {
+		t.Fatalf("status %d", page.Status)
 	}
-	open := regexp.MustCompile(`<details class="[^"]*" id="timeline-([a-z-]+)" open`).FindAllStringSubmatch(page.body, -1)
+	open := regexp.MustCompile(`<details class="[^"]*" id="timeline-([a-z-]+)" open`).FindAllStringSubmatch(page.Body, -1)
 	if len(open) != 1 || open[0][1] != "setnx" {
 		t.Errorf("open timelines %v, want only setnx's (the story's first handler on screen)", open)
 	}
-	if !strings.Contains(page.body, `role="region" tabindex="0" aria-label="setnx: table accounts"`) {
+	if !strings.Contains(page.Body, `role="region" tabindex="0" aria-label="setnx: table accounts"`) {
 		t.Error("setnx's accounts table is not a named region")
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/idempotency-lab/lab/lessons"
 	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // a11yPage is one page to check: where it is, what shows once it is ready
@@ -58,22 +59,22 @@ func contrastOfVars(fg string, bgs ...string) string {
 // serious or critical violation. One tab per theme and language, each a
 // browser context of its own with the theme and language remembered.
 func TestBrowserA11yEveryPage(t *testing.T) {
-	src, err := os.ReadFile(axeFile)
+	src, err := os.ReadFile(webtest.AxeFile)
 	if err != nil {
 		t.Fatalf("the vendored axe-core is missing (run scripts/vendor.sh): %v", err)
 	}
 	// axe.min.js sets window.axe; in a function it keeps its helpers local.
 	axe := string(src)
-	b, _ := newPracticeBrowser(t)
+	b, _ := webtest.NewPracticeBrowser(t)
 
 	course, err := lessons.Load(lessons.Embedded())
 	if err != nil {
 		t.Fatal(err)
 	}
-	choice := findQuestion(t, practice.KindChoice, nil)
-	predict := findQuestion(t, practice.KindPredict, nil)
-	res := engineResult(t, predict)
-	predictWrong := url.Values{"balance": {practice.FormatMoney(res.Settled + 100)}, "verdict": {string(otherVerdict(res.Verdict))}}
+	choice := webtest.FindQuestion(t, practice.KindChoice, nil)
+	predict := webtest.FindQuestion(t, practice.KindPredict, nil)
+	res := webtest.EngineResult(t, predict)
+	predictWrong := url.Values{"balance": {practice.FormatMoney(res.Settled + 100)}, "verdict": {string(webtest.OtherVerdict(res.Verdict))}}
 
 	pages := []a11yPage{
 		{name: "lab-empty", path: "/lab", ready: "#do-publish"},
@@ -99,7 +100,7 @@ func TestBrowserA11yEveryPage(t *testing.T) {
 		{name: "practice", path: "/practice", ready: "#overall"},
 		{name: "practice-topic", path: "/practice?topic=" + choice.Topic, ready: "#items"},
 		{name: "practice-choice", path: "/practice/q/" + choice.ID, ready: "#answer-form"},
-		{name: "practice-choice-result", path: "/practice/q/" + choice.ID + "/result?option=" + wrongOption(choice), ready: "#result"},
+		{name: "practice-choice-result", path: "/practice/q/" + choice.ID + "/result?option=" + webtest.WrongOption(choice), ready: "#result"},
 		{name: "practice-predict", path: "/practice/q/" + predict.ID, ready: "#answer-form"},
 		{name: "practice-predict-result", path: "/practice/q/" + predict.ID + "/result?" + predictWrong.Encode(), ready: "#result"},
 		{name: "practice-review", path: "/practice/review", ready: "main#lab"},
@@ -121,23 +122,23 @@ func TestBrowserA11yEveryPage(t *testing.T) {
 	for _, theme := range []string{"light", "dark"} {
 		for _, lang := range []string{"en", "ru"} {
 			t.Run(theme+"-"+lang, func(t *testing.T) {
-				ctx := b.tab(true, true)
-				do(t, ctx, "remember the language and the theme", chromedp.EmulateViewport(1366, 768),
-					chromedp.Navigate(b.base+"/lab?lang="+lang), chromedp.WaitVisible(chromedp.ID("do-publish")),
+				ctx := b.Tab(true, true)
+				webtest.Do(t, ctx, "remember the language and the theme", chromedp.EmulateViewport(1366, 768),
+					chromedp.Navigate(b.Base+"/lab?lang="+lang), chromedp.WaitVisible(chromedp.ID("do-publish")),
 					chromedp.Evaluate[chromedp.Void](`localStorage.setItem("lab-theme", "`+theme+`")`))
 
 				// A room of this browser's own: the instructor's page, and the
 				// student's page following it.
-				do(t, ctx, "open a room", chromedp.Navigate(b.base+"/present/crash-before-ack"), waitStep(0),
+				webtest.Do(t, ctx, "open a room", chromedp.Navigate(b.Base+"/present/crash-before-ack"), webtest.WaitStep(0),
 					chromedp.Click(chromedp.ID("open-room")), chromedp.WaitVisible(chromedp.ID("room-code")))
-				code := attr(t, ctx, "#room-code", "data-code")
-				do(t, ctx, "join the room as a student", chromedp.Navigate(b.base+"/rooms/"+code),
+				code := webtest.Attr(t, ctx, "#room-code", "data-code")
+				webtest.Do(t, ctx, "join the room as a student", chromedp.Navigate(b.Base+"/rooms/"+code),
 					chromedp.Click(chromedp.ID("join-go")), chromedp.WaitVisible(chromedp.CSS(`#p-live[data-state="live"]`)))
 
 				// axe does not check the focus ring: it must stand out, 3:1,
 				// from the page and from the cards it is drawn on.
 				t.Run("focus-ring", func(t *testing.T) {
-					ratios := eval[map[string]float64](t, ctx, contrastOfVars(`--focus`, `--bg`, `--surface`, `--surface-2`))
+					ratios := webtest.Eval[map[string]float64](t, ctx, contrastOfVars(`--focus`, `--bg`, `--surface`, `--surface-2`))
 					for against, r := range ratios {
 						if r < 3 {
 							t.Errorf("the focus ring has a contrast of %.2f:1 against %s, want 3:1", r, against)
@@ -150,21 +151,21 @@ func TestBrowserA11yEveryPage(t *testing.T) {
 
 				for _, pg := range all {
 					t.Run(pg.name, func(t *testing.T) {
-						do(t, ctx, "open "+pg.path, chromedp.Navigate(b.base+pg.path), chromedp.WaitVisible(chromedp.CSS(pg.ready)))
+						webtest.Do(t, ctx, "open "+pg.path, chromedp.Navigate(b.Base+pg.path), chromedp.WaitVisible(chromedp.CSS(pg.ready)))
 						// Wait for the deferred scripts (diagrams are drawn ahead
 						// of time: the page has them inline).
-						poll(t, ctx, "the page settles", `document.readyState === "complete"`)
-						if got := eval[string](t, ctx, `document.documentElement.lang + " " + (document.documentElement.dataset.theme || "auto")`); got != lang+" "+theme {
+						webtest.Poll(t, ctx, "the page settles", `document.readyState === "complete"`)
+						if got := webtest.Eval[string](t, ctx, `document.documentElement.lang + " " + (document.documentElement.dataset.theme || "auto")`); got != lang+" "+theme {
 							t.Fatalf("the page is %q, want %q", got, lang+" "+theme)
 						}
 						// Every page says what it is to a search engine, in its language.
-						if d := eval[string](t, ctx, `(m => m ? m.content.trim() : "")(document.querySelector('meta[name="description"]'))`); d == "" {
+						if d := webtest.Eval[string](t, ctx, `(m => m ? m.content.trim() : "")(document.querySelector('meta[name="description"]'))`); d == "" {
 							t.Errorf("%s has no meta description", pg.path)
 						}
 						if pg.open != "" {
-							do(t, ctx, "unfold", chromedp.Evaluate[chromedp.Void](pg.open))
+							webtest.Do(t, ctx, "unfold", chromedp.Evaluate[chromedp.Void](pg.open))
 						}
-						for _, v := range runAxe(t, ctx, axe) {
+						for _, v := range webtest.RunAxe(t, ctx, axe) {
 							msg := fmt.Sprintf("%s [%s, %s] %s (%s): %s, on %d node(s): %s; %s",
 								pg.path, theme, lang, v.ID, v.Impact, v.Help, v.Nodes, strings.Join(v.Targets, " | "), v.Summary)
 							t.Error(msg)
@@ -184,8 +185,8 @@ func TestBrowserA11yEveryPage(t *testing.T) {
 // the lab is made for: a 1080p projector, the common laptops, and a phone.
 // screenshotWhen also fails a page that scrolls sideways at a size.
 func TestBrowserScreenshotsFourSizes(t *testing.T) {
-	b, _ := newPracticeBrowser(t)
-	ctx := b.tab(true, true)
+	b, _ := webtest.NewPracticeBrowser(t)
+	ctx := b.Tab(true, true)
 	sizes := []struct {
 		w, h   int64
 		mobile bool
@@ -204,14 +205,14 @@ func TestBrowserScreenshotsFourSizes(t *testing.T) {
 				opts = append(opts, chromedp.EmulateMobile)
 			}
 			// Loaded at its size, as a reader at that size would load it.
-			do(t, ctx, "open "+pg.path, chromedp.EmulateViewport(s.w, s.h, opts...),
-				chromedp.Navigate(b.base+pg.path), chromedp.WaitVisible(chromedp.CSS(pg.ready)))
-			poll(t, ctx, "the page settles", `document.readyState === "complete"`)
-			screenshotWhen(t, ctx, fmt.Sprintf("%s-%dx%d", pg.name, s.w, s.h), s.w, s.h, s.mobile, pg.ready)
+			webtest.Do(t, ctx, "open "+pg.path, chromedp.EmulateViewport(s.w, s.h, opts...),
+				chromedp.Navigate(b.Base+pg.path), chromedp.WaitVisible(chromedp.CSS(pg.ready)))
+			webtest.Poll(t, ctx, "the page settles", `document.readyState === "complete"`)
+			webtest.ScreenshotWhen(t, ctx, fmt.Sprintf("%s-%dx%d", pg.name, s.w, s.h), s.w, s.h, s.mobile, pg.ready)
 		}
 	}
-	b.noConsoleErrors()
-	if _, err := os.Stat(filepath.Join(artifactsDir(t), "matrix-390x844.png")); err != nil {
+	b.NoConsoleErrors()
+	if _, err := os.Stat(filepath.Join(webtest.ArtifactsDir(t), "matrix-390x844.png")); err != nil {
 		t.Error(err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // TestCheckOnRealEngine: on a server started with a real PostgreSQL and
@@ -35,24 +36,24 @@ func TestCheckOnRealEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	emb := get(t, h, "/check/unique-same-tx")
-	if emb.status != 200 || strings.Contains(emb.body, `data-verdict="poison"`) ||
-		!strings.Contains(emb.body, "Searched on the embedded engine") || !strings.Contains(emb.body, `href="/check/unique-same-tx?engine=real"`) {
-		t.Fatalf("embedded: %d\n%s", emb.status, excerpt(emb.body))
+	emb := webtest.Get(t, h, "/check/unique-same-tx")
+	if emb.Status != 200 || strings.Contains(emb.Body, `data-verdict="poison"`) ||
+		!strings.Contains(emb.Body, "Searched on the embedded engine") || !strings.Contains(emb.Body, `href="/check/unique-same-tx?engine=real"`) {
+		t.Fatalf("embedded: %d\n%s", emb.Status, webtest.Excerpt(emb.Body))
 	}
-	real := get(t, h, "/check/unique-same-tx?engine=real")
-	if real.status != 200 || !strings.Contains(real.body, `data-verdict="poison"`) ||
-		!strings.Contains(real.body, "Searched on the real engine") || !strings.Contains(real.body, "engine=real") {
-		t.Fatalf("real: %d\n%s", real.status, excerpt(real.body))
+	real := webtest.Get(t, h, "/check/unique-same-tx?engine=real")
+	if real.Status != 200 || !strings.Contains(real.Body, `data-verdict="poison"`) ||
+		!strings.Contains(real.Body, "Searched on the real engine") || !strings.Contains(real.Body, "engine=real") {
+		t.Fatalf("real: %d\n%s", real.Status, webtest.Excerpt(real.Body))
 	}
-	r := post(t, h, "/lab/code", url.Values{"code": {fixedNaive}, "name": {"mine"}, "state": {""}, "action": {"check"}})
-	loc := r.header.Get("Location")
-	if r.status != http.StatusSeeOther {
-		t.Fatalf("%d %q", r.status, loc)
+	r := webtest.Post(t, h, "/lab/code", url.Values{"code": {webtest.FixedNaive}, "name": {"mine"}, "state": {""}, "action": {"check"}})
+	loc := r.Header.Get("Location")
+	if r.Status != http.StatusSeeOther {
+		t.Fatalf("%d %q", r.Status, loc)
 	}
-	code := get(t, h, loc+"&engine=real")
-	if code.status != 200 || !strings.Contains(code.body, "searched on the embedded engine only") {
-		t.Errorf("a file with engine=real: %d\n%s", code.status, excerpt(code.body))
+	code := webtest.Get(t, h, loc+"&engine=real")
+	if code.Status != 200 || !strings.Contains(code.Body, "searched on the embedded engine only") {
+		t.Errorf("a file with engine=real: %d\n%s", code.Status, webtest.Excerpt(code.Body))
 	}
 }
 
@@ -61,16 +62,16 @@ func TestCheckOnRealEngine(t *testing.T) {
 // naming the valid ones, both before any search; the pages of such a
 // server say nothing of engines.
 func TestCheckEngineParameter(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	for _, target := range []string{"/check?engine=real", "/check/naive?engine=real"} {
-		if r := get(t, h, target); r.status != http.StatusNotFound || !strings.Contains(r.body, "--postgres URL and --redis URL") {
-			t.Errorf("%s: %d\n%s", target, r.status, excerpt(r.body))
+		if r := webtest.Get(t, h, target); r.Status != http.StatusNotFound || !strings.Contains(r.Body, "--postgres URL and --redis URL") {
+			t.Errorf("%s: %d\n%s", target, r.Status, webtest.Excerpt(r.Body))
 		}
 	}
-	if r := get(t, h, "/check/naive?engine=mars"); r.status != http.StatusBadRequest || !strings.Contains(r.body, "use embedded or real") {
-		t.Errorf("engine=mars: %d\n%s", r.status, excerpt(r.body))
+	if r := webtest.Get(t, h, "/check/naive?engine=mars"); r.Status != http.StatusBadRequest || !strings.Contains(r.Body, "use embedded or real") {
+		t.Errorf("engine=mars: %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
-	if r := get(t, h, "/check/naive"); r.status != 200 || strings.Contains(r.body, `id="chk-engine"`) {
-		t.Errorf("an engine line without a real engine: %d", r.status)
+	if r := webtest.Get(t, h, "/check/naive"); r.Status != 200 || strings.Contains(r.Body, `id="chk-engine"`) {
+		t.Errorf("an engine line without a real engine: %d", r.Status)
 	}
 }

@@ -2,6 +2,7 @@ package classroom_test
 
 import (
 	"fmt"
+	"github.com/idempotency-lab/lab/web/webtest"
 	"net/http"
 	"testing"
 )
@@ -10,15 +11,15 @@ import (
 // step, the producer side's and the ordering ones included, with the
 // handlers its story names.
 func TestPresentEveryPreset(t *testing.T) {
-	h := newTestServer(t)
-	for _, p := range mustPresets(t) {
+	h := webtest.NewServer(t)
+	for _, p := range webtest.MustPresets(t) {
 		for step := 0; step <= len(p.Script.Steps); step++ {
-			r := get(t, h, fmt.Sprintf("/present/%s?step=%d", p.Name, step))
-			if r.status != http.StatusOK {
-				t.Fatalf("/present/%s?step=%d: %d", p.Name, step, r.status)
+			r := webtest.Get(t, h, fmt.Sprintf("/present/%s?step=%d", p.Name, step))
+			if r.Status != http.StatusOK {
+				t.Fatalf("/present/%s?step=%d: %d", p.Name, step, r.Status)
 			}
 			if step == len(p.Script.Steps) && len(p.Script.Handlers) > 0 {
-				if got := cards(r.body); len(got) != len(p.Script.Handlers) {
+				if got := webtest.Cards(r.Body); len(got) != len(p.Script.Handlers) {
 					t.Errorf("/present/%s shows %v, want %v", p.Name, got, p.Script.Handlers)
 				}
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web"
 	"github.com/idempotency-lab/lab/web/classroom/room"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // TestBrowserRoomStopped: when the server stops, a student's page in
@@ -31,23 +32,23 @@ func TestBrowserRoomStopped(t *testing.T) {
 		t.Fatal(err)
 	}
 	stop := make(chan struct{})
-	b := newBrowserWith(t, web.Config{Rooms: hub, Stop: stop, Heartbeat: -1})
-	student := b.tab(true, true)
-	do(t, student, "follow the room in Russian", chromedp.Navigate(b.base+"/rooms/"+code+"?lang=ru"),
-		chromedp.Click(chromedp.ID("join-go")), waitStep(1),
+	b := webtest.NewBrowserWith(t, web.Config{Rooms: hub, Stop: stop, Heartbeat: -1})
+	student := b.Tab(true, true)
+	webtest.Do(t, student, "follow the room in Russian", chromedp.Navigate(b.Base+"/rooms/"+code+"?lang=ru"),
+		chromedp.Click(chromedp.ID("join-go")), webtest.WaitStep(1),
 		chromedp.WaitVisible(chromedp.CSS(`#p-live[data-state="live"]`)),
 		chromedp.WaitNotVisible(chromedp.ID("room-stopped")))
-	markPage(t, student)
+	webtest.MarkPage(t, student)
 
 	close(stop)
-	do(t, student, "the page says the lab stopped", chromedp.WaitVisible(chromedp.ID("room-stopped")),
+	webtest.Do(t, student, "the page says the lab stopped", chromedp.WaitVisible(chromedp.ID("room-stopped")),
 		chromedp.WaitNotVisible(chromedp.ID("p-live")))
-	if got := textOfSel(t, student, "#room-stopped"); !strings.Contains(got, "Лаборатория остановлена") {
+	if got := webtest.TextOfSel(t, student, "#room-stopped"); !strings.Contains(got, "Лаборатория остановлена") {
 		t.Errorf("the note says %q, want it in Russian", got)
 	}
-	if !pageKept(t, student) {
+	if !webtest.PageKept(t, student) {
 		t.Error("the page reloaded: it should stay and say the lab stopped")
 	}
-	screenshot(t, student, "present-student-stopped-phone", 360, 800, true)
-	b.noConsoleErrors()
+	webtest.Screenshot(t, student, "present-student-stopped-phone", 360, 800, true)
+	b.NoConsoleErrors()
 }

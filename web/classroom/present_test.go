@@ -8,11 +8,12 @@ import (
 	"testing"
 
 	"github.com/idempotency-lab/lab/link"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // TestPresentPages renders the presenter view of presets and permalinks.
 func TestPresentPages(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	script := "publish pay-1 amount=10000\ndeliver crash=before-ack\nredeliver\ndeliver\n"
 	tests := []struct {
 		name   string
@@ -58,12 +59,12 @@ func TestPresentPages(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := get(t, h, tc.target)
-			if r.status != http.StatusOK {
-				t.Fatalf("status %d\n%s", r.status, excerpt(r.body))
+			r := webtest.Get(t, h, tc.target)
+			if r.Status != http.StatusOK {
+				t.Fatalf("status %d\n%s", r.Status, webtest.Excerpt(r.Body))
 			}
-			got := cards(r.body)
-			bal := balances(r.body)
+			got := webtest.Cards(r.Body)
+			bal := webtest.Balances(r.Body)
 			if len(got) != len(tc.want) {
 				t.Errorf("cards %v, want %v", got, tc.want)
 			}
@@ -73,16 +74,16 @@ func TestPresentPages(t *testing.T) {
 				}
 			}
 			for _, s := range tc.in {
-				if !strings.Contains(r.body, s) {
+				if !strings.Contains(r.Body, s) {
 					t.Errorf("page lacks %q", s)
 				}
 			}
 			for _, s := range tc.out {
-				if strings.Contains(r.body, s) {
+				if strings.Contains(r.Body, s) {
 					t.Errorf("page has %q", s)
 				}
 			}
-			noMissingKeys(t, tc.target, r.body)
+			webtest.NoMissingKeys(t, tc.target, r.Body)
 		})
 	}
 }
@@ -91,7 +92,7 @@ func TestPresentPages(t *testing.T) {
 // (in preset=) that lists the presets;
 // everything else the reader can get wrong is a 400 naming the problem.
 func TestPresentBadInput(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	tests := []struct {
 		target string
 		status int
@@ -115,40 +116,40 @@ func TestPresentBadInput(t *testing.T) {
 		{"/present?preset=crash-before-ack&s=" + link.Pack("deliver\n"), http.StatusBadRequest, []string{"only one of"}},
 	}
 	for _, tc := range tests {
-		r := get(t, h, tc.target)
-		if r.status != tc.status {
-			t.Errorf("GET %s: status %d, want %d\n%s", tc.target, r.status, tc.status, excerpt(r.body))
+		r := webtest.Get(t, h, tc.target)
+		if r.Status != tc.status {
+			t.Errorf("GET %s: status %d, want %d\n%s", tc.target, r.Status, tc.status, webtest.Excerpt(r.Body))
 			continue
 		}
 		for _, s := range tc.want {
-			if !strings.Contains(r.body, s) {
-				t.Errorf("GET %s: page lacks %q\n%s", tc.target, s, excerpt(r.body))
+			if !strings.Contains(r.Body, s) {
+				t.Errorf("GET %s: page lacks %q\n%s", tc.target, s, webtest.Excerpt(r.Body))
 			}
 		}
 	}
-	if r := post(t, h, "/present/crash-before-ack", url.Values{}); r.status != http.StatusMethodNotAllowed {
-		t.Errorf("POST /present/…: status %d, want 405", r.status)
+	if r := webtest.Post(t, h, "/present/crash-before-ack", url.Values{}); r.Status != http.StatusMethodNotAllowed {
+		t.Errorf("POST /present/…: status %d, want 405", r.Status)
 	}
 }
 
 // TestPresentLinksWalkTheScript follows the Next link from the start to
 // the end, as the keyboard does, and back with Restart.
 func TestPresentLinksWalkTheScript(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	target := "/present/crash-before-ack"
 	for step := 0; step <= 4; step++ {
-		r := get(t, h, target)
-		if r.status != http.StatusOK || !strings.Contains(r.body, `data-step="`+strconv.Itoa(step)+`" data-total="4"`) {
-			t.Fatalf("GET %s: status %d, want step %d", target, r.status, step)
+		r := webtest.Get(t, h, target)
+		if r.Status != http.StatusOK || !strings.Contains(r.Body, `data-step="`+strconv.Itoa(step)+`" data-total="4"`) {
+			t.Fatalf("GET %s: status %d, want step %d", target, r.Status, step)
 		}
 		if step == 4 {
-			restart := hrefOf(t, r.body, "p-restart")
+			restart := hrefOf(t, r.Body, "p-restart")
 			if restart != "/present/crash-before-ack?handlers=naive,inbox&step=0" {
 				t.Errorf("restart = %q", restart)
 			}
 			break
 		}
-		target = hrefOf(t, r.body, "p-next")
+		target = hrefOf(t, r.Body, "p-next")
 	}
 }
 
@@ -157,8 +158,8 @@ func hrefOf(tb testing.TB, body, id string) string {
 	tb.Helper()
 	i := strings.Index(body, `id="`+id+`" href="`)
 	if i < 0 {
-		tb.Fatalf("no link #%s\n%s", id, excerpt(body))
+		tb.Fatalf("no link #%s\n%s", id, webtest.Excerpt(body))
 	}
 	rest := body[i+len(`id="`+id+`" href="`):]
-	return htmlUnescape(rest[:strings.IndexByte(rest, '"')])
+	return webtest.HTMLUnescape(rest[:strings.IndexByte(rest, '"')])
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // TestBrowserCost: a small bench from the cost page shows its results
@@ -11,13 +12,13 @@ import (
 // JavaScript the results arrive over the event stream with a progress
 // bar, without it the form loads the page with them.
 func TestBrowserCost(t *testing.T) {
-	b := newBrowser(t)
+	b := webtest.NewBrowser(t)
 	for _, js := range []bool{true, false} {
-		t.Run(mode(js), func(t *testing.T) {
-			ctx := b.tab(false, js)
-			do(t, ctx, "open the cost page", chromedp.Navigate(b.base+"/cost"),
+		t.Run(webtest.Mode(js), func(t *testing.T) {
+			ctx := b.Tab(false, js)
+			webtest.Do(t, ctx, "open the cost page", chromedp.Navigate(b.Base+"/cost"),
 				chromedp.WaitVisible(chromedp.ID("ref-emb-speed")))
-			do(t, ctx, "ask for a small bench",
+			webtest.Do(t, ctx, "ask for a small bench",
 				chromedp.SetValue(chromedp.ID("cost-messages"), "20"),
 				chromedp.SetValue(chromedp.ID("cost-keys"), "1000"),
 				chromedp.Click(chromedp.ID("cost-go")),
@@ -30,7 +31,7 @@ func TestBrowserCost(t *testing.T) {
 			if rows != 5 {
 				t.Errorf("%d handler rows, want the 5 core handlers", rows)
 			}
-			b.noConsoleErrors()
+			b.NoConsoleErrors()
 		})
 	}
 }

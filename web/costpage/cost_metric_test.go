@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/idempotency-lab/lab/cost"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // figureTag is the opening tag of the chart with that id.
@@ -14,7 +15,7 @@ func figureTag(t *testing.T, body, id string) string {
 	t.Helper()
 	tag := regexp.MustCompile(`<figure[^>]*\bid="` + regexp.QuoteMeta(id) + `"[^>]*>`).FindString(body)
 	if tag == "" {
-		t.Fatalf("no chart %s in the page:\n%s", id, excerpt(body))
+		t.Fatalf("no chart %s in the page:\n%s", id, webtest.Excerpt(body))
 	}
 	return tag
 }
@@ -37,7 +38,7 @@ func figureBody(body, id string) string {
 // the picker marks it and links to each metric keeping the address's
 // other fields; the chart's numbers are the reference run's, by family.
 func TestCostMetric(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	ref, err := cost.Reference()
 	if err != nil {
 		t.Fatal(err)
@@ -57,20 +58,20 @@ func TestCostMetric(t *testing.T) {
 				target = "/cost" // the default: no metric in the address
 			}
 			t.Run(target, func(t *testing.T) {
-				r := get(t, h, target)
-				if r.status != http.StatusOK {
-					t.Fatalf("%d:\n%s", r.status, excerpt(r.body))
+				r := webtest.Get(t, h, target)
+				if r.Status != http.StatusOK {
+					t.Fatalf("%d:\n%s", r.Status, webtest.Excerpt(r.Body))
 				}
 				for _, m := range cost.Metrics() {
 					for _, id := range []string{"ref-emb-" + string(m), "ref-real-" + string(m)} {
-						tag := figureTag(t, r.body, id)
+						tag := figureTag(t, r.Body, id)
 						if hidden := strings.Contains(tag, " hidden"); hidden != (m != shown) {
 							t.Errorf("%s: %s, want hidden only when not %s", id, tag, shown)
 						}
 					}
 					// The picker: the chosen one marked, each a link that
 					// keeps the language.
-					link := regexp.MustCompile(`<a class="cost-pick" href="([^"]*)" data-metric="`+string(m)+`"( aria-current="true")?>`).FindAllStringSubmatch(r.body, -1)
+					link := regexp.MustCompile(`<a class="cost-pick" href="([^"]*)" data-metric="`+string(m)+`"( aria-current="true")?>`).FindAllStringSubmatch(r.Body, -1)
 					if len(link) != 2 { // the embedded and the real run
 						t.Fatalf("%d picker links to %s, want 2", len(link), m)
 					}
@@ -92,9 +93,9 @@ func TestCostMetric(t *testing.T) {
 				// table has.
 				for id, rs := range map[string][]cost.Result{"ref-emb-": ref.Embedded.Handlers.Handlers, "ref-real-": ref.Real.Handlers.Handlers} {
 					_, text := shown.Of(inbox(rs))
-					fig := figureBody(r.body, id+string(shown))
+					fig := figureBody(r.Body, id+string(shown))
 					if !regexp.MustCompile(`<code class="cb-label">inbox</code>\s*<svg[^>]*><rect class="cb-bar" width="[0-9.]+" height="10"></rect></svg>\s*<span class="cb-value">` + regexp.QuoteMeta(text) + `</span>`).MatchString(fig) {
-						t.Errorf("%s%s: no bar for inbox with %q:\n%s", id, shown, text, excerpt(fig))
+						t.Errorf("%s%s: no bar for inbox with %q:\n%s", id, shown, text, webtest.Excerpt(fig))
 					}
 				}
 			})
@@ -106,16 +107,16 @@ func TestCostMetric(t *testing.T) {
 // catalogue's families, in its order, in both languages; the page says
 // that Redis keys (miniredis's above all) are not in bytes/msg.
 func TestCostFamilies(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	for lang, want := range map[string][]string{
 		"en": {"No defence", "A record in the database", "A claim in Redis", "The data&#39;s own state", "Redis keys are not in it", "miniredis"},
 		"ru": {"Без защиты", "Запись в базе", "Захват в Redis", "Состояние самих данных", "ключи Redis в это число не входят", "miniredis"},
 	} {
-		r := get(t, h, "/cost?metric=bytes&lang="+lang)
-		if r.status != http.StatusOK {
-			t.Fatalf("%s: %d", lang, r.status)
+		r := webtest.Get(t, h, "/cost?metric=bytes&lang="+lang)
+		if r.Status != http.StatusOK {
+			t.Fatalf("%s: %d", lang, r.Status)
 		}
-		fig := figureBody(r.body, "ref-emb-bytes")
+		fig := figureBody(r.Body, "ref-emb-bytes")
 		last := -1
 		for _, w := range want[:4] {
 			i := strings.Index(fig, w)
@@ -125,14 +126,14 @@ func TestCostFamilies(t *testing.T) {
 			last = i
 		}
 		for _, w := range want[4:] {
-			if !strings.Contains(r.body, w) {
+			if !strings.Contains(r.Body, w) {
 				t.Errorf("%s: the page does not say %q", lang, w)
 			}
 		}
 	}
-	r := get(t, h, "/cost")
+	r := webtest.Get(t, h, "/cost")
 	for family, handler := range map[string]string{"none": "naive", "dedup": "inbox", "lock": "setnx", "state": "statemachine"} {
-		body := r.body[strings.Index(r.body, `<tbody data-family="`+family+`"`):]
+		body := r.Body[strings.Index(r.Body, `<tbody data-family="`+family+`"`):]
 		body = body[:strings.Index(body, "</tbody>")]
 		if !strings.Contains(body, `<tr data-handler="`+handler+`"`) {
 			t.Errorf("the table's %s group lacks %s", family, handler)
@@ -140,7 +141,7 @@ func TestCostFamilies(t *testing.T) {
 	}
 	// The lock family's bytes are 0 on miniredis: the keys are counted
 	// in their own column.
-	setnx := r.body[strings.Index(r.body, `<tr data-handler="setnx"`):]
+	setnx := r.Body[strings.Index(r.Body, `<tr data-handler="setnx"`):]
 	setnx = setnx[:strings.Index(setnx, "</tr>")]
 	if !strings.Contains(setnx, `<td class="num">0</td><td class="num">2000</td>`) {
 		t.Errorf("setnx's row: want 0 bytes/msg and its 2000 Redis keys:\n%s", setnx)
@@ -151,49 +152,49 @@ func TestCostFamilies(t *testing.T) {
 // the valid ones, as the page's other fields are, on the page and on the
 // bench's event stream.
 func TestCostBadMetric(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	for _, target := range []string{"/cost?metric=calls", "/cost?metric=P99", "/cost?lang=ru&metric=%3Cb%3E", "/cost/events?messages=5&metric=storage"} {
-		r := get(t, h, target)
-		if r.status != http.StatusBadRequest || !strings.Contains(r.body, "; speed, sql, redis, bytes, p99.") ||
-			!strings.Contains(r.body, "metric: &#34;") {
-			t.Errorf("%s: %d, want 400 naming the metrics:\n%s", target, r.status, excerpt(r.body))
+		r := webtest.Get(t, h, target)
+		if r.Status != http.StatusBadRequest || !strings.Contains(r.Body, "; speed, sql, redis, bytes, p99.") ||
+			!strings.Contains(r.Body, "metric: &#34;") {
+			t.Errorf("%s: %d, want 400 naming the metrics:\n%s", target, r.Status, webtest.Excerpt(r.Body))
 		}
-		if strings.Contains(r.body, "<b>") {
+		if strings.Contains(r.Body, "<b>") {
 			t.Errorf("%s: the value is not escaped", target)
 		}
 	}
-	if r := get(t, h, "/cost?lang=ru&metric=x"); !strings.Contains(r.body, "metric: &#34;x&#34; — недопустимо; speed, sql, redis, bytes, p99") {
-		t.Errorf("in Russian:\n%s", excerpt(r.body))
+	if r := webtest.Get(t, h, "/cost?lang=ru&metric=x"); !strings.Contains(r.Body, "metric: &#34;x&#34; — недопустимо; speed, sql, redis, bytes, p99") {
+		t.Errorf("in Russian:\n%s", webtest.Excerpt(r.Body))
 	}
 }
 
 // TestCostRunMetric: a bench run without JavaScript opens on the metric
 // the form carries, and its picker links reload that run with another.
 func TestCostRunMetric(t *testing.T) {
-	h := newTestServer(t)
-	r := get(t, h, "/cost?run=1&handlers=core&messages=5&duplicates=0&keys=0&metric=redis")
-	if r.status != http.StatusOK {
-		t.Fatalf("%d:\n%s", r.status, excerpt(r.body))
+	h := webtest.NewServer(t)
+	r := webtest.Get(t, h, "/cost?run=1&handlers=core&messages=5&duplicates=0&keys=0&metric=redis")
+	if r.Status != http.StatusOK {
+		t.Fatalf("%d:\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
-	if tag := figureTag(t, r.body, "run-redis"); strings.Contains(tag, " hidden") {
+	if tag := figureTag(t, r.Body, "run-redis"); strings.Contains(tag, " hidden") {
 		t.Errorf("the run's Redis chart is hidden: %s", tag)
 	}
-	if tag := figureTag(t, r.body, "run-speed"); !strings.Contains(tag, " hidden") {
+	if tag := figureTag(t, r.Body, "run-speed"); !strings.Contains(tag, " hidden") {
 		t.Errorf("the run's speed chart shows: %s", tag)
 	}
-	if !strings.Contains(r.body, `<input type="hidden" name="metric" id="cost-metric" value="redis">`) {
+	if !strings.Contains(r.Body, `<input type="hidden" name="metric" id="cost-metric" value="redis">`) {
 		t.Errorf("the form does not carry the metric")
 	}
-	if !regexp.MustCompile(`href="/cost\?[^"]*metric=p99[^"]*run=1[^"]*"`).MatchString(r.body) {
+	if !regexp.MustCompile(`href="/cost\?[^"]*metric=p99[^"]*run=1[^"]*"`).MatchString(r.Body) {
 		t.Errorf("the run's picker does not keep the run")
 	}
 	// The event stream's section opens on the metric asked for too.
-	ev := get(t, h, "/cost/events?handlers=core&messages=5&duplicates=0&keys=0&metric=p99")
-	done := ev.body[strings.Index(ev.body, "event: done"):]
+	ev := webtest.Get(t, h, "/cost/events?handlers=core&messages=5&duplicates=0&keys=0&metric=p99")
+	done := ev.Body[strings.Index(ev.Body, "event: done"):]
 	if tag := figureTag(t, done, "run-p99"); strings.Contains(tag, " hidden") {
 		t.Errorf("the streamed run's p99 chart is hidden: %s", tag)
 	}
 	if !strings.Contains(done, `href="/cost?duplicates=0&amp;handlers=core&amp;keys=0&amp;messages=5&amp;metric=sql&amp;run=1"`) {
-		t.Errorf("the streamed run's picker does not link to the run:\n%s", excerpt(done))
+		t.Errorf("the streamed run's picker does not link to the run:\n%s", webtest.Excerpt(done))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // costLayout is what TestBrowserCostPicker measures of the page.
@@ -51,23 +52,23 @@ const costMeasure = `(() => {
 // shows per measurement, and the picker switches it (in place with the
 // script, keeping ?metric= in the address; by loading the page without).
 func TestBrowserCostPicker(t *testing.T) {
-	b := newBrowser(t)
+	b := webtest.NewBrowser(t)
 	for _, js := range []bool{true, false} {
 		for _, size := range []struct {
 			w, h   int64
 			mobile bool
 		}{{390, 844, true}, {1366, 768, false}} {
 			for _, lang := range []string{"en", "ru"} {
-				t.Run(fmt.Sprintf("%s/%d/%s", mode(js), size.w, lang), func(t *testing.T) {
-					ctx := b.tab(false, js)
+				t.Run(fmt.Sprintf("%s/%d/%s", webtest.Mode(js), size.w, lang), func(t *testing.T) {
+					ctx := b.Tab(false, js)
 					var opts []chromedp.EmulateViewportOption
 					if size.mobile {
 						opts = append(opts, chromedp.EmulateMobile)
 					}
-					do(t, ctx, "open the cost page", chromedp.EmulateViewport(size.w, size.h, opts...),
-						chromedp.Navigate(b.base+"/cost?lang="+lang), chromedp.WaitVisible(chromedp.ID("ref-emb-speed")))
-					poll(t, ctx, "the page settles", `document.readyState === "complete"`)
-					got := eval[costLayout](t, ctx, costMeasure)
+					webtest.Do(t, ctx, "open the cost page", chromedp.EmulateViewport(size.w, size.h, opts...),
+						chromedp.Navigate(b.Base+"/cost?lang="+lang), chromedp.WaitVisible(chromedp.ID("ref-emb-speed")))
+					webtest.Poll(t, ctx, "the page settles", `document.readyState === "complete"`)
+					got := webtest.Eval[costLayout](t, ctx, costMeasure)
 					if got.Wider > 0 {
 						t.Errorf("the page is %d px wider than the %d px viewport", got.Wider, size.w)
 					}
@@ -83,39 +84,39 @@ func TestBrowserCostPicker(t *testing.T) {
 					}
 
 					// Pick p99 in the embedded run's picker.
-					do(t, ctx, "mark the page", chromedp.Evaluate[chromedp.Void](`window.costMark = 1`))
-					do(t, ctx, "pick p99", chromedp.Click(chromedp.CSS(`#ref-emb .cost-pick[data-metric="p99"]`)),
+					webtest.Do(t, ctx, "mark the page", chromedp.Evaluate[chromedp.Void](`window.costMark = 1`))
+					webtest.Do(t, ctx, "pick p99", chromedp.Click(chromedp.CSS(`#ref-emb .cost-pick[data-metric="p99"]`)),
 						chromedp.WaitVisible(chromedp.ID("ref-emb-p99")), chromedp.WaitNotVisible(chromedp.ID("ref-emb-speed")))
-					if loc := location(t, ctx); !strings.Contains(loc, "metric=p99") || !strings.Contains(loc, "lang="+lang) {
+					if loc := webtest.Location(t, ctx); !strings.Contains(loc, "metric=p99") || !strings.Contains(loc, "lang="+lang) {
 						t.Errorf("the address is %s: want metric=p99 and the language kept", loc)
 					}
-					if kept := eval[bool](t, ctx, `window.costMark === 1`); kept != js {
+					if kept := webtest.Eval[bool](t, ctx, `window.costMark === 1`); kept != js {
 						t.Errorf("the page kept its state: %v (want %v: in place with the script, a load without)", kept, js)
 					}
-					got = eval[costLayout](t, ctx, costMeasure)
+					got = webtest.Eval[costLayout](t, ctx, costMeasure)
 					if strings.Join(got.Shown, " ") != "ref-emb-p99 ref-real-p99" {
 						t.Errorf("after picking p99 the charts showing are %v", got.Shown)
 					}
 					if got.Wider > 0 || got.Smallest < 12 || len(got.Overflow) > 0 {
 						t.Errorf("the p99 chart: %d px too wide, smallest text %.1f px (%s), overflowing %v", got.Wider, got.Smallest, got.Where, got.Overflow)
 					}
-					marked := eval[[]string](t, ctx, `[...document.querySelectorAll('.cost-pick[aria-current="true"]')].map(a => a.dataset.metric)`)
+					marked := webtest.Eval[[]string](t, ctx, `[...document.querySelectorAll('.cost-pick[aria-current="true"]')].map(a => a.dataset.metric)`)
 					if strings.Join(marked, " ") != "p99 p99" {
 						t.Errorf("the pickers mark %v, want p99 in both", marked)
 					}
 					if js {
 						// The form carries the chart, so a run opens on it; Back
 						// returns to the chart before.
-						if v := eval[string](t, ctx, `(i => i.disabled ? "" : i.value)(document.getElementById("cost-metric"))`); v != "p99" {
+						if v := webtest.Eval[string](t, ctx, `(i => i.disabled ? "" : i.value)(document.getElementById("cost-metric"))`); v != "p99" {
 							t.Errorf("the bench form carries metric %q, want p99", v)
 						}
-						do(t, ctx, "go back", chromedp.Evaluate[chromedp.Void](`history.back()`),
+						webtest.Do(t, ctx, "go back", chromedp.Evaluate[chromedp.Void](`history.back()`),
 							chromedp.WaitVisible(chromedp.ID("ref-emb-speed")), chromedp.WaitNotVisible(chromedp.ID("ref-emb-p99")))
-						if loc := location(t, ctx); strings.Contains(loc, "metric=") {
+						if loc := webtest.Location(t, ctx); strings.Contains(loc, "metric=") {
 							t.Errorf("after Back the address is %s", loc)
 						}
 					}
-					b.noConsoleErrors()
+					b.NoConsoleErrors()
 				})
 			}
 		}

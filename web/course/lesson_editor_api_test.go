@@ -7,6 +7,7 @@ import (
 	"github.com/idempotency-lab/lab/lessons"
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // TestLessonOpensTheAPIHandlerInTheEditor: lesson 9 quotes the API
@@ -20,7 +21,7 @@ import (
 // completer.
 func TestLessonOpensTheAPIHandlerInTheEditor(t *testing.T) {
 	const handler, preset = "api-idempotency-key", "api-crash-after-charge"
-	h := newCodeServer(t, sandbox.Limits{})
+	h := webtest.NewCodeServer(t, sandbox.Limits{})
 	course, err := lessons.Load(lessons.Embedded())
 	if err != nil {
 		t.Fatal(err)
@@ -49,17 +50,17 @@ func TestLessonOpensTheAPIHandlerInTheEditor(t *testing.T) {
 		if !strings.Contains(strings.Join(l.Presets, " "), preset) {
 			t.Errorf("%s: the lesson's presets %v do not include %s", l.Source, l.Presets, preset)
 		}
-		r := get(t, h, "/lessons/api?lang="+lang)
-		if r.status != 200 {
-			t.Fatalf("/lessons/api?lang=%s: status %d", lang, r.status)
+		r := webtest.Get(t, h, "/lessons/api?lang="+lang)
+		if r.Status != 200 {
+			t.Fatalf("/lessons/api?lang=%s: status %d", lang, r.Status)
 		}
 		var href string
-		for _, m := range openEditor.FindAllStringSubmatch(r.body, -1) {
+		for _, m := range openEditor.FindAllStringSubmatch(r.Body, -1) {
 			if m[2] == handler {
 				if href != "" {
 					t.Errorf("/lessons/api?lang=%s: two links open %s", lang, handler)
 				}
-				href = htmlUnescape(m[1])
+				href = webtest.HTMLUnescape(m[1])
 				if m[3] != preset || m[4] != texts[lang] {
 					t.Errorf("/lessons/api?lang=%s: the link opens %s on %s, %q; want %s, %q", lang, handler, m[3], m[4], preset, texts[lang])
 				}
@@ -69,9 +70,9 @@ func TestLessonOpensTheAPIHandlerInTheEditor(t *testing.T) {
 			}
 		}
 		if href == "" {
-			t.Fatalf("/lessons/api?lang=%s: no link opens %s in the editor\n%s", lang, handler, excerpt(r.body))
+			t.Fatalf("/lessons/api?lang=%s: no link opens %s in the editor\n%s", lang, handler, webtest.Excerpt(r.Body))
 		}
-		if !strings.Contains(r.body, `data-handler="`+handler+`" data-preset="`+preset+`"`) {
+		if !strings.Contains(r.Body, `data-handler="`+handler+`" data-preset="`+preset+`"`) {
 			t.Errorf("/lessons/api?lang=%s: the link does not name %s on %s", lang, handler, preset)
 		}
 		hrefs = append(hrefs, href)

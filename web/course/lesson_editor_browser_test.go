@@ -10,6 +10,7 @@ import (
 
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/web"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // TestBrowserLessonOpensTheEditor is a reader of the UNIQUE lesson who
@@ -21,12 +22,12 @@ import (
 // link and the editor the plain textarea. English with JavaScript,
 // Russian without; each also at 390 px, where the link fits the column.
 func TestBrowserLessonOpensTheEditor(t *testing.T) {
-	b := newBrowserWith(t, web.Config{Sandbox: sandbox.NewRunner([]string{os.Args[0]}, sandbox.Limits{})})
+	b := webtest.NewBrowserWith(t, web.Config{Sandbox: sandbox.NewRunner([]string{os.Args[0]}, sandbox.Limits{})})
 	file, err := sandbox.Builtin("unique")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := mustPreset(t, "crash-before-ack")
+	p := webtest.MustPreset(t, "crash-before-ack")
 	for _, tc := range []struct {
 		js         bool
 		lang, text string
@@ -34,26 +35,26 @@ func TestBrowserLessonOpensTheEditor(t *testing.T) {
 		{true, "en", "Open in the editor"},
 		{false, "ru", "Открыть в редакторе"},
 	} {
-		t.Run(mode(tc.js)+"/"+tc.lang, func(t *testing.T) {
-			ctx := b.tab(true, tc.js)
+		t.Run(webtest.Mode(tc.js)+"/"+tc.lang, func(t *testing.T) {
+			ctx := b.Tab(true, tc.js)
 			const link = `.lesson-body figure.source[data-decl="Unique"] a.open-editor`
-			do(t, ctx, "open the lesson", chromedp.Navigate(b.base+"/lessons/unique?lang="+tc.lang),
+			webtest.Do(t, ctx, "open the lesson", chromedp.Navigate(b.Base+"/lessons/unique?lang="+tc.lang),
 				chromedp.WaitVisible(chromedp.CSS(link)))
-			if got := textOfSel(t, ctx, link); got != tc.text {
+			if got := webtest.TextOfSel(t, ctx, link); got != tc.text {
 				t.Errorf("the link says %q, want %q", got, tc.text)
 			}
 			// On a phone the link and its note wrap within the column:
 			// the page does not scroll sideways (screenshotWhen) and the
 			// line ends inside the viewport.
-			screenshotWhen(t, ctx, "lesson-open-editor-phone-"+tc.lang, 390, 844, true, link)
-			if over := eval[float64](t, ctx, `document.querySelector('`+link+`').closest(".source-action").getBoundingClientRect().right -
+			webtest.ScreenshotWhen(t, ctx, "lesson-open-editor-phone-"+tc.lang, 390, 844, true, link)
+			if over := webtest.Eval[float64](t, ctx, `document.querySelector('`+link+`').closest(".source-action").getBoundingClientRect().right -
 				document.documentElement.clientWidth`); over > 0.5 {
 				t.Errorf("at 390 px the editor's link runs %.1f px past the viewport", over)
 			}
-			do(t, ctx, "back to the desktop", chromedp.EmulateViewport(1440, 1000))
-			do(t, ctx, "open in the editor", chromedp.Click(chromedp.CSS(link)),
+			webtest.Do(t, ctx, "back to the desktop", chromedp.EmulateViewport(1440, 1000))
+			webtest.Do(t, ctx, "open in the editor", chromedp.Click(chromedp.CSS(link)),
 				chromedp.WaitVisible(chromedp.ID("card-yours")))
-			loc, err := url.Parse(location(t, ctx))
+			loc, err := url.Parse(webtest.Location(t, ctx))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,29 +65,29 @@ func TestBrowserLessonOpensTheEditor(t *testing.T) {
 			if tc.lang == "ru" {
 				title = p.Script.TitleRU
 			}
-			if got := textOfSel(t, ctx, "#story-title"); got != title {
+			if got := webtest.TextOfSel(t, ctx, "#story-title"); got != title {
 				t.Errorf("the lab shows the story %q, want the scenario's %q", got, title)
 			}
-			if !eval[bool](t, ctx, `document.getElementById("editor-box").open`) {
+			if !webtest.Eval[bool](t, ctx, `document.getElementById("editor-box").open`) {
 				t.Error("the editor is closed")
 			}
 			var inEditor string
 			if tc.js {
-				poll(t, ctx, "CodeMirror takes the textarea's place", `!!document.getElementById("code").labEditor`)
-				inEditor = eval[string](t, ctx, `document.getElementById("code").labEditor.state.doc.toString()`)
+				webtest.Poll(t, ctx, "CodeMirror takes the textarea's place", `!!document.getElementById("code").labEditor`)
+				inEditor = webtest.Eval[string](t, ctx, `document.getElementById("code").labEditor.state.doc.toString()`)
 			} else {
-				inEditor = eval[string](t, ctx, `document.getElementById("code").value`)
+				inEditor = webtest.Eval[string](t, ctx, `document.getElementById("code").value`)
 			}
 			if inEditor != strings.TrimPrefix(file, "\n") {
 				t.Errorf("the editor holds\n%s\nwant the handler file of unique", inEditor)
 			}
 			// The file runs as the handler it copies: on every step the
 			// two cards agree.
-			got := verdicts(t, ctx)
+			got := webtest.Verdicts(t, ctx)
 			if got["yours"] == "" || got["yours"] != got["unique"] {
 				t.Errorf("the file's card says %q, the compiled unique's %q", got["yours"], got["unique"])
 			}
-			b.noConsoleErrors()
+			b.NoConsoleErrors()
 		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // openEditor is a lesson's "Open in the editor" link, as the page has it.
@@ -25,9 +26,9 @@ func codeOf(tb testing.TB, body string) string {
 	tb.Helper()
 	m := codeArea.FindStringSubmatch(body)
 	if m == nil {
-		tb.Fatalf("no handler editor on the page\n%s", excerpt(body))
+		tb.Fatalf("no handler editor on the page\n%s", webtest.Excerpt(body))
 	}
-	return htmlUnescape(m[1])
+	return webtest.HTMLUnescape(m[1])
 }
 
 // TestLessonOpensTheEditor: every lesson page, in both languages, has an
@@ -37,7 +38,7 @@ func codeOf(tb testing.TB, body string) string {
 // run in the sandbox beside the compiled handler: at the end of the
 // story the two settle to the same verdict and balance.
 func TestLessonOpensTheEditor(t *testing.T) {
-	h := newCodeServer(t, sandbox.Limits{})
+	h := webtest.NewCodeServer(t, sandbox.Limits{})
 	course, err := lessons.Load(lessons.Embedded())
 	if err != nil {
 		t.Fatal(err)
@@ -56,18 +57,18 @@ func TestLessonOpensTheEditor(t *testing.T) {
 	n := 0
 	for _, lang := range lessons.Langs() {
 		for _, l := range course.Lessons(lang) {
-			r := get(t, h, "/lessons/"+l.Slug+"?lang="+lang)
-			if r.status != 200 {
-				t.Fatalf("/lessons/%s?lang=%s: status %d", l.Slug, lang, r.status)
+			r := webtest.Get(t, h, "/lessons/"+l.Slug+"?lang="+lang)
+			if r.Status != 200 {
+				t.Fatalf("/lessons/%s?lang=%s: status %d", l.Slug, lang, r.Status)
 			}
-			found := openEditor.FindAllStringSubmatch(r.body, -1)
+			found := openEditor.FindAllStringSubmatch(r.Body, -1)
 			if len(found) != len(l.Editors) {
 				t.Errorf("/lessons/%s?lang=%s: %d links open the editor, the lesson marks %d fences", l.Slug, lang, len(found), len(l.Editors))
 				continue
 			}
 			for i, m := range found {
 				n++
-				href, handler, preset, text := htmlUnescape(m[1]), m[2], m[3], m[4]
+				href, handler, preset, text := webtest.HTMLUnescape(m[1]), m[2], m[3], m[4]
 				e := l.Editors[i]
 				if href != e.URL || handler != e.Handler || preset != e.Preset || text != texts[lang] {
 					t.Errorf("/lessons/%s?lang=%s: link %d is %q (%s on %s, %q); want %s on %s, %q",
@@ -95,24 +96,24 @@ func followEditorLink(t *testing.T, h http.Handler, presets []sim.Preset, href, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := get(t, h, href)
-	if r.status != 200 {
-		t.Fatalf("GET %s: status %d\n%s", href, r.status, excerpt(r.body))
+	r := webtest.Get(t, h, href)
+	if r.Status != 200 {
+		t.Fatalf("GET %s: status %d\n%s", href, r.Status, webtest.Excerpt(r.Body))
 	}
-	if got := codeOf(t, r.body); got != want {
+	if got := codeOf(t, r.Body); got != want {
 		t.Errorf("the editor holds\n%s\nwant the handler file of %s", got, handler)
 	}
-	if !regexp.MustCompile(`<details\s+class="editor"\s+id="editor-box"\s+open`).MatchString(r.body) {
-		t.Errorf("the editor is closed:\n%s", excerpt(r.body))
+	if !regexp.MustCompile(`<details\s+class="editor"\s+id="editor-box"\s+open`).MatchString(r.Body) {
+		t.Errorf("the editor is closed:\n%s", webtest.Excerpt(r.Body))
 	}
 	p, err := sim.FindPreset(presets, preset)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(r.body, `id="story-title"`) || !strings.Contains(r.body, html.EscapeString(p.Script.Title)) {
+	if !strings.Contains(r.Body, `id="story-title"`) || !strings.Contains(r.Body, html.EscapeString(p.Script.Title)) {
 		t.Errorf("the lab does not show the scenario %q", p.Script.Title)
 	}
-	c := cards(r.body)
+	c := webtest.Cards(r.Body)
 	if _, ok := c["yours"]; !ok {
 		t.Fatalf("no card for the file; cards %v", c)
 	}
@@ -131,11 +132,11 @@ func followEditorLink(t *testing.T, h http.Handler, presets []sim.Preset, href, 
 		t.Fatal(err)
 	}
 	l.Step, l.HasStep = len(p.Script.Steps), true
-	end := get(t, h, l.String())
-	if path != link.Path || end.status != 200 {
-		t.Fatalf("GET %s: status %d\n%s", l.String(), end.status, excerpt(end.body))
+	end := webtest.Get(t, h, l.String())
+	if path != link.Path || end.Status != 200 {
+		t.Fatalf("GET %s: status %d\n%s", l.String(), end.Status, webtest.Excerpt(end.Body))
 	}
-	c, b := cards(end.body), balances(end.body)
+	c, b := webtest.Cards(end.Body), webtest.Balances(end.Body)
 	if c["yours"] == "" || c["yours"] != c[handler] || b["yours"] != b[handler] {
 		t.Errorf("at step %s the file says %s %s, the compiled %s %s %s", strconv.Itoa(l.Step), c["yours"], b["yours"], handler, c[handler], b[handler])
 	}
@@ -151,20 +152,20 @@ func TestLessonEditorLinksNeedTheSandbox(t *testing.T) {
 		div    string
 		hidden bool
 	}{
-		{"without a sandbox", newTestServer(t), `<div class="lesson-body no-editor">`, true},
-		{"with a sandbox", newCodeServer(t, sandbox.Limits{}), `<div class="lesson-body">`, false},
+		{"without a sandbox", webtest.NewServer(t), `<div class="lesson-body no-editor">`, true},
+		{"with a sandbox", webtest.NewCodeServer(t, sandbox.Limits{}), `<div class="lesson-body">`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, lang := range lessons.Langs() {
-				r := get(t, tc.h, "/lessons/unique?lang="+lang)
-				if r.status != 200 || !strings.Contains(r.body, tc.div) {
-					t.Errorf("%s: status %d, want the body as %s\n%s", lang, r.status, tc.div, excerpt(r.body))
+				r := webtest.Get(t, tc.h, "/lessons/unique?lang="+lang)
+				if r.Status != 200 || !strings.Contains(r.Body, tc.div) {
+					t.Errorf("%s: status %d, want the body as %s\n%s", lang, r.Status, tc.div, webtest.Excerpt(r.Body))
 				}
 			}
 		})
 	}
-	css := get(t, newTestServer(t), "/static/lessons.css")
-	if !strings.Contains(css.body, ".lesson-body.no-editor .source-action { display: none; }") {
+	css := webtest.Get(t, webtest.NewServer(t), "/static/lessons.css")
+	if !strings.Contains(css.Body, ".lesson-body.no-editor .source-action { display: none; }") {
 		t.Error("lessons.css does not hide the editor's links in a .no-editor body")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web"
 	"github.com/idempotency-lab/lab/web/classroom/room"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // newBrokerServer is a lab that offers the real brokers as lab serve
@@ -34,43 +35,43 @@ func newBrokerServer(tb testing.TB) (http.Handler, *brokers.Lazy) {
 // has no JetStream in it, and no server started for it.
 func TestBrokerPickerRunsOnNATS(t *testing.T) {
 	h, z := newBrokerServer(t)
-	model := get(t, h, "/lab?preset=crash-before-ack")
-	if model.status != 200 {
-		t.Fatalf("%d\n%s", model.status, excerpt(model.body))
+	model := webtest.Get(t, h, "/lab?preset=crash-before-ack")
+	if model.Status != 200 {
+		t.Fatalf("%d\n%s", model.Status, webtest.Excerpt(model.Body))
 	}
 	if z.Started("nats") || z.Started("kafka") {
 		t.Fatal("a broker server started for a page on the lab's model")
 	}
-	if !strings.Contains(model.body, `id="brokers"`) || !strings.Contains(model.body, `/lab?preset=crash-before-ack&amp;broker=nats`) {
-		t.Fatalf("no broker picker on the model's page\n%s", excerpt(model.body))
+	if !strings.Contains(model.Body, `id="brokers"`) || !strings.Contains(model.Body, `/lab?preset=crash-before-ack&amp;broker=nats`) {
+		t.Fatalf("no broker picker on the model's page\n%s", webtest.Excerpt(model.Body))
 	}
-	if strings.Contains(model.body, "JetStream Fetch") {
+	if strings.Contains(model.Body, "JetStream Fetch") {
 		t.Error("the model's page shows JetStream's answers")
 	}
-	r := get(t, h, "/lab?preset=crash-before-ack&broker=nats&step=4")
-	if r.status != 200 {
-		t.Fatalf("broker=nats: %d\n%s", r.status, excerpt(r.body))
+	r := webtest.Get(t, h, "/lab?preset=crash-before-ack&broker=nats&step=4")
+	if r.Status != 200 {
+		t.Fatalf("broker=nats: %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
 	for _, want := range []string{"JetStream PubAck: stream seq 1", "NumDelivered 1 (first delivery)", "NumDelivered 2 (redelivered)"} {
-		if !strings.Contains(r.body, want) {
+		if !strings.Contains(r.Body, want) {
 			t.Errorf("the NATS page lacks the broker's answer %q", want)
 		}
 	}
-	if !strings.Contains(r.body, `aria-current="true">NATS JetStream</a>`) {
+	if !strings.Contains(r.Body, `aria-current="true">NATS JetStream</a>`) {
 		t.Error("the picker does not mark NATS JetStream as the broker in use")
 	}
-	if !strings.Contains(r.body, `href="/lab?preset=crash-before-ack&amp;step=4" class="btn small">lab model</a>`) {
+	if !strings.Contains(r.Body, `href="/lab?preset=crash-before-ack&amp;step=4" class="btn small">lab model</a>`) {
 		t.Error("the picker has no way back to the lab model")
 	}
 	if !z.Started("nats") {
 		t.Error("broker=nats ran, yet the lazy set started no NATS server")
 	}
-	if v := cardVerdicts(r.body); v["naive"] != "duplicate" || v["inbox"] != "ok" {
+	if v := webtest.CardVerdicts(r.Body); v["naive"] != "duplicate" || v["inbox"] != "ok" {
 		t.Errorf("verdicts on NATS: %v", v)
 	}
-	ru := get(t, h, "/lab?preset=crash-before-ack&broker=nats&step=4&lang=ru")
+	ru := webtest.Get(t, h, "/lab?preset=crash-before-ack&broker=nats&step=4&lang=ru")
 	for _, want := range []string{"NumDelivered 2 (повторная доставка)", "Брокер", "модель лаборатории"} {
-		if !strings.Contains(ru.body, want) {
+		if !strings.Contains(ru.Body, want) {
 			t.Errorf("the Russian NATS page lacks %q", want)
 		}
 	}
@@ -82,16 +83,16 @@ func TestBrokerPageIsDeterministic(t *testing.T) {
 	const target = "/lab?preset=crash-before-ack&broker=nats&step=3"
 	h1, _ := newBrokerServer(t)
 	h2, _ := newBrokerServer(t)
-	a, b := get(t, h1, target), get(t, h2, target)
-	if a.status != 200 || b.status != 200 {
-		t.Fatalf("%d, %d\n%s", a.status, b.status, excerpt(a.body))
+	a, b := webtest.Get(t, h1, target), webtest.Get(t, h2, target)
+	if a.Status != 200 || b.Status != 200 {
+		t.Fatalf("%d, %d\n%s", a.Status, b.Status, webtest.Excerpt(a.Body))
 	}
-	if a.body != b.body {
+	if a.Body != b.Body {
 		i := 0
-		for i < len(a.body) && i < len(b.body) && a.body[i] == b.body[i] {
+		for i < len(a.Body) && i < len(b.Body) && a.Body[i] == b.Body[i] {
 			i++
 		}
-		t.Fatalf("the two pages differ from byte %d:\n%q\n%q", i, a.body[i:min(i+200, len(a.body))], b.body[i:min(i+200, len(b.body))])
+		t.Fatalf("the two pages differ from byte %d:\n%q\n%q", i, a.Body[i:min(i+200, len(a.Body))], b.Body[i:min(i+200, len(b.Body))])
 	}
 }
 
@@ -101,25 +102,25 @@ func TestBrokerPageIsDeterministic(t *testing.T) {
 // requests or a handler file on a real broker is a 400 saying why.
 func TestBadBrokerParameter(t *testing.T) {
 	h, z := newBrokerServer(t)
-	r := get(t, h, "/lab?preset=crash-before-ack&broker=sqs")
-	if r.status != http.StatusBadRequest || !strings.Contains(r.body, "sqs is not a broker: use one of lab, nats, kafka, rabbitmq.") {
-		t.Errorf("broker=sqs: %d\n%s", r.status, excerpt(r.body))
+	r := webtest.Get(t, h, "/lab?preset=crash-before-ack&broker=sqs")
+	if r.Status != http.StatusBadRequest || !strings.Contains(r.Body, "sqs is not a broker: use one of lab, nats, kafka, rabbitmq.") {
+		t.Errorf("broker=sqs: %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
-	if r := get(t, h, "/lab?preset=crash-before-ack&broker=sqs&lang=ru"); r.status != http.StatusBadRequest || !strings.Contains(r.body, "sqs — не брокер: допустимо одно из lab, nats, kafka, rabbitmq.") {
-		t.Errorf("broker=sqs in Russian: %d\n%s", r.status, excerpt(r.body))
+	if r := webtest.Get(t, h, "/lab?preset=crash-before-ack&broker=sqs&lang=ru"); r.Status != http.StatusBadRequest || !strings.Contains(r.Body, "sqs — не брокер: допустимо одно из lab, nats, kafka, rabbitmq.") {
+		t.Errorf("broker=sqs in Russian: %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
-	plain := newTestServer(t)
-	if r := get(t, plain, "/lab?preset=crash-before-ack&broker=nats"); r.status != http.StatusNotFound || !strings.Contains(r.body, "does not run on the broker nats") {
-		t.Errorf("broker=nats on a lab without brokers: %d\n%s", r.status, excerpt(r.body))
+	plain := webtest.NewServer(t)
+	if r := webtest.Get(t, plain, "/lab?preset=crash-before-ack&broker=nats"); r.Status != http.StatusNotFound || !strings.Contains(r.Body, "does not run on the broker nats") {
+		t.Errorf("broker=nats on a lab without brokers: %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
-	if r := get(t, plain, "/lab?preset=crash-before-ack"); strings.Contains(r.body, `id="brokers"`) {
+	if r := webtest.Get(t, plain, "/lab?preset=crash-before-ack"); strings.Contains(r.Body, `id="brokers"`) {
 		t.Error("a broker picker on a lab that offers no real broker")
 	}
 	api := mustAPIPresetName(t)
-	if r := get(t, h, "/lab?preset="+api+"&broker=nats"); r.status != http.StatusBadRequest || !strings.Contains(r.body, "has no broker steps") {
-		t.Errorf("broker=nats on an API script: %d\n%s", r.status, excerpt(r.body))
+	if r := webtest.Get(t, h, "/lab?preset="+api+"&broker=nats"); r.Status != http.StatusBadRequest || !strings.Contains(r.Body, "has no broker steps") {
+		t.Errorf("broker=nats on an API script: %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
-	if r := get(t, h, "/lab?preset="+api); strings.Contains(r.body, `id="brokers"`) {
+	if r := webtest.Get(t, h, "/lab?preset="+api); strings.Contains(r.Body, `id="brokers"`) {
 		t.Error("a broker picker on a script of API requests")
 	}
 	if z.Started("nats") {
@@ -133,13 +134,13 @@ func TestBadBrokerParameter(t *testing.T) {
 func TestBrokerCannotPick(t *testing.T) {
 	h, _ := newBrokerServer(t)
 	for _, lang := range []string{"en", "ru"} {
-		r := get(t, h, "/lab?preset=stale-update&broker=nats&lang="+lang)
+		r := webtest.Get(t, h, "/lab?preset=stale-update&broker=nats&lang="+lang)
 		want := "cannot run this script: line"
 		if lang == "ru" {
 			want = "не может выполнить этот сценарий: строка"
 		}
-		if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, want) || !strings.Contains(r.body, "deliver OP") {
-			t.Errorf("stale-update on nats (%s): %d\n%s", lang, r.status, excerpt(r.body))
+		if r.Status != http.StatusUnprocessableEntity || !strings.Contains(r.Body, want) || !strings.Contains(r.Body, "deliver OP") {
+			t.Errorf("stale-update on nats (%s): %d\n%s", lang, r.Status, webtest.Excerpt(r.Body))
 		}
 	}
 }
@@ -148,15 +149,15 @@ func TestBrokerCannotPick(t *testing.T) {
 // broker's answers and its step links keep broker=nats.
 func TestPresenterKeepsBroker(t *testing.T) {
 	h, _ := newBrokerServer(t)
-	r := get(t, h, "/present/crash-before-ack?broker=nats&step=4")
-	if r.status != 200 {
-		t.Fatalf("%d\n%s", r.status, excerpt(r.body))
+	r := webtest.Get(t, h, "/present/crash-before-ack?broker=nats&step=4")
+	if r.Status != 200 {
+		t.Fatalf("%d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
-	if !strings.Contains(r.body, "NumDelivered 2") {
+	if !strings.Contains(r.Body, "NumDelivered 2") {
 		t.Error("the presenter on NATS lacks the redelivery's NumDelivered 2")
 	}
-	if !strings.Contains(r.body, "step=3&amp;broker=nats") {
-		t.Errorf("the presenter's step links drop broker=nats\n%s", excerpt(r.body))
+	if !strings.Contains(r.Body, "step=3&amp;broker=nats") {
+		t.Errorf("the presenter's step links drop broker=nats\n%s", webtest.Excerpt(r.Body))
 	}
 }
 
@@ -180,17 +181,17 @@ func TestRoomKeepsBroker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	solo := get(t, h, "/present/crash-before-ack?broker=nats&step=4")
-	if !strings.Contains(solo.body, `name="broker" value="nats"`) {
-		t.Fatalf("the presenter's room form drops broker=nats\n%s", excerpt(solo.body))
+	solo := webtest.Get(t, h, "/present/crash-before-ack?broker=nats&step=4")
+	if !strings.Contains(solo.Body, `name="broker" value="nats"`) {
+		t.Fatalf("the presenter's room form drops broker=nats\n%s", webtest.Excerpt(solo.Body))
 	}
-	code, cookie := openRoom(t, h, url.Values{"preset": {"crash-before-ack"}, "handlers": {"naive,inbox"}, "step": {"4"}, "broker": {"nats"}})
-	r := getAt(t, h, "example.com", "/rooms/"+code+"/present", cookie)
-	if r.status != 200 {
-		t.Fatalf("%d\n%s", r.status, excerpt(r.body))
+	code, cookie := webtest.OpenRoom(t, h, url.Values{"preset": {"crash-before-ack"}, "handlers": {"naive,inbox"}, "step": {"4"}, "broker": {"nats"}})
+	r := webtest.GetAt(t, h, "example.com", "/rooms/"+code+"/present", cookie)
+	if r.Status != 200 {
+		t.Fatalf("%d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
-	if !strings.Contains(r.body, "NumDelivered 2") {
-		t.Errorf("the room on NATS lacks the redelivery's NumDelivered 2\n%s", excerpt(r.body))
+	if !strings.Contains(r.Body, "NumDelivered 2") {
+		t.Errorf("the room on NATS lacks the redelivery's NumDelivered 2\n%s", webtest.Excerpt(r.Body))
 	}
 }
 
@@ -199,12 +200,12 @@ func TestRoomKeepsBroker(t *testing.T) {
 // trace, and the picker marks Kafka.
 func TestBrokerPickerRunsOnKafka(t *testing.T) {
 	h, z := newBrokerServer(t)
-	r := get(t, h, "/lab?preset=crash-before-ack&broker=kafka&step=4")
-	if r.status != 200 {
-		t.Fatalf("broker=kafka: %d\n%s", r.status, excerpt(r.body))
+	r := webtest.Get(t, h, "/lab?preset=crash-before-ack&broker=kafka&step=4")
+	if r.Status != 200 {
+		t.Fatalf("broker=kafka: %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
 	for _, want := range []string{"Kafka produce: offset 1 of topups/0", "Kafka fetch: offset 1 of topups/0", `aria-current="true">Kafka</a>`} {
-		if !strings.Contains(r.body, want) {
+		if !strings.Contains(r.Body, want) {
 			t.Errorf("the Kafka page lacks %q", want)
 		}
 	}
@@ -229,23 +230,23 @@ func TestBrokerPickerRabbitMQ(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if model := get(t, h, "/lab?preset=crash-before-ack"); !strings.Contains(model.body, `/lab?preset=crash-before-ack&amp;broker=rabbitmq`) {
-		t.Fatalf("the picker does not offer RabbitMQ\n%s", excerpt(model.body))
+	if model := webtest.Get(t, h, "/lab?preset=crash-before-ack"); !strings.Contains(model.Body, `/lab?preset=crash-before-ack&amp;broker=rabbitmq`) {
+		t.Fatalf("the picker does not offer RabbitMQ\n%s", webtest.Excerpt(model.Body))
 	}
-	r := get(t, h, "/lab?preset=crash-before-ack&broker=rabbitmq&step=4")
-	if r.status != 200 {
-		t.Fatalf("broker=rabbitmq: %d\n%s", r.status, excerpt(r.body))
+	r := webtest.Get(t, h, "/lab?preset=crash-before-ack&broker=rabbitmq&step=4")
+	if r.Status != 200 {
+		t.Fatalf("broker=rabbitmq: %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
 	for _, want := range []string{"RabbitMQ publisher confirm: basic.ack, delivery tag 1", "closed with the worker", "redelivered=true, x-delivery-count 1"} {
-		if !strings.Contains(r.body, want) {
+		if !strings.Contains(r.Body, want) {
 			t.Errorf("the RabbitMQ page lacks the broker's answer %q", want)
 		}
 	}
-	if !strings.Contains(r.body, `aria-current="true">RabbitMQ</a>`) {
+	if !strings.Contains(r.Body, `aria-current="true">RabbitMQ</a>`) {
 		t.Error("the picker does not mark RabbitMQ as the broker in use")
 	}
 	plain, _ := newBrokerServer(t)
-	if r := get(t, plain, "/lab?preset=crash-before-ack&broker=rabbitmq"); r.status != http.StatusNotFound || !strings.Contains(r.body, "lab, nats, kafka") {
-		t.Errorf("broker=rabbitmq on a lab without RabbitMQ: %d\n%s", r.status, excerpt(r.body))
+	if r := webtest.Get(t, plain, "/lab?preset=crash-before-ack&broker=rabbitmq"); r.Status != http.StatusNotFound || !strings.Contains(r.Body, "lab, nats, kafka") {
+		t.Errorf("broker=rabbitmq on a lab without RabbitMQ: %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
 }

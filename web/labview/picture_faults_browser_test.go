@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // TestBrowserPictureFaults: a click on the worker of a card's lane, or
@@ -20,64 +21,64 @@ import (
 // redelivers. With JavaScript the page is swapped, not reloaded; without
 // it the link is followed.
 func TestBrowserPictureFaults(t *testing.T) {
-	b := newBrowser(t)
+	b := webtest.NewBrowser(t)
 	start := "/lab?" + url.Values{"script": {"publish pay-1 amount=10000"}, "handlers": {"naive,setnx"}}.Encode()
 	for _, js := range []bool{true, false} {
 		for _, how := range []string{"click", "keyboard"} {
-			t.Run(mode(js)+"-"+how, func(t *testing.T) {
-				ctx := b.tab(true, js)
-				do(t, ctx, "open the lab with pay-1 ready", chromedp.Navigate(b.base+start), waitStep(1),
+			t.Run(webtest.Mode(js)+"-"+how, func(t *testing.T) {
+				ctx := b.Tab(true, js)
+				webtest.Do(t, ctx, "open the lab with pay-1 ready", chromedp.Navigate(b.Base+start), webtest.WaitStep(1),
 					chromedp.WaitVisible(chromedp.ID("lane-crash-naive")))
 				if js {
-					markPage(t, ctx)
+					webtest.MarkPage(t, ctx)
 					// The click should submit the step control's own form.
-					eval[bool](t, ctx, `document.addEventListener("submit", e => { window.submittedBy = e.submitter ? e.submitter.id : "?" }, true); true`)
+					webtest.Eval[bool](t, ctx, `document.addEventListener("submit", e => { window.submittedBy = e.submitter ? e.submitter.id : "?" }, true); true`)
 				}
-				href := attr(t, ctx, "#lane-crash-naive", "href")
-				if name := eval[string](t, ctx, `document.getElementById("lane-crash-naive").textContent`); !strings.HasPrefix(name, "Worker") ||
+				href := webtest.Attr(t, ctx, "#lane-crash-naive", "href")
+				if name := webtest.Eval[string](t, ctx, `document.getElementById("lane-crash-naive").textContent`); !strings.HasPrefix(name, "Worker") ||
 					!strings.Contains(name, "crash the worker before its ack") {
 					t.Errorf("the worker's link reads %q", name)
 				}
 				press := chromedp.Click(chromedp.ID("lane-crash-naive"))
 				if how == "keyboard" {
 					press = chromedp.KeyEvent(kb.Enter)
-					do(t, ctx, "focus the worker", chromedp.Focus(chromedp.ID("lane-crash-naive")))
-					if got := eval[string](t, ctx, `document.activeElement.id`); got != "lane-crash-naive" {
+					webtest.Do(t, ctx, "focus the worker", chromedp.Focus(chromedp.ID("lane-crash-naive")))
+					if got := webtest.Eval[string](t, ctx, `document.activeElement.id`); got != "lane-crash-naive" {
 						t.Fatalf("the worker's link does not take the focus (%q has it)", got)
 					}
 				}
-				do(t, ctx, how+" on the worker", press, waitStep(2), settled())
-				if loc := location(t, ctx); loc != b.base+href {
-					t.Errorf("after the %s the address is\n%s\nwant the link's\n%s", how, loc, b.base+href)
+				webtest.Do(t, ctx, how+" on the worker", press, webtest.WaitStep(2), webtest.Settled())
+				if loc := webtest.Location(t, ctx); loc != b.Base+href {
+					t.Errorf("after the %s the address is\n%s\nwant the link's\n%s", how, loc, b.Base+href)
 				}
-				if got := textOfSel(t, ctx, ".step-line"); got != "deliver crash=before-ack" {
+				if got := webtest.TextOfSel(t, ctx, ".step-line"); got != "deliver crash=before-ack" {
 					t.Errorf("the step added is %q", got)
 				}
-				if got := textOfSel(t, ctx, "#narration"); !strings.Contains(got, "dies before its ack") {
+				if got := webtest.TextOfSel(t, ctx, "#narration"); !strings.Contains(got, "dies before its ack") {
 					t.Errorf("the narration (the live region) says %q", got)
 				}
-				if !eval[bool](t, ctx, `!!document.querySelector('#card-naive li.lane-part.crash[data-part="worker"]')`) {
+				if !webtest.Eval[bool](t, ctx, `!!document.querySelector('#card-naive li.lane-part.crash[data-part="worker"]')`) {
 					t.Error("naive's card does not show its worker's crash")
 				}
-				if js && !pageKept(t, ctx) {
+				if js && !webtest.PageKept(t, ctx) {
 					t.Error("the click reloaded the page: with JavaScript it should press the step control (an htmx swap)")
 				}
-				if by := eval[string](t, ctx, `String(window.submittedBy)`); js && by != "do-crash-before-ack" {
+				if by := webtest.Eval[string](t, ctx, `String(window.submittedBy)`); js && by != "do-crash-before-ack" {
 					t.Errorf("with JavaScript the %s submitted %q, want the Crash before ack button's form", how, by)
 				}
 				// Nothing is left to deliver, so the worker is no longer a
 				// link: a keyboard reader is left on the card's broker.
-				if got := eval[string](t, ctx, `document.activeElement.id`); js && how == "keyboard" && got != "lane-redeliver-naive" {
+				if got := webtest.Eval[string](t, ctx, `document.activeElement.id`); js && how == "keyboard" && got != "lane-redeliver-naive" {
 					t.Errorf("after Enter on the worker the focus is on %q, want naive's broker", got)
 				}
 
 				// pay-1 is in flight now: the broker redelivers it.
-				do(t, ctx, "click the broker", chromedp.WaitVisible(chromedp.ID("lane-redeliver-naive")),
-					chromedp.Click(chromedp.ID("lane-redeliver-naive")), waitStep(3), settled())
-				if got := textOfSel(t, ctx, ".step-line"); got != "redeliver" {
+				webtest.Do(t, ctx, "click the broker", chromedp.WaitVisible(chromedp.ID("lane-redeliver-naive")),
+					chromedp.Click(chromedp.ID("lane-redeliver-naive")), webtest.WaitStep(3), webtest.Settled())
+				if got := webtest.TextOfSel(t, ctx, ".step-line"); got != "redeliver" {
 					t.Errorf("the broker's click added %q", got)
 				}
-				b.noConsoleErrors()
+				b.NoConsoleErrors()
 			})
 		}
 	}
@@ -116,7 +117,7 @@ new MutationObserver(ms => { for (const m of ms) for (const tok of m.addedNodes)
 // the lane wraps), in both languages, in the lab and in the presenter
 // (where the token and the names are larger).
 func TestBrowserTokenUnderNames(t *testing.T) {
-	b := newBrowser(t)
+	b := webtest.NewBrowser(t)
 	for _, c := range []struct {
 		name          string
 		width, height int64
@@ -130,10 +131,10 @@ func TestBrowserTokenUnderNames(t *testing.T) {
 		{"present-1366-ru", 1366, 768, "ru", "/present/crash-before-ack", "p-next"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ctx := b.tab(true, true)
+			ctx := b.Tab(true, true)
 			// The token moves only for a reader who did not ask for less
 			// motion (the harness asks for less).
-			do(t, ctx, "allow motion", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			webtest.Do(t, ctx, "allow motion", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
 				_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
 					Features: []*emulation.MediaFeature{{Name: "prefers-reduced-motion", Value: "no-preference"}}})
 				return err
@@ -142,18 +143,18 @@ func TestBrowserTokenUnderNames(t *testing.T) {
 			if c.page == "/lab" {
 				query = "?preset=crash-before-ack&handlers=naive,setnx&step=0&lang=" + c.lang
 			}
-			do(t, ctx, "open the story at its start", chromedp.Navigate(b.base+c.page+query), waitStep(0),
+			webtest.Do(t, ctx, "open the story at its start", chromedp.Navigate(b.Base+c.page+query), webtest.WaitStep(0),
 				chromedp.WaitVisible(chromedp.ID(c.next)))
-			eval[bool](t, ctx, watchTokenBoxes)
+			webtest.Eval[bool](t, ctx, watchTokenBoxes)
 			for step := 1; step <= 4; step++ {
-				before := eval[int](t, ctx, `window.tokenChecks`)
-				do(t, ctx, "next step", chromedp.Click(chromedp.ID(c.next)), waitStep(step), settled())
-				poll(t, ctx, "a token is measured", `window.tokenChecks > `+strconv.Itoa(before))
+				before := webtest.Eval[int](t, ctx, `window.tokenChecks`)
+				webtest.Do(t, ctx, "next step", chromedp.Click(chromedp.ID(c.next)), webtest.WaitStep(step), webtest.Settled())
+				webtest.Poll(t, ctx, "a token is measured", `window.tokenChecks > `+strconv.Itoa(before))
 			}
-			if got := eval[[]string](t, ctx, `window.tokenOverlaps`); len(got) > 0 {
+			if got := webtest.Eval[[]string](t, ctx, `window.tokenOverlaps`); len(got) > 0 {
 				t.Errorf("the token covers a name:\n%s", strings.Join(got, "\n"))
 			}
-			b.noConsoleErrors()
+			b.NoConsoleErrors()
 		})
 	}
 }

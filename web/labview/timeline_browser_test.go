@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // TestBrowserTimelineFitsItsBox checks the lab's open timeline on a phone
@@ -11,8 +12,8 @@ import (
 // crash is on screen, not 500 px to the right), and on the laptop a label
 // reads at 11–16 px, not the 24 px of a diagram stretched to the box.
 func TestBrowserTimelineFitsItsBox(t *testing.T) {
-	b := newBrowser(t)
-	ctx := b.tab(false, true)
+	b := webtest.NewBrowser(t)
+	ctx := b.Tab(false, true)
 	for _, vp := range []struct {
 		w, h   int64
 		mobile bool
@@ -21,8 +22,8 @@ func TestBrowserTimelineFitsItsBox(t *testing.T) {
 		if vp.mobile {
 			opts = append(opts, chromedp.EmulateMobile)
 		}
-		do(t, ctx, "open a run with a crash", chromedp.EmulateViewport(vp.w, vp.h, opts...),
-			chromedp.Navigate(b.base+"/lab?preset=crash-before-ack&handlers=naive&step=4"), waitStep(4),
+		webtest.Do(t, ctx, "open a run with a crash", chromedp.EmulateViewport(vp.w, vp.h, opts...),
+			chromedp.Navigate(b.Base+"/lab?preset=crash-before-ack&handlers=naive&step=4"), webtest.WaitStep(4),
 			chromedp.WaitVisible(chromedp.CSS("details.tl-panel[open] svg.tl")))
 		eval := func(js string) float64 {
 			t.Helper()

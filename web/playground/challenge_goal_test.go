@@ -9,6 +9,7 @@ import (
 
 	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // goalRows are the goal panel's rows as "label=met" (true or false), in
@@ -33,7 +34,7 @@ func goalRows(body string) []string {
 // verdict turns met with the solution's steps, the step limit unmet past
 // it, and a forbidden step is named with its step.
 func TestGoalPanel(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	pub := "publish pay-1 amount=10000\n"
 	for _, tc := range []struct {
 		name, challenge, script string
@@ -51,31 +52,31 @@ func TestGoalPanel(t *testing.T) {
 			if tc.script != "" {
 				target += "&s=" + link.Pack(tc.script)
 			}
-			r := get(t, h, target)
-			if r.status != 200 || !strings.Contains(r.body, `id="goal-panel"`) {
-				t.Fatalf("status %d, no goal panel\n%s", r.status, excerpt(r.body))
+			r := webtest.Get(t, h, target)
+			if r.Status != 200 || !strings.Contains(r.Body, `id="goal-panel"`) {
+				t.Fatalf("status %d, no goal panel\n%s", r.Status, webtest.Excerpt(r.Body))
 			}
-			if got := goalRows(r.body); strings.Join(got, " ") != strings.Join(tc.rows, " ") {
+			if got := goalRows(r.Body); strings.Join(got, " ") != strings.Join(tc.rows, " ") {
 				t.Errorf("rows %v, want %v", got, tc.rows)
 			}
 			for _, want := range tc.texts {
-				if !strings.Contains(html.UnescapeString(r.body), want) {
+				if !strings.Contains(html.UnescapeString(r.Body), want) {
 					t.Errorf("no %q in the panel", want)
 				}
 			}
-			ru := get(t, h, target+"&lang=ru")
+			ru := webtest.Get(t, h, target+"&lang=ru")
 			for _, want := range []string{"Цель и сейчас", "Вердикт", "Шаги"} {
 				if tc.challenge == "inbox-quarantine" && want == "Вердикт" {
 					want = "В карантине"
 				}
-				if !strings.Contains(ru.body, want) {
-					t.Errorf("ru: no %q\n%s", want, excerpt(ru.body))
+				if !strings.Contains(ru.Body, want) {
+					t.Errorf("ru: no %q\n%s", want, webtest.Excerpt(ru.Body))
 				}
 			}
 		})
 	}
 	// The lab without a challenge has no panel.
-	if r := get(t, h, "/lab"); strings.Contains(r.body, `id="goal-panel"`) {
+	if r := webtest.Get(t, h, "/lab"); strings.Contains(r.Body, `id="goal-panel"`) {
 		t.Error("a goal panel without a challenge")
 	}
 }
@@ -86,63 +87,63 @@ func TestGoalPanel(t *testing.T) {
 // progress (no solve) and comes back with solution=1, which shows the
 // solution's steps and a link that plays them from the start.
 func TestSolutionAfterATry(t *testing.T) {
-	h, _ := practiceServer(t)
-	v := newVisitor(t, h)
+	h, _ := webtest.PracticeServer(t)
+	v := webtest.NewVisitor(t, h)
 	start := "/lab?challenge=setnx-loses"
-	r := v.get(start)
-	if strings.Contains(r.body, `id="ch-show-solution"`) || !strings.Contains(r.body, `id="ch-sol-after"`) {
-		t.Fatalf("a solution offered before a try\n%s", excerpt(r.body))
+	r := v.Get(start)
+	if strings.Contains(r.Body, `id="ch-show-solution"`) || !strings.Contains(r.Body, `id="ch-sol-after"`) {
+		t.Fatalf("a solution offered before a try\n%s", webtest.Excerpt(r.Body))
 	}
-	if r := v.get(start + "&solution=1"); r.status != 200 || strings.Contains(r.body, `id="ch-solution"`) {
-		t.Errorf("solution=1 before a try: status %d, shown %v", r.status, strings.Contains(r.body, `id="ch-solution"`))
+	if r := v.Get(start + "&solution=1"); r.Status != 200 || strings.Contains(r.Body, `id="ch-solution"`) {
+		t.Errorf("solution=1 before a try: status %d, shown %v", r.Status, strings.Contains(r.Body, `id="ch-solution"`))
 	}
 	// The form before a try is refused, with what to do.
-	if r := v.post("/challenges/setnx-loses/solution", url.Values{"challenge": {"setnx-loses"}}); r.status != http.StatusConflict || !strings.Contains(r.body, "Make a try first") {
-		t.Errorf("showing before a try: %d\n%s", r.status, excerpt(r.body))
+	if r := v.Post("/challenges/setnx-loses/solution", url.Values{"challenge": {"setnx-loses"}}); r.Status != http.StatusConflict || !strings.Contains(r.Body, "Make a try first") {
+		t.Errorf("showing before a try: %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
-	loc := v.stepTo(start, url.Values{"verb": {"publish"}, "op": {"pay-1"}, "amount": {"10000"}})
-	r = v.get(loc)
-	if !strings.Contains(r.body, `id="ch-show-solution"`) || strings.Contains(r.body, `id="ch-solution"`) {
-		t.Fatalf("after a try: no offer, or the solution already shown\n%s", excerpt(r.body))
+	loc := v.StepTo(start, url.Values{"verb": {"publish"}, "op": {"pay-1"}, "amount": {"10000"}})
+	r = v.Get(loc)
+	if !strings.Contains(r.Body, `id="ch-show-solution"`) || strings.Contains(r.Body, `id="ch-solution"`) {
+		t.Fatalf("after a try: no offer, or the solution already shown\n%s", webtest.Excerpt(r.Body))
 	}
 	u, _ := url.Parse(loc)
 	form := u.Query()
 	form.Set("step", "1")
-	shown := v.post("/challenges/setnx-loses/solution", form)
-	if shown.status != http.StatusSeeOther {
-		t.Fatalf("show: %d\n%s", shown.status, excerpt(shown.body))
+	shown := v.Post("/challenges/setnx-loses/solution", form)
+	if shown.Status != http.StatusSeeOther {
+		t.Fatalf("show: %d\n%s", shown.Status, webtest.Excerpt(shown.Body))
 	}
-	back := shown.header.Get("Location")
+	back := shown.Header.Get("Location")
 	if !strings.Contains(back, "challenge=setnx-loses&solution=1") {
 		t.Fatalf("back to %q", back)
 	}
-	r = v.get(back)
+	r = v.Get(back)
 	c, _ := practice.FindChallenge("setnx-loses")
-	if !strings.Contains(r.body, `id="ch-solution"`) || !strings.Contains(html.UnescapeString(r.body), "deliver crash=before-effect") || !strings.Contains(r.body, `id="ch-hide-solution"`) {
-		t.Fatalf("the solution is not shown\n%s", excerpt(r.body))
+	if !strings.Contains(r.Body, `id="ch-solution"`) || !strings.Contains(html.UnescapeString(r.Body), "deliver crash=before-effect") || !strings.Contains(r.Body, `id="ch-hide-solution"`) {
+		t.Fatalf("the solution is not shown\n%s", webtest.Excerpt(r.Body))
 	}
 	// Its play link opens the solution at the setup's end, to step through.
 	want := link.Lab{Script: c.Solution, Challenge: c.ID, Solution: true, Step: 0, HasStep: true}.String()
-	if !strings.Contains(r.body, `href="`+html.EscapeString(want)+`"`) {
+	if !strings.Contains(r.Body, `href="`+html.EscapeString(want)+`"`) {
 		t.Errorf("no play link %q", want)
 	}
-	play := v.get(want)
-	if play.status != 200 || !strings.Contains(play.body, `data-status="open"`) {
-		t.Errorf("the play link: %d", play.status)
+	play := v.Get(want)
+	if play.Status != 200 || !strings.Contains(play.Body, `data-status="open"`) {
+		t.Errorf("the play link: %d", play.Status)
 	}
-	end := v.get(link.Lab{Script: c.Solution, Challenge: c.ID, Solution: true}.String())
-	if !strings.Contains(end.body, `data-status="solved"`) || strings.Contains(strings.Join(goalRows(end.body), " "), "=false") {
-		t.Errorf("the solution's end is not solved: %v", goalRows(end.body))
+	end := v.Get(link.Lab{Script: c.Solution, Challenge: c.ID, Solution: true}.String())
+	if !strings.Contains(end.Body, `data-status="solved"`) || strings.Contains(strings.Join(goalRows(end.Body), " "), "=false") {
+		t.Errorf("the solution's end is not solved: %v", goalRows(end.Body))
 	}
-	list := v.get("/challenges")
-	if !strings.Contains(list.body, `data-seen="true"`) || !strings.Contains(list.body, "Solution seen") {
-		t.Errorf("the list does not say the solution was seen\n%s", excerpt(list.body))
+	list := v.Get("/challenges")
+	if !strings.Contains(list.Body, `data-seen="true"`) || !strings.Contains(list.Body, "Solution seen") {
+		t.Errorf("the list does not say the solution was seen\n%s", webtest.Excerpt(list.Body))
 	}
-	if strings.Contains(list.body, `data-challenge="setnx-loses" data-solved="true"`) {
+	if strings.Contains(list.Body, `data-challenge="setnx-loses" data-solved="true"`) {
 		t.Error("seeing the solution recorded a solve")
 	}
-	if ru := v.get(back + "&lang=ru"); !strings.Contains(ru.body, "Решение (шагов: 2)") || !strings.Contains(ru.body, "Пройти по шагам") {
-		t.Errorf("ru: the solution's words\n%s", excerpt(ru.body))
+	if ru := v.Get(back + "&lang=ru"); !strings.Contains(ru.Body, "Решение (шагов: 2)") || !strings.Contains(ru.Body, "Пройти по шагам") {
+		t.Errorf("ru: the solution's words\n%s", webtest.Excerpt(ru.Body))
 	}
 }
 
@@ -151,52 +152,52 @@ func TestSolutionAfterATry(t *testing.T) {
 // nothing listed, nothing saved; a bad goal line is a 400 naming the
 // problem in both languages.
 func TestSharedChallenge(t *testing.T) {
-	h, _ := practiceServer(t)
-	v := newVisitor(t, h)
+	h, _ := webtest.PracticeServer(t)
+	v := webtest.NewVisitor(t, h)
 	goal := "goal: handler=setnx verdict=lost steps<=3\n"
 	pub := "publish pay-1 amount=10000\n"
-	open := v.get("/lab?s=" + link.Pack(goal))
-	if open.status != 200 || !strings.Contains(open.body, `data-shared`) || !strings.Contains(open.body, `id="goal-panel"`) || !strings.Contains(open.body, `data-status="open"`) {
-		t.Fatalf("a shared goal's lab: %d\n%s", open.status, excerpt(open.body))
+	open := v.Get("/lab?s=" + link.Pack(goal))
+	if open.Status != 200 || !strings.Contains(open.Body, `data-shared`) || !strings.Contains(open.Body, `id="goal-panel"`) || !strings.Contains(open.Body, `data-status="open"`) {
+		t.Fatalf("a shared goal's lab: %d\n%s", open.Status, webtest.Excerpt(open.Body))
 	}
-	if !strings.Contains(open.body, "goal: handler=setnx verdict=lost steps&lt;=3") || strings.Contains(open.body, `id="ch-show-solution"`) {
-		t.Errorf("the goal line, or a solution offered\n%s", excerpt(open.body))
+	if !strings.Contains(open.Body, "goal: handler=setnx verdict=lost steps&lt;=3") || strings.Contains(open.Body, `id="ch-show-solution"`) {
+		t.Errorf("the goal line, or a solution offered\n%s", webtest.Excerpt(open.Body))
 	}
-	if got := cardNames(open.body); len(got) == 0 || got[0] != "setnx" {
+	if got := cardNames(open.Body); len(got) == 0 || got[0] != "setnx" {
 		t.Errorf("cards %v, want setnx first", got)
 	}
 	// Steps built with the controls keep the goal (it is in the script).
-	loc := v.stepTo("/lab?s="+link.Pack(goal), url.Values{"verb": {"publish"}, "op": {"pay-1"}, "amount": {"10000"}})
-	loc = v.stepTo(loc, url.Values{"verb": {"deliver"}, "crash": {"before-effect"}})
-	won := v.get(loc)
-	if !strings.Contains(won.body, `data-status="solved"`) || !strings.Contains(won.body, "A shared challenge is not saved") || strings.Contains(won.body, `id="ch-save"`) {
-		t.Fatalf("the shared goal reached:\n%s", excerpt(won.body))
+	loc := v.StepTo("/lab?s="+link.Pack(goal), url.Values{"verb": {"publish"}, "op": {"pay-1"}, "amount": {"10000"}})
+	loc = v.StepTo(loc, url.Values{"verb": {"deliver"}, "crash": {"before-effect"}})
+	won := v.Get(loc)
+	if !strings.Contains(won.Body, `data-status="solved"`) || !strings.Contains(won.Body, "A shared challenge is not saved") || strings.Contains(won.Body, `id="ch-save"`) {
+		t.Fatalf("the shared goal reached:\n%s", webtest.Excerpt(won.Body))
 	}
-	if strings.Join(goalRows(won.body), " ") != "Verdict=true Steps=true" {
-		t.Errorf("rows %v", goalRows(won.body))
+	if strings.Join(goalRows(won.Body), " ") != "Verdict=true Steps=true" {
+		t.Errorf("rows %v", goalRows(won.Body))
 	}
 	// The link to share is the goal without the steps.
 	share := link.Lab{Script: goal}.String()
-	if !strings.Contains(won.body, `id="ch-share" href="`+html.EscapeString(share)+`"`) {
+	if !strings.Contains(won.Body, `id="ch-share" href="`+html.EscapeString(share)+`"`) {
 		t.Errorf("no share link %q", share)
 	}
-	if v.profile() != "" {
+	if v.Profile() != "" {
 		t.Error("a shared challenge minted a profile")
 	}
-	if list := v.get("/challenges"); strings.Contains(list.body, "setnx verdict=lost steps") {
+	if list := v.Get("/challenges"); strings.Contains(list.Body, "setnx verdict=lost steps") {
 		t.Error("the shared challenge is listed")
 	}
-	if ru := v.get("/lab?lang=ru&s=" + link.Pack(goal+pub)); !strings.Contains(ru.body, "Собственное задание") || !strings.Contains(ru.body, "Цель и сейчас") {
-		t.Errorf("ru\n%s", excerpt(ru.body))
+	if ru := v.Get("/lab?lang=ru&s=" + link.Pack(goal+pub)); !strings.Contains(ru.Body, "Собственное задание") || !strings.Contains(ru.Body, "Цель и сейчас") {
+		t.Errorf("ru\n%s", webtest.Excerpt(ru.Body))
 	}
 	// An API goal on a script of requests.
-	if r := v.get("/lab?s=" + link.Pack("goal: handler=api-naive verdict=duplicate\nrequest pay-1 amount=100\n")); r.status != 200 || !strings.Contains(r.body, `id="goal-panel"`) {
-		t.Errorf("an API goal: %d\n%s", r.status, excerpt(r.body))
+	if r := v.Get("/lab?s=" + link.Pack("goal: handler=api-naive verdict=duplicate\nrequest pay-1 amount=100\n")); r.Status != 200 || !strings.Contains(r.Body, `id="goal-panel"`) {
+		t.Errorf("an API goal: %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
 	// Its first request undone, the script of no steps is either side's
 	// start: the lab stays, the goal waits for a request.
-	if r := v.get("/lab?s=" + link.Pack("goal: handler=api-naive verdict=duplicate\n")); r.status != 200 || !strings.Contains(r.body, `data-shared`) {
-		t.Errorf("an API goal on the script of no steps: %d\n%s", r.status, excerpt(r.body))
+	if r := v.Get("/lab?s=" + link.Pack("goal: handler=api-naive verdict=duplicate\n")); r.Status != 200 || !strings.Contains(r.Body, `data-shared`) {
+		t.Errorf("an API goal on the script of no steps: %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
 
 	for _, tc := range []struct {
@@ -214,9 +215,9 @@ func TestSharedChallenge(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for lang, want := range map[string]string{"en": tc.en, "ru": tc.ru} {
-				r := v.get("/lab?" + tc.query + "&lang=" + lang)
-				if r.status != http.StatusBadRequest || !strings.Contains(html.UnescapeString(r.body), want) {
-					t.Errorf("%s: status %d, want 400 with %q\n%s", lang, r.status, want, excerpt(r.body))
+				r := v.Get("/lab?" + tc.query + "&lang=" + lang)
+				if r.Status != http.StatusBadRequest || !strings.Contains(html.UnescapeString(r.Body), want) {
+					t.Errorf("%s: status %d, want 400 with %q\n%s", lang, r.Status, want, webtest.Excerpt(r.Body))
 				}
 			}
 		})

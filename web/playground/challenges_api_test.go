@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/idempotency-lab/lab/link"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // TestChallengeAPIWithTheControls: an API challenge starts from its
@@ -17,27 +18,27 @@ import (
 // are the broker side's (the API ones cannot run it), and sending a
 // request again brings the challenge's cards back.
 func TestChallengeAPIWithTheControls(t *testing.T) {
-	h, _ := practiceServer(t)
-	v := newVisitor(t, h)
-	r := v.get("/challenges/api-race-charges-twice")
-	loc := r.header.Get("Location")
-	if r.status != http.StatusSeeOther || !strings.Contains(loc, "challenge=api-race-charges-twice") || !strings.Contains(loc, "s=") {
-		t.Fatalf("short address: %d %q", r.status, loc)
+	h, _ := webtest.PracticeServer(t)
+	v := webtest.NewVisitor(t, h)
+	r := v.Get("/challenges/api-race-charges-twice")
+	loc := r.Header.Get("Location")
+	if r.Status != http.StatusSeeOther || !strings.Contains(loc, "challenge=api-race-charges-twice") || !strings.Contains(loc, "s=") {
+		t.Fatalf("short address: %d %q", r.Status, loc)
 	}
-	page := v.get(loc)
-	if page.status != 200 || !strings.Contains(page.body, `data-status="open"`) || !strings.Contains(page.body, "Steps: 1 of at most 2") {
-		t.Fatalf("the challenge's lab page:\n%s", excerpt(page.body))
+	page := v.Get(loc)
+	if page.Status != 200 || !strings.Contains(page.Body, `data-status="open"`) || !strings.Contains(page.Body, "Steps: 1 of at most 2") {
+		t.Fatalf("the challenge's lab page:\n%s", webtest.Excerpt(page.Body))
 	}
-	if got := cardNames(page.body); strings.Join(got, ",") != "api-key-no-lock,api-idempotency-key" {
+	if got := cardNames(page.Body); strings.Join(got, ",") != "api-key-no-lock,api-idempotency-key" {
 		t.Errorf("cards %v, want api-key-no-lock,api-idempotency-key", got)
 	}
-	solved := v.stepTo(loc, url.Values{"verb": {"request-concurrent"}, "op": {"pay-2"}, "amount": {"10000"}})
-	page = v.get(solved)
-	if !strings.Contains(page.body, `data-status="solved"`) || !strings.Contains(page.body, "Solved in 2 steps") {
-		t.Fatalf("after the solution, the banner:\n%s", excerpt(page.body))
+	solved := v.StepTo(loc, url.Values{"verb": {"request-concurrent"}, "op": {"pay-2"}, "amount": {"10000"}})
+	page = v.Get(solved)
+	if !strings.Contains(page.Body, `data-status="solved"`) || !strings.Contains(page.Body, "Solved in 2 steps") {
+		t.Fatalf("after the solution, the banner:\n%s", webtest.Excerpt(page.Body))
 	}
-	if list := v.get("/challenges"); !strings.Contains(list.body, `id="ch-api-race-charges-twice" data-challenge="api-race-charges-twice" data-solved="true"`) {
-		t.Errorf("the list does not show it solved:\n%s", excerpt(list.body))
+	if list := v.Get("/challenges"); !strings.Contains(list.Body, `id="ch-api-race-charges-twice" data-challenge="api-race-charges-twice" data-solved="true"`) {
+		t.Errorf("the list does not show it solved:\n%s", webtest.Excerpt(list.Body))
 	}
 	// Undo twice: the empty script, on the broker side's handlers.
 	for range 2 {
@@ -45,22 +46,22 @@ func TestChallengeAPIWithTheControls(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := v.post("/lab/undo", u.Query())
-		if r.status != http.StatusSeeOther {
-			t.Fatalf("undo from %q: %d\n%s", solved, r.status, excerpt(r.body))
+		r := v.Post("/lab/undo", u.Query())
+		if r.Status != http.StatusSeeOther {
+			t.Fatalf("undo from %q: %d\n%s", solved, r.Status, webtest.Excerpt(r.Body))
 		}
-		solved = r.header.Get("Location")
+		solved = r.Header.Get("Location")
 	}
-	page = v.get(solved)
-	if page.status != 200 || !strings.Contains(solved, "challenge=api-race-charges-twice") {
-		t.Fatalf("after undoing every step (%q): %d\n%s", solved, page.status, excerpt(page.body))
+	page = v.Get(solved)
+	if page.Status != 200 || !strings.Contains(solved, "challenge=api-race-charges-twice") {
+		t.Fatalf("after undoing every step (%q): %d\n%s", solved, page.Status, webtest.Excerpt(page.Body))
 	}
-	if got := cardNames(page.body); strings.Contains(strings.Join(got, ","), "api-") {
+	if got := cardNames(page.Body); strings.Contains(strings.Join(got, ","), "api-") {
 		t.Errorf("the empty script shows API cards %v", got)
 	}
-	again := v.get(v.stepTo(solved, url.Values{"verb": {"request"}, "op": {"pay-1"}, "amount": {"10000"}}))
-	if got := cardNames(again.body); again.status != 200 || strings.Join(got, ",") != "api-key-no-lock,api-idempotency-key" {
-		t.Errorf("a request again: status %d, cards %v", again.status, got)
+	again := v.Get(v.StepTo(solved, url.Values{"verb": {"request"}, "op": {"pay-1"}, "amount": {"10000"}}))
+	if got := cardNames(again.Body); again.Status != 200 || strings.Join(got, ",") != "api-key-no-lock,api-idempotency-key" {
+		t.Errorf("a request again: status %d, cards %v", again.Status, got)
 	}
 }
 
@@ -68,7 +69,7 @@ func TestChallengeAPIWithTheControls(t *testing.T) {
 // the address, in both languages, and the refusals of a script of the
 // other side than the challenge's.
 func TestChallengeAPIBanner(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	req := "request pay-1 amount=10000\n"
 	for _, tc := range []struct {
 		name, challenge, script string
@@ -86,9 +87,9 @@ func TestChallengeAPIBanner(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for lang, want := range map[string]string{"en": tc.want, "ru": tc.wantRU} {
-				r := get(t, h, "/lab?challenge="+tc.challenge+"&lang="+lang+"&s="+link.Pack(tc.script))
-				if r.status != tc.status || !strings.Contains(html.UnescapeString(r.body), want) {
-					t.Errorf("%s: status %d, want %d and %q\n%s", lang, r.status, tc.status, want, excerpt(r.body))
+				r := webtest.Get(t, h, "/lab?challenge="+tc.challenge+"&lang="+lang+"&s="+link.Pack(tc.script))
+				if r.Status != tc.status || !strings.Contains(html.UnescapeString(r.Body), want) {
+					t.Errorf("%s: status %d, want %d and %q\n%s", lang, r.Status, tc.status, want, webtest.Excerpt(r.Body))
 				}
 			}
 		})

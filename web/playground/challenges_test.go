@@ -10,77 +10,59 @@ import (
 
 	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
-
-// stepTo posts one step form on top of the lab address loc (a path with
-// its query) and returns the Location it redirects to.
-func (v *visitor) stepTo(loc string, step url.Values) string {
-	v.tb.Helper()
-	u, err := url.Parse(loc)
-	if err != nil {
-		v.tb.Fatal(err)
-	}
-	form := u.Query()
-	for k, vs := range step {
-		form[k] = vs
-	}
-	r := v.post("/lab/step", form)
-	if r.status != http.StatusSeeOther {
-		v.tb.Fatalf("POST /lab/step %v: status %d\n%s", form, r.status, excerpt(r.body))
-	}
-	return r.header.Get("Location")
-}
 
 // TestChallengeSolvedWithTheControls: a person opens a challenge, builds
 // the solution with two step forms, and the list then shows it solved,
 // with a link to the solution; the banner says solved all along.
 func TestChallengeSolvedWithTheControls(t *testing.T) {
-	h, _ := practiceServer(t)
-	v := newVisitor(t, h)
-	r := v.get("/challenges/naive-twice")
-	if r.status != http.StatusSeeOther || r.header.Get("Location") != "/lab?challenge=naive-twice" {
-		t.Fatalf("short address: %d %q", r.status, r.header.Get("Location"))
+	h, _ := webtest.PracticeServer(t)
+	v := webtest.NewVisitor(t, h)
+	r := v.Get("/challenges/naive-twice")
+	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != "/lab?challenge=naive-twice" {
+		t.Fatalf("short address: %d %q", r.Status, r.Header.Get("Location"))
 	}
-	page := v.get("/lab?challenge=naive-twice")
-	if page.status != 200 || !strings.Contains(page.body, `data-status="open"`) || !strings.Contains(page.body, "Make naive credit the same top-up twice") {
-		t.Fatalf("the challenge's lab page:\n%s", excerpt(page.body))
+	page := v.Get("/lab?challenge=naive-twice")
+	if page.Status != 200 || !strings.Contains(page.Body, `data-status="open"`) || !strings.Contains(page.Body, "Make naive credit the same top-up twice") {
+		t.Fatalf("the challenge's lab page:\n%s", webtest.Excerpt(page.Body))
 	}
 	// The challenge's handlers are the cards.
-	if got := cardNames(page.body); strings.Join(got, ",") != "naive,unique" {
+	if got := cardNames(page.Body); strings.Join(got, ",") != "naive,unique" {
 		t.Errorf("cards %v, want naive,unique", got)
 	}
-	loc := v.stepTo("/lab?challenge=naive-twice", url.Values{"verb": {"publish"}, "op": {"pay-1"}, "amount": {"10000"}})
+	loc := v.StepTo("/lab?challenge=naive-twice", url.Values{"verb": {"publish"}, "op": {"pay-1"}, "amount": {"10000"}})
 	if !strings.Contains(loc, "challenge=naive-twice") {
 		t.Fatalf("the challenge is lost after a step: %q", loc)
 	}
-	if v.profile() != "" {
+	if v.Profile() != "" {
 		t.Error("a profile was minted before anything was solved")
 	}
-	loc = v.stepTo(loc, url.Values{"verb": {"deliver"}, "crash": {"before-ack"}})
-	page = v.get(loc)
-	if !strings.Contains(page.body, `data-status="solved"`) || !strings.Contains(page.body, "Solved in 2 steps") {
-		t.Fatalf("after the solution, the banner:\n%s", excerpt(page.body))
+	loc = v.StepTo(loc, url.Values{"verb": {"deliver"}, "crash": {"before-ack"}})
+	page = v.Get(loc)
+	if !strings.Contains(page.Body, `data-status="solved"`) || !strings.Contains(page.Body, "Solved in 2 steps") {
+		t.Fatalf("after the solution, the banner:\n%s", webtest.Excerpt(page.Body))
 	}
-	if v.profile() == "" {
+	if v.Profile() == "" {
 		t.Fatal("solving with the controls minted no profile")
 	}
-	list := v.get("/challenges")
-	if !strings.Contains(list.body, `id="ch-naive-twice" data-challenge="naive-twice" data-solved="true"`) {
-		t.Errorf("the list does not show naive-twice solved:\n%s", excerpt(list.body))
+	list := v.Get("/challenges")
+	if !strings.Contains(list.Body, `id="ch-naive-twice" data-challenge="naive-twice" data-solved="true"`) {
+		t.Errorf("the list does not show naive-twice solved:\n%s", webtest.Excerpt(list.Body))
 	}
-	if !strings.Contains(list.body, fmt.Sprintf("1 of %d solved", len(practice.Challenges()))) || !strings.Contains(list.body, "Your solution (2 steps)") {
-		t.Errorf("the list's count or solution link:\n%s", excerpt(list.body))
+	if !strings.Contains(list.Body, fmt.Sprintf("1 of %d solved", len(practice.Challenges()))) || !strings.Contains(list.Body, "Your solution (2 steps)") {
+		t.Errorf("the list's count or solution link:\n%s", webtest.Excerpt(list.Body))
 	}
 	// A third step goes past the limit: reached, but too long.
-	loc = v.stepTo(loc, url.Values{"verb": {"advance"}, "duration": {"1h"}})
-	page = v.get(loc)
-	if !strings.Contains(page.body, `data-status="toolong"`) || !strings.Contains(page.body, "in 3 steps; this challenge allows 2") {
-		t.Errorf("past the limit, the banner:\n%s", excerpt(page.body))
+	loc = v.StepTo(loc, url.Values{"verb": {"advance"}, "duration": {"1h"}})
+	page = v.Get(loc)
+	if !strings.Contains(page.Body, `data-status="toolong"`) || !strings.Contains(page.Body, "in 3 steps; this challenge allows 2") {
+		t.Errorf("past the limit, the banner:\n%s", webtest.Excerpt(page.Body))
 	}
 	// The export carries the solve.
-	exp := v.get("/practice/export")
-	if !strings.Contains(exp.body, `"challenge": "naive-twice"`) {
-		t.Errorf("the export lacks the solve:\n%s", exp.body)
+	exp := v.Get("/practice/export")
+	if !strings.Contains(exp.Body, `"challenge": "naive-twice"`) {
+		t.Errorf("the export lacks the solve:\n%s", exp.Body)
 	}
 }
 
@@ -98,7 +80,7 @@ func cardNames(body string) []string {
 // TestChallengeBanner: the banner's verdict for scripts given in the
 // address, in both languages.
 func TestChallengeBanner(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	pub := "publish pay-1 amount=10000\n"
 	for _, tc := range []struct {
 		name, challenge, script, status, en, ru string
@@ -116,26 +98,26 @@ func TestChallengeBanner(t *testing.T) {
 				if tc.script != "" {
 					target += "&s=" + link.Pack(tc.script)
 				}
-				r := get(t, h, target)
-				if r.status != 200 {
-					t.Fatalf("%s: status %d\n%s", lang, r.status, excerpt(r.body))
+				r := webtest.Get(t, h, target)
+				if r.Status != 200 {
+					t.Fatalf("%s: status %d\n%s", lang, r.Status, webtest.Excerpt(r.Body))
 				}
-				if !strings.Contains(r.body, `data-status="`+tc.status+`"`) || !strings.Contains(html.UnescapeString(r.body), want) {
-					t.Errorf("%s: want status %s and %q\n%s", lang, tc.status, want, excerpt(r.body))
+				if !strings.Contains(r.Body, `data-status="`+tc.status+`"`) || !strings.Contains(html.UnescapeString(r.Body), want) {
+					t.Errorf("%s: want status %s and %q\n%s", lang, tc.status, want, webtest.Excerpt(r.Body))
 				}
 			}
 		})
 	}
 	// A handlers= list without the challenge's handler still shows it.
-	r := get(t, h, "/lab?challenge=inbox-quarantine&handlers=naive")
-	if got := cardNames(r.body); strings.Join(got, ",") != "inbox,naive" {
+	r := webtest.Get(t, h, "/lab?challenge=inbox-quarantine&handlers=naive")
+	if got := cardNames(r.Body); strings.Join(got, ",") != "inbox,naive" {
 		t.Errorf("cards %v, want inbox first", got)
 	}
 }
 
 func TestChallengeErrors(t *testing.T) {
-	h, _ := practiceServer(t)
-	v := newVisitor(t, h)
+	h, _ := webtest.PracticeServer(t)
+	v := webtest.NewVisitor(t, h)
 	pub := "publish pay-1 amount=10000\n"
 	for _, tc := range []struct {
 		name, method, target string
@@ -152,66 +134,66 @@ func TestChallengeErrors(t *testing.T) {
 		{"save nothing", "POST", "/challenges/naive-twice/solve", url.Values{}, 400, "permalink could not be read"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var r response
+			var r webtest.Response
 			if tc.method == "GET" {
-				r = v.get(tc.target)
+				r = v.Get(tc.target)
 			} else {
-				r = v.post(tc.target, tc.form)
+				r = v.Post(tc.target, tc.form)
 			}
-			if r.status != tc.status || !strings.Contains(html.UnescapeString(r.body), tc.want) {
-				t.Errorf("status %d, want %d with %q\n%s", r.status, tc.status, tc.want, excerpt(r.body))
+			if r.Status != tc.status || !strings.Contains(html.UnescapeString(r.Body), tc.want) {
+				t.Errorf("status %d, want %d with %q\n%s", r.Status, tc.status, tc.want, webtest.Excerpt(r.Body))
 			}
 		})
 	}
-	if got := v.get("/challenges"); !strings.Contains(got.body, fmt.Sprintf("0 of %d solved", len(practice.Challenges()))) {
-		t.Errorf("refused saves counted:\n%s", excerpt(got.body))
+	if got := v.Get("/challenges"); !strings.Contains(got.Body, fmt.Sprintf("0 of %d solved", len(practice.Challenges()))) {
+		t.Errorf("refused saves counted:\n%s", webtest.Excerpt(got.Body))
 	}
 }
 
 // TestChallengeSaveByLink: a solution opened by a link is saved with the
 // banner's button, once; saving it again changes nothing.
 func TestChallengeSaveByLink(t *testing.T) {
-	h, _ := practiceServer(t)
-	v := newVisitor(t, h)
+	h, _ := webtest.PracticeServer(t)
+	v := webtest.NewVisitor(t, h)
 	script := "publish pay-1 amount=10000\nretry pay-1\n"
-	page := v.get("/lab?challenge=broker-id-is-not-a-key&s=" + link.Pack(script))
-	if !strings.Contains(page.body, `id="ch-save"`) {
-		t.Fatalf("no save button on a solved challenge:\n%s", excerpt(page.body))
+	page := v.Get("/lab?challenge=broker-id-is-not-a-key&s=" + link.Pack(script))
+	if !strings.Contains(page.Body, `id="ch-save"`) {
+		t.Fatalf("no save button on a solved challenge:\n%s", webtest.Excerpt(page.Body))
 	}
 	for range 2 {
-		r := v.post("/challenges/broker-id-is-not-a-key/solve", url.Values{"s": {link.Pack(script)}})
-		if r.status != http.StatusSeeOther || !strings.HasPrefix(r.header.Get("Location"), "/challenges?saved=broker-id-is-not-a-key") {
-			t.Fatalf("save: %d %q\n%s", r.status, r.header.Get("Location"), excerpt(r.body))
+		r := v.Post("/challenges/broker-id-is-not-a-key/solve", url.Values{"s": {link.Pack(script)}})
+		if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), "/challenges?saved=broker-id-is-not-a-key") {
+			t.Fatalf("save: %d %q\n%s", r.Status, r.Header.Get("Location"), webtest.Excerpt(r.Body))
 		}
 	}
-	list := v.get("/challenges?saved=broker-id-is-not-a-key&lang=ru")
-	if !strings.Contains(list.body, "Сохранено в вашем прогрессе: Id брокера — не ключ.") || !strings.Contains(list.body, fmt.Sprintf("Решено 1 из %d", len(practice.Challenges()))) {
-		t.Errorf("the list after saving:\n%s", excerpt(list.body))
+	list := v.Get("/challenges?saved=broker-id-is-not-a-key&lang=ru")
+	if !strings.Contains(list.Body, "Сохранено в вашем прогрессе: Id брокера — не ключ.") || !strings.Contains(list.Body, fmt.Sprintf("Решено 1 из %d", len(practice.Challenges()))) {
+		t.Errorf("the list after saving:\n%s", webtest.Excerpt(list.Body))
 	}
 }
 
 // TestChallengesWithoutProgress: a lab with no progress file still offers
 // the challenges and judges them, and says that nothing is saved.
 func TestChallengesWithoutProgress(t *testing.T) {
-	h := newTestServer(t)
-	r := get(t, h, "/challenges")
-	if r.status != 200 || !strings.Contains(r.body, `id="ch-nostore"`) {
-		t.Fatalf("status %d\n%s", r.status, excerpt(r.body))
+	h := webtest.NewServer(t)
+	r := webtest.Get(t, h, "/challenges")
+	if r.Status != 200 || !strings.Contains(r.Body, `id="ch-nostore"`) {
+		t.Fatalf("status %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
-	r = request(t, h, http.MethodPost, "/challenges/naive-twice/solve", url.Values{"s": {link.Pack("publish pay-1 amount=1\ndeliver crash=before-ack\n")}})
-	if r.status != http.StatusServiceUnavailable {
-		t.Errorf("save without a store: status %d", r.status)
+	r = webtest.Request(t, h, http.MethodPost, "/challenges/naive-twice/solve", url.Values{"s": {link.Pack("publish pay-1 amount=1\ndeliver crash=before-ack\n")}})
+	if r.Status != http.StatusServiceUnavailable {
+		t.Errorf("save without a store: status %d", r.Status)
 	}
 }
 
 // TestChallengeTopicsAreLessons: every challenge links to a lesson that
 // exists, in both languages.
 func TestChallengeTopicsAreLessons(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	for _, c := range practice.Challenges() {
 		for _, lang := range []string{"en", "ru"} {
-			if r := get(t, h, "/lessons/"+c.Topic+"?lang="+lang); r.status != 200 {
-				t.Errorf("%s: lesson %s (%s): status %d", c.ID, c.Topic, lang, r.status)
+			if r := webtest.Get(t, h, "/lessons/"+c.Topic+"?lang="+lang); r.Status != 200 {
+				t.Errorf("%s: lesson %s (%s): status %d", c.ID, c.Topic, lang, r.Status)
 			}
 		}
 	}
@@ -221,16 +203,16 @@ func TestChallengeTopicsAreLessons(t *testing.T) {
 // its header (the retention the lesson is about), and the step controls
 // keep it: publish, deliver, two days later the same payment again.
 func TestChallengeSetupWithTheControls(t *testing.T) {
-	h, _ := practiceServer(t)
-	v := newVisitor(t, h)
-	r := v.get("/challenges/retention-too-short")
-	loc := r.header.Get("Location")
-	if r.status != http.StatusSeeOther || !strings.Contains(loc, "challenge=retention-too-short") || !strings.Contains(loc, "s=") {
-		t.Fatalf("short address: %d %q", r.status, loc)
+	h, _ := webtest.PracticeServer(t)
+	v := webtest.NewVisitor(t, h)
+	r := v.Get("/challenges/retention-too-short")
+	loc := r.Header.Get("Location")
+	if r.Status != http.StatusSeeOther || !strings.Contains(loc, "challenge=retention-too-short") || !strings.Contains(loc, "s=") {
+		t.Fatalf("short address: %d %q", r.Status, loc)
 	}
-	page := v.get(loc)
-	if page.status != 200 || !strings.Contains(page.body, `data-status="open"`) || !strings.Contains(page.body, "after 24 hours") {
-		t.Fatalf("the challenge's lab page:\n%s", excerpt(page.body))
+	page := v.Get(loc)
+	if page.Status != 200 || !strings.Contains(page.Body, `data-status="open"`) || !strings.Contains(page.Body, "after 24 hours") {
+		t.Fatalf("the challenge's lab page:\n%s", webtest.Excerpt(page.Body))
 	}
 	for _, step := range []url.Values{
 		{"verb": {"publish"}, "op": {"pay-1"}, "amount": {"10000"}},
@@ -238,16 +220,16 @@ func TestChallengeSetupWithTheControls(t *testing.T) {
 		{"verb": {"advance"}, "duration": {"2d"}},
 		{"verb": {"retry"}, "target": {"acme pay-1"}},
 	} {
-		loc = v.stepTo(loc, step)
+		loc = v.StepTo(loc, step)
 	}
 	// Solved only if the steps kept the setup: without a retention the
 	// inbox never forgets a key.
-	page = v.get(loc)
-	if !strings.Contains(page.body, `data-status="solved"`) || !strings.Contains(page.body, "Solved in 4 steps") {
-		t.Fatalf("after the solution, the banner:\n%s", excerpt(page.body))
+	page = v.Get(loc)
+	if !strings.Contains(page.Body, `data-status="solved"`) || !strings.Contains(page.Body, "Solved in 4 steps") {
+		t.Fatalf("after the solution, the banner:\n%s", webtest.Excerpt(page.Body))
 	}
-	if list := v.get("/challenges"); !strings.Contains(list.body, `id="ch-retention-too-short" data-challenge="retention-too-short" data-solved="true"`) {
-		t.Errorf("the list does not show it solved:\n%s", excerpt(list.body))
+	if list := v.Get("/challenges"); !strings.Contains(list.Body, `id="ch-retention-too-short" data-challenge="retention-too-short" data-solved="true"`) {
+		t.Errorf("the list does not show it solved:\n%s", webtest.Excerpt(list.Body))
 	}
 }
 
@@ -255,12 +237,12 @@ func TestChallengeSetupWithTheControls(t *testing.T) {
 // rules out (its goal's without=) is not solved, and the banner names
 // the step, in both languages.
 func TestChallengeForbiddenStep(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	script := "publish pay-1 amount=10000\ngateway timeout\ndeliver\n"
 	for lang, want := range map[string]string{"en": "a step this challenge rules out (gateway)", "ru": "с шагом, который это задание запрещает (gateway)"} {
-		r := get(t, h, "/lab?challenge=done-key-expired&lang="+lang+"&s="+link.Pack(script))
-		if r.status != 200 || !strings.Contains(r.body, `data-status="forbidden"`) || !strings.Contains(html.UnescapeString(r.body), want) {
-			t.Errorf("%s: status %d, want forbidden and %q\n%s", lang, r.status, want, excerpt(r.body))
+		r := webtest.Get(t, h, "/lab?challenge=done-key-expired&lang="+lang+"&s="+link.Pack(script))
+		if r.Status != 200 || !strings.Contains(r.Body, `data-status="forbidden"`) || !strings.Contains(html.UnescapeString(r.Body), want) {
+			t.Errorf("%s: status %d, want forbidden and %q\n%s", lang, r.Status, want, webtest.Excerpt(r.Body))
 		}
 	}
 }
@@ -270,15 +252,15 @@ func TestChallengeForbiddenStep(t *testing.T) {
 // once the reader's progress holds a solve as short, and not in a lab
 // that keeps no progress (the form would only answer 503).
 func TestChallengeSavedNotOfferedAgain(t *testing.T) {
-	h, _ := practiceServer(t)
-	v := newVisitor(t, h)
+	h, _ := webtest.PracticeServer(t)
+	v := webtest.NewVisitor(t, h)
 	script := "publish pay-1 amount=10000\nretry pay-1\n"
 	addr := "/lab?challenge=broker-id-is-not-a-key&s=" + link.Pack(script)
-	if page := v.get(addr); !strings.Contains(page.body, `id="ch-save"`) || strings.Contains(page.body, `id="ch-saved"`) {
-		t.Fatalf("before saving: want the button and no note:\n%s", excerpt(page.body))
+	if page := v.Get(addr); !strings.Contains(page.Body, `id="ch-save"`) || strings.Contains(page.Body, `id="ch-saved"`) {
+		t.Fatalf("before saving: want the button and no note:\n%s", webtest.Excerpt(page.Body))
 	}
-	if r := v.post("/challenges/broker-id-is-not-a-key/solve", url.Values{"s": {link.Pack(script)}}); r.status != http.StatusSeeOther {
-		t.Fatalf("save: %d\n%s", r.status, excerpt(r.body))
+	if r := v.Post("/challenges/broker-id-is-not-a-key/solve", url.Values{"s": {link.Pack(script)}}); r.Status != http.StatusSeeOther {
+		t.Fatalf("save: %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
 	for _, tc := range []struct{ lang, want string }{
 		{"en", "Already in your progress (a solve in 2 steps)."},
@@ -286,20 +268,20 @@ func TestChallengeSavedNotOfferedAgain(t *testing.T) {
 	} {
 		// The same address as before saving: the cached page must not
 		// be served to a reader whose progress changed.
-		page := v.get(addr + "&lang=" + tc.lang)
-		if strings.Contains(page.body, `id="ch-save"`) || !strings.Contains(html.UnescapeString(page.body), tc.want) {
-			t.Errorf("%s after saving: want no button and %q:\n%s", tc.lang, tc.want, excerpt(page.body))
+		page := v.Get(addr + "&lang=" + tc.lang)
+		if strings.Contains(page.Body, `id="ch-save"`) || !strings.Contains(html.UnescapeString(page.Body), tc.want) {
+			t.Errorf("%s after saving: want no button and %q:\n%s", tc.lang, tc.want, webtest.Excerpt(page.Body))
 		}
 	}
 	// Another reader, with no progress yet, is still offered the button.
-	if page := newVisitor(t, h).get(addr); !strings.Contains(page.body, `id="ch-save"`) {
-		t.Errorf("a new reader gets no button:\n%s", excerpt(page.body))
+	if page := webtest.NewVisitor(t, h).Get(addr); !strings.Contains(page.Body, `id="ch-save"`) {
+		t.Errorf("a new reader gets no button:\n%s", webtest.Excerpt(page.Body))
 	}
 	// A lab without a progress file judges the challenge but offers no save.
 	// Nor does its message promise that the solve is saved.
-	page := get(t, newTestServer(t), addr)
-	if !strings.Contains(page.body, `data-status="solved"`) || strings.Contains(page.body, `id="ch-save"`) ||
-		!strings.Contains(page.body, "This lab keeps no progress, so the solve is not saved.") || strings.Contains(page.body, "are saved to your progress") {
-		t.Errorf("without a store: want solved, no button and no promise to save:\n%s", excerpt(page.body))
+	page := webtest.Get(t, webtest.NewServer(t), addr)
+	if !strings.Contains(page.Body, `data-status="solved"`) || strings.Contains(page.Body, `id="ch-save"`) ||
+		!strings.Contains(page.Body, "This lab keeps no progress, so the solve is not saved.") || strings.Contains(page.Body, "are saved to your progress") {
+		t.Errorf("without a store: want solved, no button and no promise to save:\n%s", webtest.Excerpt(page.Body))
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // The browser tests of the handler editor (#28: defects 1, 2, 4 and 6,
@@ -36,44 +37,44 @@ func colourScheme(scheme string) chromedp.Action[chromedp.Void] {
 // openLabEditor opens the lab's editor on target and waits for CodeMirror.
 func openLabEditor(t *testing.T, ctx context.Context, base, target string) {
 	t.Helper()
-	do(t, ctx, "open "+target, chromedp.Navigate(base+target), chromedp.WaitVisible(chromedp.CSS("article.card")))
-	if !eval[bool](t, ctx, `document.getElementById("editor-box").open`) {
-		do(t, ctx, "open the editor", chromedp.Click(chromedp.CSS("#editor-box > summary")))
+	webtest.Do(t, ctx, "open "+target, chromedp.Navigate(base+target), chromedp.WaitVisible(chromedp.CSS("article.card")))
+	if !webtest.Eval[bool](t, ctx, `document.getElementById("editor-box").open`) {
+		webtest.Do(t, ctx, "open the editor", chromedp.Click(chromedp.CSS("#editor-box > summary")))
 	}
-	do(t, ctx, "CodeMirror takes the textarea's place", chromedp.WaitVisible(chromedp.CSS("#editor-box .cm-editor")))
+	webtest.Do(t, ctx, "CodeMirror takes the textarea's place", chromedp.WaitVisible(chromedp.CSS("#editor-box .cm-editor")))
 }
 
 // putCode replaces the editor's text, as a paste would.
 func putCode(t *testing.T, ctx context.Context, code string) {
 	t.Helper()
-	eval[bool](t, ctx, `(() => { const v = document.getElementById("code").labEditor;
+	webtest.Eval[bool](t, ctx, `(() => { const v = document.getElementById("code").labEditor;
 		v.dispatch({changes: {from: 0, to: v.state.doc.length, insert: `+strconv.Quote(code)+`}}); v.focus(); return true; })()`)
 }
 
 func editorText(t *testing.T, ctx context.Context) string {
 	t.Helper()
-	return eval[string](t, ctx, `document.getElementById("code").labEditor.state.doc.toString()`)
+	return webtest.Eval[string](t, ctx, `document.getElementById("code").labEditor.state.doc.toString()`)
 }
 
 // TestBrowserEditorOnAPhone (#28, defect 1): at 390 px the editor scrolls
 // its long lines inside its own box; the page does not get wider (it was
 // 730 px on the coding exercise and 792 px in the lab).
 func TestBrowserEditorOnAPhone(t *testing.T) {
-	bank, store := openProgress(t, "")
-	b := newBrowserWith(t, web.Config{Practice: store, Bank: bank, Sandbox: sandbox.NewRunner([]string{os.Args[0]}, sandbox.Limits{})})
-	ctx := b.tab(true, true)
+	bank, store := webtest.OpenProgress(t, "")
+	b := webtest.NewBrowserWith(t, web.Config{Practice: store, Bank: bank, Sandbox: sandbox.NewRunner([]string{os.Args[0]}, sandbox.Limits{})})
+	ctx := b.Tab(true, true)
 	for _, c := range []struct{ name, path, open string }{
 		{"the coding exercise", "/practice/q/code-crash-before-ack", ""},
 		{"the lab with the editor open", "/lab?preset=crash-before-ack", "#editor-box > summary"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			do(t, ctx, "a phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(b.base+c.path),
+			webtest.Do(t, ctx, "a phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(b.Base+c.path),
 				chromedp.WaitReady(chromedp.CSS("textarea.code-input")))
 			if c.open != "" {
-				do(t, ctx, "open the editor", chromedp.Click(chromedp.CSS(c.open)))
+				webtest.Do(t, ctx, "open the editor", chromedp.Click(chromedp.CSS(c.open)))
 			}
-			do(t, ctx, "CodeMirror", chromedp.WaitVisible(chromedp.CSS(".cm-editor")))
-			got := eval[[]int](t, ctx, `(() => { const sc = document.querySelector(".cm-editor .cm-scroller");
+			webtest.Do(t, ctx, "CodeMirror", chromedp.WaitVisible(chromedp.CSS(".cm-editor")))
+			got := webtest.Eval[[]int](t, ctx, `(() => { const sc = document.querySelector(".cm-editor .cm-scroller");
 				return [document.documentElement.scrollWidth, document.documentElement.clientWidth,
 					Math.ceil(document.querySelector(".cm-editor").getBoundingClientRect().right), sc.scrollWidth, sc.clientWidth]; })()`)
 			if got[0] > got[1] || got[2] > got[1] {
@@ -86,7 +87,7 @@ func TestBrowserEditorOnAPhone(t *testing.T) {
 			}
 		})
 	}
-	b.noConsoleErrors()
+	b.NoConsoleErrors()
 }
 
 // editorContrast measures, in the page, each token kind's contrast
@@ -148,7 +149,7 @@ func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 // kind is at least 4.5:1 (WCAG AA for text) on the editor's background
 // and on its active line; the gutter is dark in the dark themes.
 func TestBrowserEditorDark(t *testing.T) {
-	b := newBrowserWith(t, web.Config{Sandbox: sandbox.NewRunner([]string{os.Args[0]}, sandbox.Limits{})})
+	b := webtest.NewBrowserWith(t, web.Config{Sandbox: sandbox.NewRunner([]string{os.Args[0]}, sandbox.Limits{})})
 	for _, c := range []struct {
 		name, scheme, theme string
 		dark                bool
@@ -159,20 +160,20 @@ func TestBrowserEditorDark(t *testing.T) {
 		{"light chosen on a dark system", "dark", "light", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ctx := b.tab(true, true)
-			do(t, ctx, "the system's scheme", colourScheme(c.scheme), chromedp.EmulateViewport(1366, 900),
-				chromedp.Navigate(b.base+"/lab?preset=crash-before-ack"), chromedp.WaitVisible(chromedp.CSS("article.card")),
+			ctx := b.Tab(true, true)
+			webtest.Do(t, ctx, "the system's scheme", colourScheme(c.scheme), chromedp.EmulateViewport(1366, 900),
+				chromedp.Navigate(b.Base+"/lab?preset=crash-before-ack"), chromedp.WaitVisible(chromedp.CSS("article.card")),
 				chromedp.Evaluate[chromedp.Void](`localStorage.setItem("lab-theme", "`+orAuto(c.theme)+`")`))
-			openLabEditor(t, ctx, b.base, "/lab?preset=crash-before-ack")
-			if got := eval[string](t, ctx, `document.documentElement.dataset.theme || ""`); got != c.theme {
+			openLabEditor(t, ctx, b.Base, "/lab?preset=crash-before-ack")
+			if got := webtest.Eval[string](t, ctx, `document.documentElement.dataset.theme || ""`); got != c.theme {
 				t.Fatalf("data-theme %q, want %q", got, c.theme)
 			}
 			putCode(t, ctx, tokenSample)
 			// The cursor on line 11, a line of keywords, operators and names.
-			eval[bool](t, ctx, `(() => { const v = document.getElementById("code").labEditor;
+			webtest.Eval[bool](t, ctx, `(() => { const v = document.getElementById("code").labEditor;
 				v.dispatch({selection: {anchor: v.state.doc.line(11).from + 3}}); return true; })()`)
-			poll(t, ctx, "the active line", `!!document.querySelector("#editor-box .cm-activeLine .tok-keyword")`)
-			got := eval[map[string]float64](t, ctx, editorContrast)
+			webtest.Poll(t, ctx, "the active line", `!!document.querySelector("#editor-box .cm-activeLine .tok-keyword")`)
+			got := webtest.Eval[map[string]float64](t, ctx, editorContrast)
 			for what, r := range got {
 				switch {
 				case strings.HasSuffix(what, "luminance"):
@@ -188,10 +189,10 @@ func TestBrowserEditorDark(t *testing.T) {
 				t.Logf("%s: %v", c.name, got)
 			}
 			editorAxe(t, ctx)
-			screenshotWhen(t, ctx, "editor-"+strings.ReplaceAll(c.name, " ", "-"), 1366, 900, false, "#editor-box .cm-editor")
+			webtest.ScreenshotWhen(t, ctx, "editor-"+strings.ReplaceAll(c.name, " ", "-"), 1366, 900, false, "#editor-box .cm-editor")
 		})
 	}
-	b.noConsoleErrors()
+	b.NoConsoleErrors()
 }
 
 // orAuto is the theme lab.js remembers for theme: "" is the system's.
@@ -221,14 +222,14 @@ func TestBrowserStepNavOwnScenario(t *testing.T) {
 		t.Fatal("no preset crash-before-ack")
 	}
 	own := link.Lab{Script: source, Step: 2, HasStep: true}.String()
-	b := newBrowser(t)
-	ctx := b.tab(true, true)
+	b := webtest.NewBrowser(t)
+	ctx := b.Tab(true, true)
 	for _, lang := range []string{"en", "ru"} {
 		for _, width := range []int64{1024, 1366, 1920} {
 			t.Run(fmt.Sprintf("%s-%d", lang, width), func(t *testing.T) {
-				do(t, ctx, "open one's own scenario", chromedp.EmulateViewport(width, 900),
-					chromedp.Navigate(b.base+own+"&lang="+lang), waitStep(2), chromedp.WaitVisible(chromedp.ID("play-toggle")))
-				boxes := eval[map[string][]float64](t, ctx, `(() => {
+				webtest.Do(t, ctx, "open one's own scenario", chromedp.EmulateViewport(width, 900),
+					chromedp.Navigate(b.Base+own+"&lang="+lang), webtest.WaitStep(2), chromedp.WaitVisible(chromedp.ID("play-toggle")))
+				boxes := webtest.Eval[map[string][]float64](t, ctx, `(() => {
 					const out = {};
 					for (const sel of ["#step-first", "#step-prev", "#step-slider", ".slider-value", "#step-next", "#step-last", "#play-toggle", ".play-speed", ".step-nav"]) {
 						const e = document.querySelector(sel), r = e.getBoundingClientRect();
@@ -255,12 +256,12 @@ func TestBrowserStepNavOwnScenario(t *testing.T) {
 					}
 				}
 				if width == 1366 {
-					screenshotWhen(t, ctx, "stepper-own-"+lang+"-1366", width, 900, false, "#step-count")
+					webtest.ScreenshotWhen(t, ctx, "stepper-own-"+lang+"-1366", width, 900, false, "#step-count")
 				}
 			})
 		}
 	}
-	b.noConsoleErrors()
+	b.NoConsoleErrors()
 }
 
 // TestBrowserEditorPlayground (#28, feature 10 and defect 6): Format puts
@@ -270,23 +271,23 @@ func TestBrowserStepNavOwnScenario(t *testing.T) {
 // before it); a file with a compile error keeps the lab, with the error
 // as a marker at its line in the editor and as text above it.
 func TestBrowserEditorPlayground(t *testing.T) {
-	b := newBrowserWith(t, web.Config{Sandbox: sandbox.NewRunner([]string{os.Args[0]}, sandbox.Limits{})})
-	ctx := b.tab(true, true)
+	b := webtest.NewBrowserWith(t, web.Config{Sandbox: sandbox.NewRunner([]string{os.Args[0]}, sandbox.Limits{})})
+	ctx := b.Tab(true, true)
 	start := "/lab?preset=crash-before-ack&step=4"
-	openLabEditor(t, ctx, b.base, start)
+	openLabEditor(t, ctx, b.Base, start)
 
 	t.Run("format", func(t *testing.T) {
 		putCode(t, ctx, badlyIndented)
-		do(t, ctx, "Format", chromedp.Click(chromedp.ID("code-format")))
-		poll(t, ctx, "the formatted file", `document.getElementById("code").labEditor.state.doc.toString() === `+strconv.Quote(wellIndented))
+		webtest.Do(t, ctx, "Format", chromedp.Click(chromedp.ID("code-format")))
+		webtest.Poll(t, ctx, "the formatted file", `document.getElementById("code").labEditor.state.doc.toString() === `+strconv.Quote(wellIndented))
 		if got := textOf(t, ctx, "#code-status"); got != "Formatted with go/format." {
 			t.Errorf("status %q", got)
 		}
-		if loc := location(t, ctx); loc != b.base+start {
+		if loc := webtest.Location(t, ctx); loc != b.Base+start {
 			t.Errorf("formatting moved the page to %q", loc)
 		}
 		// One change: Ctrl+Z gives the file back as it was typed.
-		do(t, ctx, "undo", chromedp.Focus(chromedp.CSS("#editor-box .cm-content")), chromedp.KeyEvent("z", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
+		webtest.Do(t, ctx, "undo", chromedp.Focus(chromedp.CSS("#editor-box .cm-content")), chromedp.KeyEvent("z", chromedp.KeyModifiers(chromedp.ModifierCtrl)))
 		if got := editorText(t, ctx); got != badlyIndented {
 			t.Errorf("after Ctrl+Z the editor holds %q", got)
 		}
@@ -294,7 +295,7 @@ func TestBrowserEditorPlayground(t *testing.T) {
 
 	t.Run("format a file that does not parse", func(t *testing.T) {
 		putCode(t, ctx, "package handler\n\nfunc Handle( {\n}\n")
-		do(t, ctx, "Format", chromedp.Click(chromedp.ID("code-format")),
+		webtest.Do(t, ctx, "Format", chromedp.Click(chromedp.ID("code-format")),
 			chromedp.WaitVisible(chromedp.CSS("#code-problems li")), chromedp.WaitVisible(chromedp.CSS("#editor-box .cm-lint-marker-error")))
 		if got := textOf(t, ctx, "#code-problems li"); !strings.Contains(got, "line 3: syntax error") {
 			t.Errorf("problem %q", got)
@@ -305,34 +306,34 @@ func TestBrowserEditorPlayground(t *testing.T) {
 	})
 
 	t.Run("ctrl+enter runs", func(t *testing.T) {
-		putCode(t, ctx, fixedNaive)
-		do(t, ctx, "Ctrl+Enter", chromedp.KeyEvent(kb.Enter, chromedp.KeyModifiers(chromedp.ModifierCtrl)),
+		putCode(t, ctx, webtest.FixedNaive)
+		webtest.Do(t, ctx, "Ctrl+Enter", chromedp.KeyEvent(kb.Enter, chromedp.KeyModifiers(chromedp.ModifierCtrl)),
 			chromedp.WaitVisible(chromedp.ID("card-yours")))
-		got := verdicts(t, ctx)
-		wantCard(t, got, "yours", "ok 100.00")
-		want := link.Lab{Preset: "crash-before-ack", Code: fixedNaive, Step: 4, HasStep: true}.String()
-		if loc := location(t, ctx); loc != b.base+want {
-			t.Errorf("address %q, want %q", loc, b.base+want)
+		got := webtest.Verdicts(t, ctx)
+		webtest.WantCard(t, got, "yours", "ok 100.00")
+		want := link.Lab{Preset: "crash-before-ack", Code: webtest.FixedNaive, Step: 4, HasStep: true}.String()
+		if loc := webtest.Location(t, ctx); loc != b.Base+want {
+			t.Errorf("address %q, want %q", loc, b.Base+want)
 		}
 		// The file is in the address: Back is the lab before it, Forward the
 		// run. (history.back() runs after the evaluation has answered: the
 		// page it leaves would never answer it.)
-		back := `location.href === ` + strconv.Quote(b.base+start) + ` && !!document.getElementById("card-naive") && !document.getElementById("card-yours")`
-		do(t, ctx, "back", chromedp.Evaluate[chromedp.Void](`setTimeout(() => history.back())`))
+		back := `location.href === ` + strconv.Quote(b.Base+start) + ` && !!document.getElementById("card-naive") && !document.getElementById("card-yours")`
+		webtest.Do(t, ctx, "back", chromedp.Evaluate[chromedp.Void](`setTimeout(() => history.back())`))
 		settle(t, ctx, "the lab before the file", back)
-		do(t, ctx, "forward", chromedp.Evaluate[chromedp.Void](`setTimeout(() => history.forward())`))
+		webtest.Do(t, ctx, "forward", chromedp.Evaluate[chromedp.Void](`setTimeout(() => history.forward())`))
 		settle(t, ctx, "the run again", `!!document.getElementById("card-yours")`)
 	})
 
 	t.Run("a compile error keeps the lab", func(t *testing.T) {
 		first := "tx, err := d.DB.BeginTx(ctx, nil)"
-		line := strings.Count(fixedNaive[:strings.Index(fixedNaive, first)], "\n") + 1
-		broken := strings.Replace(fixedNaive, first, "undefinedThing()\n\t"+first, 1)
-		openLabEditor(t, ctx, b.base, start)
+		line := strings.Count(webtest.FixedNaive[:strings.Index(webtest.FixedNaive, first)], "\n") + 1
+		broken := strings.Replace(webtest.FixedNaive, first, "undefinedThing()\n\t"+first, 1)
+		openLabEditor(t, ctx, b.Base, start)
 		putCode(t, ctx, broken)
-		do(t, ctx, "run it", chromedp.Click(chromedp.ID("code-run")), chromedp.WaitVisible(chromedp.CSS("#editor-box .cm-lint-marker-error")))
+		webtest.Do(t, ctx, "run it", chromedp.Click(chromedp.ID("code-run")), chromedp.WaitVisible(chromedp.CSS("#editor-box .cm-lint-marker-error")))
 		// The cards and the state are there; the file has no card.
-		if got := verdicts(t, ctx); got["naive"] != "duplicate 200.00" || got["yours"] != "" {
+		if got := webtest.Verdicts(t, ctx); got["naive"] != "duplicate 200.00" || got["yours"] != "" {
 			t.Errorf("cards %v", got)
 		}
 		if got := textOf(t, ctx, "#code-problems li"); !strings.Contains(got, "line "+strconv.Itoa(line)+": does not compile") {
@@ -345,15 +346,15 @@ func TestBrowserEditorPlayground(t *testing.T) {
 			t.Error("the editor lost the file")
 		}
 		// The marker says what is wrong when the pointer rests on it.
-		at := eval[[]float64](t, ctx, `(() => { const e = document.querySelector("#editor-box .cm-lint-marker-error");
+		at := webtest.Eval[[]float64](t, ctx, `(() => { const e = document.querySelector("#editor-box .cm-lint-marker-error");
 			e.scrollIntoView({block: "center"}); const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()`)
-		do(t, ctx, "hover the marker", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, at[0], at[1]),
+		webtest.Do(t, ctx, "hover the marker", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, at[0], at[1]),
 			chromedp.WaitVisible(chromedp.CSS(".cm-tooltip-lint")))
 		if got := textOf(t, ctx, ".cm-tooltip-lint"); !strings.Contains(got, "does not compile") {
 			t.Errorf("tooltip %q", got)
 		}
 		editorAxe(t, ctx)
-		screenshotWhen(t, ctx, "editor-compile-error", 1440, 1000, false, "#editor-box .cm-lint-marker-error")
+		webtest.ScreenshotWhen(t, ctx, "editor-compile-error", 1440, 1000, false, "#editor-box .cm-lint-marker-error")
 	})
 	// The 422 of the page with the compile error is the browser's to log.
 	b.Mu.Lock()
@@ -365,7 +366,7 @@ func TestBrowserEditorPlayground(t *testing.T) {
 	}
 	b.Console = kept
 	b.Mu.Unlock()
-	b.noConsoleErrors()
+	b.NoConsoleErrors()
 }
 
 // editorAxe is the accessibility sweep's check (axe-core, serious and
@@ -373,11 +374,11 @@ func TestBrowserEditorPlayground(t *testing.T) {
 // server runs no handler files, so it never shows the editor.
 func editorAxe(t *testing.T, ctx context.Context) {
 	t.Helper()
-	src, err := os.ReadFile(axeFile)
+	src, err := os.ReadFile(webtest.AxeFile)
 	if err != nil {
 		t.Fatalf("the vendored axe-core is missing (run scripts/vendor.sh): %v", err)
 	}
-	for _, v := range runAxe(t, ctx, string(src)) {
+	for _, v := range webtest.RunAxe(t, ctx, string(src)) {
 		t.Errorf("axe: %s (%s): %s, on %d node(s): %s; %s", v.ID, v.Impact, v.Help, v.Nodes, strings.Join(v.Targets, " | "), v.Summary)
 	}
 }
@@ -407,14 +408,14 @@ func settle(t *testing.T, ctx context.Context, what, expr string) {
 // textOf is an element's text (textOfSel reads a list item's value).
 func textOf(t *testing.T, ctx context.Context, sel string) string {
 	t.Helper()
-	return eval[string](t, ctx, `(e => e ? e.textContent.trim() : "")(document.querySelector(`+strconv.Quote(sel)+`))`)
+	return webtest.Eval[string](t, ctx, `(e => e ? e.textContent.trim() : "")(document.querySelector(`+strconv.Quote(sel)+`))`)
 }
 
 // markedLine is the number of the editor's line marked as a problem (0
 // for none).
 func markedLine(t *testing.T, ctx context.Context) int {
 	t.Helper()
-	return eval[int](t, ctx, `(() => { const v = document.getElementById("code").labEditor;
+	return webtest.Eval[int](t, ctx, `(() => { const v = document.getElementById("code").labEditor;
 		const el = document.querySelector("#editor-box .cm-error-line");
 		return el ? v.state.doc.lineAt(v.posAtDOM(el)).number : 0; })()`)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sandbox"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // badlyIndented is fixedNaive's first lines as nobody would type them:
@@ -23,7 +24,7 @@ const wellIndented = "package handler\n\nimport (\n\t\"context\"\n\t\"github.com
 // TestFormatRoute: POST /lab/format is go/format as JSON, with a status
 // for each way it can go.
 func TestFormatRoute(t *testing.T) {
-	h := newTestServer(t) // no sandbox: formatting runs nothing
+	h := webtest.NewServer(t) // no sandbox: formatting runs nothing
 	for _, c := range []struct {
 		name     string
 		form     url.Values
@@ -55,11 +56,11 @@ func TestFormatRoute(t *testing.T) {
 			if c.lang != "" {
 				target += "?lang=" + c.lang
 			}
-			r := post(t, h, target, c.form)
-			if r.status != c.status {
-				t.Fatalf("status %d, want %d\n%s", r.status, c.status, r.body)
+			r := webtest.Post(t, h, target, c.form)
+			if r.Status != c.status {
+				t.Fatalf("status %d, want %d\n%s", r.Status, c.status, r.Body)
 			}
-			if ct := r.header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
+			if ct := r.Header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
 				t.Errorf("Content-Type %q", ct)
 			}
 			var got struct {
@@ -67,8 +68,8 @@ func TestFormatRoute(t *testing.T) {
 				Line    int    `json:"line"`
 				Message string `json:"message"`
 			}
-			if err := json.Unmarshal([]byte(r.body), &got); err != nil {
-				t.Fatalf("%v\n%s", err, r.body)
+			if err := json.Unmarshal([]byte(r.Body), &got); err != nil {
+				t.Fatalf("%v\n%s", err, r.Body)
 			}
 			if c.status == 200 {
 				if got.Code != c.code || got.Message != "" {
@@ -83,12 +84,12 @@ func TestFormatRoute(t *testing.T) {
 	}
 	// A body over the form limit is refused before it is read, as JSON too.
 	big := url.Values{"code": {strings.Repeat("x", 1<<20)}}
-	if r := post(t, h, "/lab/format", big); r.status != http.StatusRequestEntityTooLarge || !strings.Contains(r.header.Get("Content-Type"), "json") {
-		t.Errorf("a 1 MiB form: %d %s", r.status, r.header.Get("Content-Type"))
+	if r := webtest.Post(t, h, "/lab/format", big); r.Status != http.StatusRequestEntityTooLarge || !strings.Contains(r.Header.Get("Content-Type"), "json") {
+		t.Errorf("a 1 MiB form: %d %s", r.Status, r.Header.Get("Content-Type"))
 	}
 	// Only POST formats.
-	if r := get(t, h, "/lab/format"); r.status != http.StatusMethodNotAllowed {
-		t.Errorf("GET /lab/format: %d", r.status)
+	if r := webtest.Get(t, h, "/lab/format"); r.Status != http.StatusMethodNotAllowed {
+		t.Errorf("GET /lab/format: %d", r.Status)
 	}
 }
 
@@ -97,24 +98,24 @@ func TestFormatRoute(t *testing.T) {
 // formatted file in its open editor, run nowhere, and the address of the
 // state unchanged in the form.
 func TestFormatWithoutJavaScript(t *testing.T) {
-	h := newCodeServer(t, sandbox.Limits{})
+	h := webtest.NewCodeServer(t, sandbox.Limits{})
 	state := "?preset=crash-before-ack&step=4"
-	r := post(t, h, "/lab/code", url.Values{"code": {badlyIndented}, "state": {state}, "action": {"format"}})
-	if r.status != http.StatusOK {
-		t.Fatalf("status %d\n%s", r.status, excerpt(r.body))
+	r := webtest.Post(t, h, "/lab/code", url.Values{"code": {badlyIndented}, "state": {state}, "action": {"format"}})
+	if r.Status != http.StatusOK {
+		t.Fatalf("status %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
 	for _, want := range []string{`id="card-naive"`, `<details class="editor" id="editor-box" open`, html.EscapeString(wellIndented)} {
-		if !strings.Contains(r.body, want) {
+		if !strings.Contains(r.Body, want) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
-	if strings.Contains(r.body, `id="card-yours"`) {
+	if strings.Contains(r.Body, `id="card-yours"`) {
 		t.Error("formatting ran the file")
 	}
 	// A file that does not parse: the same page, the problem on its line.
-	r = post(t, h, "/lab/code", url.Values{"code": {"package handler\n\nfunc Handle( {\n}\n"}, "state": {state}, "action": {"format"}})
-	if r.status != http.StatusUnprocessableEntity || !strings.Contains(r.body, `<li data-line="3">line 3: syntax error`) || !strings.Contains(r.body, `id="card-naive"`) {
-		t.Errorf("status %d\n%s", r.status, excerpt(r.body))
+	r = webtest.Post(t, h, "/lab/code", url.Values{"code": {"package handler\n\nfunc Handle( {\n}\n"}, "state": {state}, "action": {"format"}})
+	if r.Status != http.StatusUnprocessableEntity || !strings.Contains(r.Body, `<li data-line="3">line 3: syntax error`) || !strings.Contains(r.Body, `id="card-naive"`) {
+		t.Errorf("status %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
 }
 
@@ -123,10 +124,10 @@ func TestFormatWithoutJavaScript(t *testing.T) {
 // file in the open editor and each problem listed on its line; the
 // address holds the file, so Back and a reload come back to it.
 func TestCodeProblemsKeepTheLab(t *testing.T) {
-	h := newCodeServer(t, sandbox.Limits{})
+	h := webtest.NewCodeServer(t, sandbox.Limits{})
 	state := "?preset=crash-before-ack&step=4"
 	first := "tx, err := d.DB.BeginTx(ctx, nil)"
-	at := strings.Count(fixedNaive[:strings.Index(fixedNaive, first)], "\n") + 1 // the line of first
+	at := strings.Count(webtest.FixedNaive[:strings.Index(webtest.FixedNaive, first)], "\n") + 1 // the line of first
 	for _, c := range []struct {
 		name, code string
 		line       int
@@ -135,45 +136,45 @@ func TestCodeProblemsKeepTheLab(t *testing.T) {
 	}{
 		// Parse finds it, before anything runs: the address then leads to
 		// the editor's section.
-		{"a syntax error", strings.Replace(fixedNaive, first, "return nil nil\n\t"+first, 1), at, "syntax error", "#editor"},
+		{"a syntax error", strings.Replace(webtest.FixedNaive, first, "return nil nil\n\t"+first, 1), at, "syntax error", "#editor"},
 		// Only the interpreter finds it, in the sandbox, when the address
 		// is replayed: the address is a run's, as for a good file.
-		{"a compile error", strings.Replace(fixedNaive, first, "undefinedThing()\n\t"+first, 1), at, "does not compile", ""},
+		{"a compile error", strings.Replace(webtest.FixedNaive, first, "undefinedThing()\n\t"+first, 1), at, "does not compile", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := post(t, h, "/lab/code", url.Values{"code": {c.code}, "state": {state}, "action": {"run"}})
-			loc := r.header.Get("Location")
+			r := webtest.Post(t, h, "/lab/code", url.Values{"code": {c.code}, "state": {state}, "action": {"run"}})
+			loc := r.Header.Get("Location")
 			want := link.Lab{Preset: "crash-before-ack", Code: c.code, Step: 4, HasStep: true}.String() + c.fragment
-			if r.status != http.StatusSeeOther || loc != want {
-				t.Fatalf("%d %q, want 303 to %q", r.status, loc, want)
+			if r.Status != http.StatusSeeOther || loc != want {
+				t.Fatalf("%d %q, want 303 to %q", r.Status, loc, want)
 			}
 			// The browser keeps the fragment (#editor, the editor's section) to itself.
-			page := get(t, h, strings.TrimSuffix(loc, "#editor"))
-			if page.status != http.StatusUnprocessableEntity {
-				t.Fatalf("status %d\n%s", page.status, excerpt(page.body))
+			page := webtest.Get(t, h, strings.TrimSuffix(loc, "#editor"))
+			if page.Status != http.StatusUnprocessableEntity {
+				t.Fatalf("status %d\n%s", page.Status, webtest.Excerpt(page.Body))
 			}
-			li := between(page.body, `<div class="code-problems" id="code-problems" role="alert">`, `</div>`)
+			li := webtest.Between(page.Body, `<div class="code-problems" id="code-problems" role="alert">`, `</div>`)
 			if !strings.Contains(li, `<li data-line="`+strconv.Itoa(c.line)+`">`) || !strings.Contains(li, c.want) {
 				t.Errorf("problems %q, want line %d and %q", li, c.line, c.want)
 			}
 			for _, want := range []string{`id="card-naive"`, `id="card-inbox"`, `id="step-count" data-step="4"`, `<details class="editor" id="editor-box" open`,
 				html.EscapeString(c.code[:60])} {
-				if !strings.Contains(page.body, want) {
+				if !strings.Contains(page.Body, want) {
 					t.Errorf("the page lacks %q", want)
 				}
 			}
-			if strings.Contains(page.body, `id="card-yours"`) || strings.Contains(page.body, `class="error-box"`) {
+			if strings.Contains(page.Body, `id="card-yours"`) || strings.Contains(page.Body, `class="error-box"`) {
 				t.Error("a card or an error page for a file that did not pass")
 			}
 			// The editor's form runs the next try in the same state, without the bad file.
-			if !strings.Contains(page.body, `name="state" value="?preset=crash-before-ack&amp;step=4"`) {
-				t.Errorf("the editor's state is not the lab's\n%s", between(page.body, `name="state"`, `>`))
+			if !strings.Contains(page.Body, `name="state" value="?preset=crash-before-ack&amp;step=4"`) {
+				t.Errorf("the editor's state is not the lab's\n%s", webtest.Between(page.Body, `name="state"`, `>`))
 			}
 		})
 	}
 	// An htmx request keeps its message area: the error goes there.
 	bad := link.Lab{Preset: "crash-before-ack", Code: "package handler\n", Step: 4, HasStep: true}.String()
-	if r := get(t, h, bad, "HX-Request", "true", "HX-Request-Type", "partial"); r.status != 422 || r.header.Get("HX-Retarget") != "#flash" {
-		t.Errorf("htmx: %d %q", r.status, r.header.Get("HX-Retarget"))
+	if r := webtest.Get(t, h, bad, "HX-Request", "true", "HX-Request-Type", "partial"); r.Status != 422 || r.Header.Get("HX-Retarget") != "#flash" {
+		t.Errorf("htmx: %d %q", r.Status, r.Header.Get("HX-Retarget"))
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // TestLabOnRealEngines: a lab started with a real PostgreSQL and Redis
@@ -28,36 +29,36 @@ func TestLabOnRealEngines(t *testing.T) {
 		t.Fatal(err)
 	}
 	target := "/lab?preset=crash-before-ack&handlers=unique,unique-same-tx&step=4"
-	emb := get(t, h, target)
-	if !strings.Contains(emb.body, `id="engines"`) || !strings.Contains(emb.body, `engine=real`) {
-		t.Fatalf("no engine choice\n%s", excerpt(emb.body))
+	emb := webtest.Get(t, h, target)
+	if !strings.Contains(emb.Body, `id="engines"`) || !strings.Contains(emb.Body, `engine=real`) {
+		t.Fatalf("no engine choice\n%s", webtest.Excerpt(emb.Body))
 	}
-	real := get(t, h, target+"&engine=real")
-	if real.status != 200 {
-		t.Fatalf("%d\n%s", real.status, excerpt(real.body))
+	real := webtest.Get(t, h, target+"&engine=real")
+	if real.Status != 200 {
+		t.Fatalf("%d\n%s", real.Status, webtest.Excerpt(real.Body))
 	}
 	for _, want := range []string{"PostgreSQL", "error 23505", "error 25P02"} {
-		if !strings.Contains(real.body, want) {
+		if !strings.Contains(real.Body, want) {
 			t.Errorf("the real engine's page lacks %q", want)
 		}
 	}
-	if v := cardVerdicts(real.body); v["unique"] != "ok" || v["unique-same-tx"] != "poison" {
+	if v := webtest.CardVerdicts(real.Body); v["unique"] != "ok" || v["unique-same-tx"] != "poison" {
 		t.Errorf("verdicts on the real engine: %v", v)
 	}
-	if v := cardVerdicts(emb.body); v["unique-same-tx"] != "ok" {
+	if v := webtest.CardVerdicts(emb.Body); v["unique-same-tx"] != "ok" {
 		t.Errorf("verdicts on the embedded engine: %v", v)
 	}
 }
 
 func TestEngineParameter(t *testing.T) {
-	h := newTestServer(t)
-	if r := get(t, h, "/lab?engine=real"); r.status != http.StatusNotFound || !strings.Contains(r.body, "--postgres URL and --redis URL") {
-		t.Errorf("engine=real without one: %d\n%s", r.status, excerpt(r.body))
+	h := webtest.NewServer(t)
+	if r := webtest.Get(t, h, "/lab?engine=real"); r.Status != http.StatusNotFound || !strings.Contains(r.Body, "--postgres URL and --redis URL") {
+		t.Errorf("engine=real without one: %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
-	if r := get(t, h, "/lab?engine=mars"); r.status != http.StatusBadRequest || !strings.Contains(r.body, "use embedded or real") {
-		t.Errorf("engine=mars: %d", r.status)
+	if r := webtest.Get(t, h, "/lab?engine=mars"); r.Status != http.StatusBadRequest || !strings.Contains(r.Body, "use embedded or real") {
+		t.Errorf("engine=mars: %d", r.Status)
 	}
-	if r := get(t, h, "/lab"); strings.Contains(r.body, `id="engines"`) {
+	if r := webtest.Get(t, h, "/lab"); strings.Contains(r.Body, `id="engines"`) {
 		t.Error("an engine choice without a real engine")
 	}
 }
@@ -67,25 +68,25 @@ func TestEngineParameter(t *testing.T) {
 // given on the first shows on the second.
 func TestProgressOnPostgresSurvivesARestart(t *testing.T) {
 	pg := servers.Postgres(t)
-	bank := mustBank(t)
+	bank := webtest.MustBank(t)
 	open := func() http.Handler {
 		store, err := practice.OpenPostgres(context.Background(), pg, "restart_test", bank)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { store.Close() })
-		h, err := web.NewServer(web.Config{Practice: store, Bank: bank, Now: newTestClock().Now})
+		h, err := web.NewServer(web.Config{Practice: store, Bank: bank, Now: webtest.NewClock().Now})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return h
 	}
-	first := newVisitor(t, open())
-	q := findQuestion(t, practice.KindChoice, nil)
-	first.answer(q.ID, url.Values(answerFor(t, q, true)))
-	second := newVisitor(t, open())
+	first := webtest.NewVisitor(t, open())
+	q := webtest.FindQuestion(t, practice.KindChoice, nil)
+	first.Answer(q.ID, url.Values(webtest.AnswerFor(t, q, true)))
+	second := webtest.NewVisitor(t, open())
 	second.Cookies = first.Cookies
-	if r := second.get("/practice"); !strings.Contains(r.body, `id="overall" data-answered="`) || strings.Contains(r.body, `id="overall" data-answered="0"`) {
-		t.Errorf("the second server does not show the answer\n%s", excerpt(r.body))
+	if r := second.Get("/practice"); !strings.Contains(r.Body, `id="overall" data-answered="`) || strings.Contains(r.Body, `id="overall" data-answered="0"`) {
+		t.Errorf("the second server does not show the answer\n%s", webtest.Excerpt(r.Body))
 	}
 }

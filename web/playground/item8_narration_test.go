@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/idempotency-lab/lab/link"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // TestDeliverConcurrentNarration (#28, item 8): deliver-concurrent with a
@@ -15,7 +16,7 @@ import (
 // two messages ready it is still two workers. Challenge "Two workers, one
 // check" is where people met it: one message, then deliver-concurrent.
 func TestDeliverConcurrentNarration(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	narration := regexp.MustCompile(`(?s)id="narration"[^>]*>(.*?)</p>`)
 	for _, tc := range []struct {
 		name, script, lang string
@@ -31,10 +32,10 @@ func TestDeliverConcurrentNarration(t *testing.T) {
 			"Два воркера одновременно берут два следующих готовых сообщения", "один воркер"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := get(t, h, "/lab?handlers=check-then-insert&lang="+tc.lang+"&s="+link.Pack(tc.script))
-			m := narration.FindStringSubmatch(r.body)
-			if r.status != 200 || m == nil {
-				t.Fatalf("status %d, no narration\n%s", r.status, excerpt(r.body))
+			r := webtest.Get(t, h, "/lab?handlers=check-then-insert&lang="+tc.lang+"&s="+link.Pack(tc.script))
+			m := narration.FindStringSubmatch(r.Body)
+			if r.Status != 200 || m == nil {
+				t.Fatalf("status %d, no narration\n%s", r.Status, webtest.Excerpt(r.Body))
 			}
 			got := html.UnescapeString(m[1])
 			if !strings.Contains(got, tc.want) || strings.Contains(got, tc.not) {

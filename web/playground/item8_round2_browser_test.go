@@ -14,6 +14,7 @@ import (
 
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/web"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // The browser tests of the second round of #28's smaller items (item 8,
@@ -31,31 +32,31 @@ func monospaceFamily(family string) bool {
 // the textarea under it without JavaScript, sets Go in the monospace
 // stack: the lab's editor and a coding exercise's.
 func TestBrowserEditorsAreMonospace(t *testing.T) {
-	bank, store := openProgress(t, "")
-	b := newBrowserWith(t, web.Config{Practice: store, Bank: bank, Sandbox: sandbox.NewRunner([]string{os.Args[0]}, sandbox.Limits{})})
+	bank, store := webtest.OpenProgress(t, "")
+	b := webtest.NewBrowserWith(t, web.Config{Practice: store, Bank: bank, Sandbox: sandbox.NewRunner([]string{os.Args[0]}, sandbox.Limits{})})
 	for _, js := range []bool{true, false} {
-		ctx := b.tab(true, js)
+		ctx := b.Tab(true, js)
 		for _, c := range []struct{ name, path, open string }{
 			{"the lab", "/lab?preset=crash-before-ack", "#editor-box > summary"},
 			{"a coding exercise", "/practice/q/code-crash-before-ack", ""},
 		} {
-			t.Run(c.name+" "+mode(js), func(t *testing.T) {
-				do(t, ctx, "open "+c.path, chromedp.Navigate(b.base+c.path), chromedp.WaitReady(chromedp.CSS("textarea.code-input")))
+			t.Run(c.name+" "+webtest.Mode(js), func(t *testing.T) {
+				webtest.Do(t, ctx, "open "+c.path, chromedp.Navigate(b.Base+c.path), chromedp.WaitReady(chromedp.CSS("textarea.code-input")))
 				if c.open != "" {
-					do(t, ctx, "open the editor", chromedp.Click(chromedp.CSS(c.open)))
+					webtest.Do(t, ctx, "open the editor", chromedp.Click(chromedp.CSS(c.open)))
 				}
 				sel := "textarea.code-input"
 				if js {
 					sel = ".cm-editor .cm-content"
-					do(t, ctx, "CodeMirror", chromedp.WaitVisible(chromedp.CSS(sel)))
+					webtest.Do(t, ctx, "CodeMirror", chromedp.WaitVisible(chromedp.CSS(sel)))
 				}
-				family := eval[string](t, ctx, `getComputedStyle(document.querySelector(`+strconv.Quote(sel)+`)).fontFamily`)
+				family := webtest.Eval[string](t, ctx, `getComputedStyle(document.querySelector(`+strconv.Quote(sel)+`)).fontFamily`)
 				if !monospaceFamily(family) {
 					t.Errorf("%s's font-family is %q, want the monospace stack", sel, family)
 				}
 				if js {
 					// Monospace indeed: "iiii" is as wide as "MMMM".
-					widths := eval[[]float64](t, ctx, `(() => { const c = document.querySelector(".cm-editor .cm-content");
+					widths := webtest.Eval[[]float64](t, ctx, `(() => { const c = document.querySelector(".cm-editor .cm-content");
 						const m = (s) => { const e = document.createElement("span"); e.textContent = s; c.appendChild(e);
 							const w = e.getBoundingClientRect().width; e.remove(); return w; };
 						return [m("iiiiiiii"), m("MMMMMMMM")]; })()`)
@@ -66,7 +67,7 @@ func TestBrowserEditorsAreMonospace(t *testing.T) {
 			})
 		}
 	}
-	b.noConsoleErrors()
+	b.NoConsoleErrors()
 }
 
 // TestBrowserPracticeFormat (#28, feature 10): a coding exercise's editor
@@ -75,39 +76,39 @@ func TestBrowserEditorsAreMonospace(t *testing.T) {
 // not parse gets its error marked at its line, the page unchanged; and
 // Ctrl+Enter checks the file, as the form's button does.
 func TestBrowserPracticeFormat(t *testing.T) {
-	bank, store := openProgress(t, "")
-	b := newBrowserWith(t, web.Config{Practice: store, Bank: bank, Sandbox: sandbox.NewRunner([]string{os.Args[0]}, sandbox.Limits{})})
-	ctx := b.tab(true, true)
+	bank, store := webtest.OpenProgress(t, "")
+	b := webtest.NewBrowserWith(t, web.Config{Practice: store, Bank: bank, Sandbox: sandbox.NewRunner([]string{os.Args[0]}, sandbox.Limits{})})
+	ctx := b.Tab(true, true)
 	for _, lang := range []string{"en", "ru"} {
 		t.Run(lang, func(t *testing.T) {
-			do(t, ctx, "open the exercise", chromedp.EmulateViewport(1366, 900), chromedp.Navigate(b.base+"/practice/q/code-crash-before-ack?lang="+lang),
+			webtest.Do(t, ctx, "open the exercise", chromedp.EmulateViewport(1366, 900), chromedp.Navigate(b.Base+"/practice/q/code-crash-before-ack?lang="+lang),
 				chromedp.WaitVisible(chromedp.CSS("#answer-form .cm-editor")))
-			if keys := textOfSel(t, ctx, "#answer-form-code-keys"); !strings.Contains(keys, "Ctrl+Enter") {
+			if keys := webtest.TextOfSel(t, ctx, "#answer-form-code-keys"); !strings.Contains(keys, "Ctrl+Enter") {
 				t.Errorf("the keys' hint: %q", keys)
 			}
 			set := func(code string) {
-				eval[bool](t, ctx, `(() => { const v = document.getElementById("answer-form-code").labEditor;
+				webtest.Eval[bool](t, ctx, `(() => { const v = document.getElementById("answer-form-code").labEditor;
 					v.dispatch({changes: {from: 0, to: v.state.doc.length, insert: `+strconv.Quote(code)+`}}); return true; })()`)
 			}
 			text := func() string {
-				return eval[string](t, ctx, `document.getElementById("answer-form-code").labEditor.state.doc.toString()`)
+				return webtest.Eval[string](t, ctx, `document.getElementById("answer-form-code").labEditor.state.doc.toString()`)
 			}
-			markPage(t, ctx)
+			webtest.MarkPage(t, ctx)
 			ugly := "package handler\nimport \"context\"\nfunc   f( ctx context.Context ) error {\nreturn nil}\n"
 			want := "package handler\n\nimport \"context\"\n\nfunc f(ctx context.Context) error {\n\treturn nil\n}\n"
 			set(ugly)
-			do(t, ctx, "Format", chromedp.Click(chromedp.ID("answer-form-format")))
+			webtest.Do(t, ctx, "Format", chromedp.Click(chromedp.ID("answer-form-format")))
 			settle(t, ctx, "the file is formatted", `document.getElementById("answer-form-code").labEditor.state.doc.toString() === `+strconv.Quote(want))
-			if !pageKept(t, ctx) {
+			if !webtest.PageKept(t, ctx) {
 				t.Errorf("Format loaded another page")
 			}
-			if got := eval[string](t, ctx, `document.getElementById("answer-form-code").value`); got != want {
+			if got := webtest.Eval[string](t, ctx, `document.getElementById("answer-form-code").value`); got != want {
 				t.Errorf("the form's field holds %q", got)
 			}
 			set("package handler\n\nfunc f( {\n")
-			do(t, ctx, "Format a file that does not parse", chromedp.Click(chromedp.ID("answer-form-format")))
+			webtest.Do(t, ctx, "Format a file that does not parse", chromedp.Click(chromedp.ID("answer-form-format")))
 			settle(t, ctx, "the error is marked", `document.querySelector("#answer-form .cm-error-line") !== null`)
-			line := eval[int](t, ctx, `(() => { const v = document.getElementById("answer-form-code").labEditor;
+			line := webtest.Eval[int](t, ctx, `(() => { const v = document.getElementById("answer-form-code").labEditor;
 				return v.state.doc.lineAt(v.posAtDOM(document.querySelector("#answer-form .cm-error-line"))).number; })()`)
 			if line != 3 {
 				t.Errorf("the marked line is %d, want 3", line)
@@ -122,8 +123,8 @@ func TestBrowserPracticeFormat(t *testing.T) {
 			editorAxe(t, ctx)
 			// Ctrl+Enter presses the form's Check: a file that does not
 			// parse is not graded, and its result says so (no sandbox run).
-			do(t, ctx, "Ctrl+Enter", chromedp.Focus(chromedp.CSS("#answer-form .cm-content")),
-				chromedp.KeyEvent(kb.Enter, chromedp.KeyModifiers(chromedp.ModifierCtrl)), waitResult("unparsed"))
+			webtest.Do(t, ctx, "Ctrl+Enter", chromedp.Focus(chromedp.CSS("#answer-form .cm-content")),
+				chromedp.KeyEvent(kb.Enter, chromedp.KeyModifiers(chromedp.ModifierCtrl)), webtest.WaitResult("unparsed"))
 		})
 	}
 	// The formatter's 422 (the file that does not parse) is the one
@@ -141,7 +142,7 @@ func TestBrowserPracticeFormat(t *testing.T) {
 // is wider than its box, and the page's own sideways overflow.
 func overflowAt(t *testing.T, ctx context.Context) []int {
 	t.Helper()
-	return eval[[]int](t, ctx, `(() => { const out = [document.documentElement.scrollWidth - document.documentElement.clientWidth];
+	return webtest.Eval[[]int](t, ctx, `(() => { const out = [document.documentElement.scrollWidth - document.documentElement.clientWidth];
 		document.querySelectorAll(".mx-scroll").forEach((s) => out.push(s.scrollWidth - s.clientWidth)); return out; })()`)
 }
 
@@ -152,9 +153,9 @@ func overflowAt(t *testing.T, ctx context.Context) []int {
 // accounts) fit their boxes; on a phone the page itself never scrolls
 // sideways (a table may, inside its own box).
 func TestBrowserWideTablesFitAt1920(t *testing.T) {
-	b := newBrowser(t)
-	ctx := b.tab(true, true)
-	endpoint := b.base + "/api/v1/ledgers/wide-box/payments"
+	b := webtest.NewBrowser(t)
+	ctx := b.Tab(true, true)
+	endpoint := b.Base + "/api/v1/ledgers/wide-box/payments"
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, endpoint, strings.NewReader(`{"account": "acc-1", "amount": 1000}`))
 	if err != nil {
 		t.Fatal(err)
@@ -182,8 +183,8 @@ func TestBrowserWideTablesFitAt1920(t *testing.T) {
 					if size.mobile {
 						opts = append(opts, chromedp.EmulateMobile)
 					}
-					do(t, ctx, "open", chromedp.EmulateViewport(size.w, size.h, opts...),
-						chromedp.Navigate(b.base+c.path), chromedp.WaitVisible(chromedp.CSS(c.ready)))
+					webtest.Do(t, ctx, "open", chromedp.EmulateViewport(size.w, size.h, opts...),
+						chromedp.Navigate(b.Base+c.path), chromedp.WaitVisible(chromedp.CSS(c.ready)))
 					got := overflowAt(t, ctx)
 					if got[0] > 0 {
 						t.Errorf("the page scrolls sideways by %d px", got[0])
@@ -199,7 +200,7 @@ func TestBrowserWideTablesFitAt1920(t *testing.T) {
 			}
 		}
 	}
-	b.noConsoleErrors()
+	b.NoConsoleErrors()
 }
 
 // TestBrowserAPIChallenges (#28, item 8; the API side's challenges, #25):
@@ -209,49 +210,49 @@ func TestBrowserWideTablesFitAt1920(t *testing.T) {
 // charge twice; a retry of pay-1 with another amount gets
 // api-key-no-fingerprint's saved answer, a silent conflict.
 func TestBrowserAPIChallenges(t *testing.T) {
-	b, _ := newPracticeBrowser(t)
+	b, _ := webtest.NewPracticeBrowser(t)
 	for _, js := range []bool{true, false} {
-		t.Run(mode(js), func(t *testing.T) {
-			ctx := b.tab(true, js)
+		t.Run(webtest.Mode(js), func(t *testing.T) {
+			ctx := b.Tab(true, js)
 			open := func(id string) {
-				do(t, ctx, "open "+id, chromedp.EmulateViewport(1366, 900), chromedp.Navigate(b.base+"/challenges"),
+				webtest.Do(t, ctx, "open "+id, chromedp.EmulateViewport(1366, 900), chromedp.Navigate(b.Base+"/challenges"),
 					chromedp.WaitVisible(chromedp.CSS(`#ch-`+id+`[data-solved="false"] a.btn`)),
 					chromedp.Click(chromedp.CSS(`#ch-`+id+` a.btn`)),
 					chromedp.WaitVisible(chromedp.CSS(`#challenge[data-challenge="`+id+`"][data-status="open"]`)))
-				if got := verdicts(t, ctx); len(got) != 2 {
+				if got := webtest.Verdicts(t, ctx); len(got) != 2 {
 					t.Errorf("%s opens with cards %v, want the challenge's two API handlers", id, got)
 				}
 				if js {
-					markPage(t, ctx)
+					webtest.MarkPage(t, ctx)
 				}
 			}
 			solved := func(id, handler, verdict string) {
-				do(t, ctx, id+" solved", chromedp.WaitVisible(chromedp.CSS(`#challenge[data-challenge="`+id+`"][data-status="solved"]`)))
-				if msg := textOfSel(t, ctx, "#ch-status"); !strings.Contains(msg, "Solved in 2 steps") {
+				webtest.Do(t, ctx, id+" solved", chromedp.WaitVisible(chromedp.CSS(`#challenge[data-challenge="`+id+`"][data-status="solved"]`)))
+				if msg := webtest.TextOfSel(t, ctx, "#ch-status"); !strings.Contains(msg, "Solved in 2 steps") {
 					t.Errorf("%s: the banner says %q", id, msg)
 				}
-				if got := verdicts(t, ctx)[handler]; got != verdict {
+				if got := webtest.Verdicts(t, ctx)[handler]; got != verdict {
 					t.Errorf("%s: %s's card is %q, want %q", id, handler, got, verdict)
 				}
-				if js && !pageKept(t, ctx) {
+				if js && !webtest.PageKept(t, ctx) {
 					t.Errorf("%s: the page reloaded on a step control", id)
 				}
 			}
 
 			open("api-race-charges-twice")
-			do(t, ctx, "two copies of pay-2 at once", chromedp.SetValue(chromedp.ID("request-op"), "pay-2"),
+			webtest.Do(t, ctx, "two copies of pay-2 at once", chromedp.SetValue(chromedp.ID("request-op"), "pay-2"),
 				chromedp.SetValue(chromedp.ID("request-amount"), "10000"), chromedp.Click(chromedp.ID("do-request-concurrent")))
 			solved("api-race-charges-twice", "api-key-no-lock", "duplicate 300.00") // pay-1 once, pay-2 twice
 
 			open("api-reused-key-silent")
-			do(t, ctx, "retry pay-1 with 120.00", chromedp.SetValue(chromedp.ID("api-again-amount"), "12000"),
+			webtest.Do(t, ctx, "retry pay-1 with 120.00", chromedp.SetValue(chromedp.ID("api-again-amount"), "12000"),
 				chromedp.Click(chromedp.ID("do-api-retry")))
 			solved("api-reused-key-silent", "api-key-no-fingerprint", "silent-conflict 100.00") // the 120.00 never charged
 
-			do(t, ctx, "the list", chromedp.Navigate(b.base+"/challenges"),
+			webtest.Do(t, ctx, "the list", chromedp.Navigate(b.Base+"/challenges"),
 				chromedp.WaitVisible(chromedp.CSS(`#ch-api-race-charges-twice[data-solved="true"]`)),
 				chromedp.WaitVisible(chromedp.CSS(`#ch-api-reused-key-silent[data-solved="true"]`)))
-			b.noConsoleErrors()
+			b.NoConsoleErrors()
 		})
 	}
 }

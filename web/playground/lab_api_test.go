@@ -11,6 +11,7 @@ import (
 
 	"github.com/idempotency-lab/lab/sim"
 	"github.com/idempotency-lab/lab/web/labview"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 var apiHandlerNames = []string{"api-idempotency-key", "api-naive", "api-key-no-fingerprint", "api-key-no-lock", "api-key-short-ttl"}
@@ -19,7 +20,7 @@ var apiHandlerNames = []string{"api-idempotency-key", "api-naive", "api-key-no-f
 // with a card per API handler, the picker's API group, the client's
 // controls instead of the producer's, and no broker panel.
 func TestLabAPIPreset(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	presets, err := sim.APIPresets()
 	if err != nil {
 		t.Fatal(err)
@@ -27,31 +28,31 @@ func TestLabAPIPreset(t *testing.T) {
 	for _, lang := range []string{"en", "ru"} {
 		for _, p := range presets {
 			target := "/lab?preset=" + p.Name + "&lang=" + lang + "&step=" + strconv.Itoa(len(p.Script.Steps))
-			r := get(t, h, target)
-			if r.status != http.StatusOK {
-				t.Fatalf("%s: status %d\n%s", target, r.status, excerpt(r.body))
+			r := webtest.Get(t, h, target)
+			if r.Status != http.StatusOK {
+				t.Fatalf("%s: status %d\n%s", target, r.Status, webtest.Excerpt(r.Body))
 			}
-			noMissingKeys(t, target, r.body)
-			got := cards(r.body)
+			webtest.NoMissingKeys(t, target, r.Body)
+			got := webtest.Cards(r.Body)
 			if len(got) != len(apiHandlerNames) {
 				t.Errorf("%s: cards %v, want the five API handlers", target, got)
 			}
 			for _, want := range []string{`<optgroup label="API (Idempotency-Key)" id="api-presets">`,
 				`<option value="` + p.Name + `" selected>`, `id="do-request"`, `id="do-api-retry"`, `id="do-advance"`, `class="panel no-broker"`} {
-				if !strings.Contains(r.body, want) {
+				if !strings.Contains(r.Body, want) {
 					t.Errorf("%s: the page lacks %s", target, want)
 				}
 			}
 			for _, not := range []string{`id="do-publish"`, `id="do-deliver"`, `class="qcounts"`} {
-				if strings.Contains(r.body, not) {
+				if strings.Contains(r.Body, not) {
 					t.Errorf("%s: an API page has %s", target, not)
 				}
 			}
 		}
 	}
 	// The lost response: the answer and the replay, in the timeline.
-	r := get(t, h, "/lab?preset=api-lost-response&step=2&handlers=api-idempotency-key")
-	body := html.UnescapeString(r.body)
+	r := webtest.Get(t, h, "/lab?preset=api-lost-response&step=2&handlers=api-idempotency-key")
+	body := html.UnescapeString(r.Body)
 	for _, want := range []string{"POST /payments", "201 Created", "Idempotent-Replayed: true", "Charged by the provider"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("api-lost-response at its end lacks %q", want)
@@ -59,14 +60,14 @@ func TestLabAPIPreset(t *testing.T) {
 	}
 	// The key reused with another body: api-naive answers wrong, and its
 	// badge says so in sim's words.
-	r = get(t, h, "/lab?preset=api-reused-key&step=2&handlers=api-naive&lang=ru")
-	if got := cards(r.body)["api-naive"]; got == "" {
-		t.Fatalf("no api-naive card\n%s", excerpt(r.body))
+	r = webtest.Get(t, h, "/lab?preset=api-reused-key&step=2&handlers=api-naive&lang=ru")
+	if got := webtest.Cards(r.Body)["api-naive"]; got == "" {
+		t.Fatalf("no api-naive card\n%s", webtest.Excerpt(r.Body))
 	}
 	// Every step control on an API page has its tip.
-	r = get(t, h, "/lab?preset=api-lost-response&step=1&lang=ru")
+	r = webtest.Get(t, h, "/lab?preset=api-lost-response&step=1&lang=ru")
 	for _, id := range labview.APIStepTipIDs {
-		if !regexp.MustCompile(`id="` + id + `"[^>]*aria-describedby="tip-` + id + `"`).MatchString(r.body) {
+		if !regexp.MustCompile(`id="` + id + `"[^>]*aria-describedby="tip-` + id + `"`).MatchString(r.Body) {
 			t.Errorf("%s: no control described by its tip", id)
 		}
 	}
@@ -75,17 +76,17 @@ func TestLabAPIPreset(t *testing.T) {
 // TestLabAPIWrongStatusBadge: a run that answers with the wrong status
 // wears the wrong-status badge, with sim's words for it.
 func TestLabAPIWrongStatusBadge(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	script := "request pay-1 amount=100 key=none"
 	for lang, v := range map[string]sim.Verdict{"en": sim.WrongStatus, "ru": sim.WrongStatus} {
-		r := get(t, h, "/lab?lang="+lang+"&handlers=api-naive&script="+url.QueryEscape(script))
-		if r.status != http.StatusOK {
-			t.Fatalf("status %d\n%s", r.status, excerpt(r.body))
+		r := webtest.Get(t, h, "/lab?lang="+lang+"&handlers=api-naive&script="+url.QueryEscape(script))
+		if r.Status != http.StatusOK {
+			t.Fatalf("status %d\n%s", r.Status, webtest.Excerpt(r.Body))
 		}
-		if got := cards(r.body)["api-naive"]; got != string(v) {
+		if got := webtest.Cards(r.Body)["api-naive"]; got != string(v) {
 			t.Fatalf("%s: api-naive settles to %q, want %s", lang, got, v)
 		}
-		body := html.UnescapeString(r.body)
+		body := html.UnescapeString(r.Body)
 		for _, w := range []string{strings.ToUpper(v.Word(lang)), v.Explain(lang)} {
 			if !strings.Contains(body, w) {
 				t.Errorf("%s: the card does not say %q", lang, w)
@@ -98,7 +99,7 @@ func TestLabAPIWrongStatusBadge(t *testing.T) {
 // the API handlers, and a message handler there (or an API handler for a
 // broker script) is a 400 that names the valid ones, in both languages.
 func TestLabAPIHandlersValidated(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	for _, tc := range []struct {
 		target string
 		want   []string
@@ -109,22 +110,22 @@ func TestLabAPIHandlersValidated(t *testing.T) {
 		{"/lab?preset=api-lost-response&handlers=", []string{"Choose at least one handler"}},
 		{"/lab?preset=api-lost-response&handlers=%3Cb%3E", []string{"&lt;b&gt;"}},
 	} {
-		r := get(t, h, tc.target+"&lang=en")
-		if r.status != http.StatusBadRequest {
-			t.Errorf("%s: status %d, want 400\n%s", tc.target, r.status, excerpt(r.body))
+		r := webtest.Get(t, h, tc.target+"&lang=en")
+		if r.Status != http.StatusBadRequest {
+			t.Errorf("%s: status %d, want 400\n%s", tc.target, r.Status, webtest.Excerpt(r.Body))
 			continue
 		}
 		for _, w := range tc.want {
-			if !strings.Contains(r.body, w) {
-				t.Errorf("%s: the error lacks %q\n%s", tc.target, w, excerpt(r.body))
+			if !strings.Contains(r.Body, w) {
+				t.Errorf("%s: the error lacks %q\n%s", tc.target, w, webtest.Excerpt(r.Body))
 			}
 		}
-		if strings.Contains(r.body, "<b>") {
+		if strings.Contains(r.Body, "<b>") {
 			t.Errorf("%s: user text not escaped", tc.target)
 		}
-		ru := get(t, h, tc.target+"&lang=ru")
-		if ru.status != http.StatusBadRequest || !cyrillic.MatchString(excerpt(ru.body)) {
-			t.Errorf("%s: the Russian error is %d, or not in Russian", tc.target, ru.status)
+		ru := webtest.Get(t, h, tc.target+"&lang=ru")
+		if ru.Status != http.StatusBadRequest || !cyrillic.MatchString(webtest.Excerpt(ru.Body)) {
+			t.Errorf("%s: the Russian error is %d, or not in Russian", tc.target, ru.Status)
 		}
 	}
 	// The handlers named are kept, and core and all mean every API handler.
@@ -133,8 +134,8 @@ func TestLabAPIHandlersValidated(t *testing.T) {
 		"/lab?preset=api-lost-response&handlers=all":                       5,
 		"/lab?preset=api-lost-response&handlers=core":                      5,
 	} {
-		if r := get(t, h, target); r.status != 200 || len(cards(r.body)) != want {
-			t.Errorf("%s: status %d, cards %v, want %d", target, r.status, cards(r.body), want)
+		if r := webtest.Get(t, h, target); r.Status != 200 || len(webtest.Cards(r.Body)) != want {
+			t.Errorf("%s: status %d, cards %v, want %d", target, r.Status, webtest.Cards(r.Body), want)
 		}
 	}
 }
@@ -143,23 +144,23 @@ func TestLabAPIHandlersValidated(t *testing.T) {
 // /lab/step, the empty lab offers the first request, and bad fields are
 // a clear 400 in both languages.
 func TestLabAPIAddStep(t *testing.T) {
-	h := newTestServer(t)
-	empty := get(t, h, "/lab")
+	h := webtest.NewServer(t)
+	empty := webtest.Get(t, h, "/lab")
 	for _, want := range []string{`id="do-publish"`, `id="do-request"`, `id="api-start"`} {
-		if !strings.Contains(empty.body, want) {
+		if !strings.Contains(empty.Body, want) {
 			t.Errorf("the empty lab lacks %s", want)
 		}
 	}
-	loc, pg := follow(t, h, "/lab/step", url.Values{"step": {"0"}, "verb": {"request"}, "op": {"pay-1"}, "amount": {"10000"},
+	loc, pg := webtest.Follow(t, h, "/lab/step", url.Values{"step": {"0"}, "verb": {"request"}, "op": {"pay-1"}, "amount": {"10000"},
 		"tenant": {"acme"}, "key": {"op"}, "crash": {""}, "lose": {"1"}})
-	if sc := scriptOf(t, pg.body); !strings.Contains(sc, "request pay-1 amount=10000 lose-response") {
+	if sc := webtest.ScriptOf(t, pg.Body); !strings.Contains(sc, "request pay-1 amount=10000 lose-response") {
 		t.Fatalf("after the first request the script is %q", sc)
 	}
-	if n := html.UnescapeString(pg.body); !strings.Contains(n, "The client sends POST /payments for pay-1") || !strings.Contains(n, "the answer never reaches the client") {
-		t.Errorf("the narration of the request does not say what happened\n%s", excerpt(pg.body))
+	if n := html.UnescapeString(pg.Body); !strings.Contains(n, "The client sends POST /payments for pay-1") || !strings.Contains(n, "the answer never reaches the client") {
+		t.Errorf("the narration of the request does not say what happened\n%s", webtest.Excerpt(pg.Body))
 	}
-	if len(cards(pg.body)) != 5 || !strings.Contains(pg.body, `id="do-api-retry"`) {
-		t.Fatalf("the page after a request: cards %v, retry control %v", cards(pg.body), strings.Contains(pg.body, `id="do-api-retry"`))
+	if len(webtest.Cards(pg.Body)) != 5 || !strings.Contains(pg.Body, `id="do-api-retry"`) {
+		t.Fatalf("the page after a request: cards %v, retry control %v", webtest.Cards(pg.Body), strings.Contains(pg.Body, `id="do-api-retry"`))
 	}
 	state := stateOf(t, loc)
 	state.Set("step", "1")
@@ -168,8 +169,8 @@ func TestLabAPIAddStep(t *testing.T) {
 	retry.Set("target", "acme pay-1")
 	retry.Set("amount", "")
 	retry.Set("crash", "after-effect")
-	loc, pg = follow(t, h, "/lab/step", retry)
-	if sc := scriptOf(t, pg.body); !strings.Contains(sc, "\nretry pay-1 crash=after-effect") {
+	loc, pg = webtest.Follow(t, h, "/lab/step", retry)
+	if sc := webtest.ScriptOf(t, pg.Body); !strings.Contains(sc, "\nretry pay-1 crash=after-effect") {
 		t.Fatalf("after the retry the script is %q", sc)
 	}
 	state = stateOf(t, loc)
@@ -177,11 +178,11 @@ func TestLabAPIAddStep(t *testing.T) {
 	again := cloneValues(state)
 	again.Set("verb", "request-concurrent")
 	again.Set("target", "acme pay-1")
-	loc, pg = follow(t, h, "/lab/step", again)
-	if sc := scriptOf(t, pg.body); !strings.Contains(sc, "\nrequest-concurrent pay-1") {
+	loc, pg = webtest.Follow(t, h, "/lab/step", again)
+	if sc := webtest.ScriptOf(t, pg.Body); !strings.Contains(sc, "\nrequest-concurrent pay-1") {
 		t.Fatalf("after two at once the script is %q", sc)
 	}
-	if !strings.Contains(pg.body, "Server 2") {
+	if !strings.Contains(pg.Body, "Server 2") {
 		t.Errorf("two at once: the timeline has no second server")
 	}
 	// Bad fields: 400, never a 500, with the reason in both languages.
@@ -204,15 +205,15 @@ func TestLabAPIAddStep(t *testing.T) {
 			form[k] = v
 		}
 		for _, lang := range []string{"en", "ru"} {
-			r := request(t, h, http.MethodPost, "/lab/step?lang="+lang, form)
-			if r.status != http.StatusBadRequest {
-				t.Errorf("%v (%s): status %d, want 400\n%s", bad, lang, r.status, excerpt(r.body))
+			r := webtest.Request(t, h, http.MethodPost, "/lab/step?lang="+lang, form)
+			if r.Status != http.StatusBadRequest {
+				t.Errorf("%v (%s): status %d, want 400\n%s", bad, lang, r.Status, webtest.Excerpt(r.Body))
 				continue
 			}
-			if strings.Contains(r.body, "<script>") {
+			if strings.Contains(r.Body, "<script>") {
 				t.Errorf("%v: user text not escaped", bad)
 			}
-			if lang == "ru" && !cyrillic.MatchString(excerpt(r.body)) {
+			if lang == "ru" && !cyrillic.MatchString(webtest.Excerpt(r.Body)) {
 				t.Errorf("%v: the Russian error is not in Russian", bad)
 			}
 		}
@@ -223,45 +224,45 @@ func TestLabAPIAddStep(t *testing.T) {
 // broker's: every API preset on every API handler, each cell a link to
 // that run in the lab.
 func TestMatrixAPITable(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	presets, err := sim.APIPresets()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, lang := range []string{"en", "ru"} {
-		r := get(t, h, "/matrix?lang="+lang)
-		if r.status != http.StatusOK {
-			t.Fatalf("status %d", r.status)
+		r := webtest.Get(t, h, "/matrix?lang="+lang)
+		if r.Status != http.StatusOK {
+			t.Fatalf("status %d", r.Status)
 		}
-		noMissingKeys(t, "/matrix", r.body)
-		i, j := strings.Index(r.body, `id="matrix"`), strings.Index(r.body, `id="matrix-api"`)
+		webtest.NoMissingKeys(t, "/matrix", r.Body)
+		i, j := strings.Index(r.Body, `id="matrix"`), strings.Index(r.Body, `id="matrix-api"`)
 		if i < 0 || j < i {
 			t.Fatalf("%s: no API table under the broker's", lang)
 		}
-		api := r.body[j:]
-		broker := r.body[i:j]
+		api := r.Body[j:]
+		broker := r.Body[i:j]
 		for _, p := range presets {
 			if strings.Contains(broker, `data-preset="`+p.Name+`"`) {
 				t.Errorf("%s: the broker's table has the API preset %s", lang, p.Name)
 			}
 			for _, hn := range apiHandlerNames {
-				v, _, href := matrixCellOf(t, api, p.Name, hn)
+				v, _, href := webtest.MatrixCellOf(t, api, p.Name, hn)
 				if v == "" {
 					t.Errorf("%s × %s: no verdict", p.Name, hn)
 				}
-				if lab := get(t, h, href); lab.status != http.StatusOK || len(cards(lab.body)) != 1 {
-					t.Errorf("%s × %s: the cell's link %s gives %d with cards %v", p.Name, hn, href, lab.status, cards(lab.body))
+				if lab := webtest.Get(t, h, href); lab.Status != http.StatusOK || len(webtest.Cards(lab.Body)) != 1 {
+					t.Errorf("%s × %s: the cell's link %s gives %d with cards %v", p.Name, hn, href, lab.Status, webtest.Cards(lab.Body))
 				}
 			}
 		}
 	}
 	// The stories' outcomes: a lost response duplicates on api-naive.
-	r := get(t, h, "/matrix")
-	api := r.body[strings.Index(r.body, `id="matrix-api"`):]
-	if v, settled, _ := matrixCellOf(t, api, "api-lost-response", "api-naive"); v != "duplicate" || settled != "200.00" {
+	r := webtest.Get(t, h, "/matrix")
+	api := r.Body[strings.Index(r.Body, `id="matrix-api"`):]
+	if v, settled, _ := webtest.MatrixCellOf(t, api, "api-lost-response", "api-naive"); v != "duplicate" || settled != "200.00" {
 		t.Errorf("api-lost-response × api-naive: %s %s, want duplicate 200.00", v, settled)
 	}
-	if v, _, _ := matrixCellOf(t, api, "api-lost-response", "api-idempotency-key"); v != "ok" {
+	if v, _, _ := webtest.MatrixCellOf(t, api, "api-lost-response", "api-idempotency-key"); v != "ok" {
 		t.Errorf("api-lost-response × api-idempotency-key: %s, want ok", v)
 	}
 }

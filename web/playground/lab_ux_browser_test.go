@@ -5,16 +5,17 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // TestBrowserStepKeepsPlace: at a laptop's 1366×768, stepping with Next
 // keeps the window where it was and the focus on Next, and the first
 // screen shows the step controls and the first card's verdict.
 func TestBrowserStepKeepsPlace(t *testing.T) {
-	b := newBrowser(t)
-	ctx := b.tab(false, true)
-	do(t, ctx, "open the preset at step 1", chromedp.EmulateViewport(1366, 768),
-		chromedp.Navigate(b.base+"/lab?preset=crash-before-ack&step=1"), waitStep(1),
+	b := webtest.NewBrowser(t)
+	ctx := b.Tab(false, true)
+	webtest.Do(t, ctx, "open the preset at step 1", chromedp.EmulateViewport(1366, 768),
+		chromedp.Navigate(b.Base+"/lab?preset=crash-before-ack&step=1"), webtest.WaitStep(1),
 		chromedp.WaitVisible(chromedp.CSS("article.card")))
 	eval := func(js string) float64 {
 		t.Helper()
@@ -39,7 +40,7 @@ func TestBrowserStepKeepsPlace(t *testing.T) {
 	}
 	eval(`window.scrollTo(0, 120), window.scrollY`)
 	before := eval(`window.scrollY`)
-	do(t, ctx, "press Next", chromedp.Click(chromedp.ID("step-next")), waitStep(2))
+	webtest.Do(t, ctx, "press Next", chromedp.Click(chromedp.ID("step-next")), webtest.WaitStep(2))
 	// The swap settles after the new step shows; wait for htmx to finish.
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!document.querySelector(".htmx-request, .htmx-settling, .htmx-swapping")`)); err != nil {
 		t.Fatal(err)
@@ -58,13 +59,13 @@ func TestBrowserStepKeepsPlace(t *testing.T) {
 
 	// On a phone, → from far down the page (the cards) steps without
 	// jumping back to the top.
-	do(t, ctx, "a phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), waitStep(2))
+	webtest.Do(t, ctx, "a phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), webtest.WaitStep(2))
 	eval(`document.querySelector("section.cards").scrollIntoView(), window.scrollY`)
 	before = eval(`window.scrollY`)
 	if before < 500 {
 		t.Fatalf("the cards start at scrollY %.0f on a phone; the check needs a page scrolled down", before)
 	}
-	do(t, ctx, "press →", chromedp.KeyEvent(kb.ArrowRight), waitStep(3))
+	webtest.Do(t, ctx, "press →", chromedp.KeyEvent(kb.ArrowRight), webtest.WaitStep(3))
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`!document.querySelector(".htmx-request, .htmx-settling, .htmx-swapping")`)); err != nil {
 		t.Fatal(err)
 	}
@@ -73,17 +74,17 @@ func TestBrowserStepKeepsPlace(t *testing.T) {
 	if after := eval(`window.scrollY`); after-before > 80 || before-after > 80 {
 		t.Errorf("on a phone → moved the window from scrollY %.0f to %.0f", before, after)
 	}
-	b.noConsoleErrors()
+	b.NoConsoleErrors()
 }
 
 // TestBrowserSourceScrollsInCard: with every handler, five cards share a
 // row at 1920×1080; a handler's source scrolls inside its card instead of
 // pushing past it or being clipped.
 func TestBrowserSourceScrollsInCard(t *testing.T) {
-	b := newBrowser(t)
-	ctx := b.tab(false, true)
-	do(t, ctx, "open all handlers", chromedp.EmulateViewport(1920, 1080),
-		chromedp.Navigate(b.base+"/lab?preset=crash-before-ack&handlers=all&step=4"), waitStep(4),
+	b := webtest.NewBrowser(t)
+	ctx := b.Tab(false, true)
+	webtest.Do(t, ctx, "open all handlers", chromedp.EmulateViewport(1920, 1080),
+		chromedp.Navigate(b.Base+"/lab?preset=crash-before-ack&handlers=all&step=4"), webtest.WaitStep(4),
 		chromedp.WaitVisible(chromedp.CSS("article.card")))
 	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelectorAll("details.source, details.code-fold").forEach(d => d.open = true), true`)); err != nil {
 		t.Fatal(err)
@@ -116,5 +117,5 @@ func TestBrowserSourceScrollsInCard(t *testing.T) {
 	for _, m := range bad {
 		t.Error(m)
 	}
-	b.noConsoleErrors()
+	b.NoConsoleErrors()
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/idempotency-lab/lab/web/labview"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 var (
@@ -26,7 +27,7 @@ func controlsOf(t *testing.T, body string) string {
 	i := strings.Index(body, `class="control-groups"`)
 	j := strings.Index(body, `class="undo-form"`)
 	if i < 0 || j < i {
-		t.Fatalf("no step controls on the page\n%s", excerpt(body))
+		t.Fatalf("no step controls on the page\n%s", webtest.Excerpt(body))
 	}
 	k := strings.Index(body[j:], "</form>")
 	return body[i : j+k]
@@ -35,15 +36,15 @@ func controlsOf(t *testing.T, body string) string {
 // TestLabStepControlTips: every step control has a tooltip and an
 // accessible description, in English and in Russian.
 func TestLabStepControlTips(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	for _, lang := range []string{"en", "ru"} {
 		t.Run(lang, func(t *testing.T) {
-			r := get(t, h, "/lab?preset=crash-before-ack&step=1&lang="+lang)
-			if r.status != 200 {
-				t.Fatalf("status %d", r.status)
+			r := webtest.Get(t, h, "/lab?preset=crash-before-ack&step=1&lang="+lang)
+			if r.Status != 200 {
+				t.Fatalf("status %d", r.Status)
 			}
 			seen := map[string]bool{}
-			for _, tag := range buttonTag.FindAllString(controlsOf(t, r.body), -1) {
+			for _, tag := range buttonTag.FindAllString(controlsOf(t, r.Body), -1) {
 				id := idOfButton.FindStringSubmatch(tag)
 				if id == nil {
 					t.Errorf("a step control without an id: %s", tag)
@@ -62,7 +63,7 @@ func TestLabStepControlTips(t *testing.T) {
 					continue
 				}
 				for _, ref := range strings.Fields(desc[1]) {
-					m := regexp.MustCompile(`id="` + regexp.QuoteMeta(ref) + `"[^>]*>([^<]+)<`).FindStringSubmatch(r.body)
+					m := regexp.MustCompile(`id="` + regexp.QuoteMeta(ref) + `"[^>]*>([^<]+)<`).FindStringSubmatch(r.Body)
 					if m == nil || strings.TrimSpace(m[1]) == "" {
 						t.Errorf("%s: aria-describedby %q names no text on the page", id[1], ref)
 					}
@@ -81,17 +82,17 @@ func TestLabStepControlTips(t *testing.T) {
 // page's language only, while the editor keeps both, and running the
 // edited script keeps both.
 func TestLabScriptInPageLanguage(t *testing.T) {
-	h := newTestServer(t)
+	h := webtest.NewServer(t)
 	view := func(body string) string {
 		t.Helper()
 		m := scriptView.FindStringSubmatch(body)
 		if m == nil {
-			t.Fatalf("no script view on the page\n%s", excerpt(body))
+			t.Fatalf("no script view on the page\n%s", webtest.Excerpt(body))
 		}
 		return html.UnescapeString(m[1])
 	}
-	en := get(t, h, "/lab?preset=crash-before-ack&lang=en").body
-	ru := get(t, h, "/lab?preset=crash-before-ack&lang=ru").body
+	en := webtest.Get(t, h, "/lab?preset=crash-before-ack&lang=en").Body
+	ru := webtest.Get(t, h, "/lab?preset=crash-before-ack&lang=ru").Body
 	for _, c := range []struct {
 		name, body     string
 		want, notWants []string
@@ -112,14 +113,14 @@ func TestLabScriptInPageLanguage(t *testing.T) {
 				}
 			}
 		}
-		if s := scriptOf(t, c.body); !strings.Contains(s, "#en: ") || !strings.Contains(s, "#ru: ") {
+		if s := webtest.ScriptOf(t, c.body); !strings.Contains(s, "#en: ") || !strings.Contains(s, "#ru: ") {
 			t.Errorf("%s: the editor lost a language:\n%s", c.name, s)
 		}
 	}
 	// Edit the script (one more step) and run it: both languages stay.
-	text := scriptOf(t, en) + "drain\n"
-	_, page := follow(t, h, "/lab/script", url.Values{"script": {text}})
-	s := scriptOf(t, page.body)
+	text := webtest.ScriptOf(t, en) + "drain\n"
+	_, page := webtest.Follow(t, h, "/lab/script", url.Values{"script": {text}})
+	s := webtest.ScriptOf(t, page.Body)
 	for _, w := range []string{"title: ", "title-ru: ", "summary-ru: ", "#en: ", "#ru: ", "drain"} {
 		if !strings.Contains(s, w) {
 			t.Errorf("after running the edited script the editor lacks %q:\n%s", w, s)

@@ -7,24 +7,25 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // TestBrowserMatrix opens the verdict grid, checks it on a phone (the
 // table scrolls, the page does not), clicks a cell and lands on the lab
 // showing that preset on that handler.
 func TestBrowserMatrix(t *testing.T) {
-	b := newBrowser(t)
+	b := webtest.NewBrowser(t)
 	for _, js := range []bool{true, false} {
-		t.Run(mode(js), func(t *testing.T) {
-			ctx := b.tab(false, js)
+		t.Run(webtest.Mode(js), func(t *testing.T) {
+			ctx := b.Tab(false, js)
 			cell := `tr[data-preset="crash-before-ack"] td[data-handler="naive"] a`
-			do(t, ctx, "open the grid", chromedp.Navigate(b.base+"/matrix"),
+			webtest.Do(t, ctx, "open the grid", chromedp.Navigate(b.Base+"/matrix"),
 				chromedp.WaitVisible(chromedp.CSS(cell)))
 			if js {
-				screenshotWhen(t, ctx, "matrix-phone", 390, 844, true, "#matrix")
-				screenshotWhen(t, ctx, "matrix-projector", 1440, 1000, false, "#matrix")
+				webtest.ScreenshotWhen(t, ctx, "matrix-phone", 390, 844, true, "#matrix")
+				webtest.ScreenshotWhen(t, ctx, "matrix-projector", 1440, 1000, false, "#matrix")
 			}
-			do(t, ctx, "click crash-before-ack × naive", chromedp.Click(chromedp.CSS(cell)),
+			webtest.Do(t, ctx, "click crash-before-ack × naive", chromedp.Click(chromedp.CSS(cell)),
 				chromedp.WaitVisible(chromedp.CSS(`article.card[data-handler="naive"]`)))
 			wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
@@ -40,10 +41,10 @@ func TestBrowserMatrix(t *testing.T) {
 				u.Query().Get("step") != "4" {
 				t.Errorf("the cell led to %s, want the lab with preset=crash-before-ack&handlers=naive&step=4", loc)
 			}
-			if got := verdicts(t, ctx)["naive"]; got != "duplicate 200.00" {
+			if got := webtest.Verdicts(t, ctx)["naive"]; got != "duplicate 200.00" {
 				t.Errorf("the lab shows naive as %q, want duplicate 200.00", got)
 			}
 		})
 	}
-	b.noConsoleErrors()
+	b.NoConsoleErrors()
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // watchTokens makes the page note every message token it shows: a token
@@ -32,7 +33,7 @@ func pauseAWhile() chromedp.Action[chromedp.Void] {
 
 func stepShown(t *testing.T, ctx context.Context) int {
 	t.Helper()
-	n, err := strconv.Atoi(attr(t, ctx, "#step-count", "data-step"))
+	n, err := strconv.Atoi(webtest.Attr(t, ctx, "#step-count", "data-step"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,28 +55,28 @@ func evalString(t *testing.T, ctx context.Context, expr string) string {
 // start to the last step by itself, with the message's token on the
 // cards, and turns back into Play there; Pause stops it where it is.
 func TestBrowserPlayLab(t *testing.T) {
-	b := newBrowser(t)
-	ctx := b.tab(true, true)
-	do(t, ctx, "open the preset at the start", chromedp.Navigate(b.base+"/lab?preset=crash-before-ack&step=0"), waitStep(0),
+	b := webtest.NewBrowser(t)
+	ctx := b.Tab(true, true)
+	webtest.Do(t, ctx, "open the preset at the start", chromedp.Navigate(b.Base+"/lab?preset=crash-before-ack&step=0"), webtest.WaitStep(0),
 		chromedp.WaitVisible(chromedp.ID("play-toggle")))
-	if got := attr(t, ctx, "#play-toggle", "aria-pressed"); got != "false" {
+	if got := webtest.Attr(t, ctx, "#play-toggle", "aria-pressed"); got != "false" {
 		t.Errorf("aria-pressed = %q before playing", got)
 	}
 	if got := evalString(t, ctx, fastest); got != "4" {
 		t.Fatalf("fastest speed %q", got)
 	}
 	evalString(t, ctx, watchTokens+` && ""`)
-	markPage(t, ctx)
+	webtest.MarkPage(t, ctx)
 
-	do(t, ctx, "play to the last step", chromedp.Click(chromedp.ID("play-toggle")), waitStep(4),
-		chromedp.WaitReady(chromedp.CSS(`#play-toggle[aria-pressed="false"]`)), settled())
+	webtest.Do(t, ctx, "play to the last step", chromedp.Click(chromedp.ID("play-toggle")), webtest.WaitStep(4),
+		chromedp.WaitReady(chromedp.CSS(`#play-toggle[aria-pressed="false"]`)), webtest.Settled())
 	if got := evalString(t, ctx, `document.getElementById("play-toggle").textContent`); !strings.Contains(got, "Play") {
 		t.Errorf("at the last step the button says %q, want Play", got)
 	}
-	if loc := location(t, ctx); !strings.HasSuffix(loc, "step=4") {
+	if loc := webtest.Location(t, ctx); !strings.HasSuffix(loc, "step=4") {
 		t.Errorf("address after playing: %q", loc)
 	}
-	if !pageKept(t, ctx) {
+	if !webtest.PageKept(t, ctx) {
 		t.Error("play reloaded the page: it should step by htmx swaps")
 	}
 	if evalString(t, ctx, `String(window.sawToken)`) != "true" {
@@ -84,16 +85,16 @@ func TestBrowserPlayLab(t *testing.T) {
 	if got := evalString(t, ctx, `localStorage.getItem("lab-play-speed") || ""`); got != "4" {
 		t.Errorf("the speed remembered is %q", got)
 	}
-	if got := attr(t, ctx, "#card-naive .msg-lane", "data-path"); got != "broker,worker,db,worker,broker" {
+	if got := webtest.Attr(t, ctx, "#card-naive .msg-lane", "data-path"); got != "broker,worker,db,worker,broker" {
 		t.Errorf("naive's path at step 4: %q", got)
 	}
 
 	// From the last step Play starts again from the first; Pause stops it.
-	do(t, ctx, "play again", chromedp.Click(chromedp.ID("play-toggle")), waitStep(1))
-	do(t, ctx, "pause", clickID("play-toggle"),
-		chromedp.WaitReady(chromedp.CSS(`#play-toggle[aria-pressed="false"]`)), settled())
+	webtest.Do(t, ctx, "play again", chromedp.Click(chromedp.ID("play-toggle")), webtest.WaitStep(1))
+	webtest.Do(t, ctx, "pause", webtest.ClickID("play-toggle"),
+		chromedp.WaitReady(chromedp.CSS(`#play-toggle[aria-pressed="false"]`)), webtest.Settled())
 	at := stepShown(t, ctx)
-	do(t, ctx, "wait past the next step's time", pauseAWhile(), settled())
+	webtest.Do(t, ctx, "wait past the next step's time", pauseAWhile(), webtest.Settled())
 	if now := stepShown(t, ctx); now != at {
 		t.Errorf("paused at step %d, yet the lab went on to step %d", at, now)
 	}
@@ -102,23 +103,23 @@ func TestBrowserPlayLab(t *testing.T) {
 	}
 
 	// Space plays too, but not on a field.
-	do(t, ctx, "focus the page", chromedp.Focus(chromedp.ID("lab")))
-	do(t, ctx, "space plays", chromedp.KeyEvent(" "), chromedp.WaitReady(chromedp.CSS(`#play-toggle[aria-pressed="true"]`)))
-	do(t, ctx, "space pauses", chromedp.KeyEvent(" "), chromedp.WaitReady(chromedp.CSS(`#play-toggle[aria-pressed="false"]`)), settled())
-	b.noConsoleErrors()
+	webtest.Do(t, ctx, "focus the page", chromedp.Focus(chromedp.ID("lab")))
+	webtest.Do(t, ctx, "space plays", chromedp.KeyEvent(" "), chromedp.WaitReady(chromedp.CSS(`#play-toggle[aria-pressed="true"]`)))
+	webtest.Do(t, ctx, "space pauses", chromedp.KeyEvent(" "), chromedp.WaitReady(chromedp.CSS(`#play-toggle[aria-pressed="false"]`)), webtest.Settled())
+	b.NoConsoleErrors()
 }
 
 // TestBrowserPresentPlay: in the presenter Space plays to the last step
 // and pauses, and the keys help says so.
 func TestBrowserPresentPlay(t *testing.T) {
-	b := newBrowser(t)
-	ctx := b.tab(true, true)
-	do(t, ctx, "present", chromedp.Navigate(b.base+"/present/crash-before-ack?step=0&lang=en"), waitStep(0),
+	b := webtest.NewBrowser(t)
+	ctx := b.Tab(true, true)
+	webtest.Do(t, ctx, "present", chromedp.Navigate(b.Base+"/present/crash-before-ack?step=0&lang=en"), webtest.WaitStep(0),
 		chromedp.WaitVisible(chromedp.ID("play-toggle")))
 	evalString(t, ctx, fastest)
 	evalString(t, ctx, watchTokens+` && ""`)
-	do(t, ctx, "space plays to the end", chromedp.KeyEvent(" "),
-		chromedp.WaitReady(chromedp.CSS(`#play-toggle[aria-pressed="true"]`)), waitStep(4),
+	webtest.Do(t, ctx, "space plays to the end", chromedp.KeyEvent(" "),
+		chromedp.WaitReady(chromedp.CSS(`#play-toggle[aria-pressed="true"]`)), webtest.WaitStep(4),
 		chromedp.WaitReady(chromedp.CSS(`#play-toggle[aria-pressed="false"]`)))
 	if got := evalString(t, ctx, `document.getElementById("play-toggle").textContent`); !strings.Contains(got, "Play") {
 		t.Errorf("at the last step the button says %q, want Play", got)
@@ -127,17 +128,17 @@ func TestBrowserPresentPlay(t *testing.T) {
 		t.Error("no message token appeared while playing")
 	}
 
-	do(t, ctx, "R restarts", chromedp.KeyEvent("r"), waitStep(0))
-	do(t, ctx, "space plays", chromedp.KeyEvent(" "), waitStep(1))
-	do(t, ctx, "space pauses", chromedp.KeyEvent(" "), chromedp.WaitReady(chromedp.CSS(`#play-toggle[aria-pressed="false"]`)),
+	webtest.Do(t, ctx, "R restarts", chromedp.KeyEvent("r"), webtest.WaitStep(0))
+	webtest.Do(t, ctx, "space plays", chromedp.KeyEvent(" "), webtest.WaitStep(1))
+	webtest.Do(t, ctx, "space pauses", chromedp.KeyEvent(" "), chromedp.WaitReady(chromedp.CSS(`#play-toggle[aria-pressed="false"]`)),
 		pauseAWhile())
 	at := stepShown(t, ctx)
-	do(t, ctx, "wait past the next step's time", pauseAWhile())
+	webtest.Do(t, ctx, "wait past the next step's time", pauseAWhile())
 	if now := stepShown(t, ctx); now != at || at >= 4 {
 		t.Errorf("paused at step %d, then at step %d", at, now)
 	}
-	if got := textOfSel(t, ctx, ".p-keys"); !strings.Contains(got, "play the steps") {
+	if got := webtest.TextOfSel(t, ctx, ".p-keys"); !strings.Contains(got, "play the steps") {
 		t.Errorf("the keys help does not list Space for play: %q", got)
 	}
-	b.noConsoleErrors()
+	b.NoConsoleErrors()
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/idempotency-lab/lab/practice"
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/web"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // The attacks of a hostile visitor on the editor, made as the visitor
@@ -31,7 +32,7 @@ type attackLab struct {
 	dir     string // the folder of the progress database, and of the test's files
 	db      string // the progress database
 	profile string // the learner's profile id: the lab_profile cookie
-	learner *visitor
+	learner *webtest.Visitor
 }
 
 func newAttackLab(t *testing.T, lim sandbox.Limits) *attackLab {
@@ -46,13 +47,13 @@ func newAttackLab(t *testing.T, lim sandbox.Limits) *attackLab {
 	dir := t.TempDir()
 	os.Chmod(dir, 0o755) // readable by anyone: only the isolation may stop the child
 	db := filepath.Join(dir, "progress.db")
-	bank, store := openProgress(t, db)
+	bank, store := webtest.OpenProgress(t, db)
 	os.Chmod(db, 0o666)
-	h, err := web.NewServer(web.Config{Practice: store, Bank: bank, Now: newTestClock().Now, Sandbox: r})
+	h, err := web.NewServer(web.Config{Practice: store, Bank: bank, Now: webtest.NewClock().Now, Sandbox: r})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := &attackLab{h: h, dir: dir, db: db, learner: newVisitor(t, h)}
+	a := &attackLab{h: h, dir: dir, db: db, learner: webtest.NewVisitor(t, h)}
 	a.answer(t)
 	c := a.learner.Cookies["lab_profile"]
 	if c == nil || c.Value == "" {
@@ -63,29 +64,29 @@ func newAttackLab(t *testing.T, lim sandbox.Limits) *attackLab {
 }
 
 // answer has the learner answer a choice question: it must be taken.
-func (a *attackLab) answer(t *testing.T) response {
+func (a *attackLab) answer(t *testing.T) webtest.Response {
 	t.Helper()
-	q := findQuestion(t, practice.KindChoice, func(q practice.Question) bool { return len(q.Correct()) == 1 })
-	r := a.learner.post("/practice/q/"+q.ID, url.Values{"option": q.Correct()})
-	if r.status != http.StatusSeeOther {
-		t.Errorf("an answer got %d, want 303: %s", r.status, excerpt(r.body))
+	q := webtest.FindQuestion(t, practice.KindChoice, func(q practice.Question) bool { return len(q.Correct()) == 1 })
+	r := a.learner.Post("/practice/q/"+q.ID, url.Values{"option": q.Correct()})
+	if r.Status != http.StatusSeeOther {
+		t.Errorf("an answer got %d, want 303: %s", r.Status, webtest.Excerpt(r.Body))
 	}
 	return r
 }
 
 // attack runs a handler file whose Handle has body in a lab address, as
 // a visitor's link would, and returns the page.
-func (a *attackLab) attack(t *testing.T, imports, body string) response {
+func (a *attackLab) attack(t *testing.T, imports, body string) webtest.Response {
 	t.Helper()
 	code := attackFile(t, imports, body)
-	return get(t, a.h, "/lab?s="+link.Pack("publish a amount=100\ndeliver\n")+"&code="+link.Pack(code))
+	return webtest.Get(t, a.h, "/lab?s="+link.Pack("publish a amount=100\ndeliver\n")+"&code="+link.Pack(code))
 }
 
 // attackForm runs the same file from the editor's form, as a visitor
 // typing it would, and returns the page the form leads to.
-func (a *attackLab) attackForm(t *testing.T, imports, body string) response {
+func (a *attackLab) attackForm(t *testing.T, imports, body string) webtest.Response {
 	t.Helper()
-	_, page := follow(t, a.h, "/lab/code", url.Values{"code": {attackFile(t, imports, body)}, "name": {""},
+	_, page := webtest.Follow(t, a.h, "/lab/code", url.Values{"code": {attackFile(t, imports, body)}, "name": {""},
 		"state": {"?s=" + link.Pack("publish a amount=100\ndeliver\n")}, "action": {"run"}})
 	return page
 }
@@ -149,14 +150,14 @@ func TestAttackReadsTheProgressDatabase(t *testing.T) {
 		d.Log("%s the progress database", "open"+"ed") // spelled apart: the page shows the source too
 	}
 	return nil`
-	for _, r := range []response{a.attack(t, "", body), a.attackForm(t, "", body)} {
-		if r.status != http.StatusOK {
-			t.Fatalf("status %d: %s", r.status, excerpt(r.body))
+	for _, r := range []webtest.Response{a.attack(t, "", body), a.attackForm(t, "", body)} {
+		if r.Status != http.StatusOK {
+			t.Fatalf("status %d: %s", r.Status, webtest.Excerpt(r.Body))
 		}
-		if strings.Contains(r.body, a.profile) || strings.Contains(r.body, "opened the progress database") {
+		if strings.Contains(r.Body, a.profile) || strings.Contains(r.Body, "opened the progress database") {
 			t.Error("the progress database was read")
 		}
-		if !strings.Contains(r.body, "refused: ") {
+		if !strings.Contains(r.Body, "refused: ") {
 			t.Error("the page does not show the refusals")
 		}
 	}
@@ -174,8 +175,8 @@ func TestAttackWritesOverADevice(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := a.attack(t, "", sqlAttack("ATTACH '"+dev+"' AS b", "PRAGMA b.journal_mode=MEMORY", "CREATE TABLE b.t(x)")+"\treturn nil")
-	if r.status != http.StatusOK {
-		t.Fatalf("status %d: %s", r.status, excerpt(r.body))
+	if r.Status != http.StatusOK {
+		t.Fatalf("status %d: %s", r.Status, webtest.Excerpt(r.Body))
 	}
 	if b := snapshot(t, dev); !bytes.Equal(b, bytes.Repeat([]byte{0xAB}, 8192)) {
 		t.Errorf("the device's first bytes are now %q", b[:32])
@@ -206,8 +207,8 @@ func TestAttackHoldsTheProgressLock(t *testing.T) {
 			return
 		default:
 		}
-		if r := a.answer(t); r.status != http.StatusSeeOther {
-			t.Fatalf("an answer during the attack got %d", r.status)
+		if r := a.answer(t); r.Status != http.StatusSeeOther {
+			t.Fatalf("an answer during the attack got %d", r.Status)
 		}
 	}
 }
@@ -252,13 +253,13 @@ func TestAttackReadsFilesThroughLua(t *testing.T) {
 	}
 	body.WriteString("\treturn nil")
 	r := a.attack(t, "", body.String())
-	if r.status != http.StatusOK {
-		t.Fatalf("status %d: %s", r.status, excerpt(r.body))
+	if r.Status != http.StatusOK {
+		t.Fatalf("status %d: %s", r.Status, webtest.Excerpt(r.Body))
 	}
-	if strings.Contains(r.body, "tok-5eb1c7") {
+	if strings.Contains(r.Body, "tok-5eb1c7") {
 		t.Error("Lua read the env file")
 	}
-	if strings.Count(r.body, "refused: ") < 4 {
+	if strings.Count(r.Body, "refused: ") < 4 {
 		t.Error("the page does not show the four refusals")
 	}
 }
@@ -269,8 +270,8 @@ func TestAttackFillsMemoryThroughSQLite(t *testing.T) {
 	a := newAttackLab(t, sandbox.Limits{Memory: 128 << 20})
 	r := a.attack(t, "", "\tvar n int\n\terr := d.DB.QueryRowContext(ctx, `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c LIMIT 400000) "+
 		"SELECT length(group_concat(randomblob(1000))) FROM c`).Scan(&n)\n\td.Log(\"%d %v\", n, err)\n\treturn nil")
-	if !strings.Contains(r.body, "more than 128 MB of memory") {
-		t.Errorf("status %d, no memory limit: %s", r.status, excerpt(r.body))
+	if !strings.Contains(r.Body, "more than 128 MB of memory") {
+		t.Errorf("status %d, no memory limit: %s", r.Status, webtest.Excerpt(r.Body))
 	}
 }
 
@@ -283,10 +284,10 @@ func TestAttackSpoofsTheLabsMessage(t *testing.T) {
 	// The texts are spelled apart in the source, which the page shows.
 	r := a.attack(t, "\t\"fmt\"", "\tfmt.Println(\"fatal error: runtime: out of \" + \"memory\")\n\tfmt.Println(\"panic: lab-is-\" + \"owned\")\n"+
 		"\tgo func() { panic(\"lab-is-\" + \"owned\") }()\n\tselect {}")
-	if !strings.Contains(r.body, "crashed its process with a panic") {
-		t.Errorf("status %d: %s", r.status, excerpt(r.body))
+	if !strings.Contains(r.Body, "crashed its process with a panic") {
+		t.Errorf("status %d: %s", r.Status, webtest.Excerpt(r.Body))
 	}
-	if strings.Contains(r.body, "lab-is-owned") || strings.Contains(r.body, "MB of memory") {
+	if strings.Contains(r.Body, "lab-is-owned") || strings.Contains(r.Body, "MB of memory") {
 		t.Error("the handler's own text made the lab's message")
 	}
 }
@@ -321,27 +322,27 @@ func Handle(ctx context.Context, d handlers.Deps, m handlers.Message) error {
 // checker's first story for it, opened in the lab, gets the same verdict
 // there.
 func TestAttackKeepsStateInAPackageMap(t *testing.T) {
-	h, bank := codePracticeServer(t)
-	v := newVisitor(t, h)
+	h, bank := webtest.CodePracticeServer(t)
+	v := webtest.NewVisitor(t, h)
 	for _, id := range []string{"code-crash-before-ack", "code-unique-error", "code-tenant-key"} {
 		q, ok := bank.Question(id)
 		if !ok {
 			t.Fatalf("no exercise %s", id)
 		}
-		_, res := v.answer(q.ID, url.Values{"code": {mapDedup}})
-		if got := resultOf(t, res.body); got != "wrong" || strings.Contains(res.body, "and was stopped") {
-			t.Errorf("%s: the map's file graded %q\n%s", id, got, excerpt(res.body))
+		_, res := v.Answer(q.ID, url.Values{"code": {mapDedup}})
+		if got := webtest.ResultOf(t, res.Body); got != "wrong" || strings.Contains(res.Body, "and was stopped") {
+			t.Errorf("%s: the map's file graded %q\n%s", id, got, webtest.Excerpt(res.Body))
 		}
 	}
-	lab := newCodeServer(t, sandbox.Limits{})
-	chk := get(t, lab, "/check/code?code="+link.Pack(mapDedup))
-	story := regexp.MustCompile(`<li class="chk-story" data-verdict="([a-z-]+)"`).FindStringSubmatch(chk.body)
-	open := regexp.MustCompile(`href="([^"]+)" id="open-1"`).FindStringSubmatch(chk.body)
-	if chk.status != http.StatusOK || story == nil || open == nil {
-		t.Fatalf("the checker found no story: status %d\n%s", chk.status, excerpt(chk.body))
+	lab := webtest.NewCodeServer(t, sandbox.Limits{})
+	chk := webtest.Get(t, lab, "/check/code?code="+link.Pack(mapDedup))
+	story := regexp.MustCompile(`<li class="chk-story" data-verdict="([a-z-]+)"`).FindStringSubmatch(chk.Body)
+	open := regexp.MustCompile(`href="([^"]+)" id="open-1"`).FindStringSubmatch(chk.Body)
+	if chk.Status != http.StatusOK || story == nil || open == nil {
+		t.Fatalf("the checker found no story: status %d\n%s", chk.Status, webtest.Excerpt(chk.Body))
 	}
-	page := get(t, lab, html.UnescapeString(open[1]))
-	card := regexp.MustCompile(`id="card-yours" data-handler="yours" data-verdict="([a-z-]+)"`).FindStringSubmatch(page.body)
+	page := webtest.Get(t, lab, html.UnescapeString(open[1]))
+	card := regexp.MustCompile(`id="card-yours" data-handler="yours" data-verdict="([a-z-]+)"`).FindStringSubmatch(page.Body)
 	if card == nil || card[1] != story[1] {
 		t.Errorf("the story says %s; replayed in the lab: %v", story[1], card)
 	}

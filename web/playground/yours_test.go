@@ -10,18 +10,19 @@ import (
 	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/web"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // A person's own handler is labelled "yours", never "anti-pattern", even
 // when it is right: the verdict says how it does (#28, item 3).
 func TestYourHandlerIsLabelledYours(t *testing.T) {
-	h := newCodeServer(t, sandbox.Limits{})
+	h := webtest.NewCodeServer(t, sandbox.Limits{})
 	for _, lang := range []struct{ code, word string }{{"en", "yours"}, {"ru", "ваш"}} {
-		r := get(t, h, "/lab?s="+link.Pack("publish a amount=100\ndeliver crash=before-ack\nredeliver\n")+"&code="+link.Pack(fixedNaive)+"&lang="+lang.code)
-		if r.status != http.StatusOK {
-			t.Fatalf("status %d: %s", r.status, excerpt(r.body))
+		r := webtest.Get(t, h, "/lab?s="+link.Pack("publish a amount=100\ndeliver crash=before-ack\nredeliver\n")+"&code="+link.Pack(webtest.FixedNaive)+"&lang="+lang.code)
+		if r.Status != http.StatusOK {
+			t.Fatalf("status %d: %s", r.Status, webtest.Excerpt(r.Body))
 		}
-		_, card, ok := strings.Cut(r.body, `id="card-yours"`)
+		_, card, ok := strings.Cut(r.Body, `id="card-yours"`)
 		if !ok {
 			t.Fatal("no card for the file")
 		}
@@ -45,7 +46,7 @@ func TestLessonsIndexCountsItsLessons(t *testing.T) {
 	}
 	for _, c := range []struct{ lang, want string }{{"en", "%d short lessons"}, {"ru", "всего уроков: %d"}} {
 		want := fmt.Sprintf(c.want, len(course.Lessons(c.lang)))
-		if r := get(t, h, "/lessons?lang="+c.lang); !strings.Contains(r.body, want) {
+		if r := webtest.Get(t, h, "/lessons?lang="+c.lang); !strings.Contains(r.Body, want) {
 			t.Errorf("%s: the intro does not say %q", c.lang, want)
 		}
 	}

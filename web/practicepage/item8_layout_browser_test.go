@@ -13,6 +13,7 @@ import (
 
 	"github.com/idempotency-lab/lab/sandbox"
 	"github.com/idempotency-lab/lab/web"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // TestBrowserExerciseOnAPhone (#28, item 8): at 390 px a coding
@@ -23,17 +24,17 @@ import (
 // its own box rather than widening the page. Without JavaScript, so the
 // form posts and the results come as a page of their own.
 func TestBrowserExerciseOnAPhone(t *testing.T) {
-	bank, store := openProgress(t, "")
-	b := newBrowserWith(t, web.Config{Practice: store, Bank: bank, Sandbox: sandbox.NewRunner([]string{os.Args[0]}, sandbox.Limits{})})
+	bank, store := webtest.OpenProgress(t, "")
+	b := webtest.NewBrowserWith(t, web.Config{Practice: store, Bank: bank, Sandbox: sandbox.NewRunner([]string{os.Args[0]}, sandbox.Limits{})})
 	q, ok := bank.Question("code-crash-before-ack")
 	if !ok {
 		t.Fatal("no exercise code-crash-before-ack")
 	}
 	for _, lang := range []string{"en", "ru"} {
 		t.Run(lang, func(t *testing.T) {
-			ctx := b.tab(true, false)
-			do(t, ctx, "a phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile),
-				chromedp.Navigate(b.base+"/practice/q/"+q.ID+"?lang="+lang), chromedp.WaitReady(chromedp.CSS("textarea.code-input")))
+			ctx := b.Tab(true, false)
+			webtest.Do(t, ctx, "a phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile),
+				chromedp.Navigate(b.Base+"/practice/q/"+q.ID+"?lang="+lang), chromedp.WaitReady(chromedp.CSS("textarea.code-input")))
 			type task struct {
 				Tag, Heading  string
 				Size, Weight  float64
@@ -41,7 +42,7 @@ func TestBrowserExerciseOnAPhone(t *testing.T) {
 				LabelTop      float64
 				Screen        float64
 			}
-			got := eval[task](t, ctx, `(() => { const p = document.getElementById("prompt"), h = document.querySelector("main h1"), s = getComputedStyle(p);
+			got := webtest.Eval[task](t, ctx, `(() => { const p = document.getElementById("prompt"), h = document.querySelector("main h1"), s = getComputedStyle(p);
 				return {Tag: p.tagName, Heading: h.textContent.trim(), Size: parseFloat(s.fontSize), Weight: parseFloat(s.fontWeight),
 					HeadingBottom: h.getBoundingClientRect().bottom, LabelTop: document.querySelector("form.code-form label").getBoundingClientRect().top,
 					Screen: innerHeight}; })()`)
@@ -55,14 +56,14 @@ func TestBrowserExerciseOnAPhone(t *testing.T) {
 				t.Errorf("the editor's label starts at %.0f px, below the %.0f px screen", got.LabelTop, got.Screen)
 			}
 			// A wrong file (the starter) fails scenarios: the table lists them.
-			do(t, ctx, "check the starter", chromedp.Click(chromedp.CSS("form.code-form button[type=submit]")),
+			webtest.Do(t, ctx, "check the starter", chromedp.Click(chromedp.CSS("form.code-form button[type=submit]")),
 				chromedp.WaitReady(chromedp.CSS("#code-presets")))
 			type table struct {
 				Rows, Wrapped     int
 				PageWide, Screen  int
 				BoxWide, BoxRight float64
 			}
-			tb := eval[table](t, ctx, `(() => { const rows = [...document.querySelectorAll("#code-presets tbody th code")];
+			tb := webtest.Eval[table](t, ctx, `(() => { const rows = [...document.querySelectorAll("#code-presets tbody th code")];
 				const box = document.getElementById("code-presets").parentElement;
 				return {Rows: rows.length, Wrapped: rows.filter(c => c.getClientRects().length > 1 || c.scrollWidth > c.parentElement.clientWidth + 1).length,
 					PageWide: document.documentElement.scrollWidth, Screen: document.documentElement.clientWidth,
@@ -78,7 +79,7 @@ func TestBrowserExerciseOnAPhone(t *testing.T) {
 			}
 		})
 	}
-	b.noConsoleErrors()
+	b.NoConsoleErrors()
 }
 
 // TestBrowserPollControlsOnFirstScreen (#28, item 8): a presenter who
@@ -86,20 +87,20 @@ func TestBrowserExerciseOnAPhone(t *testing.T) {
 // which handler, and "Open the poll") on the first screen, without
 // scrolling: they were below the fold at 1280×720 and 1366×768.
 func TestBrowserPollControlsOnFirstScreen(t *testing.T) {
-	b := newBrowser(t)
+	b := webtest.NewBrowser(t)
 	for _, size := range [][2]int64{{1280, 720}, {1366, 768}} {
 		for _, lang := range []string{"en", "ru"} {
 			t.Run(fmt.Sprintf("%dx%d %s", size[0], size[1], lang), func(t *testing.T) {
-				ctx := b.tab(true, true)
-				do(t, ctx, "open a room", chromedp.EmulateViewport(size[0], size[1]),
-					chromedp.Navigate(b.base+"/present/crash-before-ack?handlers=naive,inbox&step=3&lang="+lang), waitStep(3),
-					chromedp.Click(chromedp.ID("open-room")), chromedp.WaitVisible(chromedp.ID("room-code")), waitStep(3),
+				ctx := b.Tab(true, true)
+				webtest.Do(t, ctx, "open a room", chromedp.EmulateViewport(size[0], size[1]),
+					chromedp.Navigate(b.Base+"/present/crash-before-ack?handlers=naive,inbox&step=3&lang="+lang), webtest.WaitStep(3),
+					chromedp.Click(chromedp.ID("open-room")), chromedp.WaitVisible(chromedp.ID("room-code")), webtest.WaitStep(3),
 					chromedp.WaitVisible(chromedp.ID("open-poll")))
 				// The room's page as it first loads, scrolled to the top.
-				here := eval[string](t, ctx, `location.href`)
-				do(t, ctx, "open the room's address again", chromedp.Navigate(here), waitStep(3), chromedp.WaitVisible(chromedp.ID("open-poll")))
+				here := webtest.Eval[string](t, ctx, `location.href`)
+				webtest.Do(t, ctx, "open the room's address again", chromedp.Navigate(here), webtest.WaitStep(3), chromedp.WaitVisible(chromedp.ID("open-poll")))
 				for _, id := range []string{"poll-kind", "poll-handler", "open-poll"} {
-					r := eval[[]float64](t, ctx, `(() => { const r = document.getElementById("`+id+`").getBoundingClientRect();
+					r := webtest.Eval[[]float64](t, ctx, `(() => { const r = document.getElementById("`+id+`").getBoundingClientRect();
 						return [r.left, r.top, r.right, r.bottom, innerWidth, innerHeight]; })()`)
 					if r[0] < 0 || r[1] < 0 || r[2] > r[4] || r[3] > r[5] {
 						t.Errorf("#%s is at (%.0f, %.0f)–(%.0f, %.0f), outside the %.0f×%.0f viewport", id, r[0], r[1], r[2], r[3], r[4], r[5])
@@ -108,5 +109,5 @@ func TestBrowserPollControlsOnFirstScreen(t *testing.T) {
 			})
 		}
 	}
-	b.noConsoleErrors()
+	b.NoConsoleErrors()
 }

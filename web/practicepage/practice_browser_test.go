@@ -13,12 +13,13 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/idempotency-lab/lab/practice"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // answered reads a bar's data-answered on the overview.
 func answered(t *testing.T, ctx context.Context, sel string) int {
 	t.Helper()
-	n, err := strconv.Atoi(attr(t, ctx, sel, "data-answered"))
+	n, err := strconv.Atoi(webtest.Attr(t, ctx, sel, "data-answered"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,84 +31,84 @@ func answered(t *testing.T, ctx context.Context, sel string) int {
 // progress still there on /practice. With JavaScript htmx swaps only the
 // answer area; without it every form posts and redirects.
 func TestBrowserPractice(t *testing.T) {
-	b, clock := newPracticeBrowser(t)
-	choice := findQuestion(t, practice.KindChoice, func(q practice.Question) bool { return len(q.Correct()) == 1 })
-	predict := findQuestion(t, practice.KindPredict, func(q practice.Question) bool {
-		return q.Topic != choice.Topic && engineResult(t, q).Settled > 0
+	b, clock := webtest.NewPracticeBrowser(t)
+	choice := webtest.FindQuestion(t, practice.KindChoice, func(q practice.Question) bool { return len(q.Correct()) == 1 })
+	predict := webtest.FindQuestion(t, practice.KindPredict, func(q practice.Question) bool {
+		return q.Topic != choice.Topic && webtest.EngineResult(t, q).Settled > 0
 	})
-	res := engineResult(t, predict)
+	res := webtest.EngineResult(t, predict)
 	rightBalance := practice.FormatMoney(res.Settled)
-	wrongVerdict := string(otherVerdict(res.Verdict))
+	wrongVerdict := string(webtest.OtherVerdict(res.Verdict))
 
 	for _, js := range []bool{true, false} {
-		t.Run(mode(js), func(t *testing.T) {
-			ctx := b.tab(true, js) // a browser of its own: no profile yet
-			do(t, ctx, "open the overview", chromedp.Navigate(b.base+"/practice?lang=en"), chromedp.WaitVisible(chromedp.ID("overall")))
+		t.Run(webtest.Mode(js), func(t *testing.T) {
+			ctx := b.Tab(true, js) // a browser of its own: no profile yet
+			webtest.Do(t, ctx, "open the overview", chromedp.Navigate(b.Base+"/practice?lang=en"), chromedp.WaitVisible(chromedp.ID("overall")))
 			if n := answered(t, ctx, "#overall"); n != 0 {
 				t.Fatalf("a new browser has %d%% answered", n)
 			}
 
 			// Multiple choice, from its topic's list.
-			do(t, ctx, "open the topic", chromedp.Click(chromedp.CSS(`.pr-topic[data-topic="`+choice.Topic+`"] a`)),
+			webtest.Do(t, ctx, "open the topic", chromedp.Click(chromedp.CSS(`.pr-topic[data-topic="`+choice.Topic+`"] a`)),
 				chromedp.WaitVisible(chromedp.ID("items")))
-			do(t, ctx, "open the question", chromedp.Navigate(b.base+"/practice/q/"+choice.ID+"?topic="+choice.Topic),
+			webtest.Do(t, ctx, "open the question", chromedp.Navigate(b.Base+"/practice/q/"+choice.ID+"?topic="+choice.Topic),
 				chromedp.WaitVisible(chromedp.ID("answer-form")))
 			if js {
-				markPage(t, ctx)
+				webtest.MarkPage(t, ctx)
 			}
-			do(t, ctx, "pick the right option", chromedp.Click(chromedp.ID("option-"+choice.Correct()[0])),
-				chromedp.Click(chromedp.ID("submit-answer")), waitResult("right"))
-			if js && !pageKept(t, ctx) {
+			webtest.Do(t, ctx, "pick the right option", chromedp.Click(chromedp.ID("option-"+choice.Correct()[0])),
+				chromedp.Click(chromedp.ID("submit-answer")), webtest.WaitResult("right"))
+			if js && !webtest.PageKept(t, ctx) {
 				t.Error("answering reloaded the page: htmx should swap the answer area")
 			}
-			if loc := location(t, ctx); !strings.Contains(loc, "/practice/q/"+choice.ID+"/result?option=") {
+			if loc := webtest.Location(t, ctx); !strings.Contains(loc, "/practice/q/"+choice.ID+"/result?option=") {
 				t.Errorf("address after answering = %q, want the result's address", loc)
 			}
-			if why := textOfSel(t, ctx, ".pr-option-results"); !strings.Contains(why, choice.Options[0].Why.EN) {
+			if why := webtest.TextOfSel(t, ctx, ".pr-option-results"); !strings.Contains(why, choice.Options[0].Why.EN) {
 				t.Errorf("the result lacks the explanation of option a: %q", why)
 			}
 			if js {
-				screenshotWhen(t, ctx, "practice-choice-result", 1440, 1000, false, "#result")
+				webtest.ScreenshotWhen(t, ctx, "practice-choice-result", 1440, 1000, false, "#result")
 			}
 
 			// A prediction: wrong first, then right on the retry form.
-			do(t, ctx, "open the exercise", chromedp.Navigate(b.base+"/practice/q/"+predict.ID),
+			webtest.Do(t, ctx, "open the exercise", chromedp.Navigate(b.Base+"/practice/q/"+predict.ID),
 				chromedp.WaitVisible(chromedp.CSS("pre.pr-script")))
 			if js {
-				markPage(t, ctx)
-				screenshotWhen(t, ctx, "practice-predict-desktop", 1440, 1000, false, "#answer-form")
-				screenshotWhen(t, ctx, "practice-predict-phone", 360, 780, true, "#answer-form")
-				do(t, ctx, "back to desktop", chromedp.EmulateViewport(1440, 1000))
+				webtest.MarkPage(t, ctx)
+				webtest.ScreenshotWhen(t, ctx, "practice-predict-desktop", 1440, 1000, false, "#answer-form")
+				webtest.ScreenshotWhen(t, ctx, "practice-predict-phone", 360, 780, true, "#answer-form")
+				webtest.Do(t, ctx, "back to desktop", chromedp.EmulateViewport(1440, 1000))
 			}
-			do(t, ctx, "predict wrong",
+			webtest.Do(t, ctx, "predict wrong",
 				chromedp.SetValue(chromedp.ID("answer-form-balance"), practice.FormatMoney(res.Settled+100)),
 				chromedp.SetValue(chromedp.ID("answer-form-verdict"), wrongVerdict),
-				chromedp.Click(chromedp.ID("answer-form-submit")), waitResult("wrong"),
+				chromedp.Click(chromedp.ID("answer-form-submit")), webtest.WaitResult("wrong"),
 				chromedp.WaitVisible(chromedp.ID("retry-form")))
-			if got := attr(t, ctx, "[data-engine-verdict]", "data-engine-verdict"); got != string(res.Verdict) {
+			if got := webtest.Attr(t, ctx, "[data-engine-verdict]", "data-engine-verdict"); got != string(res.Verdict) {
 				t.Errorf("the result shows the engine's verdict %q, want %q", got, res.Verdict)
 			}
-			if href := attr(t, ctx, "#open-in-lab", "href"); href != predict.LabURL() {
+			if href := webtest.Attr(t, ctx, "#open-in-lab", "href"); href != predict.LabURL() {
 				t.Errorf("open in the lab = %q, want %q", href, predict.LabURL())
 			}
 			if js {
-				screenshotWhen(t, ctx, "practice-predict-wrong-desktop", 1440, 1000, false, "#retry-form")
-				screenshotWhen(t, ctx, "practice-predict-wrong-phone", 360, 780, true, "#retry-form")
-				do(t, ctx, "back to desktop", chromedp.EmulateViewport(1440, 1000))
+				webtest.ScreenshotWhen(t, ctx, "practice-predict-wrong-desktop", 1440, 1000, false, "#retry-form")
+				webtest.ScreenshotWhen(t, ctx, "practice-predict-wrong-phone", 360, 780, true, "#retry-form")
+				webtest.Do(t, ctx, "back to desktop", chromedp.EmulateViewport(1440, 1000))
 			}
-			clock.advance(time.Minute) // the retry comes after the miss
-			do(t, ctx, "predict again, right",
+			clock.Advance(time.Minute) // the retry comes after the miss
+			webtest.Do(t, ctx, "predict again, right",
 				// Typed as a person types money: "200,00 ₽" is 200.00.
 				chromedp.SetValue(chromedp.ID("retry-form-balance"), strings.Replace(rightBalance, ".", ",", 1)+" ₽"),
 				chromedp.SetValue(chromedp.ID("retry-form-verdict"), string(res.Verdict)),
-				chromedp.Click(chromedp.ID("retry-form-submit")), waitResult("right"))
-			if js && !pageKept(t, ctx) {
+				chromedp.Click(chromedp.ID("retry-form-submit")), webtest.WaitResult("right"))
+			if js && !webtest.PageKept(t, ctx) {
 				t.Error("the retry reloaded the page")
 			}
 
 			// A reload shows the same result and records nothing.
-			do(t, ctx, "reload", chromedp.Reload(), waitResult("right"))
-			do(t, ctx, "back to the overview", chromedp.Navigate(b.base+"/practice"), chromedp.WaitVisible(chromedp.ID("overall")))
+			webtest.Do(t, ctx, "reload", chromedp.Reload(), webtest.WaitResult("right"))
+			webtest.Do(t, ctx, "back to the overview", chromedp.Navigate(b.Base+"/practice"), chromedp.WaitVisible(chromedp.ID("overall")))
 			for _, topic := range []string{choice.Topic, predict.Topic} {
 				if n := answered(t, ctx, `.pr-topic[data-topic="`+topic+`"]`); n == 0 {
 					t.Errorf("topic %s shows no progress after the answers", topic)
@@ -116,23 +117,23 @@ func TestBrowserPractice(t *testing.T) {
 			if n := answered(t, ctx, "#overall"); n == 0 {
 				t.Error("the overall bar shows no progress")
 			}
-			do(t, ctx, "reload the overview", chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("export")))
+			webtest.Do(t, ctx, "reload the overview", chromedp.Reload(), chromedp.WaitVisible(chromedp.ID("export")))
 			// The prediction missed at first stays in review until it is
 			// answered right on a later day, though the retry was right.
-			if status := textOfSel(t, ctx, "#review-status"); !strings.Contains(status, "Due for review now: 1.") {
+			if status := webtest.TextOfSel(t, ctx, "#review-status"); !strings.Contains(status, "Due for review now: 1.") {
 				t.Errorf("the review status = %q: the missed prediction should stay due", status)
 			}
 			if js {
-				screenshotWhen(t, ctx, "practice-desktop", 1440, 1000, false, "#overall")
-				screenshotWhen(t, ctx, "practice-phone", 360, 780, true, "#overall")
-				do(t, ctx, "dark theme", chromedp.EmulateViewport(1440, 1000), chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+				webtest.ScreenshotWhen(t, ctx, "practice-desktop", 1440, 1000, false, "#overall")
+				webtest.ScreenshotWhen(t, ctx, "practice-phone", 360, 780, true, "#overall")
+				webtest.Do(t, ctx, "dark theme", chromedp.EmulateViewport(1440, 1000), chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
 					_, err := cdp.Call(ctx, t, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
 						Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}, {Name: "prefers-reduced-motion", Value: "reduce"}}})
 					return err
 				}))
-				screenshotWhen(t, ctx, "practice-desktop-dark", 1440, 1000, false, "#overall")
+				webtest.ScreenshotWhen(t, ctx, "practice-desktop-dark", 1440, 1000, false, "#overall")
 			}
-			b.noConsoleErrors()
+			b.NoConsoleErrors()
 		})
 	}
 }
@@ -140,56 +141,56 @@ func TestBrowserPractice(t *testing.T) {
 // TestBrowserPracticeOpenAndRussian answers an open question in Russian:
 // one's own words, the model answer beside them, the points ticked.
 func TestBrowserPracticeOpenAndRussian(t *testing.T) {
-	b, _ := newPracticeBrowser(t)
-	open := findQuestion(t, practice.KindOpen, nil)
-	ctx := b.tab(true, true)
-	do(t, ctx, "open the question", chromedp.Navigate(b.base+"/practice/q/"+open.ID+"?lang=ru"),
+	b, _ := webtest.NewPracticeBrowser(t)
+	open := webtest.FindQuestion(t, practice.KindOpen, nil)
+	ctx := b.Tab(true, true)
+	webtest.Do(t, ctx, "open the question", chromedp.Navigate(b.Base+"/practice/q/"+open.ID+"?lang=ru"),
 		chromedp.WaitVisible(chromedp.ID("mine")))
-	markPage(t, ctx)
-	do(t, ctx, "write and compare",
+	webtest.MarkPage(t, ctx)
+	webtest.Do(t, ctx, "write and compare",
 		chromedp.SendKeys(chromedp.ID("mine"), "Ключ операции, UNIQUE и inbox в одной транзакции"),
 		chromedp.Click(chromedp.ID("submit-answer")), chromedp.WaitVisible(chromedp.ID("points-form")))
-	if own := textOfSel(t, ctx, ".pr-own-text"); !strings.Contains(own, "inbox в одной транзакции") {
+	if own := webtest.TextOfSel(t, ctx, ".pr-own-text"); !strings.Contains(own, "inbox в одной транзакции") {
 		t.Errorf("one's own answer is not shown beside the model: %q", own)
 	}
-	screenshotWhen(t, ctx, "practice-open-compare-ru", 1440, 1000, false, "#points-form")
-	do(t, ctx, "tick two points", chromedp.Click(chromedp.ID("point-0")), chromedp.Click(chromedp.ID("point-1")),
+	webtest.ScreenshotWhen(t, ctx, "practice-open-compare-ru", 1440, 1000, false, "#points-form")
+	webtest.Do(t, ctx, "tick two points", chromedp.Click(chromedp.ID("point-0")), chromedp.Click(chromedp.ID("point-1")),
 		chromedp.Click(chromedp.ID("submit-points")), chromedp.WaitVisible(chromedp.ID("result")))
-	if !pageKept(t, ctx) {
+	if !webtest.PageKept(t, ctx) {
 		t.Error("the comparison reloaded the page")
 	}
-	if h := textOfSel(t, ctx, ".pr-verdict"); !strings.Contains(h, "Вы раскрыли 2 из") {
+	if h := webtest.TextOfSel(t, ctx, ".pr-verdict"); !strings.Contains(h, "Вы раскрыли 2 из") {
 		t.Errorf("headline %q", h)
 	}
-	screenshotWhen(t, ctx, "practice-open-result-ru", 1440, 1000, false, "#result")
-	do(t, ctx, "the topic in Russian", chromedp.Navigate(b.base+"/practice?topic="+open.Topic),
+	webtest.ScreenshotWhen(t, ctx, "practice-open-result-ru", 1440, 1000, false, "#result")
+	webtest.Do(t, ctx, "the topic in Russian", chromedp.Navigate(b.Base+"/practice?topic="+open.Topic),
 		chromedp.WaitVisible(chromedp.ID("items")))
-	screenshotWhen(t, ctx, "practice-topic-ru", 1440, 1000, false, "#items")
-	do(t, ctx, "an interview run", chromedp.Navigate(b.base+"/practice/interview?seed=42&lang=en"),
+	webtest.ScreenshotWhen(t, ctx, "practice-topic-ru", 1440, 1000, false, "#items")
+	webtest.Do(t, ctx, "an interview run", chromedp.Navigate(b.Base+"/practice/interview?seed=42&lang=en"),
 		chromedp.WaitVisible(chromedp.ID("items")))
-	screenshotWhen(t, ctx, "practice-interview", 1440, 1000, false, "#items")
-	screenshotWhen(t, ctx, "practice-interview-phone", 360, 780, true, "#items")
-	b.noConsoleErrors()
+	webtest.ScreenshotWhen(t, ctx, "practice-interview", 1440, 1000, false, "#items")
+	webtest.ScreenshotWhen(t, ctx, "practice-interview-phone", 360, 780, true, "#items")
+	b.NoConsoleErrors()
 }
 
 // TestBrowserInterviewCountdown: with JavaScript, an interview run counts
 // down the minutes left beside its deadline, under the page's CSP.
 func TestBrowserInterviewCountdown(t *testing.T) {
-	b, clock := newPracticeBrowser(t)
+	b, clock := webtest.NewPracticeBrowser(t)
 	clock.Set(time.Now()) // the browser's clock is the real one
-	ctx := b.tab(true, true)
-	do(t, ctx, "start a run", chromedp.Navigate(b.base+"/practice/interview?lang=en"),
+	ctx := b.Tab(true, true)
+	webtest.Do(t, ctx, "start a run", chromedp.Navigate(b.Base+"/practice/interview?lang=en"),
 		chromedp.WaitVisible(chromedp.ID("deadline")))
-	if d := textOfSel(t, ctx, "#deadline"); !strings.HasPrefix(d, "Ends at ") {
+	if d := webtest.TextOfSel(t, ctx, "#deadline"); !strings.HasPrefix(d, "Ends at ") {
 		t.Errorf("deadline %q", d)
 	}
-	first := textOfSel(t, ctx, "#countdown")
+	first := webtest.TextOfSel(t, ctx, "#countdown")
 	if !regexp.MustCompile(`^1[45]:\d\d left$`).MatchString(first) {
 		t.Fatalf("countdown %q, want about 15:00 left", first)
 	}
 	time.Sleep(1500 * time.Millisecond)
-	if again := textOfSel(t, ctx, "#countdown"); again == first {
+	if again := webtest.TextOfSel(t, ctx, "#countdown"); again == first {
 		t.Errorf("the countdown does not move: %q", again)
 	}
-	b.noConsoleErrors()
+	b.NoConsoleErrors()
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/idempotency-lab/lab/web/webtest"
 )
 
 // TestBrowserTryAPI: open /try-api, pick a sandbox name, see the
@@ -14,16 +15,16 @@ import (
 // payment made from outside the browser (as curl would) appears on the
 // page by itself, through the page's poll, and its replay changes nothing.
 func TestBrowserTryAPI(t *testing.T) {
-	b := newBrowser(t)
-	ctx := b.tab(true, true)
-	do(t, ctx, "open /try-api", chromedp.Navigate(b.base+"/try-api"), chromedp.WaitVisible(chromedp.ID("try-name")))
-	do(t, ctx, "pick a name", chromedp.SetValue(chromedp.ID("try-name"), "browser-box"), chromedp.Click(chromedp.ID("try-open")),
+	b := webtest.NewBrowser(t)
+	ctx := b.Tab(true, true)
+	webtest.Do(t, ctx, "open /try-api", chromedp.Navigate(b.Base+"/try-api"), chromedp.WaitVisible(chromedp.ID("try-name")))
+	webtest.Do(t, ctx, "pick a name", chromedp.SetValue(chromedp.ID("try-name"), "browser-box"), chromedp.Click(chromedp.ID("try-open")),
 		chromedp.WaitVisible(chromedp.ID("try-inactive")))
-	if loc := location(t, ctx); loc != b.base+"/try-api/browser-box" {
+	if loc := webtest.Location(t, ctx); loc != b.Base+"/try-api/browser-box" {
 		t.Fatalf("the form went to %s", loc)
 	}
-	endpoint := b.base + "/api/v1/ledgers/browser-box/payments"
-	if cheat := textOfSel(t, ctx, "#cmd-first pre"); !strings.Contains(cheat, "curl -i -X POST "+endpoint) || !strings.Contains(cheat, "Idempotency-Key: key-1") {
+	endpoint := b.Base + "/api/v1/ledgers/browser-box/payments"
+	if cheat := webtest.TextOfSel(t, ctx, "#cmd-first pre"); !strings.Contains(cheat, "curl -i -X POST "+endpoint) || !strings.Contains(cheat, "Idempotency-Key: key-1") {
 		t.Errorf("the cheat-sheet's first command:\n%s", cheat)
 	}
 	pay := func() (int, string) {
@@ -44,16 +45,16 @@ func TestBrowserTryAPI(t *testing.T) {
 	if status, _ := pay(); status != http.StatusCreated {
 		t.Fatalf("payment: %d", status)
 	}
-	do(t, ctx, "see the payment appear", chromedp.WaitVisible(chromedp.CSS(`#try-payments tr[data-payment="pay_1"]`)),
+	webtest.Do(t, ctx, "see the payment appear", chromedp.WaitVisible(chromedp.CSS(`#try-payments tr[data-payment="pay_1"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#try-keys tr[data-key="key-1"][data-locked="false"]`)))
-	if got := textOfSel(t, ctx, `#try-accounts tr[data-account="acc-1"] td`); got != "10.00" {
+	if got := webtest.TextOfSel(t, ctx, `#try-accounts tr[data-account="acc-1"] td`); got != "10.00" {
 		t.Errorf("acc-1's balance shows %q, want 10.00", got)
 	}
 	if status, replayed := pay(); status != http.StatusCreated || replayed != "true" {
 		t.Errorf("replay: %d %q", status, replayed)
 	}
-	do(t, ctx, "still one payment", chromedp.WaitVisible(chromedp.CSS(`#try-payments[data-count="1"]`)))
-	screenshotWhen(t, ctx, "try-api-sandbox-1366x768", 1366, 768, false, "#try-payments")
-	screenshotWhen(t, ctx, "try-api-sandbox-390x844", 390, 844, true, "#try-payments")
-	b.noConsoleErrors()
+	webtest.Do(t, ctx, "still one payment", chromedp.WaitVisible(chromedp.CSS(`#try-payments[data-count="1"]`)))
+	webtest.ScreenshotWhen(t, ctx, "try-api-sandbox-1366x768", 1366, 768, false, "#try-payments")
+	webtest.ScreenshotWhen(t, ctx, "try-api-sandbox-390x844", 390, 844, true, "#try-payments")
+	b.NoConsoleErrors()
 }

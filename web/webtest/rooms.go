@@ -73,7 +73,7 @@ func IssuedStudent(tb testing.TB, h http.Handler, code string) string {
 	tb.Helper()
 	n := joinAddrs.Add(1)
 	addr := fmt.Sprintf("10.%d.%d.%d:4321", n>>16&255, n>>8&255, n&255)
-	r := from(tb, h, addr, "/join", url.Values{"code": {code}})
+	r := From(tb, h, addr, "/join", url.Values{"code": {code}})
 	if r.Status != http.StatusSeeOther || r.Header.Get("Location") != "/rooms/"+code {
 		tb.Fatalf("join: status %d to %q, want 303 to /rooms/%s\n%s", r.Status, r.Header.Get("Location"), code, Excerpt(r.Body))
 	}
@@ -92,9 +92,9 @@ func IssuedStudent(tb testing.TB, h http.Handler, code string) string {
 // joinAddrs numbers the addresses IssuedStudent joins from.
 var joinAddrs atomic.Uint32
 
-// from is a form POSTed from a client address; headers come in name,
+// From is a form POSTed from a client address; headers come in name,
 // value pairs.
-func from(tb testing.TB, h http.Handler, addr, target string, form url.Values, headers ...string) Response {
+func From(tb testing.TB, h http.Handler, addr, target string, form url.Values, headers ...string) Response {
 	tb.Helper()
 	req := httptest.NewRequest(http.MethodPost, target, strings.NewReader(form.Encode()))
 	req.RemoteAddr = addr

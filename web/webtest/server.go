@@ -1,9 +1,9 @@
 // Package webtest is the harness the lab's web tests share: the real
 // server over httptest, requests and what they answer, a fixed clock,
 // a progress database, and a real headless Chromium driven by chromedp.
-// Only tests import it. Each test package binds the short names its tests
-// were written with (get, post, newBrowser, …) to these in its
-// harness_test.go, so that a test reads the same wherever it lives.
+// Only tests import it, and call it by these names, so that a test reads
+// the same wherever it lives; the server's own external tests reach its
+// internals through web/export_test.go.
 package webtest
 
 import (

@@ -1,6 +1,8 @@
 package webtest
 
 import (
+	"bytes"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -121,6 +123,47 @@ func (v *Visitor) Answer(id string, form url.Values) (string, Response) {
 	}
 	NoMissingKeys(v.TB, loc, page.Body)
 	return loc, page
+}
+
+// Upload posts data as the file of the practice import form.
+func (v *Visitor) Upload(name string, data []byte) Response {
+	v.TB.Helper()
+	return v.Do(UploadRequest(v.TB, name, data))
+}
+
+// UploadRequest is the practice import form's POST with data as its file.
+func UploadRequest(tb testing.TB, name string, data []byte) *http.Request {
+	tb.Helper()
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	fw, err := w.CreateFormFile("file", name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	fw.Write(data)
+	w.Close()
+	req := httptest.NewRequest(http.MethodPost, "/practice/import", &body)
+	req.Header.Set("Content-Type", w.FormDataContentType())
+	return req
+}
+
+// StepTo posts one step form on top of the lab address loc (a path with
+// its query) and returns the Location it redirects to.
+func (v *Visitor) StepTo(loc string, step url.Values) string {
+	v.TB.Helper()
+	u, err := url.Parse(loc)
+	if err != nil {
+		v.TB.Fatal(err)
+	}
+	form := u.Query()
+	for k, vs := range step {
+		form[k] = vs
+	}
+	r := v.Post("/lab/step", form)
+	if r.Status != http.StatusSeeOther {
+		v.TB.Fatalf("POST /lab/step %v: status %d\n%s", form, r.Status, Excerpt(r.Body))
+	}
+	return r.Header.Get("Location")
 }
 
 // Profile is the visitor's profile id, "" before the server minted one.
