@@ -120,7 +120,7 @@ func (b *builder) codeHTML(lang, src string) (string, error) {
 			return "", fmt.Errorf("%s contains %q: run make highlight", name, bad)
 		}
 	}
-	if onAttr.MatchString(lower) {
+	if onAttr().MatchString(lower) {
 		return "", fmt.Errorf("%s has an event handler attribute: run make highlight", name)
 	}
 	return html, nil

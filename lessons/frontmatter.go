@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -24,8 +25,8 @@ type frontMatter struct {
 }
 
 var (
-	slugPattern     = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	fileNamePattern = regexp.MustCompile(`^([0-9]+)-([a-z0-9-]+)\.([a-z]+)\.md$`)
+	slugPattern     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`) })
+	fileNamePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([0-9]+)-([a-z0-9-]+)\.([a-z]+)\.md$`) })
 )
 
 // splitFrontMatter cuts data into the YAML between the leading "---" lines
@@ -86,7 +87,7 @@ func (b *builder) parseFrontMatter(name string, yamlText []byte, e *errList) (fr
 	if fm.Summary == "" {
 		fail("summary", "front matter: summary is missing")
 	}
-	if !slugPattern.MatchString(fm.Slug) {
+	if !slugPattern().MatchString(fm.Slug) {
 		fail("slug", "front matter: slug %q is not lower-case words joined by '-'", fm.Slug)
 	}
 	if fm.Order < 1 {
@@ -111,7 +112,7 @@ func (b *builder) parseFrontMatter(name string, yamlText []byte, e *errList) (fr
 	// The file name repeats order, slug and lang, so a copied file whose
 	// front matter was not updated is caught here.
 	base := path.Base(name)
-	m := fileNamePattern.FindStringSubmatch(base)
+	m := fileNamePattern().FindStringSubmatch(base)
 	switch {
 	case m == nil:
 		e.add(0, "file name %q is not NN-slug.LANG.md", base)

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/idempotency-lab/lab/internal/highlight"
@@ -418,14 +419,14 @@ func (b *builder) diagram(src, theme string) (string, error) {
 			return "", fmt.Errorf("%s contains %q: run make diagrams", name, bad)
 		}
 	}
-	if onAttr.MatchString(lower) {
+	if onAttr().MatchString(lower) {
 		return "", fmt.Errorf("%s has an event handler attribute: run make diagrams", name)
 	}
 	return svg, nil
 }
 
 // onAttr finds an event handler attribute (onload=, onclick=, …) in a tag.
-var onAttr = regexp.MustCompile(`<[^>]*\son[a-z]+\s*=`)
+var onAttr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`<[^>]*\son[a-z]+\s*=`) })
 
 // fenceRenderer renders the nodes above. Every string that came from a
 // lesson or a preset is escaped here.

@@ -17,6 +17,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 )
 
 // Text is a message not yet in words: its key and its arguments, each
@@ -94,14 +95,14 @@ func Keys() []string {
 	return keys
 }
 
-var verb = regexp.MustCompile(`%(\[\d+\])?[a-zA-Z]`)
+var verb = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`%(\[\d+\])?[a-zA-Z]`) })
 
 // argsUsed lists, for a format, which arguments its verbs read (1-based),
 // in order, so the two languages of a message can be compared.
 func argsUsed(format string) []int {
 	var used []int
 	next := 1
-	for _, v := range verb.FindAllStringSubmatch(format, -1) {
+	for _, v := range verb().FindAllStringSubmatch(format, -1) {
 		n := next
 		if v[1] != "" {
 			n, _ = strconv.Atoi(v[1][1 : len(v[1])-1])

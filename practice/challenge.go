@@ -155,7 +155,7 @@ type challengeFile struct {
 	Hint     Text     `yaml:"hint"`
 }
 
-var challengeName = regexp.MustCompile(`^[0-9]{2}-(.+)\.yaml$`)
+var challengeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{2}-(.+)\.yaml$`) })
 
 // LoadChallenges reads challenges/*.yaml from fsys, in file-name order,
 // and checks each against questions/topics.yaml and the handlers. Errors
@@ -191,7 +191,7 @@ func LoadChallenges(fsys fs.FS) ([]Challenge, error) {
 }
 
 func loadChallenge(fsys fs.FS, name string, slugs []string) (Challenge, error) {
-	m := challengeName.FindStringSubmatch(path.Base(name))
+	m := challengeName().FindStringSubmatch(path.Base(name))
 	if m == nil || !validID(m[1]) {
 		return Challenge{}, fmt.Errorf("name the file NN-ID.yaml: two digits, a dash and an id of lowercase letters, digits and dashes")
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -21,7 +22,7 @@ import (
 // one. The queries are the SQLite store's own; the connection rewrites
 // their ? placeholders as $1, $2… (rebinding).
 func OpenPostgres(ctx context.Context, url, schema string, bank *Bank) (*Store, error) {
-	if !validSchema.MatchString(schema) {
+	if !validSchema().MatchString(schema) {
 		return nil, fmt.Errorf("progress store: schema %q: use lower-case letters, digits and _", schema)
 	}
 	cfg, err := pgx.ParseConfig(url)
@@ -68,7 +69,7 @@ func createSchema(ctx context.Context, db *sql.DB, schema string) error {
 	return tx.Commit()
 }
 
-var validSchema = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+var validSchema = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`) })
 
 // pgMigrations are migrations() for PostgreSQL: the same tables, with
 // PostgreSQL's types (BIGINT for Unix milliseconds, which overflow its

@@ -14,6 +14,7 @@ import (
 	"runtime/metrics"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -169,7 +170,7 @@ func Child() int {
 type panicLines struct{}
 
 func (panicLines) Write(p []byte) (int, error) {
-	for _, m := range panicAt.FindAllSubmatch(p, -1) {
+	for _, m := range panicAt().FindAllSubmatch(p, -1) {
 		if n, err := strconv.Atoi(string(m[1])); err == nil {
 			writeNote(note{PanicLine: n})
 		}
@@ -178,7 +179,7 @@ func (panicLines) Write(p []byte) (int, error) {
 }
 
 // panicAt finds the line yaegi reports a panic at ("10:14: panic: ...").
-var panicAt = regexp.MustCompile(`(?m)^(?:[^\n:]*\.go:)?(\d+):\d+: panic`)
+var panicAt = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^(?:[^\n:]*\.go:)?(\d+):\d+: panic`) })
 
 func serve(req Request) *Response {
 	f, err := Parse(req.Code)
@@ -371,7 +372,7 @@ type quietStderr struct{}
 func (quietStderr) Write(p []byte) (int, error) {
 	var keep []byte
 	for _, line := range bytes.SplitAfter(p, []byte("\n")) {
-		if len(line) > 0 && !panicAt.Match(line) {
+		if len(line) > 0 && !panicAt().Match(line) {
 			keep = append(keep, line...)
 		}
 	}

@@ -107,7 +107,7 @@ type importVars struct {
 }
 
 // yaegiPos finds "handler.go:12:3" or "12:3" at the start of a yaegi error.
-var yaegiPos = regexp.MustCompile(`(?:^|[^0-9])(\d+):(\d+): `)
+var yaegiPos = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[^0-9])(\d+):(\d+): `) })
 
 // Load interprets a parsed message handler's file and returns its Handle
 // function; an API handler's file is refused (LoadHandler takes both).
@@ -208,7 +208,7 @@ func evaluate(src string) (_ *interp.Interpreter, err error) {
 func compileError(err error) *Error {
 	msg := err.Error()
 	line := 0
-	if m := yaegiPos.FindStringSubmatchIndex(msg); m != nil {
+	if m := yaegiPos().FindStringSubmatchIndex(msg); m != nil {
 		line, _ = strconv.Atoi(msg[m[2]:m[3]])
 		msg = msg[m[1]:]
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -758,7 +759,9 @@ func parseAmount(v string) (int64, *Error) {
 
 // durationSyntax is the grammar of time.ParseDuration: a sign, then one or
 // more numbers, each with a unit.
-var durationSyntax = regexp.MustCompile(`^[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h)(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))*$`)
+var durationSyntax = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[-+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h)(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))*$`)
+})
 
 // parseDuration reads Go durations (90s, 15m, 1h30m) and whole days (2d).
 func parseDuration(v string) (time.Duration, *Error) {
@@ -780,7 +783,7 @@ func parseDuration(v string) (time.Duration, *Error) {
 	if err != nil {
 		// Go refuses a well-formed duration that overflows int64
 		// nanoseconds (about 292 years) with the same error as nonsense.
-		if durationSyntax.MatchString(v) {
+		if durationSyntax().MatchString(v) {
 			return 0, outOfRange
 		}
 		return 0, bad

@@ -285,8 +285,8 @@ func (e *refusedError) Error() string {
 func (e *refusedError) Unwrap() error { return e.err }
 
 var (
-	vacuumInto = regexp.MustCompile(`(?is)\bVACUUM\b[^;]*\bINTO\b`)
-	vacuum     = regexp.MustCompile(`(?i)\bVACUUM\b`)
+	vacuumInto = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?is)\bVACUUM\b[^;]*\bINTO\b`) })
+	vacuum     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bVACUUM\b`) })
 )
 
 // start clears what the authorizer refused, before a call.
@@ -304,9 +304,9 @@ func (g *guardedConn) named(query string, err error) error {
 		// VACUUM attaches its output (VACUUM INTO) or a scratch database
 		// (VACUUM) itself: the handler wrote a VACUUM, not an ATTACH.
 		switch {
-		case vacuumInto.MatchString(query):
+		case vacuumInto().MatchString(query):
 			what = "VACUUM INTO"
-		case vacuum.MatchString(query):
+		case vacuum().MatchString(query):
 			what = "VACUUM"
 		}
 	}

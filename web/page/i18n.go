@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/text/language"
@@ -58,7 +59,9 @@ var langs = []Lang{EN, RU}
 
 // matcher picks among langs by BCP 47 and CLDR's rules
 // (golang.org/x/text/language): "ru-RU" is Russian, "en-GB" English.
-var matcher = language.NewMatcher([]language.Tag{language.English, language.Russian})
+var matcher = sync.OnceValue(func() language.Matcher {
+	return language.NewMatcher([]language.Tag{language.English, language.Russian})
+})
 
 // acceptLang returns the supported language the browser prefers most, by
 // the q-values of an Accept-Language header such as "ru-RU,ru;q=0.9,en;q=0.8":
@@ -68,7 +71,7 @@ func acceptLang(header string) Lang {
 	if err != nil || len(tags) == 0 {
 		return EN
 	}
-	_, i, confidence := matcher.Match(tags...)
+	_, i, confidence := matcher().Match(tags...)
 	if confidence == language.No {
 		return EN
 	}

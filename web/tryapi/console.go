@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The console on a ledger's page: a form that sends a payment from the
@@ -30,13 +31,13 @@ func newConsole(endpoint string) consoleView {
 
 // number is a JSON number, which consoleBody writes as it is; any other
 // amount is written as a JSON string, for the server to refuse.
-var number = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+var number = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`) })
 
 // consoleBody is the body the form sends, spaced as the cheat-sheet's are,
 // so that the same key and values are the same request byte for byte.
 func consoleBody(account, amount string) string {
 	amt := amount
-	if !number.MatchString(amount) {
+	if !number().MatchString(amount) {
 		amt = jsonString(amount)
 	}
 	return `{"account": ` + jsonString(account) + `, "amount": ` + amt + `}`

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -30,9 +31,9 @@ const (
 var (
 	// ledgerName: what a person may call a ledger; it is in URLs and
 	// is the tenant of the ledger's requests.
-	ledgerName = regexp.MustCompile(`^[a-z0-9-]{1,40}$`)
+	ledgerName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9-]{1,40}$`) })
 	// accountName: an account, as in "acc-1".
-	accountName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,40}$`)
+	accountName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,40}$`) })
 )
 
 // FieldError is one thing wrong in a request, by the field (a body
@@ -99,7 +100,7 @@ func DecodePayment(body []byte) (Payment, []FieldError) {
 		errs = append(errs, FieldError{Field: "account", In: "body", Detail: `required: the account to pay, such as "acc-1"`})
 	} else if err := json.Unmarshal(raw, &p.Account); err != nil || bytes.Equal(raw, []byte("null")) {
 		errs = append(errs, FieldError{Field: "account", In: "body", Detail: "must be a string, not " + jsonKind(string(raw))})
-	} else if !accountName.MatchString(p.Account) {
+	} else if !accountName().MatchString(p.Account) {
 		errs = append(errs, FieldError{Field: "account", In: "body", Detail: "must be 1 to 40 letters, digits, '-' or '_', such as \"acc-1\""})
 	}
 	if raw, ok := top["amount"]; !ok {

@@ -133,7 +133,7 @@ func ledgerNameOf(r *http.Request) string {
 // A request whose ledger name is not valid has no log to go to.
 func (a *TryAPI) record(r *http.Request, status int, replayed bool) {
 	name := ledgerNameOf(r)
-	if !ledgerName.MatchString(name) {
+	if !ledgerName().MatchString(name) {
 		return
 	}
 	keys := r.Header.Values("Idempotency-Key")

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"strconv"
+	"sync"
 
 	"github.com/go-chi/chi/v5"
 
@@ -99,7 +100,7 @@ func (a *TryAPI) Index(w http.ResponseWriter, r *http.Request) error {
 	status := http.StatusOK
 	if q := r.URL.Query(); q.Has("ledger") {
 		name := q.Get("ledger")
-		if ledgerName.MatchString(name) {
+		if ledgerName().MatchString(name) {
 			http.Redirect(w, r, "/try-api/"+name+langQuery(r), http.StatusSeeOther)
 			return nil
 		}
@@ -159,7 +160,7 @@ func (a *TryAPI) limits(t page.Text) string {
 
 func pageLedger(r *http.Request) (string, error) {
 	name := chi.URLParam(r, "ledger")
-	if !ledgerName.MatchString(name) {
+	if !ledgerName().MatchString(name) {
 		return "", page.BadRequest("try.err.name", name)
 	}
 	return name, nil
@@ -218,7 +219,9 @@ func langQuery(r *http.Request) string {
 }
 
 // hostName is a Host header fit to show in a shell command.
-var hostName = regexp.MustCompile(`^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$`)
+var hostName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9.\-]+(:[0-9]{1,5})?$|^\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?$`)
+})
 
 // baseURL is this server's address as the reader reached it: the
 // request's Host, or localhost:8080 when that is not a plain host name.
@@ -227,7 +230,7 @@ func baseURL(r *http.Request) string {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	if !hostName.MatchString(host) {
+	if !hostName().MatchString(host) {
 		host = "localhost:8080"
 	}
 	return (&url.URL{Scheme: scheme, Host: host}).String()

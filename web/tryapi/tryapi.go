@@ -165,7 +165,7 @@ func Throttled(w http.ResponseWriter, secs int) {
 // ledgerParam is the {ledger} of the address, or the problem with it.
 func ledgerParam(r *http.Request) (string, *Problem) {
 	name := chi.URLParam(r, "ledger")
-	if !ledgerName.MatchString(name) {
+	if !ledgerName().MatchString(name) {
 		p := invalid("the ledger name is not valid", FieldError{Field: "ledger", In: "path",
 			Detail: "a ledger name is 1 to 40 lowercase letters, digits or '-', such as \"my-ledger\""})
 		return "", &p

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/idempotency-lab/lab/narration"
 	"github.com/idempotency-lab/lab/sim"
@@ -134,7 +135,7 @@ const (
 	noteLines  = 4   // at most, in a note
 )
 
-var deliverTo = regexp.MustCompile(`\bto ((?:worker|server)-[0-9]+)\b`)
+var deliverTo = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bto ((?:worker|server)-[0-9]+)\b`) })
 
 type column struct {
 	actor, label string
@@ -235,7 +236,7 @@ func newLayout(traces []sim.Trace, l Labels) *layout {
 			if e.Kind == sim.KindDeliver && e.To != "" {
 				addWorker(e.To)
 			} else if e.Kind == sim.KindDeliver {
-				if m := deliverTo.FindStringSubmatch(e.Text); m != nil {
+				if m := deliverTo().FindStringSubmatch(e.Text); m != nil {
 					addWorker(m[1])
 				}
 			}
@@ -644,7 +645,7 @@ func deliverTarget(tr sim.Trace, i int, e sim.Event) string {
 	if e.To != "" {
 		return e.To
 	}
-	if m := deliverTo.FindStringSubmatch(e.Text); m != nil {
+	if m := deliverTo().FindStringSubmatch(e.Text); m != nil {
 		return m[1]
 	}
 	for _, next := range tr.Events[i+1:] {
