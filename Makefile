@@ -17,7 +17,7 @@ test: check-generated vet staticcheck
 build:
 	go build -ldflags='-s -w' -o bin/lab ./cmd/lab
 
-## build-lean: ./bin/lab-lean, the same lab without the embedded NATS and Kafka (go build -tags lean: 41.5 MB); --broker amqp://… still works
+## build-lean: ./bin/lab-lean, the same lab without the embedded NATS and Kafka (go build -tags lean: 41.6 MB); --broker amqp://… still works
 build-lean:
 	go build -tags lean -ldflags='-s -w' -o bin/lab-lean ./cmd/lab
 
