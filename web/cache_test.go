@@ -66,7 +66,7 @@ func TestCachedPagesAreByteIdenticalToFreshOnes(t *testing.T) {
 	}
 	// Seven pages replayed (the unknown preset fails before any replay),
 	// each once, though each was asked for twice.
-	computed, pages, _ := cached.CacheStats()
+	computed, pages, _ := cached.Shell().CacheStats()
 	if computed != 7 {
 		t.Errorf("%d computations for 7 distinct pages asked twice each", computed)
 	}
@@ -89,7 +89,7 @@ func TestConcurrentIdenticalRequestsReplayOnce(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if computed, _, _ := s.CacheStats(); computed != 1 {
+	if computed, _, _ := s.Shell().CacheStats(); computed != 1 {
 		t.Errorf("%d replays for %d identical requests, want 1", computed, readers)
 	}
 	for i, b := range bodies {
@@ -218,11 +218,11 @@ func TestCanonicalFormIsCheckedAtTheDoor(t *testing.T) {
 func TestStaticFilesArePrecompressed(t *testing.T) {
 	s, h := newInternalServer(t, web.Config{})
 	for _, name := range []string{"lab.css", "lab.js", "vendor/htmx-4.0.1.min.js"} {
-		if !s.Assets.Compressed(name) {
+		if !s.Shell().Assets.Compressed(name) {
 			t.Errorf("%s has no precompressed form", name)
 			continue
 		}
-		u := s.Assets.URL(name)
+		u := s.Shell().Assets.URL(name)
 		plain := webtest.Get(t, h, u)
 		gz := webtest.Get(t, h, u, "Accept-Encoding", "gzip, br")
 		if gz.Header.Get("Content-Encoding") != "gzip" || plain.Header.Get("Content-Encoding") != "" {
@@ -265,9 +265,9 @@ func TestOverBudgetScriptIs422NamingTheLine(t *testing.T) {
 			t.Errorf("%s: the 422 page does not offer the script back", c.lang)
 		}
 	}
-	started, _, _ := s.CacheStats()
+	started, _, _ := s.Shell().CacheStats()
 	r := webtest.Get(t, h, target+"&lang=en")
-	if now, _, _ := s.CacheStats(); r.Status != http.StatusUnprocessableEntity || now != started {
+	if now, _, _ := s.Shell().CacheStats(); r.Status != http.StatusUnprocessableEntity || now != started {
 		t.Errorf("asking again: status %d, %d new replays; want the cached 422", r.Status, now-started)
 	}
 	// htmx gets the message in the lab's message area.

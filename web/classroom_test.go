@@ -256,7 +256,7 @@ func TestRequestLogLevels(t *testing.T) {
 		{429, "WARN"}, {503, "WARN"}, {500, "ERROR"}, {502, "ERROR"},
 	} {
 		logs := &logBuffer{}
-		s := &web.Server{Shell: &page.Shell{Log: logs.logger()}}
+		s := web.ServerOver(&page.Shell{Log: logs.logger()})
 		h := s.LogRequests(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(tc.status) }))
 		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/x", nil))
 		if got := logs.String(); !strings.Contains(got, "level="+tc.level+" msg=request") || !strings.Contains(got, fmt.Sprintf("status=%d", tc.status)) {

@@ -24,14 +24,14 @@ import (
 func (s *server) crossOrigin() *http.CrossOriginProtection {
 	c := http.NewCrossOriginProtection()
 	c.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.Log.Warn("cross-origin request refused", "method", r.Method, "path", page.InputExcerpt(r.URL.Path),
+		s.shell.Log.Warn("cross-origin request refused", "method", r.Method, "path", page.InputExcerpt(r.URL.Path),
 			"origin", page.InputExcerpt(r.Header.Get("Origin")), "sec_fetch_site", page.InputExcerpt(r.Header.Get("Sec-Fetch-Site")))
 		if strings.HasPrefix(r.URL.Path, "/api/") {
 			s.tryAPI.Record(r, http.StatusForbidden) // in the ledger's request log, as every answer is
 			tryapi.CrossOrigin(w, r)                 // the API answers problem+json, its 403 too
 			return
 		}
-		s.RenderError(w, r, &page.Error{Status: http.StatusForbidden, Key: "err.crossorigin"})
+		s.shell.RenderError(w, r, &page.Error{Status: http.StatusForbidden, Key: "err.crossorigin"})
 	}))
 	return c
 }
@@ -70,9 +70,9 @@ func (s *server) sameSiteRun(c *http.CrossOriginProtection) func(http.Handler) h
 			probe := *r // a shallow copy: only the method differs
 			probe.Method = http.MethodPost
 			if err := c.Check(&probe); err != nil {
-				s.Log.Warn("cross-site run refused", "method", r.Method, "path", page.InputExcerpt(r.URL.Path),
+				s.shell.Log.Warn("cross-site run refused", "method", r.Method, "path", page.InputExcerpt(r.URL.Path),
 					"origin", page.InputExcerpt(r.Header.Get("Origin")), "sec_fetch_site", page.InputExcerpt(r.Header.Get("Sec-Fetch-Site")))
-				s.RenderError(w, r, &page.Error{Status: http.StatusForbidden, Key: "err.crosssite"})
+				s.shell.RenderError(w, r, &page.Error{Status: http.StatusForbidden, Key: "err.crosssite"})
 				return
 			}
 			next.ServeHTTP(w, r)

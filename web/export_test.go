@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/idempotency-lab/lab/web/course"
+	"github.com/idempotency-lab/lab/web/page"
 	"github.com/idempotency-lab/lab/web/playground"
 	"github.com/idempotency-lab/lab/web/practicepage"
 )
@@ -23,6 +24,11 @@ var InternalServer = newServer
 // NewCatalog is the server's catalogue: the shell's words and every part's.
 var NewCatalog = newCatalog
 
+// ServerOver is a server of a shell alone, no part: for the middleware's
+// tests.
+func ServerOver(shell *page.Shell) *server { return &server{shell: shell} }
+
+func (s *server) Shell() *page.Shell                           { return s.shell }
 func (s *server) Routes() http.Handler                         { return s.routes() }
 func (s *server) Lab() *playground.Playground                  { return s.lab }
 func (s *server) Course() *course.Course                       { return s.course }

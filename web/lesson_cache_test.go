@@ -99,11 +99,11 @@ func TestLessonCacheKeepsLanguagesAndReadersApart(t *testing.T) {
 			}
 		}
 	}
-	start, _, _ := cachedSrv.CacheStats()
+	start, _, _ := cachedSrv.Shell().CacheStats()
 	check("first visits")
-	computed, _, _ := cachedSrv.CacheStats()
+	computed, _, _ := cachedSrv.Shell().CacheStats()
 	check("second visits")
-	if again, _, _ := cachedSrv.CacheStats(); again != computed {
+	if again, _, _ := cachedSrv.Shell().CacheStats(); again != computed {
 		t.Errorf("the second round made %d pages again: the lesson is not served from the cache", again-computed)
 	}
 	// Readers who would be shown the same page share it: English by

@@ -19,8 +19,8 @@ func (s *server) recoverPanics(next http.Handler) http.Handler {
 				if p == http.ErrAbortHandler {
 					panic(p)
 				}
-				s.Log.Error("panic", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
-				s.RenderError(w, r, fmt.Errorf("panic: %v", p))
+				s.shell.Log.Error("panic", "method", r.Method, "path", r.URL.Path, "panic", p, "stack", string(debug.Stack()))
+				s.shell.RenderError(w, r, fmt.Errorf("panic: %v", p))
 			}
 		}()
 		next.ServeHTTP(w, r)
@@ -60,7 +60,7 @@ func (s *server) logRequests(next http.Handler) http.Handler {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r)
-		s.Log.Log(r.Context(), requestLevel(sw.status), "request", "method", r.Method, "path", page.InputExcerpt(r.URL.Path),
+		s.shell.Log.Log(r.Context(), requestLevel(sw.status), "request", "method", r.Method, "path", page.InputExcerpt(r.URL.Path),
 			"status", sw.status, "ms", float64(time.Since(start).Microseconds())/1000, "htmx", r.Header.Get("HX-Request") == "true")
 	})
 }
@@ -112,7 +112,7 @@ func rememberLang(next http.Handler) http.Handler {
 func (s *server) boundPath(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if len(r.URL.Path) > page.MaxPathBytes {
-			s.RenderError(w, r, page.NotFound(r.URL.Path))
+			s.shell.RenderError(w, r, page.NotFound(r.URL.Path))
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -30,13 +30,13 @@ func (s *server) routes() http.Handler {
 
 	r.Get("/", http.RedirectHandler("/lab", http.StatusFound).ServeHTTP)
 	r.Get("/healthz", healthz)
-	r.Get("/static/*", s.Handle(s.Assets.Serve))
+	r.Get("/static/*", s.shell.Handle(s.shell.Assets.Serve))
 	for _, p := range parts {
 		p.mount(s, m)
 	}
 
-	r.NotFound(s.Handle(func(_ http.ResponseWriter, r *http.Request) error { return page.NotFound(r.URL.Path) }))
-	r.MethodNotAllowed(s.Handle(func(_ http.ResponseWriter, r *http.Request) error {
+	r.NotFound(s.shell.Handle(func(_ http.ResponseWriter, r *http.Request) error { return page.NotFound(r.URL.Path) }))
+	r.MethodNotAllowed(s.shell.Handle(func(_ http.ResponseWriter, r *http.Request) error {
 		return &page.Error{Status: http.StatusMethodNotAllowed, Key: "err.method", Args: []any{r.Method}}
 	}))
 	return r
@@ -45,50 +45,50 @@ func (s *server) routes() http.Handler {
 // playgroundRoutes mounts the lab, the verdict grid and the challenges
 // (web/playground).
 func (s *server) playgroundRoutes(m mux) {
-	m.runs.Get("/lab", s.Handle(s.lab.Show))           // the lab: ?preset= | ?s= | ?script=, &handlers=, &step=
-	m.r.Post("/lab/step", s.Handle(s.lab.AddStep))     // append one step, then 303 to the new /lab address
-	m.r.Post("/lab/code", s.Handle(s.lab.Code))        // run or check a person's handler file, then 303
-	m.r.Post("/lab/format", s.Handle(s.lab.Format))    // go/format a handler file (the editor's Format), as JSON
-	m.r.Post("/lab/undo", s.Handle(s.lab.Undo))        // drop the last step, then 303
-	m.r.Post("/lab/script", s.Handle(s.lab.RunScript)) // replace the script with edited text, then 303
+	m.runs.Get("/lab", s.shell.Handle(s.lab.Show))           // the lab: ?preset= | ?s= | ?script=, &handlers=, &step=
+	m.r.Post("/lab/step", s.shell.Handle(s.lab.AddStep))     // append one step, then 303 to the new /lab address
+	m.r.Post("/lab/code", s.shell.Handle(s.lab.Code))        // run or check a person's handler file, then 303
+	m.r.Post("/lab/format", s.shell.Handle(s.lab.Format))    // go/format a handler file (the editor's Format), as JSON
+	m.r.Post("/lab/undo", s.shell.Handle(s.lab.Undo))        // drop the last step, then 303
+	m.r.Post("/lab/script", s.shell.Handle(s.lab.RunScript)) // replace the script with edited text, then 303
 
 	// The verdict grid (playground/matrix.go): every preset on every handler, run
 	// once by the engine and kept, each cell a link to that run in the lab.
-	m.r.Get("/matrix", s.Handle(s.lab.Matrix()))
+	m.r.Get("/matrix", s.shell.Handle(s.lab.Matrix()))
 
 	// Challenges (playground/challenges.go): goals reached in the lab (?challenge=ID),
 	// judged by the engine; solutions are kept with practice's progress.
-	m.r.Get("/challenges", s.Handle(s.lab.Challenges))                  // the challenges and the reader's solves; ?saved=ID
-	m.r.Get("/challenges/{id}", s.Handle(s.lab.ChallengeGo))            // 303 to the lab with the challenge
-	m.r.Post("/challenges/{id}/solve", s.Handle(s.lab.SolveChallenge))  // s=PERMALINK: save a solution, 303 to the list
-	m.r.Post("/challenges/{id}/solution", s.Handle(s.lab.ShowSolution)) // the lab's state after a try: note the solution seen, 303 to the lab with solution=1
+	m.r.Get("/challenges", s.shell.Handle(s.lab.Challenges))                  // the challenges and the reader's solves; ?saved=ID
+	m.r.Get("/challenges/{id}", s.shell.Handle(s.lab.ChallengeGo))            // 303 to the lab with the challenge
+	m.r.Post("/challenges/{id}/solve", s.shell.Handle(s.lab.SolveChallenge))  // s=PERMALINK: save a solution, 303 to the list
+	m.r.Post("/challenges/{id}/solution", s.shell.Handle(s.lab.ShowSolution)) // the lab's state after a try: note the solution seen, 303 to the lab with solution=1
 }
 
 // checkRoutes mounts the checker (web/checkpage).
 func (s *server) checkRoutes(m mux) {
 	// The checker (web/checkpage): every handler's shortest failure, found by
 	// searching schedules, each story a link to the lab.
-	m.r.Get("/check", s.Handle(s.check.Index))
-	m.runs.Get("/check/code", s.Handle(s.check.Code)) // a person's handler file, searched in the sandbox
-	m.r.Get("/check/{handler}", s.Handle(s.check.Handler))
+	m.r.Get("/check", s.shell.Handle(s.check.Index))
+	m.runs.Get("/check/code", s.shell.Handle(s.check.Code)) // a person's handler file, searched in the sandbox
+	m.r.Get("/check/{handler}", s.shell.Handle(s.check.Handler))
 }
 
 // costRoutes mounts the cost lab (web/costpage).
 func (s *server) costRoutes(m mux) {
 	// The cost lab (web/costpage): the reference run's charts and, unless
 	// lab serve --bench=false, a bench run here (one at a time, capped).
-	m.r.Get("/cost", s.Handle(s.cost.Index))         // ?run=1&handlers=&messages=&duplicates=&keys=&retention=
-	m.r.Get("/cost/events", s.Handle(s.cost.Events)) // the same bench, its progress as server-sent events
+	m.r.Get("/cost", s.shell.Handle(s.cost.Index))         // ?run=1&handlers=&messages=&duplicates=&keys=&retention=
+	m.r.Get("/cost/events", s.shell.Handle(s.cost.Events)) // the same bench, its progress as server-sent events
 }
 
 // courseRoutes mounts the lessons (web/course).
 func (s *server) courseRoutes(m mux) {
 	// The course: the table of contents (?q= searches titles and
 	// headings), one lesson, and the stylesheet for its code.
-	m.r.Get("/lessons", s.Handle(s.course.Index))
+	m.r.Get("/lessons", s.shell.Handle(s.course.Index))
 	m.r.Get("/lessons/", http.RedirectHandler("/lessons", http.StatusMovedPermanently).ServeHTTP)
-	m.r.Get(course.CodeCSSPath, s.Handle(s.course.ServeCodeCSS))
-	m.r.Get("/lessons/{slug}", s.Handle(s.course.Lesson))
+	m.r.Get(course.CodeCSSPath, s.shell.Handle(s.course.ServeCodeCSS))
+	m.r.Get("/lessons/{slug}", s.shell.Handle(s.course.Lesson))
 }
 
 // practiceRoutes mounts the practice pages (web/practicepage).
@@ -116,12 +116,12 @@ func (s *server) classroomRoutes(m mux) {
 	// Instructor mode (classroom/present.go, classroom/rooms.go): the presenter view of a preset
 	// or a permalink (&handlers=, &step=, &show=source,timeline), and live
 	// rooms that students follow over server-sent events and vote in.
-	m.runs.Get("/present", s.Handle(s.classroom.Present))                                // the scenarios to present, or ?s=PERMALINK
-	m.runs.Get("/present/{preset}", s.Handle(s.classroom.PresentPreset))                 // an unknown preset: 404 listing the presets
-	m.r.Get("/rooms", s.Handle(s.classroom.RoomsIndex))                                  // 303 to /present, the instructor's entry point (classroom/rooms_index.go)
-	m.r.Get("/join", s.Handle(s.classroom.Join))                                         // the form to type a code; ?code= goes to the room
+	m.runs.Get("/present", s.shell.Handle(s.classroom.Present))                                // the scenarios to present, or ?s=PERMALINK
+	m.runs.Get("/present/{preset}", s.shell.Handle(s.classroom.PresentPreset))                 // an unknown preset: 404 listing the presets
+	m.r.Get("/rooms", s.shell.Handle(s.classroom.RoomsIndex))                                  // 303 to /present, the instructor's entry point (classroom/rooms_index.go)
+	m.r.Get("/join", s.shell.Handle(s.classroom.Join))                                         // the form to type a code; ?code= goes to the room
 	m.r.Post("/join", s.classroom.HandleRoom(s.classroom.JoinPost))                      // code=: issue the reader's identity in the room (throttled, see Admit), 303 to it
-	m.r.Get("/join/{code}", s.Handle(s.classroom.JoinPath))                              // the same, as a short address
+	m.r.Get("/join/{code}", s.shell.Handle(s.classroom.JoinPath))                              // the same, as a short address
 	m.r.Get("/rooms/{code}", s.classroom.HandleRoom(s.classroom.RoomStudent))            // a student's page, following the room
 	m.r.Get("/rooms/{code}/events", s.classroom.HandleRoom(s.classroom.RoomEvents))      // the room's state as server-sent events
 	m.r.Get("/rooms/{code}/present", s.classroom.HandleRoom(s.classroom.RoomPresent))    // the instructor's page (secret cookie)
@@ -153,9 +153,9 @@ func (s *server) tryAPIRoutes(m mux) {
 		r.Get("/ledgers/{ledger}/payments", s.tryAPI.List)                                        // the ledger's tables as JSON
 		r.HandleFunc("/sandboxes/{ledger}/payments", tryapi.OldPayments)                          // the address before ledgers were called so: 308 to the new one
 	})
-	m.r.Get("/try-api", s.Handle(s.tryAPI.Index))                // what it is, a form to pick a ledger (?ledger= goes to it), the cheat-sheet
-	m.r.Get("/try-api/{ledger}", s.Handle(s.tryAPI.LedgerPage))  // a ledger's tables, polled, and its cheat-sheet
-	m.r.Get("/try-api/{ledger}/state", s.Handle(s.tryAPI.State)) // the tables alone, for the poll
+	m.r.Get("/try-api", s.shell.Handle(s.tryAPI.Index))                // what it is, a form to pick a ledger (?ledger= goes to it), the cheat-sheet
+	m.r.Get("/try-api/{ledger}", s.shell.Handle(s.tryAPI.LedgerPage))  // a ledger's tables, polled, and its cheat-sheet
+	m.r.Get("/try-api/{ledger}/state", s.shell.Handle(s.tryAPI.State)) // the tables alone, for the poll
 }
 
 // healthz answers 200 once the server is built: NewServer has parsed every

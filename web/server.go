@@ -115,15 +115,15 @@ type Config struct {
 // built once in NewServer. Each part of the lab is a package of its own;
 // the server builds them on one shell and routes.go mounts their pages.
 type server struct {
-	*page.Shell                        // the catalogue, static files, log and page cache
-	Now         func() time.Time       // dates answers and throttles
-	lab         *playground.Playground // the playground, the verdict grid, challenges
-	classroom   *classroom.Classroom   // the presenter view and live rooms
-	course      *course.Course         // the lessons (web/course)
-	practice    *practicepage.Practice // the practice pages (web/practicepage)
-	check       *checkpage.Check       // the checker (web/checkpage)
-	tryAPI      *tryapi.TryAPI         // the live API endpoint and its pages (web/tryapi)
-	cost        *costpage.Cost         // the cost lab (web/costpage)
+	shell     *page.Shell            // the catalogue, static files, log and page cache
+	Now       func() time.Time       // dates answers and throttles
+	lab       *playground.Playground // the playground, the verdict grid, challenges
+	classroom *classroom.Classroom   // the presenter view and live rooms
+	course    *course.Course         // the lessons (web/course)
+	practice  *practicepage.Practice // the practice pages (web/practicepage)
+	check     *checkpage.Check       // the checker (web/checkpage)
+	tryAPI    *tryapi.TryAPI         // the live API endpoint and its pages (web/tryapi)
+	cost      *costpage.Cost         // the cost lab (web/costpage)
 }
 
 // NewServer builds the lab's HTTP handler. It fails only when what it was
@@ -179,24 +179,24 @@ func newServer(cfg Config) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &server{Shell: page.NewShell(catalog, assets, log, cacheBytes), Now: now}
-	lv, err := labview.New(s.Shell, presets, cfg.Budget, cfg.MaxReplays, cfg.ReplayWait)
+	s := &server{shell: page.NewShell(catalog, assets, log, cacheBytes), Now: now}
+	lv, err := labview.New(s.shell, presets, cfg.Budget, cfg.MaxReplays, cfg.ReplayWait)
 	if err != nil {
 		return nil, err
 	}
 	lv.Sandbox, lv.Engine, lv.NoCode = cfg.Sandbox, cfg.Engine, cfg.NoCode
 	lv.Brokers, lv.OpenBroker = cfg.Brokers, cfg.OpenBroker
-	s.practice = practicepage.New(s.Shell, bank, store, now)
+	s.practice = practicepage.New(s.shell, bank, store, now)
 	s.practice.Sandbox, s.practice.NoCode = cfg.Sandbox, cfg.NoCode
 	// The lessons' bars come from practice.
-	if s.course, err = course.New(s.Shell, course.Config{Course: cfg.Course, Dev: cfg.Dev, Dir: cfg.LessonsDir, Progress: s.practice.TopicPercents, Editor: cfg.Sandbox != nil}); err != nil {
+	if s.course, err = course.New(s.shell, course.Config{Course: cfg.Course, Dev: cfg.Dev, Dir: cfg.LessonsDir, Progress: s.practice.TopicPercents, Editor: cfg.Sandbox != nil}); err != nil {
 		return nil, err
 	}
-	s.lab = &playground.Playground{Shell: s.Shell, Replayer: lv, Progress: store, Now: now, LessonTitle: s.course.LessonTitle}
+	s.lab = &playground.Playground{Shell: s.shell, Replayer: lv, Progress: store, Now: now, LessonTitle: s.course.LessonTitle}
 	s.classroom = classroom.New(lv, cfg.Rooms, cfg.Heartbeat, cfg.Stop)
 	s.check = checkpage.New(lv, cfg.CheckBudget)
-	s.tryAPI = tryapi.New(s.Shell, tryapi.Config{MaxLedgers: cfg.MaxLedgers, Idle: cfg.LedgerIdle, Now: now})
-	s.cost = costpage.New(s.Shell, !cfg.NoBench)
+	s.tryAPI = tryapi.New(s.shell, tryapi.Config{MaxLedgers: cfg.MaxLedgers, Idle: cfg.LedgerIdle, Now: now})
+	s.cost = costpage.New(s.shell, !cfg.NoBench)
 	return s, nil
 }
 

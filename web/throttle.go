@@ -211,8 +211,8 @@ func (s *server) throttled(t *throttle) func(http.Handler) http.Handler {
 				return
 			}
 			secs := max(1, int(math.Ceil(wait.Seconds())))
-			s.Log.Warn("throttled", "limit", t.name, "client", key, "method", r.Method, "path", page.InputExcerpt(r.URL.Path), "retry_after", secs)
-			s.RenderError(w, r, &page.Error{Status: http.StatusTooManyRequests, Key: "err.throttle", Args: []any{secs}, RetryAfter: secs})
+			s.shell.Log.Warn("throttled", "limit", t.name, "client", key, "method", r.Method, "path", page.InputExcerpt(r.URL.Path), "retry_after", secs)
+			s.shell.RenderError(w, r, &page.Error{Status: http.StatusTooManyRequests, Key: "err.throttle", Args: []any{secs}, RetryAfter: secs})
 		})
 	}
 }
@@ -230,7 +230,7 @@ func (s *server) admitJoin(t *throttle) func(r *http.Request, code string) error
 			return nil
 		}
 		secs := max(1, int(math.Ceil(wait.Seconds())))
-		s.Log.Warn("throttled", "limit", t.name, "client", key, "room", code, "method", r.Method, "path", page.InputExcerpt(r.URL.Path), "retry_after", secs)
+		s.shell.Log.Warn("throttled", "limit", t.name, "client", key, "room", code, "method", r.Method, "path", page.InputExcerpt(r.URL.Path), "retry_after", secs)
 		return &page.Error{Status: http.StatusTooManyRequests, Key: "err.throttle", Args: []any{secs}, RetryAfter: secs}
 	}
 }
@@ -247,7 +247,7 @@ func (s *server) throttledAPI(t *throttle) func(http.Handler) http.Handler {
 				return
 			}
 			secs := max(1, int(math.Ceil(wait.Seconds())))
-			s.Log.Warn("throttled", "limit", t.name, "client", key, "method", r.Method, "path", page.InputExcerpt(r.URL.Path), "retry_after", secs)
+			s.shell.Log.Warn("throttled", "limit", t.name, "client", key, "method", r.Method, "path", page.InputExcerpt(r.URL.Path), "retry_after", secs)
 			s.tryAPI.Record(r, http.StatusTooManyRequests) // in the sandbox's request log, as every answer is
 			tryapi.Throttled(w, secs)
 		})
