@@ -48,11 +48,13 @@ import (
 //     The records the consumer has acked above the committed offset, or
 //     still has with another worker, are skipped when read again;
 //   - Kafka counts no deliveries and sets no redelivered flag: the
-//     delivery count and the flag are the lab's book's. There is no
-//     delivery limit either: past the script's max-deliveries the lab's
-//     consumer produces the record to the world's dead-letter topic and
-//     commits past it, as a consumer with a dead-letter topic does (Kafka
-//     Connect's errors.deadletterqueue.topic.name, Spring Kafka's
+//     delivery count is the lab's book's, and the handler's flag is
+//     false on every read, as under the kafka profile (its Redelivery
+//     is ""). There is no delivery limit either: past the script's
+//     max-deliveries the lab's consumer produces the record to the
+//     world's dead-letter topic and commits past it, as a consumer with
+//     a dead-letter topic does (Kafka Connect's
+//     errors.deadletterqueue.topic.name, Spring Kafka's
 //     DeadLetterPublishingRecoverer); dlq-replay produces it to the topic
 //     again, at a new offset;
 //   - session.timeout.ms runs on the lab's clock: the broker's own group
