@@ -135,6 +135,9 @@ func (b *Kafka) Close() error {
 // dead-letter topic (labN.topups-dlt) and its consumer group (labN-workers),
 // produces the opening marker at offset 0 and commits 1 for the group.
 func (b *Kafka) Open(ctx context.Context, book *sim.Broker, s *script.Script, say func(en, ru string)) (sim.Transport, error) {
+	if err := CheckPastLimit(s, b.Name()); err != nil {
+		return nil, err // what lab run, lab conform and the pages refuse first
+	}
 	if err := b.start(); err != nil {
 		return nil, err
 	}

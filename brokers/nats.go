@@ -130,6 +130,9 @@ func (b *NATS) Close() error {
 // its durable pull consumer, explicit acks, AckWait and MaxDeliver from
 // the script.
 func (b *NATS) Open(ctx context.Context, book *sim.Broker, s *script.Script, say func(en, ru string)) (sim.Transport, error) {
+	if err := CheckPastLimit(s, b.Name()); err != nil {
+		return nil, err // what lab run, lab conform and the pages refuse first
+	}
 	n := b.seq.Add(1)
 	q := &natsQueue{b: b, book: book, say: say, stream: fmt.Sprintf("LAB%d", n), subject: fmt.Sprintf("lab%d.topups", n),
 		held: map[*sim.Message]jetstream.Msg{}}

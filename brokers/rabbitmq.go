@@ -165,6 +165,9 @@ func (b *RabbitMQ) Close() error {
 // and dead-letter queue (PREFIX-N.topups-dlq), and the confirm channel it
 // publishes on.
 func (b *RabbitMQ) Open(ctx context.Context, book *sim.Broker, s *script.Script, say func(en, ru string)) (sim.Transport, error) {
+	if err := CheckPastLimit(s, b.Name()); err != nil {
+		return nil, err // what lab run, lab conform and the pages refuse first
+	}
 	n := b.seq.Add(1)
 	name := fmt.Sprintf("%s-%d.topups", b.prefix, n)
 	conn, err := b.dial(ctx, name)
