@@ -41,6 +41,8 @@ import (
 //     every offset below N is done, so the lab's consumer commits only up
 //     to its lowest offset not yet acked (an ack above it is held: the
 //     consumer keeps it and commits it when the offsets below it are done);
+//     deliver-batch's commit is one commit for the batch (AckBatch), as
+//     a consumer commits once after handling what its poll returned;
 //   - Kafka has no nack and no per-message redelivery: a nack, a worker's
 //     death noticed after session.timeout.ms (redeliver, settlement) or a
 //     visibility lapse (deliver-concurrent same) is a seek back to the
@@ -467,20 +469,28 @@ func (q *kafkaTopic) TakeAgain(m *sim.Message) int {
 	return d
 }
 
-// settle marks offset done (acked or dead-lettered) and commits the
-// group up to the lowest offset not done.
-func (q *kafkaTopic) settle(m *sim.Message, what, whatRU string) {
-	off := q.offsets[m]
-	delete(q.held, off)
-	q.done[off] = true
+// settle marks the offsets of ms done (acked or dead-lettered) and
+// commits the group up to the lowest offset not done, once for them all.
+func (q *kafkaTopic) settle(ms []*sim.Message, what, whatRU string) {
+	for _, m := range ms {
+		off := q.offsets[m]
+		delete(q.held, off)
+		q.done[off] = true
+	}
+	// The offsets settled: "offset 3", or a batch's "offsets 1 … 3".
+	which, whichRU := fmt.Sprintf("offset %d", q.offsets[ms[0]]), fmt.Sprintf("смещения %d", q.offsets[ms[0]])
+	if len(ms) > 1 {
+		which = fmt.Sprintf("offsets %d … %d (one commit for the batch)", q.offsets[ms[0]], q.offsets[ms[len(ms)-1]])
+		whichRU = fmt.Sprintf("смещений %d … %d (один коммит на пачку)", q.offsets[ms[0]], q.offsets[ms[len(ms)-1]])
+	}
 	next := q.committed
 	for q.done[next] {
 		delete(q.done, next)
 		next++
 	}
 	if next == q.committed {
-		q.say(fmt.Sprintf("%s offset %d: held, not committed, as offset %d below it is not done; committed stays %d", what, off, next, q.committed),
-			fmt.Sprintf("%s смещения %d: отложено, не закоммичено, так как смещение %d ниже ещё не обработано; закоммичено по-прежнему %d", whatRU, off, next, q.committed))
+		q.say(fmt.Sprintf("%s %s: held, not committed, as offset %d below it is not done; committed stays %d", what, which, next, q.committed),
+			fmt.Sprintf("%s %s: отложено, не закоммичено, так как смещение %d ниже ещё не обработано; закоммичено по-прежнему %d", whatRU, whichRU, next, q.committed))
 		return
 	}
 	ctx, cancel := q.ctx()
@@ -489,8 +499,8 @@ func (q *kafkaTopic) settle(m *sim.Message, what, whatRU string) {
 		q.fail("commit", err)
 		return
 	}
-	q.say(fmt.Sprintf("%s offset %d: Kafka commit %d for the group; committed %d", what, off, next, q.committed),
-		fmt.Sprintf("%s смещения %d: Kafka commit %d для группы; закоммичено %d", whatRU, off, next, q.committed))
+	q.say(fmt.Sprintf("%s %s: Kafka commit %d for the group; committed %d", what, which, next, q.committed),
+		fmt.Sprintf("%s %s: Kafka commit %d для группы; закоммичено %d", whatRU, whichRU, next, q.committed))
 }
 
 // Ack commits m's offset + 1 (up to the lowest offset not yet acked).
@@ -503,7 +513,28 @@ func (q *kafkaTopic) Ack(m *sim.Message) {
 		return
 	}
 	q.book.Ack(m)
-	q.settle(m, "ack", "ack")
+	q.settle([]*sim.Message{m}, "ack", "ack")
+}
+
+var _ sim.BatchAcker = (*kafkaTopic)(nil)
+
+// AckBatch is a batch's commit (deliver-batch): each offset acked, and
+// one commit for the batch, as a consumer commits after its poll, up to
+// the lowest offset not yet acked.
+func (q *kafkaTopic) AckBatch(ms []*sim.Message) {
+	if q.err != nil || len(ms) == 0 {
+		return
+	}
+	for _, m := range ms {
+		if !q.held[q.offsets[m]] {
+			q.fail("ack", fmt.Errorf("offset %d is not with a worker", q.offsets[m]))
+			return
+		}
+	}
+	for _, m := range ms {
+		q.book.Ack(m)
+	}
+	q.settle(ms, "ack", "ack")
 }
 
 // Nack: Kafka has none. The consumer seeks back to the committed offset
@@ -559,7 +590,7 @@ func (q *kafkaTopic) deadLetter(m *sim.Message) {
 		q.offsets[m], q.book.MaxDeliveries, off),
 		fmt.Sprintf("в Kafka нет предела доставок: смещение %d достигло max-deliveries %d (счёт лаборатории), и потребитель лаборатории отправил его в топик недоставленных (там смещение %d)",
 			q.offsets[m], q.book.MaxDeliveries, off))
-	q.settle(m, "dead-lettered", "в DLQ:")
+	q.settle([]*sim.Message{m}, "dead-lettered", "в DLQ:")
 }
 
 // Drop: the consumer is gone, and the broker does not know yet: its

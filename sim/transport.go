@@ -65,6 +65,15 @@ type Transport interface {
 	Close() error
 }
 
+// BatchAcker is a Transport that settles a batch with one
+// acknowledgement, as a Kafka consumer commits one offset for the batch
+// it polled: deliver-batch's commit acks the batch's messages through
+// AckBatch (in offset order) where the transport has it, and one Ack each
+// where it does not (the model, and brokers that ack message by message).
+type BatchAcker interface {
+	AckBatch(ms []*Message)
+}
+
 // RealBroker is a real broker server the worlds of a run share: each
 // world opens a Transport of its own on it (its own stream, topic or
 // queue), so worlds running side by side never see each other's messages.
