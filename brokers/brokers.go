@@ -64,6 +64,16 @@ func Open(ctx context.Context, spec string) (Server, error) {
 // next message, so a script that picks cannot run on it.
 var ErrCannotPick = errors.New("the broker hands out its own next message: it cannot be asked for one operation's (deliver OP runs on the model only)")
 
+// note is a broker's answer for the trace (a Transport's say): package
+// narration's key, with each argument written as %v writes it.
+func note(key string, args ...any) narration.Text {
+	s := make([]string, len(args))
+	for i, a := range args {
+		s[i] = fmt.Sprint(a)
+	}
+	return narration.T(key, s...)
+}
+
 // pastLimits are what each real broker, as the lab runs it, can do with
 // a message past its delivery limit (script.PastLimits); narration's
 // brokers.past-limit.NAME says why only that.

@@ -376,8 +376,8 @@ func runHandler(ctx context.Context, s *script.Script, h handlers.Info, steps in
 	defer lim.worlds.put(w)
 	w.ctx, w.share, w.onDeliver, w.t.limit = ctx, lim.share, lim.onDeliver, lim.stepEvents
 	if lim.realBroker != nil && w.api == nil {
-		q, err := lim.realBroker.Open(ctx, w.broker, s, func(en, ru string) {
-			w.t.add(Event{Actor: "broker", Kind: KindNote, Note: narration.T("event.broker.real", en, ru)})
+		q, err := lim.realBroker.Open(ctx, w.broker, s, func(note narration.Text) {
+			w.t.add(Event{Actor: "broker", Kind: KindNote, Note: note})
 		})
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", lim.realBroker.Name(), err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/idempotency-lab/lab/narration"
 	"github.com/idempotency-lab/lab/script"
 )
 
@@ -85,9 +86,10 @@ type RealBroker interface {
 	// Open makes one world's Transport. book is the world's book of the
 	// queues, empty, with MaxDeliveries the script's; s is the script
 	// (VisibilityTimeout, MaxDeliveries, DedupWindow); say adds what the
-	// server answered to the trace, as the broker's event, in English and
-	// Russian (stream sequence, Nats-Num-Delivered, delivery tag, offset).
-	Open(ctx context.Context, book *Broker, s *script.Script, say func(en, ru string)) (Transport, error)
+	// server answered to the trace, as the broker's event: a message of
+	// package narration (stream sequence, Nats-Num-Delivered, delivery
+	// tag, offset).
+	Open(ctx context.Context, book *Broker, s *script.Script, say func(narration.Text)) (Transport, error)
 }
 
 // The model is its own book: every method is the model's.

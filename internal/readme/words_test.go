@@ -8,13 +8,14 @@ import (
 	"unicode"
 )
 
-// TestEngineWritesNoWords: words live in one layer. The engine (sim) and
-// the script language (script) name a message by key and arguments, and
-// package narration writes it in English and Russian; so no Russian
-// appears in their code (tests may spell the Russian they expect). A
-// Russian word found here is a message that belongs in narration.
+// TestEngineWritesNoWords: words live in one layer. The engine (sim),
+// the script language (script) and the real brokers' adapters (brokers)
+// name a message by key and arguments, and package narration writes it
+// in English and Russian; so no Russian appears in their code (tests may
+// spell the Russian they expect). A Russian word found here is a message
+// that belongs in narration.
 func TestEngineWritesNoWords(t *testing.T) {
-	for _, dir := range []string{"sim", "script"} {
+	for _, dir := range []string{"sim", "script", "brokers"} {
 		files, err := filepath.Glob(filepath.Join(root, dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)
