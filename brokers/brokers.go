@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/idempotency-lab/lab/narration"
 	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
@@ -62,6 +63,65 @@ func Open(ctx context.Context, spec string) (Server, error) {
 // (deliver OP): a pull consumer, a queue or a partition hands out its own
 // next message, so a script that picks cannot run on it.
 var ErrCannotPick = errors.New("the broker hands out its own next message: it cannot be asked for one operation's (deliver OP runs on the model only)")
+
+// note is a broker's answer for the trace (a Transport's say): package
+// narration's key, with each argument written as %v writes it.
+func note(key string, args ...any) narration.Text {
+	s := make([]string, len(args))
+	for i, a := range args {
+		s[i] = fmt.Sprint(a)
+	}
+	return narration.T(key, s...)
+}
+
+// pastLimits are what each real broker, as the lab runs it, can do with
+// a message past its delivery limit (script.PastLimits); narration's
+// brokers.past-limit.NAME says why only that.
+var pastLimits = map[string][]string{
+	"nats":     {script.PastLimitKeep},
+	"kafka":    {script.PastLimitDeadLetter, script.PastLimitKeep},
+	"rabbitmq": {script.PastLimitDeadLetter},
+}
+
+// PastLimits are the past-limit: choices a real broker can carry out
+// (its profile's own among them); nil for a name that is not a real
+// broker's.
+func PastLimits(broker string) []string { return pastLimits[broker] }
+
+// PastLimitError is a script whose past-limit: the real broker cannot
+// carry out.
+type PastLimitError struct {
+	Broker string // the broker's profile name: nats, kafka, rabbitmq
+	Rule   string // the script's past-limit:
+	Line   int    // the past-limit: header's line
+}
+
+func (e *PastLimitError) Error() string {
+	return fmt.Sprintf("line %d: past-limit: %s cannot run on %s: %s; valid past-limit choices on %s: %s (or run the script on the lab's model)",
+		e.Line, e.Rule, e.Broker, e.Why(), e.Broker, e.Valid())
+}
+
+// Why is why the broker does only its own choices, in either language.
+func (e *PastLimitError) Why() narration.Text { return narration.T("brokers.past-limit." + e.Broker) }
+
+// Valid lists the choices the broker can carry out.
+func (e *PastLimitError) Valid() string { return strings.Join(PastLimits(e.Broker), ", ") }
+
+// CheckPastLimit refuses a script whose past-limit: header asks broker
+// for what it cannot do with a message past its delivery limit: the
+// header as written, even where it names the choice of the script's own
+// broker: profile (which the canonical form leaves out, and WithProfile
+// would then replace). A script without the header follows the broker's
+// profile, whose choice the broker always carries out.
+func CheckPastLimit(s *script.Script, broker string) error {
+	if s.PastLimitLine == 0 {
+		return nil
+	}
+	if rule := s.PastLimitRule(); !slices.Contains(PastLimits(broker), rule) {
+		return &PastLimitError{Broker: broker, Rule: rule, Line: s.PastLimitLine}
+	}
+	return nil
+}
 
 // Difference documents where the model, under a broker's profile, and the
 // real broker reach another outcome on a preset: the verdict, a balance,

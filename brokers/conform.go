@@ -119,6 +119,9 @@ func Conform(ctx context.Context, srv sim.RealBroker, presets []sim.Preset) (*Re
 
 // conformOne runs one preset on the model and twice on the real broker.
 func conformOne(ctx context.Context, srv sim.RealBroker, p sim.Preset) (model, real *sim.Run, err error) {
+	if err := CheckPastLimit(p.Script, srv.Name()); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", p.Name, err)
+	}
 	s, err := WithProfile(p.Script, srv.Name())
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", p.Name, err)

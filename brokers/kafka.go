@@ -17,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
 
+	"github.com/idempotency-lab/lab/narration"
 	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
@@ -41,6 +42,8 @@ import (
 //     every offset below N is done, so the lab's consumer commits only up
 //     to its lowest offset not yet acked (an ack above it is held: the
 //     consumer keeps it and commits it when the offsets below it are done);
+//     deliver-batch's commit is one commit for the batch (AckBatch), as
+//     a consumer commits once after handling what its poll returned;
 //   - Kafka has no nack and no per-message redelivery: a nack, a worker's
 //     death noticed after session.timeout.ms (redeliver, settlement) or a
 //     visibility lapse (deliver-concurrent same) is a seek back to the
@@ -48,11 +51,13 @@ import (
 //     The records the consumer has acked above the committed offset, or
 //     still has with another worker, are skipped when read again;
 //   - Kafka counts no deliveries and sets no redelivered flag: the
-//     delivery count and the flag are the lab's book's. There is no
-//     delivery limit either: past the script's max-deliveries the lab's
-//     consumer produces the record to the world's dead-letter topic and
-//     commits past it, as a consumer with a dead-letter topic does (Kafka
-//     Connect's errors.deadletterqueue.topic.name, Spring Kafka's
+//     delivery count is the lab's book's, and the handler's flag is
+//     false on every read, as under the kafka profile (its Redelivery
+//     is ""). There is no delivery limit either: past the script's
+//     max-deliveries the lab's consumer produces the record to the
+//     world's dead-letter topic and commits past it, as a consumer with
+//     a dead-letter topic does (Kafka Connect's
+//     errors.deadletterqueue.topic.name, Spring Kafka's
 //     DeadLetterPublishingRecoverer); dlq-replay produces it to the topic
 //     again, at a new offset;
 //   - session.timeout.ms runs on the lab's clock: the broker's own group
@@ -132,7 +137,10 @@ func (b *Kafka) Close() error {
 // Open makes a world's topic (labN.topups, one partition), its
 // dead-letter topic (labN.topups-dlt) and its consumer group (labN-workers),
 // produces the opening marker at offset 0 and commits 1 for the group.
-func (b *Kafka) Open(ctx context.Context, book *sim.Broker, s *script.Script, say func(en, ru string)) (sim.Transport, error) {
+func (b *Kafka) Open(ctx context.Context, book *sim.Broker, s *script.Script, say func(narration.Text)) (sim.Transport, error) {
+	if err := CheckPastLimit(s, b.Name()); err != nil {
+		return nil, err // what lab run, lab conform and the pages refuse first
+	}
 	if err := b.start(); err != nil {
 		return nil, err
 	}
@@ -180,7 +188,7 @@ func (b *Kafka) Open(ctx context.Context, book *sim.Broker, s *script.Script, sa
 type kafkaTopic struct {
 	b              *Kafka
 	book           *sim.Broker
-	say            func(en, ru string)
+	say            func(narration.Text)
 	topic, dlt     string
 	topicID        [16]byte
 	group          string
@@ -358,7 +366,7 @@ func (q *kafkaTopic) publish(m *sim.Message) {
 		q.fail("produce", fmt.Errorf("the broker stored the message at offset %d, the lab's book counts %s", off, want))
 		return
 	}
-	q.say(fmt.Sprintf("Kafka produce: offset %d of topups/0", off), fmt.Sprintf("Kafka produce: смещение %d в topups/0", off))
+	q.say(note("brokers.kafka.produce", off))
 }
 
 // poll fetches from the consumer's position until a record the lab's
@@ -386,22 +394,18 @@ func (q *kafkaTopic) poll(want *sim.Message) *sim.Message {
 			q.fail("fetch", fmt.Errorf("the broker delivered offset %d before offset %d", r.Offset, q.offsets[want]))
 			return nil
 		}
-		why, whyRU := "with another worker", "у другого воркера"
+		why := "held" // with another worker
 		if q.done[r.Offset] {
-			why, whyRU = "acked already (the lab's consumer keeps its acks above the committed offset)", "уже подтверждено (потребитель лаборатории помнит подтверждения выше закоммиченного смещения)"
+			why = "acked" // the lab's consumer keeps its acks above the committed offset
 		}
-		q.say(fmt.Sprintf("Kafka fetch: offset %d again, %s: skipped", r.Offset, why),
-			fmt.Sprintf("Kafka fetch: снова смещение %d, %s: пропущено", r.Offset, whyRU))
+		q.say(note("brokers.kafka.skip", r.Offset, why))
 	}
 }
 
 // delivered says a delivery in the trace: the broker's offset and
 // committed offset, the lab's delivery count.
 func (q *kafkaTopic) delivered(m *sim.Message, deliveries int) {
-	q.say(fmt.Sprintf("Kafka fetch: offset %d of topups/0, committed %d; Kafka counts no deliveries: delivery %d is the lab's count",
-		q.offsets[m], q.committed, deliveries),
-		fmt.Sprintf("Kafka fetch: смещение %d в topups/0, закоммичено %d; Kafka не считает доставки: доставка %d — счёт лаборатории",
-			q.offsets[m], q.committed, deliveries))
+	q.say(note("brokers.kafka.fetch", q.offsets[m], q.committed, deliveries))
 }
 
 // Take fetches the record at the consumer's position.
@@ -450,10 +454,7 @@ func (q *kafkaTopic) TakeAgain(m *sim.Message) int {
 	if q.err != nil || !q.seek() {
 		return m.Deliveries
 	}
-	q.say(fmt.Sprintf("the lab's clock passed session.timeout.ms for the worker holding offset %d: the consumer seeks back to the committed offset %d",
-		q.offsets[m], q.committed),
-		fmt.Sprintf("часы лаборатории прошли session.timeout.ms для воркера со смещением %d: потребитель возвращается к закоммиченному смещению %d",
-			q.offsets[m], q.committed))
+	q.say(note("brokers.kafka.lapse", q.offsets[m], q.committed))
 	if q.poll(m) == nil {
 		return m.Deliveries
 	}
@@ -462,20 +463,26 @@ func (q *kafkaTopic) TakeAgain(m *sim.Message) int {
 	return d
 }
 
-// settle marks offset done (acked or dead-lettered) and commits the
-// group up to the lowest offset not done.
-func (q *kafkaTopic) settle(m *sim.Message, what, whatRU string) {
-	off := q.offsets[m]
-	delete(q.held, off)
-	q.done[off] = true
+// settle marks the offsets of ms done (acked or dead-lettered) and
+// commits the group up to the lowest offset not done, once for them all.
+func (q *kafkaTopic) settle(ms []*sim.Message, what string) {
+	for _, m := range ms {
+		off := q.offsets[m]
+		delete(q.held, off)
+		q.done[off] = true
+	}
+	// The offsets settled: one, or a batch's first and last.
+	first, last := fmt.Sprint(q.offsets[ms[0]]), ""
+	if len(ms) > 1 {
+		last = fmt.Sprint(q.offsets[ms[len(ms)-1]])
+	}
 	next := q.committed
 	for q.done[next] {
 		delete(q.done, next)
 		next++
 	}
 	if next == q.committed {
-		q.say(fmt.Sprintf("%s offset %d: held, not committed, as offset %d below it is not done; committed stays %d", what, off, next, q.committed),
-			fmt.Sprintf("%s смещения %d: отложено, не закоммичено, так как смещение %d ниже ещё не обработано; закоммичено по-прежнему %d", whatRU, off, next, q.committed))
+		q.say(note("brokers.kafka.held", what, first, last, next, q.committed))
 		return
 	}
 	ctx, cancel := q.ctx()
@@ -484,8 +491,7 @@ func (q *kafkaTopic) settle(m *sim.Message, what, whatRU string) {
 		q.fail("commit", err)
 		return
 	}
-	q.say(fmt.Sprintf("%s offset %d: Kafka commit %d for the group; committed %d", what, off, next, q.committed),
-		fmt.Sprintf("%s смещения %d: Kafka commit %d для группы; закоммичено %d", whatRU, off, next, q.committed))
+	q.say(note("brokers.kafka.commit", what, first, last, next, q.committed))
 }
 
 // Ack commits m's offset + 1 (up to the lowest offset not yet acked).
@@ -498,7 +504,28 @@ func (q *kafkaTopic) Ack(m *sim.Message) {
 		return
 	}
 	q.book.Ack(m)
-	q.settle(m, "ack", "ack")
+	q.settle([]*sim.Message{m}, "ack")
+}
+
+var _ sim.BatchAcker = (*kafkaTopic)(nil)
+
+// AckBatch is a batch's commit (deliver-batch): each offset acked, and
+// one commit for the batch, as a consumer commits after its poll, up to
+// the lowest offset not yet acked.
+func (q *kafkaTopic) AckBatch(ms []*sim.Message) {
+	if q.err != nil || len(ms) == 0 {
+		return
+	}
+	for _, m := range ms {
+		if !q.held[q.offsets[m]] {
+			q.fail("ack", fmt.Errorf("offset %d is not with a worker", q.offsets[m]))
+			return
+		}
+	}
+	for _, m := range ms {
+		q.book.Ack(m)
+	}
+	q.settle(ms, "ack")
 }
 
 // Nack: Kafka has none. The consumer seeks back to the committed offset
@@ -515,13 +542,14 @@ func (q *kafkaTopic) Nack(m *sim.Message) bool {
 	}
 	delete(q.held, off)
 	dead := q.book.Nack(m)
-	q.requeued([]*sim.Message{m}, []bool{dead}, "Kafka has no nack")
+	q.requeued([]*sim.Message{m}, []bool{dead}, "nack")
 	return dead
 }
 
 // requeued carries messages given back into the broker: the dead ones to
 // the dead-letter topic and committed past, then the consumer seeks back
-// to the committed offset for the rest.
+// to the committed offset for the rest. why is "nack" (Kafka has none)
+// or "session" (the lab's clock passed session.timeout.ms).
 func (q *kafkaTopic) requeued(ms []*sim.Message, dead []bool, why string) {
 	again := false
 	for i, m := range ms {
@@ -534,10 +562,7 @@ func (q *kafkaTopic) requeued(ms []*sim.Message, dead []bool, why string) {
 	if !again || q.err != nil || !q.seek() {
 		return
 	}
-	whyRU := map[string]string{"Kafka has no nack": "в Kafka нет nack",
-		"the lab's clock passed session.timeout.ms": "часы лаборатории прошли session.timeout.ms"}[why]
-	q.say(fmt.Sprintf("%s: the consumer seeks back to the committed offset %d, and the next fetch reads again from there", why, q.committed),
-		fmt.Sprintf("%s: потребитель возвращается к закоммиченному смещению %d, и следующая выборка читает заново оттуда", whyRU, q.committed))
+	q.say(note("brokers.kafka.seek", why, q.committed))
 }
 
 // deadLetter produces m to the world's dead-letter topic and commits past
@@ -550,11 +575,8 @@ func (q *kafkaTopic) deadLetter(m *sim.Message) {
 		q.fail("produce to the dead-letter topic", err)
 		return
 	}
-	q.say(fmt.Sprintf("Kafka has no delivery limit: offset %d reached max-deliveries %d (the lab's count), so the lab's consumer produced it to the dead-letter topic (offset %d there)",
-		q.offsets[m], q.book.MaxDeliveries, off),
-		fmt.Sprintf("в Kafka нет предела доставок: смещение %d достигло max-deliveries %d (счёт лаборатории), и потребитель лаборатории отправил его в топик недоставленных (там смещение %d)",
-			q.offsets[m], q.book.MaxDeliveries, off))
-	q.settle(m, "dead-lettered", "в DLQ:")
+	q.say(note("brokers.kafka.dead-letter", q.offsets[m], q.book.MaxDeliveries, off))
+	q.settle([]*sim.Message{m}, "dead-lettered")
 }
 
 // Drop: the consumer is gone, and the broker does not know yet: its
@@ -563,8 +585,7 @@ func (q *kafkaTopic) Drop(m *sim.Message) {
 	if q.err != nil {
 		return
 	}
-	q.say(fmt.Sprintf("Kafka: the consumer is gone; the group notices after session.timeout.ms; offset %d stays uncommitted (committed %d)", q.offsets[m], q.committed),
-		fmt.Sprintf("Kafka: потребителя нет; группа заметит это после session.timeout.ms; смещение %d не закоммичено (закоммичено %d)", q.offsets[m], q.committed))
+	q.say(note("brokers.kafka.gone", q.offsets[m], q.committed))
 }
 
 // Redeliver: the lab's clock passed session.timeout.ms: every offset
@@ -579,7 +600,7 @@ func (q *kafkaTopic) Redeliver() ([]*sim.Message, []bool) {
 	}
 	moved, dead := q.book.Redeliver()
 	if len(moved) > 0 {
-		q.requeued(moved, dead, "the lab's clock passed session.timeout.ms")
+		q.requeued(moved, dead, "session")
 	}
 	return moved, dead
 }

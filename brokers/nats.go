@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/idempotency-lab/lab/narration"
 	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
@@ -129,7 +130,10 @@ func (b *NATS) Close() error {
 // Open makes a world's stream (LABn, subject labn.topups, in memory) and
 // its durable pull consumer, explicit acks, AckWait and MaxDeliver from
 // the script.
-func (b *NATS) Open(ctx context.Context, book *sim.Broker, s *script.Script, say func(en, ru string)) (sim.Transport, error) {
+func (b *NATS) Open(ctx context.Context, book *sim.Broker, s *script.Script, say func(narration.Text)) (sim.Transport, error) {
+	if err := CheckPastLimit(s, b.Name()); err != nil {
+		return nil, err // what lab run, lab conform and the pages refuse first
+	}
 	n := b.seq.Add(1)
 	q := &natsQueue{b: b, book: book, say: say, stream: fmt.Sprintf("LAB%d", n), subject: fmt.Sprintf("lab%d.topups", n),
 		held: map[*sim.Message]jetstream.Msg{}}
@@ -159,7 +163,7 @@ func (b *NATS) Open(ctx context.Context, book *sim.Broker, s *script.Script, say
 type natsQueue struct {
 	b               *NATS
 	book            *sim.Broker
-	say             func(en, ru string)
+	say             func(narration.Text)
 	stream, subject string
 	cons            jetstream.Consumer
 	maxDeliver      int
@@ -199,8 +203,7 @@ func (q *natsQueue) Publish(m *sim.Message) {
 		return
 	}
 	m.TransportID = sim.TransportID(ack.Sequence)
-	q.say(fmt.Sprintf("JetStream PubAck: stream seq %d", ack.Sequence),
-		fmt.Sprintf("JetStream PubAck: stream seq %d", ack.Sequence))
+	q.say(note("brokers.nats.puback", ack.Sequence))
 }
 
 // fetch asks the server for the next message. It is asked only when the
@@ -238,17 +241,9 @@ func (q *natsQueue) delivered(msg jetstream.Msg) (*jetstream.MsgMetadata, *sim.M
 		q.fail("fetch", fmt.Errorf("the server delivered stream seq %d, which the lab never published", md.Sequence.Stream))
 		return nil, nil
 	}
-	redelivered := "first delivery"
-	redeliveredRU := "первая доставка"
-	if md.NumDelivered > 1 {
-		redelivered, redeliveredRU = "redelivered", "повторная доставка"
-	}
 	// Not NumPending: the consumer counts a new message a moment after
 	// the stream stores it, so that number depends on timing.
-	q.say(fmt.Sprintf("JetStream Fetch: stream seq %d, consumer seq %d, NumDelivered %d (%s)",
-		md.Sequence.Stream, md.Sequence.Consumer, md.NumDelivered, redelivered),
-		fmt.Sprintf("JetStream Fetch: stream seq %d, consumer seq %d, NumDelivered %d (%s)",
-			md.Sequence.Stream, md.Sequence.Consumer, md.NumDelivered, redeliveredRU))
+	q.say(note("brokers.nats.fetch", md.Sequence.Stream, md.Sequence.Consumer, md.NumDelivered))
 	return md, m
 }
 
@@ -307,8 +302,7 @@ func (q *natsQueue) TakeAgain(m *sim.Message) int {
 	if q.err != nil || !q.nak(m) {
 		return m.Deliveries
 	}
-	q.say(fmt.Sprintf("the lab's clock passed AckWait for %s: -NAK to the server, as its own AckWait would", m.TransportID),
-		fmt.Sprintf("часы лаборатории прошли AckWait для %s: -NAK серверу, как сделал бы его собственный AckWait", m.TransportID))
+	q.say(note("brokers.nats.ackwait-one", m.TransportID))
 	msg := q.fetch()
 	if msg == nil {
 		q.fail("fetch", fmt.Errorf("the server did not redeliver %s after its AckWait", m.TransportID))
@@ -358,10 +352,7 @@ func (q *natsQueue) Nack(m *sim.Message) bool {
 // requeued says in the trace what the server does with a nak'd message.
 func (q *natsQueue) requeued(m *sim.Message, dead bool) bool {
 	if dead {
-		q.say(fmt.Sprintf("JetStream: %s has NumDelivered %d = MaxDeliver %d: the server will not deliver it again; it stays in the stream (a MAX_DELIVERIES advisory, no dead-letter queue)",
-			m.TransportID, m.Deliveries, q.maxDeliver),
-			fmt.Sprintf("JetStream: у %s NumDelivered %d = MaxDeliver %d: сервер больше его не доставит; оно остаётся в потоке (advisory MAX_DELIVERIES, очереди недоставленных нет)",
-				m.TransportID, m.Deliveries, q.maxDeliver))
+		q.say(note("brokers.nats.max-deliver", m.TransportID, m.Deliveries, q.maxDeliver))
 	}
 	return dead
 }
@@ -372,8 +363,7 @@ func (q *natsQueue) Drop(m *sim.Message) {
 	if q.err != nil {
 		return
 	}
-	q.say(fmt.Sprintf("JetStream: the worker is gone, and the server does not know: %s stays pending until its AckWait (%s)", m.TransportID, q.ackWait),
-		fmt.Sprintf("JetStream: воркера нет, а сервер об этом не знает: %s ждёт подтверждения до истечения AckWait (%s)", m.TransportID, q.ackWait))
+	q.say(note("brokers.nats.gone", m.TransportID, q.ackWait))
 }
 
 // Redeliver: the lab's clock passed AckWait for every message in flight:
@@ -388,8 +378,7 @@ func (q *natsQueue) Redeliver() ([]*sim.Message, []bool) {
 		}
 	}
 	if len(q.book.InFlight) > 0 {
-		q.say("the lab's clock passed AckWait: -NAK to the server for each message in flight, as its own AckWait would",
-			"часы лаборатории прошли AckWait: -NAK серверу для каждого неподтверждённого сообщения, как сделал бы его собственный AckWait")
+		q.say(note("brokers.nats.ackwait-all"))
 	}
 	moved, dead := q.book.Redeliver()
 	for i, m := range moved {

@@ -13,6 +13,7 @@ import (
 
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/idempotency-lab/lab/narration"
 	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/sim"
 )
@@ -164,7 +165,10 @@ func (b *RabbitMQ) Close() error {
 // Open makes a world's connection, its quorum queue (PREFIX-N.topups)
 // and dead-letter queue (PREFIX-N.topups-dlq), and the confirm channel it
 // publishes on.
-func (b *RabbitMQ) Open(ctx context.Context, book *sim.Broker, s *script.Script, say func(en, ru string)) (sim.Transport, error) {
+func (b *RabbitMQ) Open(ctx context.Context, book *sim.Broker, s *script.Script, say func(narration.Text)) (sim.Transport, error) {
+	if err := CheckPastLimit(s, b.Name()); err != nil {
+		return nil, err // what lab run, lab conform and the pages refuse first
+	}
 	n := b.seq.Add(1)
 	name := fmt.Sprintf("%s-%d.topups", b.prefix, n)
 	conn, err := b.dial(ctx, name)
@@ -203,7 +207,7 @@ type rabbitQueue struct {
 	conn       *amqp.Connection
 	ctl        *amqp.Channel // confirm mode: publishes, the dead-letter queue, queue.declare passive
 	book       *sim.Broker
-	say        func(en, ru string)
+	say        func(narration.Text)
 	queue, dlq string
 	limit      int // x-delivery-limit
 	published  uint64
@@ -270,8 +274,7 @@ func (q *rabbitQueue) publish(m *sim.Message) {
 		q.fail("publisher confirm", fmt.Errorf("the server confirmed delivery tag %d for %s", dc.DeliveryTag, m.TransportID))
 		return
 	}
-	q.say(fmt.Sprintf("RabbitMQ publisher confirm: basic.ack, delivery tag %d (message-id %s)", dc.DeliveryTag, m.TransportID),
-		fmt.Sprintf("RabbitMQ publisher confirm: basic.ack, delivery tag %d (message-id %s)", dc.DeliveryTag, m.TransportID))
+	q.say(note("brokers.rabbitmq.confirm", dc.DeliveryTag, m.TransportID))
 }
 
 // channel is a free worker channel, the lowest-numbered, or a new one.
@@ -351,10 +354,7 @@ func (q *rabbitQueue) get() (*sim.Message, int, rabbitHeld) {
 				d.MessageId, d.Headers["x-delivery-count"]))
 			return nil, 0, rabbitHeld{}
 		}
-		q.say(fmt.Sprintf("RabbitMQ basic.get-ok on channel %d: delivery tag %d, message-id %s, redelivered=%v, x-delivery-count %d, message-count %d",
-			c.n, d.DeliveryTag, d.MessageId, d.Redelivered, count, d.MessageCount),
-			fmt.Sprintf("RabbitMQ basic.get-ok на канале %d: delivery tag %d, message-id %s, redelivered=%v, x-delivery-count %d, message-count %d",
-				c.n, d.DeliveryTag, d.MessageId, d.Redelivered, count, d.MessageCount))
+		q.say(note("brokers.rabbitmq.get-ok", c.n, d.DeliveryTag, d.MessageId, d.Redelivered, count, d.MessageCount))
 		return m, count + 1, rabbitHeld{c: c, tag: d.DeliveryTag}
 	}
 }
@@ -407,8 +407,7 @@ func (q *rabbitQueue) Ack(m *sim.Message) {
 	delete(q.held, m)
 	q.release(h.c)
 	q.book.Ack(m)
-	q.say(fmt.Sprintf("RabbitMQ basic.ack on channel %d: delivery tag %d", h.c.n, h.tag),
-		fmt.Sprintf("RabbitMQ basic.ack на канале %d: delivery tag %d", h.c.n, h.tag))
+	q.say(note("brokers.rabbitmq.ack", h.c.n, h.tag))
 }
 
 // Nack is basic.reject with requeue on the channel holding m; the server
@@ -428,26 +427,23 @@ func (q *rabbitQueue) Nack(m *sim.Message) bool {
 	delete(q.held, m)
 	q.release(h.c)
 	dead := q.book.Nack(m)
-	q.returned(m, dead, fmt.Sprintf("basic.reject requeue=true on channel %d, delivery tag %d", h.c.n, h.tag),
-		fmt.Sprintf("basic.reject requeue=true на канале %d, delivery tag %d", h.c.n, h.tag))
+	q.returned(m, dead, "reject", h)
 	return dead
 }
 
 // returned waits until the server's queues hold what the book says after
-// m came back, and says where the server put it.
-func (q *rabbitQueue) returned(m *sim.Message, dead bool, how, howRU string) {
+// m came back, and says where the server put it. how is "reject" (a
+// basic.reject with requeue) or "closed" (its channel closed with the
+// worker); h is the delivery that came back.
+func (q *rabbitQueue) returned(m *sim.Message, dead bool, how string, h rabbitHeld) {
 	if !q.caughtUp(len(q.book.Ready), len(q.book.DLQ)) {
 		return
 	}
 	if dead {
-		q.say(fmt.Sprintf("RabbitMQ %s: %s had %d deliveries, past x-delivery-limit %d: the quorum queue dead-letters it to the dead-letter queue (x-death reason delivery_limit)",
-			how, m.TransportID, m.Deliveries, q.limit),
-			fmt.Sprintf("RabbitMQ %s: у %s доставок: %d, больше x-delivery-limit %d: кворумная очередь отправляет его в очередь недоставленных (x-death reason delivery_limit)",
-				howRU, m.TransportID, m.Deliveries, q.limit))
+		q.say(note("brokers.rabbitmq.returned-dead", how, h.c.n, h.tag, m.TransportID, m.Deliveries, q.limit))
 		return
 	}
-	q.say(fmt.Sprintf("RabbitMQ %s: %s is back in the quorum queue, its x-delivery-count now %d", how, m.TransportID, m.Deliveries),
-		fmt.Sprintf("RabbitMQ %s: %s снова в кворумной очереди, его x-delivery-count теперь %d", howRU, m.TransportID, m.Deliveries))
+	q.say(note("brokers.rabbitmq.returned", how, h.c.n, h.tag, m.TransportID, m.Deliveries))
 }
 
 // caughtUp waits until the server's queue holds ready messages ready and
@@ -505,8 +501,7 @@ func (q *rabbitQueue) Drop(m *sim.Message) {
 		return
 	}
 	dead := q.book.Nack(m)
-	q.returned(m, dead, fmt.Sprintf("channel %d closed with the worker, delivery tag %d unacked", h.c.n, h.tag),
-		fmt.Sprintf("канал %d закрылся вместе с воркером, delivery tag %d не подтверждён", h.c.n, h.tag))
+	q.returned(m, dead, "closed", h)
 }
 
 // TakeAgain: the lab's clock passed m's visibility timeout while its
@@ -524,10 +519,7 @@ func (q *rabbitQueue) TakeAgain(m *sim.Message) int {
 	if !ok || !q.caughtUp(len(q.book.Ready)+1, len(q.book.DLQ)) {
 		return m.Deliveries
 	}
-	q.say(fmt.Sprintf("the lab's clock passed the visibility timeout of %s: the lab closes channel %d (delivery tag %d unacked), as RabbitMQ's consumer_timeout would, and the server returns it",
-		m.TransportID, h.c.n, h.tag),
-		fmt.Sprintf("часы лаборатории прошли visibility timeout для %s: лаборатория закрывает канал %d (delivery tag %d не подтверждён), как сделал бы consumer_timeout RabbitMQ, и сервер возвращает сообщение",
-			m.TransportID, h.c.n, h.tag))
+	q.say(note("brokers.rabbitmq.timeout-return", m.TransportID, h.c.n, h.tag))
 	got, deliveries, nh := q.get()
 	if got == nil {
 		return m.Deliveries
@@ -566,16 +558,12 @@ func (q *rabbitQueue) Redeliver() ([]*sim.Message, []bool) {
 		if !q.caughtUp(ready, dead) {
 			return nil, nil
 		}
-		q.say(fmt.Sprintf("the lab's clock passed the visibility timeout of %s: the lab closes channel %d (delivery tag %d unacked), as RabbitMQ's consumer_timeout would",
-			m.TransportID, h.c.n, h.tag),
-			fmt.Sprintf("часы лаборатории прошли visibility timeout для %s: лаборатория закрывает канал %d (delivery tag %d не подтверждён), как сделал бы consumer_timeout RabbitMQ",
-				m.TransportID, h.c.n, h.tag))
+		q.say(note("brokers.rabbitmq.timeout-close", m.TransportID, h.c.n, h.tag))
 	}
 	moved, deadOnes := q.book.Redeliver()
 	for i, m := range moved {
 		if deadOnes[i] {
-			q.say(fmt.Sprintf("RabbitMQ: %s had %d deliveries, past x-delivery-limit %d: dead-lettered (x-death reason delivery_limit)", m.TransportID, m.Deliveries, q.limit),
-				fmt.Sprintf("RabbitMQ: у %s доставок: %d, больше x-delivery-limit %d: в очереди недоставленных (x-death reason delivery_limit)", m.TransportID, m.Deliveries, q.limit))
+			q.say(note("brokers.rabbitmq.timeout-dead", m.TransportID, m.Deliveries, q.limit))
 		}
 	}
 	return moved, deadOnes
@@ -602,8 +590,7 @@ func (q *rabbitQueue) ReplayDLQ() []*sim.Message {
 			q.fail("basic.ack", err)
 			return nil
 		}
-		q.say(fmt.Sprintf("RabbitMQ basic.get-ok from the dead-letter queue: message-id %s, x-first-death-reason %s", d.MessageId, reason),
-			fmt.Sprintf("RabbitMQ basic.get-ok из очереди недоставленных: message-id %s, x-first-death-reason %s", d.MessageId, reason))
+		q.say(note("brokers.rabbitmq.dlq-get", d.MessageId, reason))
 	}
 	replayed := q.book.ReplayDLQ() // new ids, each the server's next confirm tag
 	for _, m := range replayed {

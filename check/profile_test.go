@@ -86,3 +86,30 @@ func TestDuplicateUnderSQS(t *testing.T) {
 		})
 	}
 }
+
+// TestRedeliveredFlagUnderKafka: redelivered-flag looks for a repeat only
+// when the broker's flag is set. Under the lab's model and RabbitMQ the
+// flag catches the broker's own redelivery, and the checker's duplicate
+// is a producer's retry; Kafka's records carry no flag, so there a crash
+// before the ack alone credits twice.
+func TestRedeliveredFlagUnderKafka(t *testing.T) {
+	for _, c := range []struct {
+		header string
+		crash  bool // a duplicate story whose cause is crash=before-ack alone
+	}{
+		{"", false},
+		{"broker: rabbitmq", false},
+		{"broker: kafka", true},
+	} {
+		t.Run(c.header, func(t *testing.T) {
+			rep := mustCheck(t, "redelivered-flag", withHeader(quick, c.header))
+			crash := false
+			for _, f := range rep.Failures {
+				crash = crash || f.Verdict == sim.Duplicate && f.Cause == "crash=before-ack"
+			}
+			if crash != c.crash {
+				t.Errorf("a duplicate from crash=before-ack alone: %v, want %v; failures %+v", crash, c.crash, rep.Failures)
+			}
+		})
+	}
+}

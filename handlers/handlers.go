@@ -46,7 +46,9 @@ type Message struct {
 	Offset    int64
 	// Delivery counts the times the broker has handed this message out,
 	// this one included (RabbitMQ's x-delivery-count, SQS's
-	// ApproximateReceiveCount): 1 on the first delivery.
+	// ApproximateReceiveCount): 1 on the first delivery. Kafka counts
+	// nothing: there it is the consumer's own count, as a consumer may
+	// keep one.
 	Delivery int
 	// Kind is "payment" or "refund" (then Amount is negative: the money
 	// goes back, and OrderID is the order refunded).
@@ -58,7 +60,8 @@ type Message struct {
 	Balance int64
 	// Redelivered is the broker's flag (RabbitMQ's redelivered): the
 	// broker may have handed this message out before. False does not mean
-	// first: a producer's retry is a new message, with the flag false.
+	// first: a producer's retry is a new message, with the flag false, and
+	// Kafka sets no flag at all (script.BrokerProfile.Redelivery).
 	Redelivered bool
 }
 

@@ -69,9 +69,6 @@ func init() {
 			}
 			return fmt.Sprintf("publish dropped: the broker took key %s %s, within its %s dedup window", a[0], when, a[2])
 		}),
-		// event.broker.real: a real broker's adapter's own words, in
-		// English and Russian (sim.Transport's say).
-		"event.broker.real": fn(func(lang string, a []string) string { return pick(lang, a[0], a[1]) }),
 
 		// The producer, the outbox relay and the warehouse. The first
 		// argument of event.producer.publish is how it publishes: publish,

@@ -35,6 +35,12 @@ type BrokerProfile struct {
 	// Duplicates: the broker may hand out a message once more with no
 	// failure at all, even after its ack (the duplicate step).
 	Duplicates bool
+	// Redelivery names, in the broker's own words, what a consumer is
+	// told of a message's earlier deliveries, from which the handler's
+	// redelivered flag comes (handlers.Message.Redelivered: set from the
+	// second delivery on); "" when the broker tells nothing, and the
+	// flag is false on every delivery.
+	Redelivery string
 	// Gaps names what this broker does that the model does not (yet).
 	Gaps narration.Text
 }
@@ -73,7 +79,7 @@ var brokerProfiles = []BrokerProfile{
 	{
 		Name: "lab", Title: "the lab's model",
 		VisibilityTimeout: 0, MaxDeliveries: DefaultMaxDeliveries, DedupWindow: 0,
-		Requeue: RequeueBack, PastLimit: PastLimitDeadLetter,
+		Requeue: RequeueBack, PastLimit: PastLimitDeadLetter, Redelivery: "redelivered",
 		Gaps: narration.T("script.gaps.lab"),
 	},
 	{
@@ -95,10 +101,13 @@ var brokerProfiles = []BrokerProfile{
 		// redrive policy's maxReceiveCount the message moves to its
 		// dead-letter queue (SQS Developer Guide, "Using dead-letter
 		// queues"); without one it comes back until its retention ends,
-		// and the model's 100 deliveries stand for that.
+		// and the model's 100 deliveries stand for that. A received
+		// message carries the ApproximateReceiveCount attribute, the
+		// times it was received, the duplicate's receive too (SQS API
+		// Reference, ReceiveMessage: MessageSystemAttributeNames).
 		Name: "sqs", Title: "Amazon SQS (standard queue)",
 		VisibilityTimeout: 30 * time.Second, MaxDeliveries: Unlimited, DedupWindow: 0,
-		Requeue: RequeueBack, PastLimit: PastLimitDeadLetter, Duplicates: true,
+		Requeue: RequeueBack, PastLimit: PastLimitDeadLetter, Duplicates: true, Redelivery: "ApproximateReceiveCount",
 		Gaps: narration.T("script.gaps.sqs"),
 	},
 	{
@@ -108,9 +117,10 @@ var brokerProfiles = []BrokerProfile{
 		// Within a message group a FIFO queue hands out nothing after a
 		// message until it is deleted or its visibility timeout ends
 		// (the lab's messages are one group), so it comes back first.
+		// ApproximateReceiveCount as in a standard queue.
 		Name: "sqs-fifo", Title: "Amazon SQS (FIFO queue)",
 		VisibilityTimeout: 30 * time.Second, MaxDeliveries: Unlimited, DedupWindow: 5 * time.Minute,
-		Requeue: RequeueFront, PastLimit: PastLimitDeadLetter,
+		Requeue: RequeueFront, PastLimit: PastLimitDeadLetter, Redelivery: "ApproximateReceiveCount",
 		Gaps: narration.T("script.gaps.sqs-fifo"),
 	},
 	{
@@ -128,10 +138,14 @@ var brokerProfiles = []BrokerProfile{
 		// profile dead-letters, as the lab's real RabbitMQ path does, whose
 		// queue is declared with a dead-letter exchange
 		// (brokers/rabbitmq.go); a quorum queue without one drops the
-		// message (past-limit: drop).
+		// message (past-limit: drop). basic.deliver and basic.get-ok
+		// carry the redelivered flag, set when the message was delivered
+		// before and not acked (AMQP 0-9-1 reference, basic.deliver;
+		// "Consumer Acknowledgements and Publisher Confirms", Redelivery
+		// Flag); a quorum queue adds the x-delivery-count header.
 		Name: "rabbitmq", Title: "RabbitMQ (quorum queue)",
 		VisibilityTimeout: 0, MaxDeliveries: 20, DedupWindow: 0,
-		Requeue: RequeueRedeliveries, PastLimit: PastLimitDeadLetter,
+		Requeue: RequeueRedeliveries, PastLimit: PastLimitDeadLetter, Redelivery: "redelivered",
 		Gaps: narration.T("script.gaps.rabbitmq"),
 	},
 	{
@@ -143,10 +157,12 @@ var brokerProfiles = []BrokerProfile{
 		// (TestNATSRequeuePosition shows it on the server). Past
 		// MaxDeliver the server stops delivering the message and keeps
 		// it in the stream, with a MAX_DELIVERIES advisory (NATS docs,
-		// "Consumers": MaxDeliver); there is no dead-letter queue.
+		// "Consumers": MaxDeliver); there is no dead-letter queue. Each
+		// delivery's metadata (its reply subject) carries NumDelivered,
+		// the delivery count (nats.go, jetstream.MsgMetadata).
 		Name: "nats", Title: "NATS JetStream",
 		VisibilityTimeout: 30 * time.Second, MaxDeliveries: Unlimited, DedupWindow: 2 * time.Minute,
-		Requeue: RequeueRedeliveries, PastLimit: PastLimitKeep,
+		Requeue: RequeueRedeliveries, PastLimit: PastLimitKeep, Redelivery: "NumDelivered",
 		Gaps: narration.T("script.gaps.nats"),
 	},
 	{
@@ -157,7 +173,18 @@ var brokerProfiles = []BrokerProfile{
 		// A record read again comes back in offset order, ahead of the
 		// ones after it: a failed record blocks its partition. Failing
 		// deletes no record: it stays in the partition until retention
-		// (the model's 100 deliveries stand for "never given up").
+		// (the model's 100 deliveries stand for "never given up"). A
+		// record carries its offset, key, value, headers and timestamp,
+		// and nothing about earlier reads: no redelivered flag and no
+		// delivery count (Kafka protocol, FetchResponse and the record
+		// format), so Redelivery is "" and the handler's flag is false
+		// on every read. (Its Delivery stays the lab's count, as a
+		// consumer's own code may keep one, like Spring Kafka's
+		// delivery-attempt header counted in the listener container's
+		// memory: SetNXToken makes its per-attempt token from it, a
+		// random UUID in production, and a count stuck at 1 would give
+		// every attempt the same token, a failure the broker does not
+		// cause.)
 		Name: "kafka", Title: "Apache Kafka (consumer group)",
 		VisibilityTimeout: 45 * time.Second, MaxDeliveries: Unlimited, DedupWindow: 0,
 		Requeue: RequeueFront, PastLimit: PastLimitKeep,

@@ -150,7 +150,10 @@ type Script struct {
 	Broker string
 	// PastLimit (past-limit:) is what the broker does with a message past
 	// MaxDeliveries, one of PastLimits; "": the profile's (PastLimitRule).
-	PastLimit string
+	// PastLimitLine is the header's line, for the errors of a real broker
+	// that cannot do it; 0 for none.
+	PastLimit     string
+	PastLimitLine int
 	// API: the script tells the API side (request verbs), run by the API
 	// handlers; otherwise the broker side, run by the message handlers.
 	API bool
@@ -427,7 +430,7 @@ func (p *parser) header(n int, name, value string) error {
 		if !slices.Contains(PastLimits(), value) {
 			return errf(n, "script.past-limit", strconv.Quote(value), strings.Join(PastLimits(), ", "))
 		}
-		p.s.PastLimit = value
+		p.s.PastLimit, p.s.PastLimitLine = value, n
 	case "inbox-retention":
 		if value == "off" {
 			p.s.InboxRetention = 0

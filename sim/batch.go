@@ -32,8 +32,12 @@ func (w *world) deliverBatch(st script.Step) error {
 		if len(ms) == 0 {
 			return
 		}
-		for _, m := range ms {
-			w.queue.Ack(m)
+		if ba, ok := w.queue.(BatchAcker); ok {
+			ba.AckBatch(ms)
+		} else {
+			for _, m := range ms {
+				w.queue.Ack(m)
+			}
 		}
 		w.t.add(Event{Actor: "worker-1", Kind: KindAck, Msg: ms[len(ms)-1].TransportID,
 			Note: narration.T("event.batch.commit", num(len(ms)), batchRange(ms))})

@@ -48,6 +48,10 @@ type Broker struct {
 	// DLQ, the messages the broker will not deliver again and dlq-replay
 	// publishes again (dead-lettered, or kept in a stream).
 	PastLimit string
+	// Unflagged: the broker tells a consumer nothing of earlier
+	// deliveries (Kafka; script.BrokerProfile.Redelivery ""), so no
+	// message is marked Redelivered.
+	Unflagged bool
 	Ready     []*Message
 	InFlight  []*Message
 	Acked     []*Message
@@ -116,7 +120,7 @@ func (b *Broker) Take() *Message {
 // stays in flight once, its delivery count grows. It returns that count.
 func (b *Broker) TakeAgain(m *Message) int {
 	m.Deliveries++
-	m.Redelivered = true
+	m.Redelivered = !b.Unflagged
 	b.lease(m)
 	return m.Deliveries
 }
@@ -149,7 +153,7 @@ func (b *Broker) Duplicate(m *Message) int {
 		b.InFlight = append(b.InFlight, m)
 	}
 	m.Deliveries++
-	m.Redelivered = true
+	m.Redelivered = !b.Unflagged
 	b.lease(m)
 	return m.Deliveries
 }
@@ -194,7 +198,7 @@ func (b *Broker) requeue(m *Message) bool {
 // putBack puts m back among the ready messages, redelivered, where
 // RequeueAt says.
 func (b *Broker) putBack(m *Message) {
-	m.Redelivered = true
+	m.Redelivered = !b.Unflagged
 	at := len(b.Ready)
 	switch b.RequeueAt {
 	case script.RequeueFront:

@@ -159,3 +159,52 @@ func TestQuarantine(t *testing.T) {
 		}
 	})
 }
+
+// TestRedeliveredFlagPerProfile: the handler sees the redelivered flag
+// where the broker tells a consumer of earlier deliveries (RabbitMQ's
+// redelivered, JetStream's NumDelivered, SQS's ApproximateReceiveCount,
+// the lab's own), and never on Kafka, whose records carry no such thing.
+// redelivered-flag looks for a repeat only when the flag is set, so the
+// redelivery after a crash before the ack is caught everywhere but on
+// Kafka, where it is credited twice; the broker's queues mark the
+// message redelivered only where the handler sees the flag.
+func TestRedeliveredFlagPerProfile(t *testing.T) {
+	const story = "publish pay-1 amount=10000\ndeliver crash=before-ack\nredeliver\ndeliver\n"
+	for _, c := range []struct {
+		broker  string
+		verdict sim.Verdict
+		flag    string // the second delivery's note
+	}{
+		{"lab", sim.OK, "(delivery 2, redelivered=true)"},
+		{"sqs", sim.OK, "(delivery 2, redelivered=true)"},
+		{"sqs-fifo", sim.OK, "(delivery 2, redelivered=true)"},
+		{"rabbitmq", sim.OK, "(delivery 2, redelivered=true)"},
+		{"nats", sim.OK, "(delivery 2, redelivered=true)"},
+		// No flag: the handler takes the redelivery for a first copy.
+		// The delivery count stays the lab's (see the kafka profile).
+		{"kafka", sim.Duplicate, "(delivery 2, redelivered=false)"},
+	} {
+		t.Run(c.broker, func(t *testing.T) {
+			r := runOne(t, "broker: "+c.broker+"\n"+story, "redelivered-flag")
+			if r.Verdict != c.verdict {
+				t.Errorf("verdict %s (%s), want %s", r.Verdict, r.Reason, c.verdict)
+			}
+			var notes []string
+			for _, st := range r.Trace {
+				for _, e := range st.Events {
+					if e.Kind == sim.KindDeliver {
+						notes = append(notes, e.Text)
+					}
+				}
+			}
+			if len(notes) != 2 || !strings.HasSuffix(notes[1], c.flag) {
+				t.Errorf("deliveries %q, want the second to end %q", notes, c.flag)
+			}
+			// The queue the lab's page shows marks the message as the
+			// handler saw it.
+			if acked := r.Broker.Acked; len(acked) != 1 || acked[0].Redelivered != strings.HasSuffix(c.flag, "=true)") {
+				t.Errorf("the broker's acked queue %+v, want the message's redelivered mark as in %q", acked, c.flag)
+			}
+		})
+	}
+}

@@ -376,8 +376,8 @@ func runHandler(ctx context.Context, s *script.Script, h handlers.Info, steps in
 	defer lim.worlds.put(w)
 	w.ctx, w.share, w.onDeliver, w.t.limit = ctx, lim.share, lim.onDeliver, lim.stepEvents
 	if lim.realBroker != nil && w.api == nil {
-		q, err := lim.realBroker.Open(ctx, w.broker, s, func(en, ru string) {
-			w.t.add(Event{Actor: "broker", Kind: KindNote, Note: narration.T("event.broker.real", en, ru)})
+		q, err := lim.realBroker.Open(ctx, w.broker, s, func(note narration.Text) {
+			w.t.add(Event{Actor: "broker", Kind: KindNote, Note: note})
 		})
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", lim.realBroker.Name(), err)
@@ -1253,8 +1253,9 @@ func (w *world) work(wk *worker, yielded chan bool) {
 	}
 	w.deliveries++
 	// The broker's redelivered flag, on every delivery: it is set only
-	// for a message the broker handed out before, never for a new copy.
-	redelivered := strconv.FormatBool(wk.delivery > 1)
+	// for a message the broker handed out before, never for a new copy,
+	// and never on a broker that tells no such thing (Kafka).
+	redelivered := strconv.FormatBool(w.redelivered(wk))
 	if wk.again {
 		w.t.add(Event{Actor: "broker", Kind: KindRequeue, Msg: m.TransportID,
 			Note: narration.T("event.broker.again", m.TransportID)})
@@ -1446,6 +1447,14 @@ func (w *world) failEngine(err error) {
 	}
 }
 
+// redelivered is the flag the handler sees: true from the message's
+// second delivery on, where the broker's profile tells a consumer of
+// earlier deliveries (script.BrokerProfile.Redelivery), false on every
+// delivery where it tells nothing (Kafka).
+func (w *world) redelivered(wk *worker) bool {
+	return wk.delivery > 1 && w.script.Profile().Redelivery != ""
+}
+
 // call runs the handler, fresh when it keeps state (handlers.Info.Fresh),
 // on a goroutine of its own, which ends at a crash point (see dies.go),
 // and turns a panic into an error. The handler's context never ends: a
@@ -1463,7 +1472,7 @@ func (w *world) call(wk *worker, point func(string)) (err error) {
 		Key: m.Key, Tenant: m.Tenant, Account: m.Account, OrderID: order, Amount: m.Amount,
 		Kind: cmp.Or(m.Kind, script.KindPayment), Version: m.Version, Balance: m.Balance,
 		Headers:     map[string]string{"idempotency-key": m.Key, "tenant": m.Tenant},
-		TransportID: m.TransportID, Delivery: wk.delivery, Redelivered: wk.delivery > 1,
+		TransportID: m.TransportID, Delivery: wk.delivery, Redelivered: w.redelivered(wk),
 	}
 	// topic/partition/offset: the record's place in the log.
 	if i := strings.LastIndexByte(m.TransportID, '/'); i > 0 {

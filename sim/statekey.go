@@ -79,6 +79,7 @@ func (w *world) stateKey(final *State) string {
 	k.int(int64(b.MaxDeliveries))
 	k.str(b.RequeueAt)
 	k.str(b.PastLimit)
+	k.bool(b.Unflagged)
 	k.int(int64(b.offset))
 	for _, q := range [][]*Message{b.Ready, b.InFlight, b.DLQ, b.Dropped} {
 		k.tag("queue")

@@ -34,7 +34,7 @@ func TestStateKeyCoversTheWorld(t *testing.T) {
 		{Message{},
 			[]string{"TransportID", "Key", "Tenant", "Op", "Account", "Amount", "Changed", "Kind", "Order", "Version",
 				"Balance", "Deliveries", "Redelivered"}, nil},
-		{Broker{}, []string{"MaxDeliveries", "RequeueAt", "PastLimit", "Ready", "InFlight", "Acked", "DLQ", "Dropped", "offset", "leased"}, []string{"now"}},
+		{Broker{}, []string{"MaxDeliveries", "RequeueAt", "PastLimit", "Unflagged", "Ready", "InFlight", "Acked", "DLQ", "Dropped", "offset", "leased"}, []string{"now"}},
 		{gateway{}, []string{"mode", "dedup", "stall", "refs", "calls", "charged"}, []string{"t"}},
 		{intent{}, []string{"tenant", "op", "account", "amount", "keyMode", "key", "variants", "kind", "order", "version",
 			"balance", "optional"}, nil},

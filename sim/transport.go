@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/idempotency-lab/lab/narration"
 	"github.com/idempotency-lab/lab/script"
 )
 
@@ -65,6 +66,15 @@ type Transport interface {
 	Close() error
 }
 
+// BatchAcker is a Transport that settles a batch with one
+// acknowledgement, as a Kafka consumer commits one offset for the batch
+// it polled: deliver-batch's commit acks the batch's messages through
+// AckBatch (in offset order) where the transport has it, and one Ack each
+// where it does not (the model, and brokers that ack message by message).
+type BatchAcker interface {
+	AckBatch(ms []*Message)
+}
+
 // RealBroker is a real broker server the worlds of a run share: each
 // world opens a Transport of its own on it (its own stream, topic or
 // queue), so worlds running side by side never see each other's messages.
@@ -76,9 +86,10 @@ type RealBroker interface {
 	// Open makes one world's Transport. book is the world's book of the
 	// queues, empty, with MaxDeliveries the script's; s is the script
 	// (VisibilityTimeout, MaxDeliveries, DedupWindow); say adds what the
-	// server answered to the trace, as the broker's event, in English and
-	// Russian (stream sequence, Nats-Num-Delivered, delivery tag, offset).
-	Open(ctx context.Context, book *Broker, s *script.Script, say func(en, ru string)) (Transport, error)
+	// server answered to the trace, as the broker's event: a message of
+	// package narration (stream sequence, Nats-Num-Delivered, delivery
+	// tag, offset).
+	Open(ctx context.Context, book *Broker, s *script.Script, say func(narration.Text)) (Transport, error)
 }
 
 // The model is its own book: every method is the model's.

@@ -212,7 +212,7 @@ func (w *world) init(s *script.Script, h handlers.Info, t *tracer) {
 	*w = world{
 		script: s, handler: h, t: t,
 		gateway: &gateway{t: t, mode: script.GatewayUp, refs: map[string]bool{}},
-		broker:  &Broker{MaxDeliveries: s.MaxDeliveries, RequeueAt: s.Profile().Requeue, PastLimit: s.PastLimitRule()},
+		broker:  &Broker{MaxDeliveries: s.MaxDeliveries, RequeueAt: s.Profile().Requeue, PastLimit: s.PastLimitRule(), Unflagged: s.Profile().Redelivery == ""},
 		now:     epoch(),
 		src:     rand.NewPCG(seed, seed),
 		ledger:  newLedger(),

@@ -46,6 +46,34 @@ func TestBrokerFlagErrors(t *testing.T) {
 	}
 }
 
+// TestRunBrokerPastLimit: lab run --broker refuses a past-limit: the
+// real broker cannot carry out (exit 2), naming the line, the broker and
+// its valid choices; one it can runs.
+func TestRunBrokerPastLimit(t *testing.T) {
+	for _, c := range []struct {
+		broker, rule string
+		code         int
+		want         string
+	}{
+		{"nats", "drop", exitUsage, "-: line 2: past-limit: drop cannot run on nats: past MaxDeliver JetStream stops delivering the message and keeps it in the stream; " +
+			"it has no dead-letter queue and deletes nothing; valid past-limit choices on nats: keep"},
+		{"nats", "dead-letter", exitUsage, "past-limit: dead-letter cannot run on nats"},
+		{"kafka", "drop", exitUsage, "line 2: past-limit: drop cannot run on kafka: Kafka has no delivery limit"},
+		{"kafka", "dead-letter", exitOK, ""},
+		// keep is the kafka profile's own, and the lab's consumer leaves
+		// the record in its partition.
+		{"kafka", "keep", exitOK, ""},
+	} {
+		t.Run(c.broker+" "+c.rule, func(t *testing.T) {
+			src := "max-deliveries: 2\npast-limit: " + c.rule + "\npublish a amount=100\ndeliver\n"
+			code, _, errOut := lab(t, src, "run", "-", "--handlers", "naive", "--broker", c.broker)
+			if code != c.code || c.want != "" && !strings.Contains(errOut, c.want) || c.want == "" && errOut != "" {
+				t.Errorf("exit %d, stderr %q; want %d and %q", code, errOut, c.code, c.want)
+			}
+		})
+	}
+}
+
 // TestRunBrokerRabbitMQ: lab run --broker amqp://… runs the broker steps
 // on a RabbitMQ server (a throwaway one: skipped without Debian's
 // rabbitmq-server, failed in CI), and the trace holds the server's

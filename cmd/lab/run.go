@@ -127,6 +127,10 @@ func cmdRun(ctx context.Context, args []string, stdin io.Reader, stdout, stderr 
 		}
 		if srv != nil {
 			defer srv.Close()
+			if err := brokers.CheckPastLimit(script, srv.Name()); err != nil {
+				fmt.Fprintf(stderr, "lab run: %s: %v\n", name, err)
+				return exitUsage
+			}
 			// The script runs under the broker's profile, its own
 			// headers still winning.
 			if script, err = brokers.WithProfile(script, srv.Name()); err != nil {

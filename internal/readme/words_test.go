@@ -9,9 +9,10 @@ import (
 )
 
 // TestEngineWritesNoWords: words live in one layer. The engine (sim), the
-// script language (script), the checker (check), the cost charts (cost),
-// the lessons' renderer (lessons), the practice (practice), the timeline
-// (web/labview/timeline) and the pages' shell (web/page) name a message
+// script language (script), the real brokers' adapters (brokers), the
+// checker (check), the cost charts (cost), the lessons' renderer
+// (lessons), the practice (practice), the timeline (web/labview/timeline)
+// and the pages' shell (web/page) name a message
 // by key and arguments, and package narration, or a web part's message
 // files, writes it in English and Russian; so no Russian appears in their
 // code (tests may spell the Russian they expect), but for what
@@ -19,7 +20,7 @@ import (
 // in narration or in a part's messages/ru.json.
 func TestEngineWritesNoWords(t *testing.T) {
 	used := map[string]bool{}
-	for _, dir := range []string{"sim", "script", "check", "cost", "lessons", "practice", "web/labview/timeline", "web/page"} {
+	for _, dir := range []string{"sim", "script", "brokers", "check", "cost", "lessons", "practice", "web/labview/timeline", "web/page"} {
 		files, err := filepath.Glob(filepath.Join(root, dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)

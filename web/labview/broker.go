@@ -1,10 +1,12 @@
 package labview
 
 import (
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
 
+	"github.com/idempotency-lab/lab/brokers"
 	"github.com/idempotency-lab/lab/link"
 	"github.com/idempotency-lab/lab/script"
 	"github.com/idempotency-lab/lab/web/page"
@@ -14,7 +16,8 @@ import (
 // offer the broker, the script must have broker steps (a script of API
 // requests has none), the handlers must be the lab's own (a handler file
 // runs in its sandbox, on the model), and no step may ask for one
-// operation's message (deliver OP), which a real broker cannot hand out.
+// operation's message (deliver OP), which a real broker cannot hand out,
+// nor ask for a past-limit: the broker cannot carry out.
 func (s *Replayer) brokerFits(name string, st State) error {
 	if s.OpenBroker == nil || !slices.Contains(s.Brokers, name) {
 		return &page.Error{Status: http.StatusNotFound, Key: "err.nobroker", Args: []any{name, s.brokerChoices()}}
@@ -27,6 +30,15 @@ func (s *Replayer) brokerFits(name string, st State) error {
 	}
 	if pickStep(st.Script) != nil {
 		return s.cannotPick(name, st.Script)
+	}
+	var pl *brokers.PastLimitError
+	if err := brokers.CheckPastLimit(st.Script, name); errors.As(err, &pl) {
+		e := &page.Error{Status: http.StatusUnprocessableEntity, Key: "err.brokerpastlimit",
+			Args: []any{name, pl.Line, pl.Rule, page.Bilingual{EN: pl.Why().In("en"), RU: pl.Why().In("ru")}, name, pl.Valid()}}
+		e.Script = st.Script.String()
+		return e
+	} else if err != nil {
+		return err
 	}
 	return nil
 }

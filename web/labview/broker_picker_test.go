@@ -145,6 +145,43 @@ func TestBrokerCannotPick(t *testing.T) {
 	}
 }
 
+// TestBrokerPastLimit: a script whose past-limit: the broker cannot
+// carry out is refused as deliver OP is: a 422 naming the line, the
+// broker's reason and its valid choices, in both languages, before any
+// server starts; a choice the broker carries out runs.
+func TestBrokerPastLimit(t *testing.T) {
+	h, z := newBrokerServer(t)
+	drop := url.Values{"script": {"max-deliveries: 2\npast-limit: drop\npublish pay-1 amount=10000\ndeliver\n"}, "broker": {"nats"}}
+	for _, c := range []struct {
+		lang  string
+		wants []string
+	}{
+		{"en", []string{"cannot run this script: line 2 asks for past-limit: drop, and past MaxDeliver JetStream stops delivering",
+			"Valid past-limit choices on nats: keep."}},
+		{"ru", []string{"не может выполнить этот сценарий: строка 2 просит past-limit: drop, а после MaxDeliver JetStream",
+			"Допустимые значения past-limit для nats: keep."}},
+	} {
+		drop.Set("lang", c.lang)
+		r := get(t, h, "/lab?"+drop.Encode())
+		if r.status != http.StatusUnprocessableEntity {
+			t.Errorf("past-limit: drop on nats (%s): %d\n%s", c.lang, r.status, excerpt(r.body))
+			continue
+		}
+		for _, want := range c.wants {
+			if !strings.Contains(r.body, want) {
+				t.Errorf("past-limit: drop on nats (%s) lacks %q\n%s", c.lang, want, excerpt(r.body))
+			}
+		}
+	}
+	if z.Started("nats") {
+		t.Error("a refused script started a NATS server")
+	}
+	keep := url.Values{"script": {"max-deliveries: 2\npast-limit: keep\npublish pay-1 amount=10000\ndeliver\n"}, "broker": {"nats"}}
+	if r := get(t, h, "/lab?"+keep.Encode()); r.status != http.StatusOK {
+		t.Errorf("past-limit: keep on nats: %d\n%s", r.status, excerpt(r.body))
+	}
+}
+
 // TestPresenterKeepsBroker: the presenter on broker=nats shows the
 // broker's answers and its step links keep broker=nats.
 func TestPresenterKeepsBroker(t *testing.T) {
