@@ -162,14 +162,14 @@ func TestBrokerPastLimit(t *testing.T) {
 			"Допустимые значения past-limit для nats: keep."}},
 	} {
 		drop.Set("lang", c.lang)
-		r := get(t, h, "/lab?"+drop.Encode())
-		if r.status != http.StatusUnprocessableEntity {
-			t.Errorf("past-limit: drop on nats (%s): %d\n%s", c.lang, r.status, excerpt(r.body))
+		r := webtest.Get(t, h, "/lab?"+drop.Encode())
+		if r.Status != http.StatusUnprocessableEntity {
+			t.Errorf("past-limit: drop on nats (%s): %d\n%s", c.lang, r.Status, webtest.Excerpt(r.Body))
 			continue
 		}
 		for _, want := range c.wants {
-			if !strings.Contains(r.body, want) {
-				t.Errorf("past-limit: drop on nats (%s) lacks %q\n%s", c.lang, want, excerpt(r.body))
+			if !strings.Contains(r.Body, want) {
+				t.Errorf("past-limit: drop on nats (%s) lacks %q\n%s", c.lang, want, webtest.Excerpt(r.Body))
 			}
 		}
 	}
@@ -177,8 +177,8 @@ func TestBrokerPastLimit(t *testing.T) {
 		t.Error("a refused script started a NATS server")
 	}
 	keep := url.Values{"script": {"max-deliveries: 2\npast-limit: keep\npublish pay-1 amount=10000\ndeliver\n"}, "broker": {"nats"}}
-	if r := get(t, h, "/lab?"+keep.Encode()); r.status != http.StatusOK {
-		t.Errorf("past-limit: keep on nats: %d\n%s", r.status, excerpt(r.body))
+	if r := webtest.Get(t, h, "/lab?"+keep.Encode()); r.Status != http.StatusOK {
+		t.Errorf("past-limit: keep on nats: %d\n%s", r.Status, webtest.Excerpt(r.Body))
 	}
 }
 
