@@ -116,12 +116,12 @@ func (s *server) classroomRoutes(m mux) {
 	// Instructor mode (classroom/present.go, classroom/rooms.go): the presenter view of a preset
 	// or a permalink (&handlers=, &step=, &show=source,timeline), and live
 	// rooms that students follow over server-sent events and vote in.
-	m.runs.Get("/present", s.shell.Handle(s.classroom.Present))                                // the scenarios to present, or ?s=PERMALINK
-	m.runs.Get("/present/{preset}", s.shell.Handle(s.classroom.PresentPreset))                 // an unknown preset: 404 listing the presets
-	m.r.Get("/rooms", s.shell.Handle(s.classroom.RoomsIndex))                                  // 303 to /present, the instructor's entry point (classroom/rooms_index.go)
-	m.r.Get("/join", s.shell.Handle(s.classroom.Join))                                         // the form to type a code; ?code= goes to the room
+	m.runs.Get("/present", s.shell.Handle(s.classroom.Present))                          // the scenarios to present, or ?s=PERMALINK
+	m.runs.Get("/present/{preset}", s.shell.Handle(s.classroom.PresentPreset))           // an unknown preset: 404 listing the presets
+	m.r.Get("/rooms", s.shell.Handle(s.classroom.RoomsIndex))                            // 303 to /present, the instructor's entry point (classroom/rooms_index.go)
+	m.r.Get("/join", s.shell.Handle(s.classroom.Join))                                   // the form to type a code; ?code= goes to the room
 	m.r.Post("/join", s.classroom.HandleRoom(s.classroom.JoinPost))                      // code=: issue the reader's identity in the room (throttled, see Admit), 303 to it
-	m.r.Get("/join/{code}", s.shell.Handle(s.classroom.JoinPath))                              // the same, as a short address
+	m.r.Get("/join/{code}", s.shell.Handle(s.classroom.JoinPath))                        // the same, as a short address
 	m.r.Get("/rooms/{code}", s.classroom.HandleRoom(s.classroom.RoomStudent))            // a student's page, following the room
 	m.r.Get("/rooms/{code}/events", s.classroom.HandleRoom(s.classroom.RoomEvents))      // the room's state as server-sent events
 	m.r.Get("/rooms/{code}/present", s.classroom.HandleRoom(s.classroom.RoomPresent))    // the instructor's page (secret cookie)
