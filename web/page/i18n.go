@@ -117,11 +117,11 @@ func (t Text) S(key string) string {
 
 // lookup is the text of key in the page's language, as the message file
 // writes it (verbatim).
-func (t Text) lookup(key string) (string, bool) {
+func (t Text) lookup(key string, args ...any) (string, bool) {
 	if t.m == nil {
 		return "", false
 	}
-	return t.m.lookup(t.lang, key)
+	return t.m.lookup(t.lang, key, args...)
 }
 
 // F formats the string for key with args, as fmt.Sprintf does (not as
@@ -140,7 +140,11 @@ func (t Text) F(key string, args ...any) string {
 			}
 		}
 	}
-	return fmt.Sprintf(t.S(key), args...)
+	format, ok := t.lookup(key, args...) // a plural's form depends on its count
+	if !ok {
+		format = "⟦" + key + "⟧"
+	}
+	return fmt.Sprintf(format, args...)
 }
 
 // Bilingual is a message that comes with its own translation, such as the

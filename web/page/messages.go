@@ -12,6 +12,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"golang.org/x/text/feature/plural"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message/catalog"
 )
@@ -21,13 +22,23 @@ import (
 // each a JSON object from key to text, embedded in the binary. A text is a
 // fmt format: its verbs (%s, %d, %[2]s) take the arguments t.F is given.
 //
+// A text that counts something is a plural: its key is given once per
+// plural form the language has, with the form's name after an underscore,
+// as i18next and CLDR name them (key_one, key_other in English; key_one,
+// key_few, key_many, key_other in Russian: 1 and 21 are "one", 2-4 and
+// 22-24 "few", 0, 5-20 and 25-30 "many"). The count is the first argument
+// (%[1]d or the first %d), x/text's plural rules pick the form, and the
+// page asks for the bare key: t.F("key", n, ...).
+//
 // LoadMessages reads a part's files into a Catalog. It refuses, naming
 // each problem: a file that is missing or is not such an object, a key a
-// file gives twice, a key one language has and the other lacks, and a text
+// file gives twice, a key one language has and the other lacks, a text
 // whose verbs read the arguments otherwise than the other language's (a
 // %d in English and a %s in Russian, or an argument only one of them
-// shows). The server loads every part's files when it starts, so a
-// broken file stops the start, and every part's tests load its own.
+// shows), and a plural that lacks one of its language's forms, has one
+// the language does not, or does not count its first argument with %d.
+// The server loads every part's files when it starts, so a broken file
+// stops the start, and every part's tests load its own.
 func LoadMessages(fsys fs.FS) (Catalog, error) {
 	var byLang [2]map[string]string
 	var errs []error
@@ -44,6 +55,9 @@ func LoadMessages(fsys fs.FS) (Catalog, error) {
 	}
 	c := Catalog{}
 	for key, en := range byLang[0] {
+		if _, _, ok := pluralForm(key); ok {
+			continue // a plural's forms: below
+		}
 		ru, ok := byLang[1][key]
 		if !ok {
 			errs = append(errs, fmt.Errorf("%s is in messages/en.json but not in messages/ru.json", key))
@@ -52,12 +66,28 @@ func LoadMessages(fsys fs.FS) (Catalog, error) {
 		c[key] = [2]string{en, ru}
 	}
 	for key := range byLang[1] {
+		if _, _, ok := pluralForm(key); ok {
+			continue
+		}
 		if _, ok := byLang[0][key]; !ok {
 			errs = append(errs, fmt.Errorf("%s is in messages/ru.json but not in messages/en.json", key))
 		}
 	}
+	errs = append(errs, plurals(byLang, c)...)
 	for key, v := range c {
-		if err := sameVerbs(v[0], v[1]); err != nil {
+		if base, _, ok := pluralForm(key); ok {
+			// A form one language lacks is "" there; every form reads
+			// the arguments as the plural's "other" does.
+			other := c[base+"_other"]
+			for i, s := range v {
+				if s == "" {
+					continue
+				}
+				if err := sameVerbs(other[0], s); err != nil {
+					errs = append(errs, fmt.Errorf("%s (%s): %w", key, langs[i], err))
+				}
+			}
+		} else if err := sameVerbs(v[0], v[1]); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", key, err))
 		}
 		for _, s := range v {
@@ -73,6 +103,68 @@ func LoadMessages(fsys fs.FS) (Catalog, error) {
 		return nil, errors.Join(errs...)
 	}
 	return c, nil
+}
+
+// pluralForms are the plural forms each language's texts give, in the
+// order x/text's selector tries them ("other" last, as it must be).
+var pluralForms = map[Lang][]string{EN: {"one", "other"}, RU: {"one", "few", "many", "other"}}
+
+// pluralForm splits a plural's key into its base and form: "x.n_few" is
+// form "few" of "x.n".
+func pluralForm(key string) (base, form string, ok bool) {
+	i := strings.LastIndexByte(key, '_')
+	if i < 0 {
+		return "", "", false
+	}
+	switch form = key[i+1:]; form {
+	case "zero", "one", "two", "few", "many", "other":
+		return key[:i], form, true
+	}
+	return "", "", false
+}
+
+// plurals puts each plural's forms into c, a form one language lacks as ""
+// there, and returns what is wrong with them: a form missing, a form the
+// language has not, a base given in one language only, a count that is
+// not the first argument read with %d.
+func plurals(byLang [2]map[string]string, c Catalog) []error {
+	var errs []error
+	bases := map[string][2]bool{}
+	for i, l := range langs {
+		for key := range byLang[i] {
+			base, form, ok := pluralForm(key)
+			if !ok {
+				continue
+			}
+			b := bases[base]
+			b[i] = true
+			bases[base] = b
+			if !slices.Contains(pluralForms[l], form) {
+				errs = append(errs, fmt.Errorf("%s: %s texts have no plural form %q; theirs: %s", key, l, form, strings.Join(pluralForms[l], ", ")))
+				continue
+			}
+			v := c[key]
+			v[i] = byLang[i][key]
+			c[key] = v
+		}
+	}
+	for base, in := range bases {
+		for i, l := range langs {
+			if !in[i] {
+				errs = append(errs, fmt.Errorf("%s is a plural in messages/%s.json but not in messages/%s.json", base, langs[1-i], l))
+				continue
+			}
+			for _, form := range pluralForms[l] {
+				if _, ok := byLang[i][base+"_"+form]; !ok {
+					errs = append(errs, fmt.Errorf("%s lacks its %s form in messages/%s.json", base, form, l))
+				}
+			}
+		}
+		if other, ok := byLang[0][base+"_other"]; ok && !slices.Contains(verbs(other), "%[1]d") {
+			errs = append(errs, fmt.Errorf("%s: a plural counts its first argument, read with %%d; %q does not", base, other))
+		}
+	}
+	return errs
 }
 
 // MustMessages is LoadMessages for a part's Catalog: its files are
@@ -203,6 +295,18 @@ type reader struct {
 func (c Catalog) compile() *messages {
 	b := catalog.NewBuilder()
 	for key, v := range c {
+		if base, form, ok := pluralForm(key); ok && form == "other" {
+			// The bare key selects among the forms by the count.
+			for i, l := range langs {
+				var cases []any
+				for _, f := range pluralForms[l] {
+					cases = append(cases, f, c[base+"_"+f][i])
+				}
+				if err := b.Set(tags[l], base, plural.Selectf(1, "%d", cases...)); err != nil {
+					panic(fmt.Sprintf("page: catalogue plural %s: %v", base, err))
+				}
+			}
+		}
 		for i, l := range langs {
 			// The texts are plain strings without ${, which LoadMessages
 			// refuses, so setting them cannot fail.
@@ -224,14 +328,15 @@ func (c Catalog) compile() *messages {
 
 // lookup is the text of key in language l (English unless l is Russian),
 // as its file writes it.
-func (m *messages) lookup(l Lang, key string) (string, bool) {
+func (m *messages) lookup(l Lang, key string, args ...any) (string, bool) {
 	i := 0
 	if l == RU {
 		i = 1
 	}
 	r := m.readers[i].Get().(*reader)
 	defer m.readers[i].Put(r)
-	r.v.s = ""
+	r.v.s, r.v.args = "", args
+	defer func() { r.v.args = nil }()
 	if err := r.ctx.Execute(key); err != nil {
 		return "", false
 	}
@@ -244,11 +349,18 @@ func (m *messages) lookup(l Lang, key string) (string, bool) {
 // (1,234 in English, 1 234 in Russian): the lab writes its numbers its own
 // way (money.Display), the same in both languages, and pages must read as
 // they always have.
-type verbatim struct{ s string }
+type verbatim struct {
+	s    string
+	args []any // what the page formats the text with: a plural counts args[0]
+}
 
 func (v *verbatim) Render(s string) { v.s += s }
 
-// Arg gives a message's selectors (such as a plural's count) no
-// arguments: the lab's messages have none, and Text formats the
-// arguments itself.
-func (v *verbatim) Arg(int) any { return nil }
+// Arg gives a plural's selector its count, argument i (from 1). Text
+// formats the arguments into the chosen form itself.
+func (v *verbatim) Arg(i int) any {
+	if i < 1 || i > len(v.args) {
+		return nil
+	}
+	return v.args[i-1]
+}

@@ -45,6 +45,15 @@ func TestLoadMessagesRefusesBrokenFiles(t *testing.T) {
 		{"another verb", files(`{"a": "%d left"}`, `{"a": "осталось %s"}`), "a: the English text reads the arguments as [%[1]d], the Russian one as [%[1]s]"},
 		{"a lost argument", files(`{"a": "%s on %s"}`, `{"a": "%s"}`), "a: the English text reads the arguments as [%[1]s %[2]s], the Russian one as [%[1]s]"},
 		{"a macro", files(`{"a": "${x}"}`, `{"a": "${x}"}`), "a: \"${x}\" has ${"},
+		{"a plural", files(`{"a": "x", "n_one": "%d failure", "n_other": "%d failures"}`, `{"a": "х", "n_one": "%d сбой", "n_few": "%d сбоя", "n_many": "%d сбоев", "n_other": "%d сбоя"}`), ""},
+		// Russian has forms English has not: each language gives its own.
+		{"a Russian plural without few", files(`{"n_one": "%d failure", "n_other": "%d failures"}`, `{"n_one": "%d сбой", "n_many": "%d сбоев", "n_other": "%d сбоя"}`), "n lacks its few form in messages/ru.json"},
+		{"an English plural with few", files(`{"n_one": "%d failure", "n_few": "%d failures", "n_other": "%d failures"}`, `{"n_one": "%d сбой", "n_few": "%d сбоя", "n_many": "%d сбоев", "n_other": "%d сбоя"}`), "n_few: en texts have no plural form \"few\"; theirs: one, other"},
+		{"a plural in English only", files(`{"n_one": "%d failure", "n_other": "%d failures"}`, `{"n": "%d сбоев"}`), "n is a plural in messages/en.json but not in messages/ru.json"},
+		// The count is the first argument: "%s has %d" cannot say which.
+		{"a plural counting its second argument", files(`{"n_one": "%s: %d failure", "n_other": "%s: %d failures"}`, `{"n_one": "%s: %d сбой", "n_few": "%s: %d сбоя", "n_many": "%s: %d сбоев", "n_other": "%s: %d сбоя"}`), "n: a plural counts its first argument, read with %d"},
+		// 21 is "one" in Russian, so the "one" form must show the number.
+		{"a form without the count", files(`{"n_one": "%d failure", "n_other": "%d failures"}`, `{"n_one": "один сбой", "n_few": "%d сбоя", "n_many": "%d сбоев", "n_other": "%d сбоя"}`), "n_one (ru): the English text reads the arguments as [%[1]d], the Russian one as []"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := LoadMessages(tc.fsys)
@@ -134,6 +143,45 @@ func TestEveryMessageFileLoads(t *testing.T) {
 		if got := ru.S(key); got != v[1] {
 			t.Errorf("%s in Russian: %q, the file has %q", key, got, v[1])
 		}
+	}
+}
+
+// TestPlurals: a plural's bare key picks the form its language's plural
+// rules give the count (CLDR's, through x/text), then formats it.
+func TestPlurals(t *testing.T) {
+	c, err := LoadMessages(files(
+		`{"n_one": "%d failure in %s", "n_other": "%d failures in %s"}`,
+		`{"n_one": "%d сбой в %s", "n_few": "%d сбоя в %s", "n_many": "%d сбоев в %s", "n_other": "%d сбоя в %s"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	en, ru := NewText(EN, c), NewText(RU, c)
+	for _, tc := range []struct {
+		n      int
+		en, ru string
+	}{
+		{1, "1 failure in x", "1 сбой в x"},
+		{2, "2 failures in x", "2 сбоя в x"},
+		{5, "5 failures in x", "5 сбоев в x"},
+		// 11-14 are "many" in Russian, though they end in 1-4.
+		{11, "11 failures in x", "11 сбоев в x"},
+		{12, "12 failures in x", "12 сбоев в x"},
+		// 21 and 22 end like 1 and 2, and read like them.
+		{21, "21 failures in x", "21 сбой в x"},
+		{22, "22 failures in x", "22 сбоя в x"},
+		{0, "0 failures in x", "0 сбоев в x"},
+		{111, "111 failures in x", "111 сбоев в x"},
+	} {
+		if got := en.F("n", tc.n, "x"); got != tc.en {
+			t.Errorf("en %d: %q, want %q", tc.n, got, tc.en)
+		}
+		if got := ru.F("n", tc.n, "x"); got != tc.ru {
+			t.Errorf("ru %d: %q, want %q", tc.n, got, tc.ru)
+		}
+	}
+	// Each form stays a key of its own, as its file writes it.
+	if got := ru.S("n_few"); got != "%d сбоя в %s" {
+		t.Errorf("n_few: %q", got)
 	}
 }
 
