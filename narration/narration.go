@@ -18,6 +18,9 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+
+	"golang.org/x/text/feature/plural"
+	"golang.org/x/text/language"
 )
 
 // Text is a message not yet in words: its key and its arguments, each
@@ -114,20 +117,18 @@ func argsUsed(format string) []int {
 	return slices.Compact(used)
 }
 
-// Plural picks the form of a count n: English one/other, Russian's one,
-// few and many (1, 21 → one; 2–4, 22–24 → few; 0, 5–20, 25 → many).
+// Plural picks the form of a count n by CLDR's plural rules (x/text's, as
+// the web's message files use): English one/other, Russian's one, few and
+// many (1, 21 → one; 2–4, 22–24 → few; 0, 5–20, 25 → many).
 func Plural(lang string, n int, one, few, many string) string {
-	if lang != "ru" {
-		if n == 1 {
-			return one
-		}
-		return many
+	tag := language.English
+	if lang == "ru" {
+		tag = language.Russian
 	}
-	n10, n100 := n%10, n%100
-	switch {
-	case n10 == 1 && n100 != 11:
+	switch plural.Cardinal.MatchPlural(tag, max(n, -n), 0, 0, 0, 0) {
+	case plural.One:
 		return one
-	case n10 >= 2 && n10 <= 4 && (n100 < 12 || n100 > 14):
+	case plural.Few:
 		return few
 	}
 	return many

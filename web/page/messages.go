@@ -76,13 +76,10 @@ func LoadMessages(fsys fs.FS) (Catalog, error) {
 	errs = append(errs, plurals(byLang, c)...)
 	for key, v := range c {
 		if base, _, ok := pluralForm(key); ok {
-			// A form one language lacks is "" there; every form reads
-			// the arguments as the plural's "other" does.
+			// Every form reads the arguments as the plural's English
+			// "other" does.
 			other := c[base+"_other"]
 			for i, s := range v {
-				if s == "" {
-					continue
-				}
 				if err := sameVerbs(other[0], s); err != nil {
 					errs = append(errs, fmt.Errorf("%s (%s): %w", key, langs[i], err))
 				}
@@ -123,8 +120,9 @@ func pluralForm(key string) (base, form string, ok bool) {
 	return "", "", false
 }
 
-// plurals puts each plural's forms into c, a form one language lacks as ""
-// there, and returns what is wrong with them: a form missing, a form the
+// plurals puts each plural's forms into c, a form one language lacks as
+// that language's "other" (so every key reads in both, as the catalogue's
+// checks expect, though the selector never picks it), and returns what is wrong with them: a form missing, a form the
 // language has not, a base given in one language only, a count that is
 // not the first argument read with %d.
 func plurals(byLang [2]map[string]string, c Catalog) []error {
@@ -149,15 +147,30 @@ func plurals(byLang [2]map[string]string, c Catalog) []error {
 		}
 	}
 	for base, in := range bases {
-		for i, l := range langs {
-			if !in[i] {
-				errs = append(errs, fmt.Errorf("%s is a plural in messages/%s.json but not in messages/%s.json", base, langs[1-i], l))
-				continue
+		if !in[0] || !in[1] {
+			errs = append(errs, fmt.Errorf("%s is a plural in messages/%s.json only", base, langs[slices.Index(in[:], true)]))
+			for key := range c {
+				if b, _, _ := pluralForm(key); b == base {
+					delete(c, key) // its verbs cannot be compared
+				}
 			}
+			continue
+		}
+		for i, l := range langs {
 			for _, form := range pluralForms[l] {
 				if _, ok := byLang[i][base+"_"+form]; !ok {
 					errs = append(errs, fmt.Errorf("%s lacks its %s form in messages/%s.json", base, form, l))
 				}
+			}
+		}
+		for key, v := range c {
+			if b, _, ok := pluralForm(key); ok && b == base {
+				for i := range v {
+					if v[i] == "" {
+						v[i] = byLang[i][base+"_other"]
+					}
+				}
+				c[key] = v
 			}
 		}
 		if other, ok := byLang[0][base+"_other"]; ok && !slices.Contains(verbs(other), "%[1]d") {

@@ -49,7 +49,7 @@ func TestLoadMessagesRefusesBrokenFiles(t *testing.T) {
 		// Russian has forms English has not: each language gives its own.
 		{"a Russian plural without few", files(`{"n_one": "%d failure", "n_other": "%d failures"}`, `{"n_one": "%d сбой", "n_many": "%d сбоев", "n_other": "%d сбоя"}`), "n lacks its few form in messages/ru.json"},
 		{"an English plural with few", files(`{"n_one": "%d failure", "n_few": "%d failures", "n_other": "%d failures"}`, `{"n_one": "%d сбой", "n_few": "%d сбоя", "n_many": "%d сбоев", "n_other": "%d сбоя"}`), "n_few: en texts have no plural form \"few\"; theirs: one, other"},
-		{"a plural in English only", files(`{"n_one": "%d failure", "n_other": "%d failures"}`, `{"n": "%d сбоев"}`), "n is a plural in messages/en.json but not in messages/ru.json"},
+		{"a plural in English only", files(`{"n_one": "%d failure", "n_other": "%d failures"}`, `{"n": "%d сбоев"}`), "n is a plural in messages/en.json only"},
 		// The count is the first argument: "%s has %d" cannot say which.
 		{"a plural counting its second argument", files(`{"n_one": "%s: %d failure", "n_other": "%s: %d failures"}`, `{"n_one": "%s: %d сбой", "n_few": "%s: %d сбоя", "n_many": "%s: %d сбоев", "n_other": "%s: %d сбоя"}`), "n: a plural counts its first argument, read with %d"},
 		// 21 is "one" in Russian, so the "one" form must show the number.
