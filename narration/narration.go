@@ -1,10 +1,14 @@
-// Package narration puts the engine's words into English and Russian:
-// what happened at each step of a run, and what went wrong in a script,
-// a handler file or a goal. The engine, the script parser, the sandbox
-// and the practice grader name a message by a key and its arguments (a
-// Text) and write no words themselves; the CLI and the web pages call
-// In(lang) where they show one. The web's own words (buttons, headings,
-// help) live in web/page's catalogue instead.
+// Package narration puts the lab's words outside the web into English and
+// Russian: what happened at each step of a run, what a real broker
+// answered, what went wrong in a script, a handler file or a goal, the
+// checker's notes, the cost charts' labels and the lessons' chrome. The
+// engine, the script parser, the real brokers' adapters, the sandbox, the
+// checker, the cost lab, the lessons' renderer and the practice grader
+// name a message by a key and its arguments (a Text) and write no words
+// themselves (internal/readme's TestEngineWritesNoWords keeps it so); the
+// CLI and the web pages call In(lang) where they show one. The web's own
+// words (buttons, headings, help) live in each part's message files,
+// which web/page loads into its catalogue instead.
 //
 // Each file of the package registers its messages with register, one
 // file per kind of message (events.go, errors.go, ...); a key registered
