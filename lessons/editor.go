@@ -91,7 +91,14 @@ func (b *builder) editorLink(ref sourceRef, fence int) (EditorLink, error) {
 		sc = b.apiPresets[ref.editor]
 	}
 	l := EditorLink{Handler: name, File: ref.file, Decl: ref.decl, Preset: ref.editor, Code: code, Line: fence}
-	l.URL = link.Lab{Preset: l.Preset, Code: code, Handlers: withDeclared([]string{name}, sc)}.String()
+	key := [2]string{l.Preset, name}
+	if l.URL = b.editorURLs[key]; l.URL == "" {
+		l.URL = link.Lab{Preset: l.Preset, Code: code, Handlers: withDeclared([]string{name}, sc)}.String()
+		if b.editorURLs == nil {
+			b.editorURLs = map[[2]string]string{}
+		}
+		b.editorURLs[key] = l.URL
+	}
 	return l, nil
 }
 

@@ -42,6 +42,10 @@ type builder struct {
 	editorFile func(handler string) (string, error)
 	diagrams   fs.FS // the course: the SVGs of its mermaid fences under DiagramDir; nil: none
 	md         goldmark.Markdown
+	// editorURLs are the editor links made so far, by preset and handler:
+	// the English and the Russian lesson open the same file, and packing a
+	// whole handler file into a link was a tenth of the server's start.
+	editorURLs map[[2]string]string
 }
 
 func newBuilder(presets map[string]*script.Script, handlers []string, source func(string) (string, error)) *builder {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -20,18 +21,27 @@ import (
 // may be cached for a year: a new build changes the hash, so nobody keeps
 // a stale file. Any other request gets an ETag and must revalidate.
 //
-// Text files are compressed once, at start, with gzip's best level:
-// compressing htmx and the stylesheets for every reader would cost more
-// than everything else a page needs.
+// Text files are compressed once, with gzip's best level, the first time
+// one is asked for (Compressed or Serve), not at start: compressing htmx
+// and the stylesheets for every reader would cost more than everything
+// else a page needs, and compressing every file at start took about a
+// sixth of the server's start (the editor's CodeMirror only a page with
+// an editor asks for).
 type Assets struct {
 	files fs.FS
-	dev   bool              // read and hash on every request
-	sums  map[string]string // file -> short content hash (not in dev)
-	gz    map[string][]byte // file -> its gzip form, when that is smaller (not in dev)
+	dev   bool               // read and hash on every request
+	sums  map[string]string  // file -> short content hash (not in dev)
+	gz    map[string]*zipped // compressible file -> its gzip form (not in dev)
+}
+
+// zipped is a file's gzip form, made once: nil when it is no smaller.
+type zipped struct {
+	once sync.Once
+	b    []byte
 }
 
 func NewAssets(files fs.FS, dev bool) (*Assets, error) {
-	a := &Assets{files: files, dev: dev, sums: map[string]string{}, gz: map[string][]byte{}}
+	a := &Assets{files: files, dev: dev, sums: map[string]string{}, gz: map[string]*zipped{}}
 	if dev {
 		return a, nil
 	}
@@ -45,22 +55,33 @@ func NewAssets(files fs.FS, dev bool) (*Assets, error) {
 		}
 		a.sums[name] = ContentHash(b)
 		if compressible(name) {
-			var buf bytes.Buffer
-			zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-			if err != nil {
-				return err
-			}
-			zw.Write(b)
-			if err := zw.Close(); err != nil {
-				return err
-			}
-			if buf.Len() < len(b) {
-				a.gz[name] = buf.Bytes()
-			}
+			a.gz[name] = &zipped{}
 		}
 		return nil
 	})
 	return a, err
+}
+
+// gzipped is the gzip form of a file, made on first use; nil for a file
+// not compressed (not text, no smaller, or in dev).
+func (a *Assets) gzipped(name string) []byte {
+	z := a.gz[name]
+	if z == nil {
+		return nil
+	}
+	z.once.Do(func() {
+		b, err := fs.ReadFile(a.files, name)
+		if err != nil {
+			return
+		}
+		var buf bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression) // a valid level: no error
+		zw.Write(b)
+		if zw.Close() == nil && buf.Len() < len(b) {
+			z.b = buf.Bytes()
+		}
+	})
+	return z.b
 }
 
 // compressible reports the files worth compressing: text of any kind.
@@ -79,7 +100,7 @@ func ContentHash(b []byte) string {
 
 // Compressed reports whether a file is kept gzip-compressed, to be sent
 // as it is to readers who accept it.
-func (a *Assets) Compressed(name string) bool { return a.gz[name] != nil }
+func (a *Assets) Compressed(name string) bool { return a.gzipped(name) != nil }
 
 // URL is the address of a static file with its content hash.
 func (a *Assets) URL(name string) string {
@@ -117,7 +138,7 @@ func (a *Assets) Serve(w http.ResponseWriter, r *http.Request) error {
 	if ct := mime.TypeByExtension(path.Ext(name)); ct != "" {
 		h.Set("Content-Type", ct)
 	}
-	if gz, ok := a.gz[name]; ok {
+	if gz := a.gzipped(name); gz != nil {
 		h.Add("Vary", "Accept-Encoding")
 		if acceptsEncoding(r.Header.Values("Accept-Encoding"), "gzip") {
 			// The compressed file is a representation of its own: its own
